@@ -1,0 +1,51 @@
+// The boundary between the HTTP layer (server/) and query execution (fql/).
+// Nothing here knows about HTTP framing; the server turns a QueryResult into a response.
+
+export interface QueryRequest {
+  /** Raw request body text (UTF-8). */
+  body: string;
+  /** Raw `Authorization` header value (Bearer or Basic), if any. */
+  authorization: string | undefined;
+  /** X-Last-Seen-Txn (µs), already validated. */
+  lastSeenTxn?: bigint;
+  /** X-Query-Timeout in ms, already validated (default 120000). */
+  timeoutMs: number;
+  /** True for GET /?q= (writes are refused). */
+  readOnly?: boolean;
+}
+
+export interface QueryMetrics {
+  computeOps: number;
+  byteReadOps: number;
+  byteWriteOps: number;
+  storageBytesRead: number;
+  storageBytesWrite: number;
+  txnRetries: number;
+}
+
+export interface QueryResult {
+  status: number;
+  /** The complete JSON response body: {"resource": …} or {"errors": […]}. */
+  body: string;
+  /** Transaction time for X-Txn-Time (µs). */
+  txnTime: bigint;
+  /** Absent for 401 and 500 responses (no metrics headers then). */
+  metrics?: QueryMetrics;
+  /** Extra response headers (e.g. WWW-Authenticate on 401). */
+  headers?: Record<string, string>;
+}
+
+export interface QueryService {
+  query(req: QueryRequest): Promise<QueryResult>;
+  /** Current server time in µs (X-Txn-Time for requests that run no transaction). */
+  now(): bigint;
+  /** Waits for in-flight work, then closes storage. */
+  close(): Promise<void>;
+}
+
+export interface FloraConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  rootSecret: string;
+}

@@ -1,0 +1,67 @@
+// Everything one query evaluation carries: its transaction, who is asking, and its budgets.
+
+import type { Txn } from '../storage/types';
+import type { Catalog } from '../model/catalog';
+import type { Scope } from '../model/auth';
+import { QueryError, type Position } from '../values/errors';
+import type { Obj } from '../values/types';
+
+/** Fauna counts 50 compute units per billed compute op; each call and lambda application is a unit. */
+export const UNITS_PER_COMPUTE_OP = 50;
+export const MAX_CALL_DEPTH = 200;
+
+export class EvalContext {
+  computeUnits = 0;
+  callDepth = 0;
+  /** Databases whose schema this transaction changed (their cached catalog must not be used). */
+  readonly schemaWrites = new Set<bigint>();
+  /** Set when the transaction wrote keys or tokens: the secret cache must be dropped. */
+  secretsChanged = false;
+  /** Documents created by this transaction (for the 201 status of a top-level create). */
+  readonly freshDocs = new WeakSet<Obj>();
+  /** Valid time for reads under At(); undefined = the snapshot. */
+  readAt: bigint | undefined;
+
+  constructor(
+    readonly txn: Txn,
+    readonly scope: Scope,
+    readonly catalog: Catalog,
+    readonly deadline: number,
+    readonly readOnly: boolean,
+  ) {}
+
+  get snapshotTs(): bigint {
+    return this.txn.snapshotTs;
+  }
+
+  /** Charges one compute unit and enforces the query timeout. */
+  tick(): void {
+    this.computeUnits++;
+    if ((this.computeUnits & 255) === 0 && Date.now() > this.deadline) throw timeout();
+  }
+
+  checkDeadline(): void {
+    if (Date.now() > this.deadline) throw timeout();
+  }
+
+  assertWritable(position: Position): void {
+    if (this.readOnly)
+      throw new QueryError(
+        'invalid expression',
+        'Call performs a write, which is not allowed in get requests.',
+        position,
+      );
+    if (this.readAt !== undefined && this.readAt !== this.txn.snapshotTs)
+      throw new QueryError('invalid write time', 'Cannot write outside of snapshot time.', position);
+  }
+}
+
+export class QueryTimeout extends Error {
+  constructor() {
+    super('Read timed out');
+  }
+}
+
+function timeout(): QueryTimeout {
+  return new QueryTimeout();
+}

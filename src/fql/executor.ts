@@ -1,0 +1,132 @@
+// The query service: authenticate, decode, evaluate in one transaction, render.
+
+import type { QueryMetrics, QueryRequest, QueryResult, QueryService } from './api';
+import type { Store, TxnMetrics } from '../storage/types';
+import { Catalog } from '../model/catalog';
+import { Authenticator, secretFromHeader } from '../model/auth';
+import { decodeQueryBody } from '../wire/decode';
+import type { Expr } from '../wire/expr';
+import { errors, ProtocolError, QueryError } from '../values/errors';
+import type { Obj, Value } from '../values/types';
+import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
+import { Env } from './env';
+import { evalExpr } from './evaluator';
+import { protocolErrorBody, queryErrorBody, resourceBody } from './render';
+import './functions';
+
+interface Evaluated {
+  value: Value;
+  ctx: EvalContext;
+}
+
+export class Executor implements QueryService {
+  private readonly catalog = new Catalog();
+  private readonly auth: Authenticator;
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
+
+  constructor(
+    private readonly store: Store,
+    rootSecret: string,
+  ) {
+    this.auth = new Authenticator(rootSecret, this.catalog);
+  }
+
+  now(): bigint {
+    return this.store.now();
+  }
+
+  async query(req: QueryRequest): Promise<QueryResult> {
+    this.inFlight++;
+    try {
+      return await this.run(req);
+    } finally {
+      if (--this.inFlight === 0) this.drained?.();
+    }
+  }
+
+  private async run(req: QueryRequest): Promise<QueryResult> {
+    const secret = secretFromHeader(req.authorization);
+    if (!secret) return this.protocolError(errors.unauthorized());
+    // Parse errors are reported only once the caller is known to be authorised.
+    let expr: Expr | undefined;
+    let parseError: QueryError | undefined;
+    try {
+      expr = decodeQueryBody(req.body);
+    } catch (e) {
+      if (!(e instanceof QueryError)) throw e;
+      parseError = e;
+    }
+    const deadline = Date.now() + req.timeoutMs;
+    let metrics: TxnMetrics | undefined;
+    let units = 0;
+    try {
+      const run = await this.store.run<Evaluated>(
+        async (txn) => {
+          const scope = await this.auth.authenticate(secret, txn);
+          if (!scope) throw errors.unauthorized();
+          if (parseError) throw parseError;
+          const ctx = new EvalContext(txn, scope, this.catalog, deadline, !!req.readOnly);
+          try {
+            return { value: await evalExpr(expr!, Env.empty, ctx), ctx };
+          } finally {
+            metrics = txn.metrics;
+            units = ctx.computeUnits;
+          }
+        },
+        { minSnapshotTs: req.lastSeenTxn },
+      );
+      const { value, ctx } = run.result;
+      if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
+      if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
+      const fresh = value instanceof Map && ctx.freshDocs.has(value as Obj);
+      return {
+        status: fresh ? 201 : 200,
+        body: resourceBody(value, run.ts),
+        txnTime: run.ts,
+        metrics: toMetrics(run.metrics, ctx.computeUnits, run.retries),
+      };
+    } catch (e) {
+      if (e instanceof QueryError)
+        return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics: toMetrics(metrics, units, 0) };
+      if (e instanceof ProtocolError) return this.protocolError(e);
+      if (e instanceof QueryTimeout)
+        return this.protocolError(new ProtocolError(503, 'time out', 'Read timed out'));
+      const message = e instanceof Error ? e.message : String(e);
+      return {
+        status: 500,
+        body: protocolErrorBody({ code: 'internal server error', description: `${message} Please create a ticket at https://support.fauna.com` }),
+        txnTime: this.store.now(),
+      };
+    }
+  }
+
+  private protocolError(e: ProtocolError): QueryResult {
+    const withMetrics = e.status !== 401 && e.status !== 500;
+    return {
+      status: e.status,
+      body: protocolErrorBody(e),
+      txnTime: this.store.now(),
+      metrics: withMetrics ? toMetrics(undefined, 0, 0) : undefined,
+      headers: e.headers,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    await this.store.close();
+  }
+}
+
+function toMetrics(m: TxnMetrics | undefined, units: number, retries: number): QueryMetrics {
+  const bytesRead = m?.bytesRead ?? 0;
+  const bytesWritten = m?.bytesWritten ?? 0;
+  return {
+    computeOps: Math.max(1, Math.ceil(units / UNITS_PER_COMPUTE_OP)),
+    byteReadOps: Math.max(m?.reads ?? 0, Math.ceil(bytesRead / 4096)),
+    byteWriteOps: Math.max(m?.writes ?? 0, Math.ceil(bytesWritten / 1024)),
+    storageBytesRead: bytesRead,
+    storageBytesWrite: bytesWritten,
+    txnRetries: retries,
+  };
+}

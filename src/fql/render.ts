@@ -1,0 +1,32 @@
+// Response bodies: {"resource": …} and {"errors": […]} in Fauna's shapes.
+
+import { encodeValue } from '../wire/encode';
+import { jsonString } from '../wire/json';
+import type { ProtocolError, QueryError } from '../values/errors';
+import type { Value } from '../values/types';
+
+export function resourceBody(v: Value, txnTs: bigint): string {
+  return `{"resource":${encodeValue(v, { txnTs })}}`;
+}
+
+function position(p: (string | number)[]): string {
+  return `[${p.map((x) => (typeof x === 'number' ? String(x) : jsonString(x))).join(',')}]`;
+}
+
+function queryErrorJson(e: QueryError): string {
+  let s = `{"position":${position(e.position)},"code":${jsonString(e.code)},"description":${jsonString(e.description)}`;
+  if (e.failures?.length)
+    s += `,"failures":[${e.failures
+      .map((f) => `{"field":${position(f.field)},"code":${jsonString(f.code)},"description":${jsonString(f.description)}}`)
+      .join(',')}]`;
+  if (e.cause?.length) s += `,"cause":[${e.cause.map(queryErrorJson).join(',')}]`;
+  return s + '}';
+}
+
+export function queryErrorBody(e: QueryError): string {
+  return `{"errors":[${queryErrorJson(e)}]}`;
+}
+
+export function protocolErrorBody(e: Pick<ProtocolError, 'code' | 'description'>): string {
+  return `{"errors":[{"code":${jsonString(e.code)},"description":${jsonString(e.description)}}]}`;
+}

@@ -1,0 +1,218 @@
+// Sets and Paginate. A set is a lazy, ordered source of entries; each entry has a cursor tuple
+// (its sort values, then the ref) and an element value. This issue provides the document sets
+// (Documents(coll) and native collections such as Collections() or Keys()); index sets plug into
+// the same SetSource interface.
+
+import { define } from './registry';
+import { evalArg, evalOptional, argPos, asLong, asTimestamp, mismatch } from './args';
+import { errors, type Position } from '../values/errors';
+import { Page, Ref, SetV, type Value } from '../values/types';
+import { compareValues } from '../values/order';
+import type { EvalContext } from './context';
+import { resolveRef, schemaOf, type Target } from '../model/resolve';
+import { dbRefOf, docKeyOf, readLive } from '../model/documents';
+import { checkAccess } from '../model/permissions';
+import { NATIVE_IDS, type NamedNative } from '../model/catalog';
+
+export interface SetEntry {
+  cursor: Value[];
+  value: Value;
+}
+
+export interface ScanBounds {
+  /** Inclusive lower bound (a cursor prefix). */
+  from?: Value[];
+  /** Exclusive upper bound (a cursor prefix). */
+  to?: Value[];
+  reverse: boolean;
+  /** Valid time of the read; undefined = the snapshot. */
+  at?: bigint;
+}
+
+export interface SetSource {
+  scan(ctx: EvalContext, bounds: ScanBounds): AsyncIterable<SetEntry>;
+}
+
+export const DEFAULT_PAGE_SIZE = 64n;
+export const MAX_PAGE_SIZE = 100000n;
+
+/** Values that Paginate/Get treat as sets: set values and native collection refs. */
+export function isSetLike(v: Value): v is SetV | Ref {
+  return v instanceof SetV || (v instanceof Ref && v.collection === undefined);
+}
+
+define('documents', async (call, env, ctx) => {
+  const coll = await evalArg(call, 'documents', env, ctx);
+  if (!(coll instanceof Ref)) mismatch('Collection Ref', coll, argPos(call, 'documents'));
+  return new SetV(new Map([['documents', coll]]));
+});
+
+/** Resolves a set value to its source, checking the caller may read it. */
+export async function sourceOf(ctx: EvalContext, set: SetV | Ref, pos: Position): Promise<SetSource> {
+  if (set instanceof Ref) return nativeSource(ctx, set, pos);
+  const docs = set.expr.get('documents');
+  if (set.expr.size === 1 && docs instanceof Ref) {
+    const t = await resolveRef(ctx, docs, pos);
+    if (t.kind === 'native') return nativeSource(ctx, docs, pos);
+    if (t.kind === 'schema' && t.native === 'collections') {
+      if (!t.entry) throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, pos);
+      return documentsSource(ctx, { kind: 'doc', db: t.db, coll: t.entry, id: 0n, scoped: t.scoped }, dbRefOf(docs), pos);
+    }
+    throw errors.typeMismatch('Collection Ref', 'Ref', pos);
+  }
+  throw errors.notImplemented(`sets of the form ${[...set.expr.keys()].join('/')}`, pos);
+}
+
+function documentsSource(ctx: EvalContext, t: Target & { kind: 'doc' }, dbRef: Ref | undefined, pos: Position): SetSource {
+  checkAccess(ctx, 'read', t, pos);
+  const collName = t.coll.name;
+  return {
+    async *scan(ctx, b) {
+      const toId = (v: Value[] | undefined) => (v && v.length ? idBound(v[0]) : undefined);
+      for await (const doc of ctx.txn.scan(t.db, Number(t.coll.id), {
+        fromId: toId(b.from),
+        toId: toId(b.to),
+        reverse: b.reverse,
+        at: b.at,
+      })) {
+        const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
+        yield { cursor: [ref], value: ref };
+      }
+    },
+  };
+}
+
+async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<SetSource> {
+  const t = await resolveRef(ctx, ref, pos);
+  if (t.kind !== 'native') throw errors.typeMismatch('Set', 'Ref', pos);
+  checkAccess(ctx, 'read', t, pos);
+  const native = t.native;
+  const dbRef = ref.database;
+  const named = native !== 'keys' && native !== 'tokens' && native !== 'credentials';
+  const schema = named ? await schemaOf(ctx, t.db) : undefined;
+  const bound = (v: Value[] | undefined): bigint | undefined => {
+    if (!v || !v.length) return undefined;
+    const first = v[0];
+    if (named && first instanceof Ref && first.collection) {
+      return schema!.get(native as NamedNative, first.id)?.id ?? idBound(first);
+    }
+    return idBound(first);
+  };
+  return {
+    async *scan(ctx, b) {
+      for await (const doc of ctx.txn.scan(t.db, NATIVE_IDS[native], {
+        fromId: bound(b.from),
+        toId: bound(b.to),
+        reverse: b.reverse,
+        at: b.at,
+      })) {
+        const name = doc.version.data?.get('name');
+        const elem = named ? Ref.schema(native, String(name), dbRef) : new Ref(String(doc.id), Ref.native(native, dbRef));
+        yield { cursor: [elem], value: elem };
+      }
+    },
+  };
+}
+
+/**
+ * A cursor's ref slot as a document-id bound. A non-ref bound sorts before every ref when its type
+ * sorts before refs (numbers, strings, …) and after every ref otherwise (times, booleans, null).
+ */
+function idBound(v: Value): bigint {
+  if (v instanceof Ref) return /^\d+$/.test(v.id) ? BigInt(v.id) : 0n;
+  const probe = new Ref('0', Ref.native('collections'));
+  return compareValues(v, probe) < 0 ? 0n : 2n ** 64n;
+}
+
+/** The first element of a set (Get on a set), or undefined when it is empty. */
+export async function firstOfSet(ctx: EvalContext, set: SetV | Ref, pos: Position, at?: bigint): Promise<Value | undefined> {
+  const source = await sourceOf(ctx, set, pos);
+  for await (const e of source.scan(ctx, { reverse: false, at: at ?? ctx.readAt })) return e.value;
+  return undefined;
+}
+
+interface PageRequest {
+  size: number;
+  after?: Value;
+  before?: Value;
+  at?: bigint;
+}
+
+function asCursor(v: Value): Value[] {
+  return Array.isArray(v) ? v : [v];
+}
+
+export async function paginateSet(ctx: EvalContext, source: SetSource, req: PageRequest): Promise<Page> {
+  const { size } = req;
+  if (req.before !== undefined) {
+    const to = req.before === null ? undefined : asCursor(req.before);
+    const items: SetEntry[] = [];
+    for await (const e of source.scan(ctx, { to, reverse: true, at: req.at })) {
+      items.push(e);
+      if (items.length > size) break;
+    }
+    const more = items.length > size;
+    const page = items.slice(0, size).reverse();
+    return new Page(
+      page.map((e) => e.value),
+      more && page.length ? page[0].cursor : undefined,
+      req.before === null ? undefined : req.before,
+    );
+  }
+  const from = req.after === undefined || req.after === null ? undefined : asCursor(req.after);
+  const items: SetEntry[] = [];
+  for await (const e of source.scan(ctx, { from, reverse: false, at: req.at })) {
+    items.push(e);
+    if (items.length > size) break;
+  }
+  const more = items.length > size;
+  return new Page(
+    items.slice(0, size).map((e) => e.value),
+    req.after === undefined || req.after === null ? undefined : req.after,
+    more ? items[size].cursor : undefined,
+  );
+}
+
+define('paginate', async (call, env, ctx) => {
+  const input = await evalArg(call, 'paginate', env, ctx);
+  const pos = argPos(call, 'paginate');
+  const sizeV = await evalOptional(call, 'size', env, ctx);
+  let size = DEFAULT_PAGE_SIZE;
+  if (sizeV !== undefined && sizeV !== null) {
+    size = asLong(sizeV, argPos(call, 'size'));
+    if (size < 1n || size > MAX_PAGE_SIZE) // DECISIONS #12
+      throw errors.invalidArgument(`Page size must be between 1 and 100000, got ${size}.`, argPos(call, 'size'));
+  }
+  for (const flag of ['events', 'sources'] as const) {
+    const v = await evalOptional(call, flag, env, ctx);
+    if (v === true) throw errors.notImplemented(`Paginate with ${flag}`, argPos(call, flag));
+  }
+  let after = await evalOptional(call, 'after', env, ctx);
+  let before = await evalOptional(call, 'before', env, ctx);
+  const cursor = await evalOptional(call, 'cursor', env, ctx);
+  if (cursor !== undefined && cursor !== null) {
+    if (!(cursor instanceof Map) || !(cursor.has('after') || cursor.has('before')))
+      throw errors.invalidArgument(
+        "Invalid cursor object. Expected an object with either 'before' or 'after' key in it.",
+        argPos(call, 'cursor'),
+      );
+    if (cursor.has('before')) before = cursor.get('before') ?? null;
+    else after = cursor.get('after') ?? null;
+  }
+  const tsV = await evalOptional(call, 'ts', env, ctx);
+  let at = ctx.readAt;
+  if (tsV !== undefined && tsV !== null) {
+    const ts = asTimestamp(tsV, argPos(call, 'ts'));
+    at = ts >= ctx.snapshotTs ? undefined : ts;
+  }
+  if (input instanceof Ref && input.collection !== undefined) {
+    // A single document is a one-element set of its ref.
+    const t = await resolveRef(ctx, input, pos);
+    checkAccess(ctx, 'read', t, pos);
+    const exists = docKeyOf(t) ? (await readLive(ctx, t, at)) !== null : false;
+    return new Page(exists ? [input] : []);
+  }
+  if (!isSetLike(input)) mismatch('Ref or Set', input, pos);
+  const source = await sourceOf(ctx, input, pos);
+  return paginateSet(ctx, source, { size: Number(size), after, before, at });
+});

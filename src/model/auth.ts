@@ -1,0 +1,174 @@
+// Authentication: Authorization header → secret → Scope (the database a request acts in, and
+// with which built-in role). Resolutions are cached by secret so BCrypt runs only on a miss; the
+// cache is dropped whenever keys or any schema change.
+
+import type { Txn } from '../storage/types';
+import type { Catalog } from './catalog';
+import { NATIVE_IDS } from './catalog';
+import { decodeSecret, verifySecret } from './secrets';
+import { Ref } from '../values/types';
+
+export const BUILTIN_ROLES = ['admin', 'server', 'server-readonly', 'client'] as const;
+export type BuiltinRole = (typeof BUILTIN_ROLES)[number];
+
+export function isBuiltinRole(s: unknown): s is BuiltinRole {
+  return typeof s === 'string' && (BUILTIN_ROLES as readonly string[]).includes(s);
+}
+
+export interface Scope {
+  /** Scope id of the database the request acts in (0 = the top database). */
+  db: bigint;
+  /** Names of that database from the top. */
+  path: string[];
+  role: BuiltinRole;
+  root: boolean;
+  /** The key used (its address), when authenticated with a key. */
+  key?: { db: bigint; id: bigint };
+}
+
+export const TOP_DB = 0n;
+
+export function keyLocationKey(keyId: bigint): Uint8Array {
+  const b = Buffer.alloc(15);
+  b.write('keyloc:', 0, 'latin1');
+  b.writeBigUInt64BE(keyId, 7);
+  return b;
+}
+
+export function encodeDbId(db: bigint): Uint8Array {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(db);
+  return b;
+}
+
+/** Extracts the secret from `Bearer s` or `Basic base64(s:)`. */
+export function secretFromHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^(\w+)\s+(.*)$/s.exec(header.trim());
+  if (!m) return undefined;
+  const scheme = m[1].toLowerCase();
+  if (scheme === 'bearer') return m[2].trim() || undefined;
+  if (scheme === 'basic') {
+    const decoded = Buffer.from(m[2].trim(), 'base64').toString('utf8');
+    const s = decoded.endsWith(':') ? decoded.slice(0, -1) : decoded;
+    return s || undefined;
+  }
+  return undefined;
+}
+
+export class Authenticator {
+  private readonly cache = new Map<string, Scope>();
+  private generation = 0;
+
+  constructor(
+    private readonly rootSecret: string,
+    private readonly catalog: Catalog,
+  ) {}
+
+  /** Drops every cached resolution (keys or databases changed). */
+  invalidate(): void {
+    this.generation++;
+    this.cache.clear();
+  }
+
+  /** Resolves a secret to a Scope, or undefined (→ 401). */
+  async authenticate(secret: string, txn: Txn): Promise<Scope | undefined> {
+    const hit = this.cache.get(secret);
+    if (hit) return hit;
+    const gen = this.generation;
+    const scope = await this.resolve(secret, txn);
+    if (scope && gen === this.generation) {
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(secret, scope);
+    }
+    return scope;
+  }
+
+  private async resolve(secret: string, txn: Txn): Promise<Scope | undefined> {
+    let base: Scope | undefined;
+    let rest: string[];
+    if (secret === this.rootSecret || secret.startsWith(this.rootSecret + ':')) {
+      base = { db: 0n, path: [], role: 'admin', root: true };
+      rest = secret === this.rootSecret ? [] : secret.slice(this.rootSecret.length + 1).split(':');
+    } else {
+      const [head, ...tail] = secret.split(':');
+      base = await this.resolveKey(head, txn);
+      rest = tail;
+    }
+    if (!base) return undefined;
+    return this.applyScope(base, rest, txn);
+  }
+
+  private async resolveKey(secret: string, txn: Txn): Promise<Scope | undefined> {
+    const decoded = decodeSecret(secret);
+    if (!decoded || decoded.kind !== 'key') return undefined;
+    const loc = await txn.getMeta(keyLocationKey(decoded.id));
+    if (!loc) return undefined;
+    const keyDb = Buffer.from(loc).readBigUInt64BE(0);
+    const version = await txn.getVersion({ db: keyDb, coll: NATIVE_IDS.keys, id: decoded.id });
+    if (!version || version.action === 'delete' || !version.data) return undefined;
+    const fields = version.data;
+    const hash = fields.get('hashed_secret');
+    if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
+    const role = fields.get('role');
+    if (!isBuiltinRole(role)) return undefined; // user-defined roles arrive with the identity issue
+    let db = keyDb;
+    let path = await this.pathOf(keyDb, txn);
+    if (!path) return undefined;
+    const dbRef = fields.get('database');
+    if (dbRef instanceof Ref) {
+      const child = (await this.catalog.schema(txn, keyDb, false)).get('databases', dbRef.id);
+      if (!child) return undefined;
+      db = child.id;
+      path = [...path, dbRef.id];
+    }
+    return { db, path, role, root: false, key: { db: keyDb, id: decoded.id } };
+  }
+
+  /** Applies a `:db/path:role` suffix; only admin keys may change database or role. */
+  private async applyScope(base: Scope, rest: string[], txn: Txn): Promise<Scope | undefined> {
+    if (rest.length === 0) return base;
+    const role = rest[rest.length - 1];
+    const dbPath = rest.length >= 2 ? rest.slice(0, -1).join(':') : '';
+    if (!isBuiltinRole(role)) {
+      // `@role/…` and `@doc/…` scopes need roles and identities (a later issue): refuse rather than widen.
+      return role.startsWith('@') ? undefined : base;
+    }
+    if (base.role !== 'admin') return undefined;
+    let db = base.db;
+    const path = [...base.path];
+    for (const name of dbPath ? dbPath.split('/') : []) {
+      if (!name) return undefined;
+      const child = (await this.catalog.schema(txn, db, false)).get('databases', name);
+      if (!child) return undefined;
+      db = child.id;
+      path.push(name);
+    }
+    return { ...base, db, path, role };
+  }
+
+  /** Names of database `db` from the top, found by walking the parent links. */
+  private async pathOf(db: bigint, txn: Txn): Promise<string[] | undefined> {
+    const path: string[] = [];
+    let current = db;
+    while (current !== 0n) {
+      const loc = await txn.getMeta(dbParentKey(current));
+      if (!loc) return undefined;
+      const buf = Buffer.from(loc);
+      const parent = buf.readBigUInt64BE(0);
+      const entry = (await this.catalog.schema(txn, parent, false)).getById('databases', current);
+      if (!entry) return undefined;
+      path.unshift(entry.name);
+      current = parent;
+    }
+    return path;
+  }
+}
+
+/** Meta key holding a database's parent scope id (databases can move). */
+export function dbParentKey(db: bigint): Uint8Array {
+  const b = Buffer.alloc(14);
+  b.write('dbpar:', 0, 'latin1');
+  b.writeBigUInt64BE(db, 6);
+  return b;
+}

@@ -1,0 +1,74 @@
+// Database tree operations: moving a database, and naming a database relative to the caller.
+
+import type { EvalContext } from '../fql/context';
+import { QueryError, type Position } from '../values/errors';
+import { Ref, TxnTime, type Obj } from '../values/types';
+import { dbParentKey, encodeDbId } from './auth';
+import { NATIVE_IDS, schemaConflictKey } from './catalog';
+import { render } from './documents';
+import { checkAccess } from './permissions';
+import { schemaOf, type Target } from './resolve';
+
+/** The parent scope id of a database, or undefined for the top database / unknown ids. */
+export async function parentOf(ctx: EvalContext, db: bigint): Promise<bigint | undefined> {
+  if (db === 0n) return undefined;
+  const v = await ctx.txn.getMeta(dbParentKey(db));
+  return v ? Buffer.from(v).readBigUInt64BE(0) : undefined;
+}
+
+/**
+ * The ref by which the caller (acting in ctx.scope.db) names database `db`: undefined for the
+ * caller's own database, a nested Database ref for descendants, null when `db` is not below it.
+ */
+export async function dbRefFromCaller(ctx: EvalContext, db: bigint): Promise<Ref | undefined | null> {
+  const chain: bigint[] = [];
+  let current: bigint | undefined = db;
+  while (current !== undefined && current !== ctx.scope.db) {
+    chain.unshift(current);
+    current = await parentOf(ctx, current);
+  }
+  if (current === undefined) return null;
+  let ref: Ref | undefined;
+  let parent = ctx.scope.db;
+  for (const id of chain) {
+    const entry = (await schemaOf(ctx, parent)).getById('databases', id);
+    if (!entry) return null;
+    ref = Ref.schema('databases', entry.name, ref);
+    parent = id;
+  }
+  return ref;
+}
+
+export async function moveDatabase(
+  ctx: EvalContext,
+  source: Target & { kind: 'schema' },
+  dest: Target & { kind: 'schema' },
+  destRef: Ref,
+  pos: Position,
+): Promise<Obj> {
+  ctx.assertWritable(pos);
+  const src = source.entry!;
+  const to = dest.entry!;
+  const fail = (reason: string) =>
+    new QueryError('move database error', `Cannot move database '${src.name}' into parent '${to.name}': ${reason}`, pos);
+  for (let cur: bigint | undefined = to.id; cur !== undefined; cur = await parentOf(ctx, cur)) {
+    if (cur === src.id) throw fail('cannot move a database into itself or one of its descendants.');
+  }
+  checkAccess(ctx, 'delete', source, pos);
+  checkAccess(ctx, 'create', dest, pos);
+  if ((await schemaOf(ctx, to.id)).get('databases', src.name)) throw fail('a database with that name already exists.');
+  const fields = src.fields;
+  ctx.txn.putVersion({ db: source.db, coll: NATIVE_IDS.databases, id: src.id }, 'delete', null);
+  ctx.txn.putVersion({ db: to.id, coll: NATIVE_IDS.databases, id: src.id }, 'create', fields);
+  ctx.txn.putMeta(dbParentKey(src.id), encodeDbId(to.id));
+  for (const db of [source.db, to.id]) {
+    ctx.schemaWrites.add(db);
+    ctx.txn.writeConflictKey(schemaConflictKey(db));
+  }
+  ctx.secretsChanged = true;
+  const moved: Target = { kind: 'schema', db: to.id, native: 'databases', name: src.name, entry: { ...src, ts: TxnTime.instance }, scoped: true };
+  return render(moved, destRef, {
+    key: { db: to.id, coll: NATIVE_IDS.databases, id: src.id },
+    version: { ts: TxnTime.instance, action: 'create', data: fields },
+  });
+}

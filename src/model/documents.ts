@@ -1,0 +1,281 @@
+// Reading and writing documents of every kind: user documents and the native schema/key documents.
+// Results are rendered as FQL documents: {ref, ts, …fields}.
+
+import type { EvalContext } from '../fql/context';
+import type { DocKey, Version } from '../storage/types';
+import { errors, QueryError, type Position } from '../values/errors';
+import { Ref, Time, TxnTime, type Obj, type Value } from '../values/types';
+import { NATIVE_IDS, schemaConflictKey, type NamedNative } from './catalog';
+import { deepMerge, Failures, stripNulls } from './data';
+import { newId } from './ids';
+import { NATIVE_TYPES, type NativeType } from './nativeTypes';
+import { checkAccess } from './permissions';
+import { resolveRef, schemaOf, type Target } from './resolve';
+
+export interface StoredDoc {
+  key: DocKey;
+  version: Version;
+}
+
+/** The database ref that scopes a ref, wherever it sits on that ref's shape. */
+export function dbRefOf(ref: Ref): Ref | undefined {
+  if (ref.collection === undefined) return ref.database;
+  if (ref.collection.collection === undefined) return ref.database ?? ref.collection.database;
+  return ref.collection.database;
+}
+
+/** The canonical ref of a target, scoped like the ref the caller used. */
+export function refOf(t: Target, dbRef: Ref | undefined): Ref {
+  switch (t.kind) {
+    case 'native':
+      return Ref.native(t.native, dbRef);
+    case 'schema':
+      return Ref.schema(t.native, t.entry?.name ?? t.name, dbRef);
+    case 'secretDoc':
+      return new Ref(String(t.id), Ref.native(t.native, dbRef));
+    case 'doc':
+      return new Ref(String(t.id), Ref.collection(t.coll.name, dbRef));
+  }
+}
+
+export function docKeyOf(t: Target): DocKey | undefined {
+  switch (t.kind) {
+    case 'doc':
+      return { db: t.db, coll: Number(t.coll.id), id: t.id };
+    case 'schema':
+      return t.entry ? { db: t.db, coll: NATIVE_IDS[t.native], id: t.entry.id } : undefined;
+    case 'secretDoc':
+      return t.self ? undefined : { db: t.db, coll: NATIVE_IDS[t.native], id: t.id };
+    case 'native':
+      return undefined;
+  }
+}
+
+function notFoundText(t: Target): string {
+  switch (t.kind) {
+    case 'doc':
+      return 'Document not found.';
+    case 'schema':
+      return t.native === 'access_providers' ? 'other not found.' : `${labelOf(t.native)} not found.`;
+    case 'secretDoc':
+      return `${labelOf(t.native)} not found.`;
+    case 'native':
+      return 'Document not found.';
+  }
+}
+
+const LABELS: Record<string, string> = {
+  databases: 'Database',
+  collections: 'Collection',
+  indexes: 'Index',
+  functions: 'Function',
+  roles: 'Role',
+  access_providers: 'other',
+  keys: 'Key',
+  tokens: 'Token',
+  credentials: 'Credentials',
+};
+
+function labelOf(native: string): string {
+  return LABELS[native] ?? 'Document';
+}
+
+/** Reads the live version of a target at `at` (default: the snapshot), or null. */
+export async function readLive(ctx: EvalContext, t: Target, at?: bigint): Promise<StoredDoc | null> {
+  const key = docKeyOf(t);
+  if (!key) return null;
+  const version = await ctx.txn.getVersion(key, at ?? ctx.readAt);
+  if (!version || version.action === 'delete') return null;
+  if (isExpired(version, at ?? ctx.readAt ?? ctx.snapshotTs)) return null;
+  return { key, version };
+}
+
+function isExpired(version: Version, at: bigint): boolean {
+  const ttl = version.data?.get('ttl');
+  return ttl instanceof Time && ttl.micros <= at;
+}
+
+export function render(t: Target, dbRef: Ref | undefined, doc: StoredDoc, once?: Obj): Obj {
+  const out: Obj = new Map<string, Value>([
+    ['ref', refOf(t, dbRef)],
+    ['ts', doc.version.ts],
+  ]);
+  const fields = doc.version.data ?? new Map();
+  const type = t.kind === 'doc' ? undefined : NATIVE_TYPES[nativeName(t)];
+  if (type) for (const [k, v] of type.render(doc.key.id, fields, once)) out.set(k, v);
+  else for (const [k, v] of fields) out.set(k, v);
+  return out;
+}
+
+function nativeName(t: Target): string {
+  return t.kind === 'doc' ? 'collections' : t.native;
+}
+
+export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint): Promise<Obj> {
+  const t = await resolveRef(ctx, ref, pos);
+  checkAccess(ctx, 'read', t, pos);
+  const doc = await readLive(ctx, t, at);
+  if (!doc) throw errors.notFound(notFoundText(t), pos);
+  return render(t, dbRefOf(ref), doc);
+}
+
+export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint): Promise<boolean> {
+  let t: Target;
+  try {
+    t = await resolveRef(ctx, ref, pos);
+  } catch (e) {
+    if (e instanceof QueryError && e.code === 'invalid ref') return false;
+    throw e;
+  }
+  if (t.kind === 'native') return true;
+  checkAccess(ctx, 'read', t, pos);
+  return (await readLive(ctx, t, at)) !== null;
+}
+
+/** Create(collection ref | native collection ref | document ref with a chosen id, params). */
+export async function createDocument(ctx: EvalContext, ref: Ref, params: Obj, pos: Position): Promise<Obj> {
+  ctx.assertWritable(pos);
+  const t = await resolveRef(ctx, ref, pos);
+  if (t.kind === 'native') return createNative(ctx, t.db, t.native, params, pos, dbRefOf(ref), t);
+  if (t.kind === 'schema') {
+    if (t.native !== 'collections')
+      throw errors.invalidArgument('Regular Class Ref expected, Schema Class Ref provided.', pos);
+    if (!t.entry) throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, pos);
+    const target: Target = { kind: 'doc', db: t.db, coll: t.entry, id: newId(), scoped: t.scoped };
+    return createUserDoc(ctx, target, params, pos, dbRefOf(ref));
+  }
+  if (t.kind === 'doc') return createUserDoc(ctx, t, params, pos, dbRefOf(ref));
+  throw errors.invalidArgument(`Cannot create a document with a chosen id in ${t.native}.`, pos);
+}
+
+async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, params: Obj, pos: Position, dbRef: Ref | undefined): Promise<Obj> {
+  checkAccess(ctx, 'create', t, pos);
+  const key = docKeyOf(t)!;
+  const existing = await ctx.txn.getVersion(key);
+  if (existing && existing.action !== 'delete') throw errors.alreadyExists('Document already exists.', pos);
+  const fields = userFields(ctx, t, params, undefined, false, pos);
+  ctx.txn.putVersion(key, 'create', fields);
+  const out = render(t, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: fields } });
+  ctx.freshDocs.add(out);
+  return out;
+}
+
+/** The stored fields of a user document: `data` and `ttl`; everything else is dropped. */
+function userFields(ctx: EvalContext, t: Target & { kind: 'doc' }, params: Obj, old: Obj | undefined, replace: boolean, pos: Position): Obj {
+  const f = new Failures();
+  const data = params.get('data');
+  if (data !== undefined && data !== null && !(data instanceof Map)) f.invalidType(['data'], data, 'Map');
+  const ttl = params.get('ttl');
+  if (ttl !== undefined && ttl !== null && !(ttl instanceof Time)) f.invalidType(['ttl'], ttl, 'Time');
+  f.throwIfAny(pos);
+  const out: Obj = new Map();
+  if (old && !replace) {
+    const merged = params.has('data') ? (data === null ? undefined : deepMerge(old.get('data') ?? null, data as Value)) : old.get('data');
+    if (merged !== undefined) out.set('data', merged);
+    const keptTtl = params.has('ttl') ? ttl : old.get('ttl');
+    if (keptTtl !== undefined && keptTtl !== null) out.set('ttl', keptTtl);
+  } else {
+    if (data instanceof Map) out.set('data', stripNulls(data));
+    if (ttl instanceof Time) out.set('ttl', ttl);
+  }
+  const ttlDays = t.coll.fields.get('ttl_days');
+  if (!out.has('ttl') && typeof ttlDays === 'bigint')
+    out.set('ttl', new Time((ctx.snapshotTs + ttlDays * 86_400_000_000n) * 1000n));
+  if (!out.has('data')) out.set('data', new Map());
+  return reorderUser(out);
+}
+
+function reorderUser(o: Obj): Obj {
+  const out: Obj = new Map();
+  if (o.has('data')) out.set('data', o.get('data') as Value);
+  if (o.has('ttl')) out.set('ttl', o.get('ttl') as Value);
+  return out;
+}
+
+async function createNative(ctx: EvalContext, db: bigint, native: string, params: Obj, pos: Position, dbRef: Ref | undefined, t: Target): Promise<Obj> {
+  const type = NATIVE_TYPES[native];
+  if (!type) throw errors.notImplemented(`create ${native}`, pos);
+  checkAccess(ctx, 'create', t, pos);
+  const created = await type.create(ctx, db, params, pos);
+  const key: DocKey = { db, coll: NATIVE_IDS[native as NamedNative], id: created.id };
+  ctx.txn.putVersion(key, 'create', created.fields);
+  markSchemaWrite(ctx, db, native);
+  const target = targetFor(db, native, created.id, created.fields, t.scoped);
+  const out = render(target, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: created.fields } }, created.once);
+  ctx.freshDocs.add(out);
+  return out;
+}
+
+function markSchemaWrite(ctx: EvalContext, db: bigint, native: string): void {
+  if (native === 'keys' || native === 'tokens' || native === 'credentials') return;
+  ctx.schemaWrites.add(db);
+  ctx.txn.writeConflictKey(schemaConflictKey(db));
+}
+
+function targetFor(db: bigint, native: string, id: bigint, fields: Obj, scoped: boolean): Target {
+  if (native === 'keys' || native === 'tokens' || native === 'credentials')
+    return { kind: 'secretDoc', db, native, id, self: false, scoped };
+  const name = fields.get('name');
+  return {
+    kind: 'schema',
+    db,
+    native: native as NamedNative,
+    name: String(name),
+    entry: { native: native as NamedNative, id, name: String(name), fields, ts: TxnTime.instance },
+    scoped,
+  };
+}
+
+/** Update (deep merge) or Replace. */
+export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, replace: boolean, pos: Position): Promise<Obj> {
+  ctx.assertWritable(pos);
+  const t = await resolveRef(ctx, ref, pos);
+  if (t.kind === 'native') throw errors.invalidArgument(`Cannot update a schema meta collection.`, pos);
+  checkAccess(ctx, 'write', t, pos);
+  const doc = await readLive(ctx, t);
+  if (!doc) throw errors.notFound(notFoundText(t), pos);
+  const old = doc.version.data ?? new Map();
+  let fields: Obj;
+  if (t.kind === 'doc') fields = userFields(ctx, t, params, old, replace, pos);
+  else {
+    const type = nativeTypeOf(t, pos);
+    fields = await type.update(ctx, t.db, doc.key.id, old, params, replace, pos);
+    markSchemaWrite(ctx, t.db, t.native);
+  }
+  ctx.txn.putVersion(doc.key, 'update', fields);
+  const target = t.kind === 'doc' ? t : targetFor(t.db, t.native, doc.key.id, fields, t.scoped);
+  return render(target, dbRefOf(ref), { key: doc.key, version: { ts: TxnTime.instance, action: 'update', data: fields } });
+}
+
+function nativeTypeOf(t: Target & { kind: 'schema' | 'secretDoc' }, pos: Position): NativeType {
+  const type = NATIVE_TYPES[t.native];
+  if (!type) throw errors.notImplemented(`writes to ${t.native}`, pos);
+  return type;
+}
+
+/** Delete: returns the document as it was. */
+export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position): Promise<Obj> {
+  ctx.assertWritable(pos);
+  const t = await resolveRef(ctx, ref, pos);
+  if (t.kind === 'native') throw errors.invalidArgument(`Cannot delete a schema meta collection.`, pos);
+  checkAccess(ctx, 'delete', t, pos);
+  const doc = await readLive(ctx, t);
+  if (!doc) throw errors.notFound(notFoundText(t), pos);
+  const before = render(t, dbRefOf(ref), doc);
+  ctx.txn.putVersion(doc.key, 'delete', null);
+  if (t.kind !== 'doc') {
+    NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
+    markSchemaWrite(ctx, t.db, t.native);
+  }
+  return before;
+}
+
+/** The schema document of a database, as the parent sees it (for MoveDatabase). */
+export async function databaseEntry(ctx: EvalContext, ref: Ref, pos: Position): Promise<Target & { kind: 'schema' }> {
+  const t = await resolveRef(ctx, ref, pos);
+  if (t.kind !== 'schema' || t.native !== 'databases') throw errors.typeMismatch('Database Ref', 'Ref', pos);
+  if (!t.entry) throw errors.invalidRef(`Ref refers to undefined database '${t.name}'`, pos);
+  return t;
+}
+
+export { schemaOf };

@@ -1,0 +1,34 @@
+// Snowflake-style ids (fql-v4.md §4.2): ((ms since 2012-05-05T22:20:50Z) << 10 | seq) << 10 | worker.
+// 18 decimal digits in the 2020s; strictly increasing within this process.
+
+const EPOCH_MS = 1336256450000n;
+const WORKER = 0n;
+
+let lastMs = 0n;
+let seq = 0n;
+
+export function newId(): bigint {
+  let ms = BigInt(Date.now()) - EPOCH_MS;
+  if (ms <= lastMs) {
+    ms = lastMs;
+    seq++;
+    if (seq >= 1024n) {
+      ms = lastMs + 1n; // borrow from the next millisecond rather than repeat an id
+      seq = 0n;
+    }
+  } else {
+    seq = 0n;
+  }
+  lastMs = ms;
+  return (((ms << 10n) | seq) << 10n) | WORKER;
+}
+
+const ZBASE32 = 'ybndrfg8ejkmcpqxot1uwisza345h769';
+
+/** A 64-bit id as 13 z-base-32 characters, 5 bits each from the top (the last char holds 4 bits + 0). */
+export function zbase32(id: bigint): string {
+  let v = BigInt.asUintN(64, id) << 1n; // 65 bits = 13 × 5
+  let out = '';
+  for (let i = 12; i >= 0; i--) out += ZBASE32[Number((v >> BigInt(i * 5)) & 31n)];
+  return out;
+}

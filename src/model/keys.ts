@@ -1,0 +1,30 @@
+// KeyFromSecret: the key document a secret belongs to, if the caller may see it.
+
+import type { EvalContext } from '../fql/context';
+import { QueryError, type Position } from '../values/errors';
+import type { Obj } from '../values/types';
+import { keyLocationKey } from './auth';
+import { NATIVE_IDS } from './catalog';
+import { dbRefFromCaller } from './databases';
+import { render } from './documents';
+import { allowed } from './permissions';
+import { decodeSecret, verifySecret } from './secrets';
+import type { Target } from './resolve';
+
+export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Position): Promise<Obj> {
+  const notFound = () => new QueryError('instance not found', `No key found for secret ${secret}.`, pos, 400);
+  const decoded = decodeSecret(secret.split(':')[0]);
+  if (!decoded || decoded.kind !== 'key') throw notFound();
+  const loc = await ctx.txn.getMeta(keyLocationKey(decoded.id));
+  if (!loc) throw notFound();
+  const db = Buffer.from(loc).readBigUInt64BE(0);
+  const key = { db, coll: NATIVE_IDS.keys, id: decoded.id };
+  const version = await ctx.txn.getVersion(key);
+  const hash = version?.data?.get('hashed_secret');
+  if (!version || version.action === 'delete' || typeof hash !== 'string') throw notFound();
+  const dbRef = await dbRefFromCaller(ctx, db);
+  if (dbRef === null) throw notFound();
+  const t: Target = { kind: 'secretDoc', db, native: 'keys', id: decoded.id, self: false, scoped: dbRef !== undefined };
+  if (!allowed(ctx, 'read', t) || !(await verifySecret(decoded, secret.split(':')[0], hash))) throw notFound();
+  return render(t, dbRef, { key, version });
+}

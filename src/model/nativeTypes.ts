@@ -1,0 +1,245 @@
+// Field rules of the native document types this server manages so far: collections, databases,
+// keys. Each type validates create/update params into stored fields and renders them in
+// Fauna's field order.
+
+import type { EvalContext } from '../fql/context';
+import { errors, type Position } from '../values/errors';
+import { Ref, Time, type Obj, type Value } from '../values/types';
+import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
+import { schemaConflictKey, type NamedNative } from './catalog';
+import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
+import { newId, zbase32 } from './ids';
+import { issueKeySecret } from './secrets';
+import { schemaOf } from './resolve';
+
+export interface CreatedFields {
+  id: bigint;
+  fields: Obj;
+  /** Fields shown only in the creation response (a key's secret), placed before hashed_secret. */
+  once?: Obj;
+}
+
+export interface NativeType {
+  /** "Collection", "Database", "Key": used in not-found / already-exists texts. */
+  label: string;
+  create(ctx: EvalContext, db: bigint, params: Obj, pos: Position): Promise<CreatedFields>;
+  update(ctx: EvalContext, db: bigint, id: bigint, old: Obj, params: Obj, replace: boolean, pos: Position): Promise<Obj>;
+  /** Fields after ref and ts, in rendering order. */
+  render(id: bigint, fields: Obj, once?: Obj): [string, Value][];
+  /** Side effects of a delete beyond removing the document. */
+  onDelete?(ctx: EvalContext, db: bigint, id: bigint): void;
+}
+
+function validateData(params: Obj, f: Failures): void {
+  const data = params.get('data');
+  if (data !== undefined && data !== null && !(data instanceof Map)) f.invalidType(['data'], data, 'Map');
+}
+
+function validateLong(params: Obj, key: string, f: Failures, min?: bigint, max?: bigint): void {
+  const v = params.get(key);
+  if (v === undefined || v === null) return;
+  if (typeof v !== 'bigint') return f.invalidType([key], v, 'Long');
+  if (min !== undefined && v < min) {
+    if (min === 0n) f.add([key], 'non-negative value required', 'Value must be non-negative.');
+    else f.add([key], 'bounds error', `Value ${v} is not in expected range ${min} to ${max}.`);
+  } else if (max !== undefined && v > max) f.add([key], 'bounds error', `Value ${v} is not in expected range ${min} to ${max}.`);
+}
+
+/** Checks name uniqueness within a database's native collection. */
+async function uniqueName(ctx: EvalContext, db: bigint, native: NamedNative, name: string, label: string, pos: Position, self?: bigint): Promise<void> {
+  const existing = (await schemaOf(ctx, db)).get(native, name);
+  if (existing && existing.id !== self) throw errors.alreadyExists(`${label} already exists.`, pos);
+}
+
+/** Merge (update) or overwrite (replace) user-writable fields; `keep` survive a replace. */
+function applyPatch(old: Obj, params: Obj, writable: readonly string[], keep: readonly string[], replace: boolean): Obj {
+  const out: Obj = new Map();
+  if (replace) {
+    for (const k of keep) if (old.has(k)) out.set(k, old.get(k) as Value);
+    for (const k of writable) {
+      const v = params.get(k);
+      if (v !== undefined && v !== null) out.set(k, stripNulls(v));
+    }
+    return reorder(out, [...keep, ...writable]);
+  }
+  const merged: Obj = new Map(old);
+  for (const k of writable) {
+    if (!params.has(k)) continue;
+    const v = params.get(k) as Value;
+    if (v === null) merged.delete(k);
+    else merged.set(k, k === 'data' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
+  }
+  return merged;
+}
+
+function reorder(o: Obj, order: readonly string[]): Obj {
+  const out: Obj = new Map();
+  for (const k of order) if (o.has(k)) out.set(k, o.get(k) as Value);
+  for (const [k, v] of o) if (!out.has(k)) out.set(k, v);
+  return out;
+}
+
+/**
+ * Internal ids of collections (and later indexes, functions, roles) come from a per-database
+ * counter that never goes back, so a deleted collection's id (whose documents may not be purged
+ * yet) is never reused.
+ */
+async function nextSequentialId(ctx: EvalContext, db: bigint, native: NamedNative, first: number): Promise<bigint> {
+  const key = Buffer.alloc(13 + native.length);
+  key.write('seq:', 0, 'latin1');
+  key.writeBigUInt64BE(db, 4);
+  key.write(`:${native}`, 12, 'latin1');
+  const stored = await ctx.txn.getMeta(key);
+  const id = stored ? Buffer.from(stored).readBigUInt64BE(0) : BigInt(first);
+  if (id > 32767n && native === 'collections') throw errors.badRequest('Maximum sequential ID reached.');
+  ctx.txn.putMeta(key, encodeDbId(id + 1n));
+  return id;
+}
+
+const COLLECTION_WRITABLE = ['name', 'history_days', 'ttl_days', 'data', 'permissions'] as const;
+
+export const collectionType: NativeType = {
+  label: 'Collection',
+  async create(ctx, db, params, pos) {
+    const f = new Failures();
+    const name = validateName(params.get('name'), f);
+    validateLong(params, 'history_days', f, 0n);
+    validateLong(params, 'ttl_days', f, 0n);
+    validateData(params, f);
+    const perms = params.get('permissions');
+    if (perms !== undefined && perms !== null && !(perms instanceof Map)) f.invalidType(['permissions'], perms, 'Map');
+    f.throwIfAny(pos);
+    await uniqueName(ctx, db, 'collections', name!, 'Collection', pos);
+    const fields = pick(params, COLLECTION_WRITABLE);
+    if (!params.has('history_days')) fields.set('history_days', 30n); // DECISIONS #1
+    const id = await nextSequentialId(ctx, db, 'collections', 1024);
+    return { id, fields: reorder(stripNulls(fields) as Obj, COLLECTION_WRITABLE) };
+  },
+  async update(ctx, db, id, old, params, replace, pos) {
+    const f = new Failures();
+    if (params.has('name') || replace) {
+      const name = validateName(params.get('name') ?? old.get('name'), f);
+      if (name) await uniqueName(ctx, db, 'collections', name, 'Collection', pos, id);
+    }
+    validateLong(params, 'history_days', f, 0n);
+    validateLong(params, 'ttl_days', f, 0n);
+    validateData(params, f);
+    f.throwIfAny(pos);
+    return applyPatch(old, params, COLLECTION_WRITABLE, ['name', 'history_days'], replace);
+  },
+  render(_id, fields) {
+    const out: [string, Value][] = [];
+    if (fields.has('history_days')) out.push(['history_days', fields.get('history_days') as Value]);
+    else out.push(['history_days', null]);
+    out.push(['name', fields.get('name') as Value]);
+    for (const k of ['ttl_days', 'data', 'permissions']) if (fields.has(k)) out.push([k, fields.get(k) as Value]);
+    return out;
+  },
+};
+
+const DATABASE_WRITABLE = ['name', 'data', 'priority'] as const;
+
+export const databaseType: NativeType = {
+  label: 'Database',
+  async create(ctx, db, params, pos) {
+    const f = new Failures();
+    const name = validateName(params.get('name'), f);
+    validateData(params, f);
+    validateLong(params, 'priority', f, 1n, 500n);
+    f.throwIfAny(pos);
+    await uniqueName(ctx, db, 'databases', name!, 'Database', pos);
+    const id = newId();
+    ctx.txn.putMeta(dbParentKey(id), encodeDbId(db));
+    return { id, fields: stripNulls(pick(params, DATABASE_WRITABLE)) as Obj };
+  },
+  async update(ctx, db, id, old, params, replace, pos) {
+    const f = new Failures();
+    if (params.has('name')) {
+      const name = validateName(params.get('name'), f);
+      if (name) await uniqueName(ctx, db, 'databases', name, 'Database', pos, id);
+    }
+    validateData(params, f);
+    validateLong(params, 'priority', f, 1n, 500n);
+    f.throwIfAny(pos);
+    return applyPatch(old, params, DATABASE_WRITABLE, ['name'], replace);
+  },
+  render(id, fields) {
+    const out: [string, Value][] = [['name', fields.get('name') as Value], ['global_id', zbase32(id)]];
+    for (const k of ['data', 'priority']) if (fields.has(k)) out.push([k, fields.get(k) as Value]);
+    return out;
+  },
+  onDelete(ctx) {
+    // The contents become unreachable at once (nothing resolves into the scope any more).
+    ctx.secretsChanged = true;
+  },
+};
+
+const KEY_WRITABLE = ['role', 'database', 'priority', 'data', 'ttl'] as const;
+
+async function validateKey(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
+  const role = params.get('role');
+  if (role === undefined || role === null) {
+    if (creating) f.required(['role']);
+  } else if (typeof role !== 'string') f.invalidType(['role'], role, 'String');
+  else if (!isBuiltinRole(role)) f.add(['role'], 'validation failure', `Role name \`${role}\` does not exist.`);
+  const database = params.get('database');
+  if (database !== undefined && database !== null) {
+    if (!(database instanceof Ref) || database.nativeParent !== 'databases') f.invalidType(['database'], database, 'Ref');
+    else if (database.database) f.add(['database'], 'invalid reference', 'Reference cannot be scoped.');
+    else if (!(await schemaOf(ctx, db)).get('databases', database.id))
+      f.add(['database'], 'invalid reference', 'Reference was not found.');
+  }
+  validateData(params, f);
+  validateLong(params, 'priority', f, 1n, 500n);
+  const ttl = params.get('ttl');
+  if (ttl !== undefined && ttl !== null && !(ttl instanceof Time)) f.invalidType(['ttl'], ttl, 'Time');
+}
+
+export const keyType: NativeType = {
+  label: 'Key',
+  async create(ctx, db, params, pos) {
+    const f = new Failures();
+    await validateKey(ctx, db, params, f, true);
+    f.throwIfAny(pos);
+    const id = newId();
+    const { secret, hashedSecret } = issueKeySecret(id);
+    const fields = stripNulls(pick(params, inputOrder(params, KEY_WRITABLE))) as Obj;
+    fields.set('hashed_secret', hashedSecret);
+    ctx.txn.putMeta(keyLocationKey(id), encodeDbId(db));
+    ctx.txn.writeConflictKey(schemaConflictKey(db));
+    ctx.secretsChanged = true;
+    return { id, fields, once: new Map([['secret', secret]]) };
+  },
+  async update(ctx, db, _id, old, params, replace, pos) {
+    const f = new Failures();
+    await validateKey(ctx, db, params, f, replace);
+    f.throwIfAny(pos);
+    ctx.secretsChanged = true;
+    return applyPatch(old, params, KEY_WRITABLE, ['hashed_secret'], replace);
+  },
+  render(_id, fields, once) {
+    const out: [string, Value][] = [];
+    for (const [k, v] of fields) {
+      if (k === 'hashed_secret') continue;
+      out.push([k, v]);
+    }
+    if (once) for (const [k, v] of once) out.push([k, v]);
+    if (fields.has('hashed_secret')) out.push(['hashed_secret', fields.get('hashed_secret') as Value]);
+    return out;
+  },
+  onDelete(ctx, _db, id) {
+    ctx.txn.putMeta(keyLocationKey(id), null);
+    ctx.secretsChanged = true;
+  },
+};
+
+/** The keys of `allowed` in the order the caller wrote them. */
+function inputOrder(params: Obj, allowed: readonly string[]): string[] {
+  return [...params.keys()].filter((k) => allowed.includes(k));
+}
+
+export const NATIVE_TYPES: Partial<Record<string, NativeType>> = {
+  collections: collectionType,
+  databases: databaseType,
+  keys: keyType,
+};

@@ -1,0 +1,55 @@
+// What the built-in roles may do (fql-v4.md §6.3) and the `public` permissions that client keys
+// get (DECISIONS #2). User-defined roles (ABAC) arrive with the identity issue.
+
+import type { EvalContext } from '../fql/context';
+import { errors, QueryError, type Position } from '../values/errors';
+import type { Target } from './resolve';
+
+export type Action = 'read' | 'write' | 'create' | 'delete' | 'history_read' | 'history_write';
+
+/** Native collections whose documents only admins may see or change. */
+const ADMIN_ONLY = new Set(['databases', 'keys', 'roles', 'access_providers']);
+
+function nativeOf(t: Target): string | undefined {
+  switch (t.kind) {
+    case 'native':
+      return t.native;
+    case 'schema':
+      return t.native;
+    case 'secretDoc':
+      return t.native;
+    case 'doc':
+      return undefined;
+  }
+}
+
+export function checkAccess(ctx: EvalContext, action: Action, t: Target, pos: Position): void {
+  if (!allowed(ctx, action, t)) throw errors.permissionDenied(pos);
+  if (action !== 'read' && action !== 'history_read' && t.scoped)
+    throw new QueryError('invalid argument', 'Cannot write a scoped ref.', pos);
+}
+
+export function allowed(ctx: EvalContext, action: Action, t: Target): boolean {
+  const role = ctx.scope.role;
+  const native = nativeOf(t);
+  const reading = action === 'read' || action === 'history_read';
+  switch (role) {
+    case 'admin':
+      return true;
+    case 'server':
+      return native === undefined || !ADMIN_ONLY.has(native);
+    case 'server-readonly':
+      return reading && (native === undefined || !ADMIN_ONLY.has(native));
+    case 'client':
+      return clientAllowed(action, t);
+  }
+}
+
+/** Client keys: only what a collection's `permissions` grants to "public". */
+function clientAllowed(action: Action, t: Target): boolean {
+  if (t.kind !== 'doc') return false;
+  const perms = t.coll.fields.get('permissions');
+  if (!(perms instanceof Map)) return false;
+  const key = action === 'delete' ? 'write' : action;
+  return perms.get(key) === 'public';
+}

@@ -1,0 +1,92 @@
+// Turns symbolic refs into internal addresses, relative to the caller's database.
+
+import type { EvalContext } from '../fql/context';
+import { errors, type Position } from '../values/errors';
+import { isNativeName, Ref, type NativeName } from '../values/types';
+import { NATIVE_IDS, type DbSchema, type NamedNative, type SchemaEntry } from './catalog';
+
+export type Target =
+  /** A native collection itself, e.g. Collections() or Keys(). */
+  | { kind: 'native'; db: bigint; native: NativeName; scoped: boolean }
+  /** A named schema document (collection, index, database, …); `entry` is absent if it does not exist. */
+  | { kind: 'schema'; db: bigint; native: NamedNative; name: string; entry?: SchemaEntry; scoped: boolean }
+  /** A key, token or credentials document. */
+  | { kind: 'secretDoc'; db: bigint; native: 'keys' | 'tokens' | 'credentials'; id: bigint; self: boolean; scoped: boolean }
+  /** A document in a user collection. */
+  | { kind: 'doc'; db: bigint; coll: SchemaEntry; id: bigint; scoped: boolean };
+
+export function schemaOf(ctx: EvalContext, db: bigint): Promise<DbSchema> {
+  return ctx.catalog.schema(ctx.txn, db, ctx.schemaWrites.has(db));
+}
+
+/** Resolves a database ref chain to the scope id of that database. */
+export async function resolveDb(ctx: EvalContext, dbRef: Ref | undefined, pos: Position): Promise<bigint> {
+  if (!dbRef) return ctx.scope.db;
+  if (dbRef.nativeParent !== 'databases') throw errors.invalidRef('Invalid ref.', pos);
+  const parent = await resolveDb(ctx, dbRef.database, pos);
+  const entry = (await schemaOf(ctx, parent)).get('databases', dbRef.id);
+  if (!entry) throw errors.invalidRef(`Ref refers to undefined database '${dbRef.id}'`, pos);
+  return entry.id;
+}
+
+/** Parses a document id: an all-digit string that fits a signed 64-bit long. */
+export function parseDocId(id: string, pos: Position): bigint {
+  if (!/^\d+$/.test(id))
+    throw errors.invalidArgument(`Number or numeric String expected, non-numeric '${id}' provided.`, pos);
+  const n = BigInt(id);
+  if (n > 9223372036854775807n) throw errors.invalidArgument(`The id provided is too large: '${id}'`, pos);
+  return n;
+}
+
+export async function resolveRef(ctx: EvalContext, ref: Ref, pos: Position): Promise<Target> {
+  if (ref.collection === undefined) {
+    if (!isNativeName(ref.id)) throw errors.invalidRef(`Valid native collection name expected, '${ref.id}' provided.`, pos);
+    return { kind: 'native', db: await resolveDb(ctx, ref.database, pos), native: ref.id, scoped: !!ref.database };
+  }
+  const parent = ref.collection;
+  if (parent.collection === undefined) {
+    // A document of a native collection: its database scope is on the ref itself or on the native ref.
+    const dbRef = ref.database ?? parent.database;
+    const db = await resolveDb(ctx, dbRef, pos);
+    const native = parent.id;
+    if (native === 'keys' || native === 'tokens' || native === 'credentials') {
+      const self = ref.id === 'self';
+      return { kind: 'secretDoc', db, native, id: self ? 0n : parseDocId(ref.id, pos), self, scoped: !!dbRef };
+    }
+    if (!isNativeName(native)) throw errors.invalidRef(`Valid native collection name expected, '${native}' provided.`, pos);
+    const named = native as NamedNative;
+    const entry = (await schemaOf(ctx, db)).get(named, ref.id);
+    return { kind: 'schema', db, native: named, name: ref.id, entry, scoped: !!dbRef };
+  }
+  // A user document: Ref(id, Ref(collName, Collections(), db?)).
+  if (parent.nativeParent !== 'collections') throw errors.invalidRef('Invalid ref.', pos);
+  const db = await resolveDb(ctx, parent.database, pos);
+  const coll = (await schemaOf(ctx, db)).get('collections', parent.id);
+  if (!coll) throw errors.invalidRef(`Ref refers to undefined collection '${parent.id}'`, pos);
+  return { kind: 'doc', db, coll, id: parseDocId(ref.id, pos), scoped: !!parent.database };
+}
+
+/** Resolves a ref that must name an existing collection (Documents, Create). */
+export async function resolveCollection(ctx: EvalContext, ref: Ref, pos: Position): Promise<Target> {
+  const t = await resolveRef(ctx, ref, pos);
+  if (t.kind === 'schema' && t.native === 'collections' && !t.entry)
+    throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, pos);
+  return t;
+}
+
+export function nativeCollId(native: NativeName): number {
+  return NATIVE_IDS[native];
+}
+
+/** The ref a caller sees for database `db` when it acts in `from` (undefined when not a descendant). */
+export const SINGULAR: Record<NativeName, string> = {
+  databases: 'database',
+  collections: 'collection',
+  indexes: 'index',
+  functions: 'function',
+  roles: 'role',
+  access_providers: 'access_provider',
+  keys: 'key',
+  tokens: 'token',
+  credentials: 'credentials',
+};

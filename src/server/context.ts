@@ -1,0 +1,167 @@
+// A protocol-neutral view of one request, so that routes are written once for HTTP/1.1 and HTTP/2.
+// Both protocols arrive through Node's request/response API (the http2 "compat" layer for h2); the few
+// places where they differ (413 clean-up, connection headers) are handled here and nowhere else.
+
+import * as http2 from 'node:http2';
+import type { AnyRequest, AnyResponse, Protocol } from './listener';
+
+export interface RequestContext {
+  readonly protocol: Protocol;
+  /** Upper-case method, e.g. `POST`. */
+  readonly method: string;
+  /** Path without the query string, as sent (not percent-decoded). */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Lower-case names; repeated headers joined with ", "; HTTP/2 pseudo-headers removed. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** process.hrtime.bigint() when the request arrived. */
+  readonly receivedAt: bigint;
+  /**
+   * The whole request body. Rejects with BodyTooLarge as soon as more than `limit` bytes are
+   * declared or received, without buffering the rest.
+   */
+  readBody(limit: number): Promise<Buffer>;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case names. content-length is computed when the response is written. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`Request body exceeds ${limit} bytes`);
+  }
+}
+
+/** After a 413, at most this many further bytes are read and thrown away (so the client can read the
+ *  answer and keep its HTTP/1.1 connection); a client that keeps sending beyond it is disconnected. */
+const DISCARD_LIMIT = 32 * 1024 * 1024;
+
+export interface Exchange {
+  ctx: RequestContext;
+  /** Writes the response once; later calls (and calls after the client left) are ignored. */
+  send(response: HttpResponse): void;
+}
+
+export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Protocol): Exchange {
+  const receivedAt = process.hrtime.bigint();
+  const url = req.url ?? '/';
+  const { path, query } = splitUrl(url);
+  const headers = normalizeHeaders(req.headers);
+  const method = (req.method ?? 'GET').toUpperCase();
+  let bodyDone = false;
+
+  const rejectBody = () => {
+    if (protocol === 'http/1.1') {
+      // Drain instead of closing: closing with unread input makes the kernel reset the connection,
+      // which can destroy the 413 before the client reads it.
+      let discarded = 0;
+      req.on('data', (chunk: Buffer) => {
+        discarded += chunk.length;
+        if (discarded > DISCARD_LIMIT) req.socket.destroy();
+      });
+      req.resume();
+    }
+    // HTTP/2: send() resets the stream with NO_ERROR once the response is written.
+  };
+
+  const ctx: RequestContext = {
+    protocol,
+    method,
+    path,
+    query,
+    headers,
+    receivedAt,
+    readBody(limit) {
+      return new Promise<Buffer>((resolve, reject) => {
+        const declared = headers['content-length'];
+        if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+          rejectBody();
+          reject(new BodyTooLarge(limit));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const onData = (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) {
+            cleanup();
+            rejectBody();
+            reject(new BodyTooLarge(limit));
+            return;
+          }
+          chunks.push(chunk);
+        };
+        const onEnd = () => {
+          cleanup();
+          bodyDone = true;
+          resolve(Buffer.concat(chunks, size));
+        };
+        const onError = (err: Error) => {
+          cleanup();
+          reject(err);
+        };
+        const onAborted = () => onError(new Error('Client closed the request'));
+        const cleanup = () => {
+          req.off('data', onData);
+          req.off('end', onEnd);
+          req.off('error', onError);
+          req.off('aborted', onAborted);
+        };
+        req.on('data', onData);
+        req.on('end', onEnd);
+        req.on('error', onError);
+        req.on('aborted', onAborted);
+      });
+    },
+  };
+
+  let sent = false;
+  const send = (response: HttpResponse) => {
+    if (sent || res.headersSent || res.writableEnded || res.destroyed) return;
+    sent = true;
+    const body = Buffer.from(response.body, 'utf8');
+    const out: Record<string, string> = { ...response.headers, 'content-length': String(body.length) };
+    if (protocol === 'h2') {
+      for (const name of CONNECTION_HEADERS) delete out[name]; // forbidden in HTTP/2
+    }
+    res.writeHead(response.status, out);
+    const done = () => {
+      // An HTTP/2 request body nobody will read would stall on flow control: tell the client to stop
+      // sending, without error, now that it has the complete response (RFC 9113 §8.1).
+      const stream = (res as http2.Http2ServerResponse).stream;
+      if (protocol === 'h2' && !bodyDone && stream && !stream.endAfterHeaders) {
+        stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      }
+    };
+    if (method === 'HEAD' || body.length === 0) res.end(done);
+    else res.end(body, done);
+  };
+
+  return { ctx, send };
+}
+
+const CONNECTION_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection'];
+
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  let rest = url;
+  // Absolute-form request targets (`GET http://host/ping HTTP/1.1`) are legal; keep only the path.
+  const abs = /^[a-z][a-z0-9+.-]*:\/\/[^/?]*/i.exec(rest);
+  if (abs) rest = rest.slice(abs[0].length);
+  const q = rest.indexOf('?');
+  const path = (q < 0 ? rest : rest.slice(0, q)) || '/';
+  const query = new URLSearchParams(q < 0 ? '' : rest.slice(q + 1));
+  return { path, query };
+}
+
+function normalizeHeaders(raw: AnyRequest['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (name.startsWith(':') || value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+// Response bodies and the headers every FQL v4 response carries (fql-v4.md §1.5, §1.7).
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { QueryMetrics } from '../fql/api';
+import type { Position } from '../values/errors';
+
+/** What a route produces; the server turns it into an HttpResponse with the standard headers. */
+export interface Outcome {
+  status: number;
+  /** Complete JSON body ('' only for a CORS preflight and HEAD). */
+  body: string;
+  /** X-Txn-Time; the service clock when no transaction ran. */
+  txnTime?: bigint;
+  /** Zeros when absent (and omitted altogether for 401 and 500). */
+  metrics?: QueryMetrics;
+  headers?: Record<string, string>;
+  /** x-query-bytes-in: request body bytes given to the query. */
+  bytesIn?: number;
+  /** x-query-time, measured around the query. */
+  queryTimeMs?: number;
+}
+
+export const ZERO_METRICS: QueryMetrics = Object.freeze({
+  computeOps: 0,
+  byteReadOps: 0,
+  byteWriteOps: 0,
+  storageBytesRead: 0,
+  storageBytesWrite: 0,
+  txnRetries: 0,
+});
+
+export const CONTENT_TYPE = 'application/json;charset=utf-8';
+
+/** `{"errors":[{"code","description"}]}`: errors raised by the HTTP layer carry no position. */
+export function protocolError(
+  status: number,
+  code: string,
+  description: string,
+  headers?: Record<string, string>,
+): Outcome {
+  return { status, body: JSON.stringify({ errors: [{ code, description }] }), headers };
+}
+
+/** A query (parse/evaluation) error: always with a position, `[]` for the root. */
+export function queryError(status: number, code: string, description: string, position: Position = []): Outcome {
+  return { status, body: JSON.stringify({ errors: [{ position, code, description }] }) };
+}
+
+export function internalError(err: unknown): Outcome {
+  const message = err instanceof Error ? err.message : String(err);
+  return protocolError(500, 'internal server error', `${message} Please create a ticket at https://support.fauna.com`);
+}
+
+/** Metrics headers are left out of 401 and 500 responses, as Fauna does. */
+export function hasMetrics(status: number): boolean {
+  return status !== 401 && status !== 500;
+}
+
+export function metricsHeaders(outcome: Outcome): Record<string, string> {
+  const m = outcome.metrics ?? ZERO_METRICS;
+  return {
+    'x-compute-ops': String(m.computeOps),
+    'x-byte-read-ops': String(m.byteReadOps),
+    'x-byte-write-ops': String(m.byteWriteOps),
+    'x-query-time': String(outcome.queryTimeMs ?? 0),
+    'x-query-bytes-in': String(outcome.bytesIn ?? 0),
+    'x-query-bytes-out': String(Buffer.byteLength(outcome.body, 'utf8')),
+    'x-storage-bytes-read': String(m.storageBytesRead),
+    'x-storage-bytes-write': String(m.storageBytesWrite),
+    'x-txn-retries': String(m.txnRetries),
+  };
+}
+
+/** X-FaunaDB-Build: `<version>-<build id>`. */
+export const BUILD = buildString();
+
+function buildString(): string {
+  try {
+    // dist/src/server/responses.js → package.json at the project root
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ? `${pkg.version}-flora` : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,16 @@
+// The route table of the main port. New endpoints (/stream, /tokens/self, /graphql, /import,
+// /api/v1/logs…) are one `add` each.
+
+import type { QueryService } from '../fql/api';
+import { ping } from './ping';
+import { queryHandlers } from './query';
+import { Router } from './router';
+
+export function buildRouter(service: QueryService): Router {
+  const query = queryHandlers(service);
+  return new Router()
+    .add('/', { GET: query.get, POST: query.post })
+    // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
+    .add('/linearized', { POST: query.post })
+    .add('/ping', { GET: ping, HEAD: ping });
+}

@@ -1,0 +1,104 @@
+// Wires the listener, the router and the response headers together, and shuts down gracefully.
+
+import type { FloraConfig, QueryService } from '../fql/api';
+import { ProtocolError } from '../values/errors';
+import { BodyTooLarge, createExchange, type HttpResponse, type RequestContext } from './context';
+import { corsHeaders, isPreflight, preflightHeaders } from './cors';
+import { responseTraceparent } from './headers';
+import { listen } from './listener';
+import {
+  BUILD,
+  CONTENT_TYPE,
+  hasMetrics,
+  internalError,
+  metricsHeaders,
+  protocolError,
+  type Outcome,
+} from './responses';
+import { buildRouter } from './routes';
+
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:8443` (the actual port when 0 was asked for). */
+  address: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, closes connections, then the service. */
+  close(): Promise<void>;
+  /** Drops all connections now (a second signal during shutdown). close() still finishes. */
+  forceClose(): void;
+}
+
+export async function startServer(
+  service: QueryService,
+  config: Pick<FloraConfig, 'host' | 'port'>,
+): Promise<RunningServer> {
+  const router = buildRouter(service);
+
+  const handle = async (ctx: RequestContext): Promise<Outcome> => {
+    try {
+      if (isPreflight(ctx.method, ctx.headers)) return { status: 200, body: '', headers: preflightHeaders() };
+      return await router.resolve(ctx.method, ctx.path)(ctx);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return protocolError(413, 'request too large', 'Request entity is too large');
+      if (err instanceof ProtocolError) return protocolError(err.status, err.code, err.description, err.headers);
+      console.error('flora: internal error while handling %s %s:', ctx.method, ctx.path, err);
+      return internalError(err);
+    }
+  };
+
+  const finalize = (ctx: RequestContext, outcome: Outcome): HttpResponse => {
+    const headers: Record<string, string> = {
+      'content-type': CONTENT_TYPE,
+      'x-txn-time': String(outcome.txnTime ?? safeNow(service)),
+      'x-faunadb-build': BUILD,
+      ...(hasMetrics(outcome.status) ? metricsHeaders(outcome) : {}),
+      traceparent: responseTraceparent(ctx.headers.traceparent),
+      ...outcome.headers,
+    };
+    const origin = ctx.headers.origin;
+    if (origin !== undefined) Object.assign(headers, corsHeaders(origin, headers));
+    return { status: outcome.status, headers, body: outcome.body };
+  };
+
+  const listener = await listen(config.host, config.port, (req, res, protocol) => {
+    let exchange;
+    try {
+      exchange = createExchange(req, res, protocol);
+    } catch (err) {
+      // Nothing sane to answer with (should not happen): drop the request rather than the process.
+      console.error('flora: cannot read request:', err);
+      res.destroy();
+      return;
+    }
+    const { ctx, send } = exchange;
+    handle(ctx)
+      .then((outcome) => send(finalize(ctx, outcome)))
+      .catch((err: unknown) => {
+        console.error('flora: cannot write response:', err);
+        try {
+          send(finalize(ctx, internalError(err)));
+        } catch {
+          res.destroy();
+        }
+      });
+  });
+
+  const { address: host, port } = listener.address;
+  let closed: Promise<void> | undefined;
+  return {
+    address: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    close: () => {
+      closed ??= listener.close().then(() => service.close());
+      return closed;
+    },
+    forceClose: () => listener.destroyAll(),
+  };
+}
+
+function safeNow(service: QueryService): bigint {
+  try {
+    return service.now();
+  } catch {
+    return BigInt(Date.now()) * 1000n;
+  }
+}

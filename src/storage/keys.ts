@@ -1,0 +1,133 @@
+// Physical key layout. The first byte names the keyspace; fixed-width big-endian integers keep
+// memcmp order equal to numeric order, so a document's versions are contiguous and sorted by ts,
+// and a collection's documents are contiguous and sorted by id.
+//
+//   V | db u64 | coll u32 | id u64 | ts u64     document version (ts in µs)
+//   I | db u64 | index u32 | tuple(terms, values, ref)           current index entry   (issue 3)
+//   H | db u64 | index u32 | tuple(terms, values, ref) | ts u64  historical index entry (issue 3)
+//   M | bytes                                     unversioned metadata (Txn.getMeta/putMeta)
+//   S | name                                      the store's own state (e.g. issued ts)
+
+import type { DocKey } from './types';
+import { prefixEnd } from './tuple';
+
+export const KeyTag = {
+  Version: 0x56, // 'V'
+  IndexEntry: 0x49, // 'I'
+  IndexHistory: 0x48, // 'H'
+  Meta: 0x4d, // 'M'
+  System: 0x53, // 'S'
+} as const;
+
+const COLL_PREFIX_LEN = 1 + 8 + 4;
+const DOC_PREFIX_LEN = COLL_PREFIX_LEN + 8;
+export const VERSION_KEY_LEN = DOC_PREFIX_LEN + 8;
+
+function writeU64(buf: Uint8Array, off: number, n: bigint): void {
+  if (n < 0n || n > 0xffffffffffffffffn) throw new RangeError(`u64 out of range: ${n}`);
+  const hi = Number(n >> 32n);
+  const lo = Number(n & 0xffffffffn);
+  buf[off] = hi >>> 24;
+  buf[off + 1] = (hi >>> 16) & 0xff;
+  buf[off + 2] = (hi >>> 8) & 0xff;
+  buf[off + 3] = hi & 0xff;
+  buf[off + 4] = lo >>> 24;
+  buf[off + 5] = (lo >>> 16) & 0xff;
+  buf[off + 6] = (lo >>> 8) & 0xff;
+  buf[off + 7] = lo & 0xff;
+}
+
+function readU32(buf: Uint8Array, off: number): number {
+  return ((buf[off] << 24) | (buf[off + 1] << 16) | (buf[off + 2] << 8) | buf[off + 3]) >>> 0;
+}
+
+function readU64(buf: Uint8Array, off: number): bigint {
+  return (BigInt(readU32(buf, off)) << 32n) | BigInt(readU32(buf, off + 4));
+}
+
+function writeCollPrefix(buf: Uint8Array, db: bigint, coll: number): void {
+  if (!Number.isInteger(coll) || coll < 0 || coll > 0xffffffff) throw new RangeError(`collection id out of range: ${coll}`);
+  buf[0] = KeyTag.Version;
+  writeU64(buf, 1, db);
+  buf[9] = coll >>> 24;
+  buf[10] = (coll >>> 16) & 0xff;
+  buf[11] = (coll >>> 8) & 0xff;
+  buf[12] = coll & 0xff;
+}
+
+/** All versions of all documents of one collection. */
+export function collectionPrefix(db: bigint, coll: number): Uint8Array {
+  const buf = new Uint8Array(COLL_PREFIX_LEN);
+  writeCollPrefix(buf, db, coll);
+  return buf;
+}
+
+/** Versions of documents with id ≥ `id` in the collection start here. */
+export function docPrefix(db: bigint, coll: number, id: bigint): Uint8Array {
+  const buf = new Uint8Array(DOC_PREFIX_LEN);
+  writeCollPrefix(buf, db, coll);
+  writeU64(buf, COLL_PREFIX_LEN, id);
+  return buf;
+}
+
+export function versionKey(key: DocKey, ts: bigint): Uint8Array {
+  const buf = new Uint8Array(VERSION_KEY_LEN);
+  writeCollPrefix(buf, key.db, key.coll);
+  writeU64(buf, COLL_PREFIX_LEN, key.id);
+  writeU64(buf, DOC_PREFIX_LEN, ts);
+  return buf;
+}
+
+/** End (exclusive) of the versions of documents with ids < `id`; handles id = 2^64. */
+export function docRangeEnd(db: bigint, coll: number, id: bigint): Uint8Array {
+  return id > 0xffffffffffffffffn ? prefixEnd(collectionPrefix(db, coll)) : docPrefix(db, coll, id);
+}
+
+/** The doc id of a version key. */
+export function versionKeyId(key: Uint8Array): bigint {
+  return readU64(key, COLL_PREFIX_LEN);
+}
+
+/** The ts (µs) of a version key. */
+export function versionKeyTs(key: Uint8Array): bigint {
+  return readU64(key, DOC_PREFIX_LEN);
+}
+
+export function metaKey(key: Uint8Array): Uint8Array {
+  const buf = new Uint8Array(key.length + 1);
+  buf[0] = KeyTag.Meta;
+  buf.set(key, 1);
+  return buf;
+}
+
+export function systemKey(name: string): Uint8Array {
+  const bytes = new TextEncoder().encode(name);
+  const buf = new Uint8Array(bytes.length + 1);
+  buf[0] = KeyTag.System;
+  buf.set(bytes, 1);
+  return buf;
+}
+
+export function encodeU64Value(n: bigint): Uint8Array {
+  const buf = new Uint8Array(8);
+  writeU64(buf, 0, n);
+  return buf;
+}
+
+export function decodeU64Value(buf: Uint8Array): bigint {
+  return readU64(buf, 0);
+}
+
+// Conflict keys: strings compared by equality in the commit log. Distinct prefixes per kind.
+
+export function docConflictKey(key: DocKey): string {
+  return `d${key.db}.${key.coll}.${key.id}`;
+}
+
+export function metaConflictKey(key: Uint8Array): string {
+  return `m${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex')}`;
+}
+
+export function abstractConflictKey(key: string): string {
+  return `a${key}`;
+}

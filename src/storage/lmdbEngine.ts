@@ -1,0 +1,92 @@
+// The embedded engine: lmdb-js with raw binary keys and values (memcmp key order).
+
+import { open, type RootDatabase } from 'lmdb';
+import type { Engine, KV, RangeOptions, WriteOp } from './engine';
+
+/** LMDB's compiled-in key size limit as lmdb-js ships it. Longer keys are rejected up front. */
+export const MAX_KEY_SIZE = 1978;
+
+function checkKey(key: Uint8Array): void {
+  if (key.length > MAX_KEY_SIZE) {
+    throw new Error(`storage key of ${key.length} bytes exceeds the maximum of ${MAX_KEY_SIZE} bytes`);
+  }
+  if (key.length === 0) throw new Error('empty storage key');
+}
+
+function asBuffer(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+class LmdbEngine implements Engine {
+  private closed = false;
+
+  constructor(private readonly db: RootDatabase<Buffer, Buffer>) {}
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    if (key.length > MAX_KEY_SIZE) return undefined; // cannot have been stored
+    return this.db.get(asBuffer(key));
+  }
+
+  range(opts: RangeOptions): AsyncIterable<KV> {
+    const iterate = opts.reverse ? this.reverseRange(opts) : this.forwardRange(opts);
+    return {
+      [Symbol.asyncIterator]() {
+        const it = iterate[Symbol.iterator]();
+        return {
+          next: async () => it.next(),
+          return: async () => it.return?.(undefined) ?? { done: true, value: undefined },
+        };
+      },
+    };
+  }
+
+  private *forwardRange(opts: RangeOptions): Generator<KV> {
+    if (Buffer.compare(asBuffer(opts.start), asBuffer(opts.end)) >= 0) return;
+    yield* this.db.getRange({ start: asBuffer(opts.start), end: asBuffer(opts.end), limit: opts.limit }) as Iterable<KV>;
+  }
+
+  // lmdb-js reverse ranges include `start` (the high key) and exclude `end` (the low key); ours are
+  // [start, end) in both directions, so start from `end`, skip it, and stop below `start` ourselves.
+  private *reverseRange(opts: RangeOptions): Generator<KV> {
+    const low = asBuffer(opts.start);
+    const high = asBuffer(opts.end);
+    if (Buffer.compare(low, high) >= 0) return;
+    let left = opts.limit ?? Infinity;
+    if (left <= 0) return;
+    for (const kv of this.db.getRange({ start: high, reverse: true }) as Iterable<KV>) {
+      const key = kv.key as Buffer;
+      if (Buffer.compare(key, high) >= 0) continue;
+      if (Buffer.compare(key, low) < 0) return;
+      yield kv;
+      if (--left <= 0) return;
+    }
+  }
+
+  async write(ops: WriteOp[]): Promise<void> {
+    if (this.closed) throw new Error('engine is closed');
+    for (const op of ops) checkKey(op.key);
+    if (ops.length === 0) return;
+    const db = this.db;
+    await db.batch(() => {
+      for (const op of ops) {
+        if (op.value === null) db.remove(asBuffer(op.key));
+        else db.put(asBuffer(op.key), asBuffer(op.value));
+      }
+    });
+    // With overlappingSync (the default off Windows) the batch resolves at commit; durability
+    // comes with the flush.
+    await db.flushed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.flushed;
+    await this.db.close();
+  }
+}
+
+export async function openLmdbEngine(dir: string): Promise<Engine> {
+  const db = open<Buffer, Buffer>({ path: dir, keyEncoding: 'binary', encoding: 'binary' });
+  return new LmdbEngine(db);
+}

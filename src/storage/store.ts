@@ -1,0 +1,607 @@
+// MVCC store with optimistic concurrency and group commit, on top of any Engine.
+//
+// Invariants (single Node process, so the commit critical section is one synchronous block):
+//  - The engine holds durable commits only (plus, briefly, commits being flushed, whose ts is above
+//    every snapshot that can read them), so snapshot reads go straight to the engine, bounded by ts.
+//  - A snapshot S is taken so that every commit with ts ≤ S is durable and every later commit gets
+//    ts > S: S = max(issued, now) when nothing is pending, else (oldest pending commit ts) − 1.
+//  - A read-write txn commits at ts > S after checking that no commit in (S, ts) wrote what it read.
+//  - Commits validated while a flush is in flight (or in the same tick) share one engine.write, and
+//    `run` resolves only once its commit is durable.
+
+import { ProtocolError } from '../values/errors';
+import { TxnTime, type Obj } from '../values/types';
+import type { Engine, KV, WriteOp } from './engine';
+import {
+  abstractConflictKey,
+  collectionPrefix,
+  decodeU64Value,
+  docConflictKey,
+  docPrefix,
+  docRangeEnd,
+  encodeU64Value,
+  metaConflictKey,
+  metaKey,
+  systemKey,
+  versionKey,
+  versionKeyId,
+  versionKeyTs,
+} from './keys';
+import {
+  ConflictError,
+  type DocKey,
+  type HistoryOptions,
+  type LiveDoc,
+  type RunOptions,
+  type RunResult,
+  type ScanOptions,
+  type Store,
+  type Txn,
+  type TxnMetrics,
+  type Version,
+  type VersionAction,
+} from './types';
+import { decodeValue, encodeValue } from './valueCodec';
+
+const U64_LIMIT = 1n << 64n;
+const ISSUED_TS_KEY = systemKey('issuedTs');
+const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
+
+// Stored version = action byte + encodeValue(data) (no data for a delete).
+const ACTIONS: VersionAction[] = ['create', 'update', 'delete'];
+const ACTION_BYTE: Record<VersionAction, number> = { create: 0, update: 1, delete: 2 };
+const DELETE_BYTE = 2;
+
+function encodeVersion(action: VersionAction, data: Obj | null, ts: bigint): Uint8Array {
+  if (action === 'delete' || data === null) return Uint8Array.of(ACTION_BYTE[action]);
+  const body = encodeValue(data, ts);
+  const out = new Uint8Array(body.length + 1);
+  out[0] = ACTION_BYTE[action];
+  out.set(body, 1);
+  return out;
+}
+
+function decodeVersion(kv: KV): Version {
+  const action = ACTIONS[kv.value[0]];
+  if (action === undefined) throw new Error(`corrupt version record (action ${kv.value[0]})`);
+  const data = kv.value.length > 1 ? (decodeValue(kv.value, 1) as Obj) : null;
+  return { ts: versionKeyTs(kv.key), action, data };
+}
+
+/** Wall clock in µs: Date.now() for the time, hrtime for the digits below the millisecond. */
+function wallClockMicros(): () => bigint {
+  let baseUs = BigInt(Date.now()) * 1000n;
+  let baseMono = process.hrtime.bigint();
+  return () => {
+    const mono = process.hrtime.bigint();
+    const wall = BigInt(Date.now()) * 1000n;
+    const est = baseUs + (mono - baseMono) / 1000n;
+    if (est >= wall && est < wall + 1000n) return est;
+    baseUs = wall; // drifted off the wall clock's millisecond: follow the wall clock
+    baseMono = mono;
+    return wall;
+  };
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+interface BufferedVersion {
+  key: DocKey;
+  action: VersionAction;
+  data: Obj | null;
+}
+
+/** A scanned id range [from, to) of one collection, recorded for conflict checks. */
+interface ScanRead {
+  db: bigint;
+  coll: number;
+  from: bigint;
+  to: bigint;
+}
+
+interface CommitRecord {
+  ts: bigint;
+  /** Point conflict keys written (documents, meta keys, abstract keys). */
+  keys: Set<string>;
+  /** Documents written, for checks against scanned ranges. */
+  docs: DocKey[];
+  ops: WriteOp[];
+  durable: Promise<void>;
+  resolve(): void;
+  reject(e: unknown): void;
+  isDurable: boolean;
+}
+
+/** Thrown at commit; carries the commit we lost to so the retry can wait for it. */
+class StoreConflict extends ConflictError {
+  constructor(readonly winner: CommitRecord) {
+    super();
+  }
+}
+
+export interface StoreOptions {
+  /** Wall clock in µs (tests inject one). */
+  clock?: () => bigint;
+}
+
+export async function openStore(engine: Engine, opts: StoreOptions = {}): Promise<Store> {
+  const clock = opts.clock ?? wallClockMicros();
+  const raw = await engine.get(ISSUED_TS_KEY);
+  const persisted = raw ? decodeU64Value(raw) : 0n;
+  return new MvccStore(engine, clock, max(persisted, clock()));
+}
+
+class MvccStore implements Store {
+  /** Max of every snapshot and commit ts handed out; persisted with each flush. */
+  private issuedTs: bigint;
+  /** Validated commits not yet durable, in ts order. */
+  private pending: CommitRecord[] = [];
+  /** The tail of `pending` not yet handed to the engine. */
+  private queued: CommitRecord[] = [];
+  /** Recent commits in ts order (pending and durable) for validation; pruned by `prune`. */
+  private log: CommitRecord[] = [];
+  /** Snapshot ts of running transactions → count. */
+  private active = new Map<bigint, number>();
+  private flushing = false;
+  private flushScheduled = false;
+  private idle: Promise<void> = Promise.resolve();
+  private signalIdle: () => void = () => {};
+  /** Serializes retried attempts so a hot spot drains one txn at a time instead of thrashing. */
+  private retryQueue: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly engine: Engine,
+    private readonly clock: () => bigint,
+    issuedTs: bigint,
+  ) {
+    this.issuedTs = issuedTs;
+  }
+
+  now(): bigint {
+    return max(this.clock(), this.issuedTs);
+  }
+
+  /**
+   * Note: `fn` must not await a nested `run` on the same store: a retried attempt holds the retry
+   * queue, which a nested retried attempt would wait for.
+   */
+  async run<T>(fn: (txn: Txn) => Promise<T>, opts: RunOptions = {}): Promise<RunResult<T>> {
+    const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
+    let retries = 0;
+    let releaseRetryQueue: (() => void) | undefined;
+    try {
+      for (;;) {
+        if (this.closed) throw new Error('store is closed');
+        const snapshot = await this.takeSnapshot(opts.minSnapshotTs);
+        const txn = new TxnImpl(this, snapshot);
+        let winner: CommitRecord;
+        try {
+          const result = await fn(txn);
+          const ts = txn.hasWrites ? await this.commit(txn) : snapshot;
+          return { result, ts, retries, metrics: txn.metrics };
+        } catch (e) {
+          if (!(e instanceof StoreConflict)) throw e;
+          winner = e.winner;
+        } finally {
+          txn.finish();
+          this.release(snapshot);
+        }
+        if (retries >= maxRetries) {
+          throw new ProtocolError(
+            409,
+            'contended transaction',
+            'Transaction was aborted due to detection of concurrent modification.',
+          );
+        }
+        retries++;
+        // A fresh snapshot only sees the winner once it is durable.
+        await winner.durable.catch(() => {});
+        releaseRetryQueue ??= await this.enterRetryQueue();
+      }
+    } finally {
+      releaseRetryQueue?.();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.pending.length > 0) await this.pending[this.pending.length - 1].durable.catch(() => {});
+    await this.idle;
+    await this.engine.write([{ key: ISSUED_TS_KEY, value: encodeU64Value(this.issuedTs) }]);
+    await this.engine.close();
+  }
+
+  // ---- snapshots -------------------------------------------------------------------------
+
+  private async takeSnapshot(minTs: bigint | undefined): Promise<bigint> {
+    // X-Last-Seen-Txn: wait until every commit up to minTs is durable (and so visible).
+    while (minTs !== undefined && this.pending.length > 0 && minTs >= this.pending[0].ts) {
+      await this.pending[0].durable.catch(() => {});
+    }
+    let s: bigint;
+    if (this.pending.length === 0) {
+      s = max(this.issuedTs, this.clock());
+      if (minTs !== undefined) s = max(s, minTs);
+      this.issuedTs = s;
+    } else {
+      s = this.pending[0].ts - 1n;
+    }
+    this.active.set(s, (this.active.get(s) ?? 0) + 1);
+    return s;
+  }
+
+  private release(snapshot: bigint): void {
+    const n = this.active.get(snapshot)! - 1;
+    if (n === 0) this.active.delete(snapshot);
+    else this.active.set(snapshot, n);
+    this.prune();
+  }
+
+  /** Drops durable commits that no running snapshot can conflict with. */
+  private prune(): void {
+    let minActive: bigint | undefined;
+    for (const s of this.active.keys()) if (minActive === undefined || s < minActive) minActive = s;
+    let n = 0;
+    while (n < this.log.length && this.log[n].isDurable && (minActive === undefined || this.log[n].ts <= minActive)) n++;
+    if (n > 0) this.log.splice(0, n);
+  }
+
+  private enterRetryQueue(): Promise<() => void> {
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const prev = this.retryQueue;
+    this.retryQueue = prev.then(() => mine);
+    return prev.then(() => release);
+  }
+
+  // ---- commit ----------------------------------------------------------------------------
+
+  /** Validates and enqueues synchronously; the promise resolves with the ts once durable. */
+  private commit(txn: TxnImpl): Promise<bigint> {
+    if (this.closed) throw new Error('store is closed');
+    for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) {
+      if (txn.conflictsWith(this.log[i])) throw new StoreConflict(this.log[i]);
+    }
+    const ts = max(this.clock(), this.issuedTs + 1n);
+    const rec = txn.buildCommit(ts); // may throw (unencodable value): then nothing was issued
+    this.issuedTs = ts;
+    this.log.push(rec);
+    this.pending.push(rec);
+    this.queued.push(rec);
+    this.scheduleFlush();
+    return rec.durable.then(() => ts);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing || this.flushScheduled) return;
+    this.flushScheduled = true;
+    // Let the other commits of this tick join the batch.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    this.idle = new Promise((r) => (this.signalIdle = r));
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.queued;
+        this.queued = [];
+        try {
+          await this.engine.write(this.batchOps(batch));
+          this.settle(batch, undefined);
+        } catch (e) {
+          if (batch.length === 1) this.settle(batch, e);
+          else {
+            // One bad commit (say, an oversized key) must not sink the others.
+            for (const rec of batch) {
+              try {
+                await this.engine.write(this.batchOps([rec]));
+                this.settle([rec], undefined);
+              } catch (err) {
+                this.settle([rec], err);
+              }
+            }
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+      this.signalIdle();
+    }
+  }
+
+  private batchOps(batch: CommitRecord[]): WriteOp[] {
+    const ops: WriteOp[] = [];
+    for (const rec of batch) for (const op of rec.ops) ops.push(op);
+    ops.push({ key: ISSUED_TS_KEY, value: encodeU64Value(this.issuedTs) });
+    return ops;
+  }
+
+  private settle(batch: CommitRecord[], error: unknown): void {
+    const done = new Set(batch);
+    this.pending = this.pending.filter((r) => !done.has(r));
+    if (error === undefined) {
+      for (const rec of batch) {
+        rec.isDurable = true;
+        rec.resolve();
+      }
+    } else {
+      // A failed commit never happened: nobody may conflict with it.
+      this.log = this.log.filter((r) => !done.has(r));
+      for (const rec of batch) rec.reject(error);
+    }
+    this.prune();
+  }
+}
+
+class TxnImpl implements Txn {
+  readonly metrics: TxnMetrics = { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0 };
+  /** Point conflict keys read at the snapshot. */
+  private readonly reads = new Set<string>();
+  private readonly scans: ScanRead[] = [];
+  private readonly versions = new Map<string, BufferedVersion>();
+  private readonly meta = new Map<string, { key: Uint8Array; value: Uint8Array | null }>();
+  private readonly writeKeys = new Set<string>();
+  private finished = false;
+
+  constructor(
+    private readonly store: MvccStore,
+    readonly snapshotTs: bigint,
+  ) {}
+
+  get hasWrites(): boolean {
+    return this.versions.size > 0 || this.meta.size > 0 || this.writeKeys.size > 0;
+  }
+
+  finish(): void {
+    this.finished = true;
+  }
+
+  private check(): void {
+    if (this.finished) throw new Error('transaction is finished');
+  }
+
+  private count(kv: KV): void {
+    this.metrics.reads++;
+    this.metrics.bytesRead += kv.key.length + kv.value.length;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------
+
+  async getVersion(key: DocKey, at?: bigint): Promise<Version | null> {
+    this.check();
+    const atSnapshot = at === undefined || at >= this.snapshotTs;
+    const t = atSnapshot ? this.snapshotTs : at;
+    if (atSnapshot) {
+      const ck = docConflictKey(key);
+      this.reads.add(ck);
+      const b = this.versions.get(ck);
+      if (b) return { ts: TxnTime.instance, action: b.action, data: b.data };
+    }
+    if (t < 0n) return null;
+    const range = { start: versionKey(key, 0n), end: versionBound(key, t), reverse: true, limit: 1 };
+    for await (const kv of this.store.engine.range(range)) {
+      this.count(kv);
+      return decodeVersion(kv);
+    }
+    this.metrics.reads++;
+    return null;
+  }
+
+  async *history(key: DocKey, opts: HistoryOptions = {}): AsyncIterable<Version> {
+    this.check();
+    const atSnapshot = opts.toTs === undefined || opts.toTs >= this.snapshotTs;
+    const toTs = atSnapshot ? this.snapshotTs : opts.toTs!;
+    const fromTs = opts.fromTs !== undefined && opts.fromTs > 0n ? opts.fromTs : 0n;
+    const ck = docConflictKey(key);
+    if (atSnapshot) this.reads.add(ck);
+    const b = atSnapshot ? this.versions.get(ck) : undefined;
+    const own: Version | undefined = b && { ts: TxnTime.instance, action: b.action, data: b.data };
+    if (own && opts.reverse) yield own;
+    if (fromTs <= toTs) {
+      const range = { start: versionKey(key, fromTs), end: versionBound(key, toTs), reverse: opts.reverse };
+      for await (const kv of this.store.engine.range(range)) {
+        this.count(kv);
+        yield decodeVersion(kv);
+      }
+    }
+    if (own && !opts.reverse) yield own;
+  }
+
+  async *scan(db: bigint, coll: number, opts: ScanOptions = {}): AsyncIterable<LiveDoc> {
+    this.check();
+    const atSnapshot = opts.at === undefined || opts.at >= this.snapshotTs;
+    const at = atSnapshot ? this.snapshotTs : opts.at!;
+    const from = opts.fromId !== undefined && opts.fromId > 0n ? opts.fromId : 0n;
+    const to = opts.toId !== undefined && opts.toId < U64_LIMIT ? opts.toId : U64_LIMIT;
+    if (from >= to) return;
+    const reverse = opts.reverse === true;
+    const before = reverse ? (x: bigint, y: bigint) => x > y : (x: bigint, y: bigint) => x < y;
+
+    // Own writes to this range, in scan order.
+    const own: BufferedVersion[] = [];
+    let read: ScanRead | undefined;
+    if (atSnapshot) {
+      read = { db, coll, from, to };
+      this.scans.push(read);
+      for (const b of this.versions.values()) {
+        if (b.key.db === db && b.key.coll === coll && b.key.id >= from && b.key.id < to) own.push(b);
+      }
+      own.sort((x, y) => (before(x.key.id, y.key.id) ? -1 : 1));
+    }
+
+    let last: bigint | undefined; // id of the last doc handed out
+    let complete = false;
+    try {
+      let oi = 0;
+      for await (const doc of this.latestVersions(db, coll, from, to, at, reverse)) {
+        for (; oi < own.length && before(own[oi].key.id, doc.id); oi++) {
+          if (own[oi].action === 'delete') continue;
+          last = own[oi].key.id;
+          yield ownLive(own[oi]);
+        }
+        if (oi < own.length && own[oi].key.id === doc.id) {
+          const b = own[oi++];
+          if (b.action === 'delete') continue;
+          last = doc.id;
+          yield ownLive(b);
+          continue;
+        }
+        if (doc.kv.value[0] === DELETE_BYTE) continue;
+        last = doc.id;
+        yield { id: doc.id, version: decodeVersion(doc.kv) };
+      }
+      for (; oi < own.length; oi++) {
+        if (own[oi].action === 'delete') continue;
+        last = own[oi].key.id;
+        yield ownLive(own[oi]);
+      }
+      complete = true;
+    } finally {
+      // Stopped early (a page): only the part handed out was observed.
+      if (read && !complete) {
+        if (last === undefined) read.to = read.from;
+        else if (reverse) read.from = last;
+        else read.to = last + 1n;
+      }
+    }
+  }
+
+  /** Per document id in [from, to), the newest stored version with ts ≤ at (deletes included). */
+  private async *latestVersions(
+    db: bigint,
+    coll: number,
+    from: bigint,
+    to: bigint,
+    at: bigint,
+    reverse: boolean,
+  ): AsyncGenerator<{ id: bigint; kv: KV }> {
+    if (at < 0n) return;
+    const range = {
+      start: from === 0n ? collectionPrefix(db, coll) : docPrefix(db, coll, from),
+      end: docRangeEnd(db, coll, to),
+      reverse,
+    };
+    let id: bigint | undefined;
+    let best: KV | undefined;
+    for await (const kv of this.store.engine.range(range)) {
+      this.count(kv);
+      const kid = versionKeyId(kv.key);
+      if (reverse) {
+        // Newest first: the first version ≤ at of each id wins.
+        if (kid === id) continue;
+        if (versionKeyTs(kv.key) > at) continue;
+        id = kid;
+        yield { id: kid, kv };
+      } else {
+        // Oldest first: the last version ≤ at of each id wins.
+        if (kid !== id) {
+          if (best) yield { id: id!, kv: best };
+          id = kid;
+          best = undefined;
+        }
+        if (versionKeyTs(kv.key) <= at) best = kv;
+      }
+    }
+    if (!reverse && best) yield { id: id!, kv: best };
+  }
+
+  async getMeta(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.check();
+    const ck = metaConflictKey(key);
+    this.reads.add(ck);
+    const b = this.meta.get(ck);
+    if (b) return b.value ?? undefined;
+    const mk = metaKey(key);
+    const v = await this.store.engine.get(mk);
+    this.metrics.reads++;
+    if (v) this.metrics.bytesRead += mk.length + v.length;
+    return v;
+  }
+
+  readConflictKey(key: string): void {
+    this.check();
+    this.reads.add(abstractConflictKey(key));
+  }
+
+  // ---- writes --------------------------------------------------------------------------
+
+  putVersion(key: DocKey, action: VersionAction, data: Obj | null): void {
+    this.check();
+    const ck = docConflictKey(key);
+    const prev = this.versions.get(ck);
+    // A document created in this txn stays a create when updated again.
+    const a = prev?.action === 'create' && action === 'update' ? 'create' : action;
+    this.versions.set(ck, { key: { db: key.db, coll: key.coll, id: key.id }, action: a, data: a === 'delete' ? null : data });
+  }
+
+  putMeta(key: Uint8Array, value: Uint8Array | null): void {
+    this.check();
+    this.meta.set(metaConflictKey(key), { key: metaKey(key), value: value && value.slice() });
+  }
+
+  writeConflictKey(key: string): void {
+    this.check();
+    this.writeKeys.add(abstractConflictKey(key));
+  }
+
+  // ---- commit support ------------------------------------------------------------------
+
+  conflictsWith(rec: CommitRecord): boolean {
+    if (this.reads.size <= rec.keys.size) {
+      for (const k of this.reads) if (rec.keys.has(k)) return true;
+    } else {
+      for (const k of rec.keys) if (this.reads.has(k)) return true;
+    }
+    for (const s of this.scans) {
+      for (const d of rec.docs) {
+        if (d.coll === s.coll && d.db === s.db && d.id >= s.from && d.id < s.to) return true;
+      }
+    }
+    return false;
+  }
+
+  buildCommit(ts: bigint): CommitRecord {
+    const ops: WriteOp[] = [];
+    const keys = new Set<string>(this.writeKeys);
+    const docs: DocKey[] = [];
+    let bytes = 0;
+    for (const [ck, b] of this.versions) {
+      const op = { key: versionKey(b.key, ts), value: encodeVersion(b.action, b.data, ts) };
+      ops.push(op);
+      keys.add(ck);
+      docs.push(b.key);
+      bytes += op.key.length + op.value.length;
+    }
+    for (const [ck, m] of this.meta) {
+      ops.push(m);
+      keys.add(ck);
+      bytes += m.key.length + (m.value?.length ?? 0);
+    }
+    this.metrics.writes = ops.length;
+    this.metrics.bytesWritten = bytes;
+    let resolve!: () => void;
+    let reject!: (e: unknown) => void;
+    const durable = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    durable.catch(() => {}); // observed by run(); avoid unhandled rejections from waiters' copies
+    return { ts, keys, docs, ops, durable, resolve, reject, isDurable: false };
+  }
+}
+
+/** Exclusive end of a document's versions with ts ≤ t. */
+function versionBound(key: DocKey, t: bigint): Uint8Array {
+  return t + 1n < U64_LIMIT ? versionKey(key, t + 1n) : docRangeEnd(key.db, key.coll, key.id + 1n);
+}
+
+function ownLive(b: BufferedVersion): LiveDoc {
+  return { id: b.key.id, version: { ts: TxnTime.instance, action: b.action, data: b.data } };
+}

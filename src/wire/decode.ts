@@ -1,0 +1,413 @@
+// Request JSON → expression tree (fql-v4.md §2.1). Objects are forms when their whole key set
+// matches one; otherwise single-key `@` escapes; otherwise a parse error. Escapes and `quote`
+// produce literal values: nothing inside them is an expression.
+
+import { errors, type Position } from '../values/errors';
+import {
+  Bytes,
+  DateV,
+  Lambda,
+  Ref,
+  SetV,
+  Time,
+  isNativeName,
+  type LambdaParams,
+  type Obj,
+  type Value,
+} from '../values/types';
+import { matchForm, noFormMessage, type RecognizedForm } from './builders';
+import type { Expr, JsonObject, JsonValue, LambdaExpr, LetExpr } from './expr';
+import { parseJson } from './json';
+import { parseDate, parseIsoTime } from './time';
+
+/** parseJson + decodeExpr: the request body of `POST /`. */
+export function decodeQueryBody(text: string): Expr {
+  return decodeExpr(parseJson(text));
+}
+
+// --- expressions ---------------------------------------------------------------------------
+
+export function decodeExpr(json: JsonValue, pos: Position = []): Expr {
+  if (json === null || typeof json !== 'object') return { t: 'lit', v: json, pos };
+  if (Array.isArray(json)) {
+    const items: Expr[] = new Array(json.length);
+    for (let i = 0; i < json.length; i++) items[i] = decodeExpr(json[i], at(pos, i));
+    return { t: 'array', items, pos };
+  }
+  const form = matchForm(json);
+  if (form) return decodeForm(json, form, pos);
+  if (json.size === 1) {
+    const [key, inner] = json.entries().next().value as [string, JsonValue];
+    if (key === '@obj') return decodeObjEscape(inner, pos);
+    if (ESCAPES.has(key)) return { t: 'lit', v: decodeEscape(key, inner, pos), pos };
+  }
+  throw errors.invalidExpression(noFormMessage(json.keys()), pos);
+}
+
+/** Special forms whose literal operand list may not be empty (a parse error in Fauna). */
+const EXPR_LISTS: ReadonlySet<string> = new Set(['do', 'and', 'or']);
+
+function decodeForm(json: JsonObject, form: RecognizedForm, pos: Position): Expr {
+  const { head, canonical } = form;
+  switch (canonical) {
+    case 'var': {
+      const name = json.get('var')!;
+      if (typeof name !== 'string') throw expected('String', name, at(pos, 'var'));
+      return { t: 'var', name, pos };
+    }
+    case 'lambda':
+      return decodeLambda(json, pos);
+    case 'let':
+      return decodeLet(json, pos);
+    case 'object':
+      return decodeObjectLiteral(json.get('object')!, pos);
+    case 'quote':
+      // Quoted data is resolved now: the evaluator just returns the value.
+      return { t: 'lit', v: decodeLiteral(json.get('quote')!, at(pos, 'quote')), pos };
+  }
+  const args = new Map<string, Expr>();
+  for (const [k, v] of json) args.set(k, decodeExpr(v, at(pos, k)));
+  if (EXPR_LISTS.has(canonical)) {
+    const list = json.get(head);
+    if (Array.isArray(list) && list.length === 0)
+      throw errors.invalidExpression('Expression list cannot be empty.', at(pos, head));
+  }
+  const lambdaArg = form.spec.lambdaArg;
+  if (lambdaArg !== undefined) {
+    const l = args.get(lambdaArg);
+    if (l !== undefined && l.t !== 'lambda') throw errors.invalidExpression(noFormMessage(json.keys()), pos);
+  }
+  return { t: 'call', fn: canonical, args, pos };
+}
+
+function decodeLambda(json: JsonObject, pos: Position): LambdaExpr {
+  const params = lambdaParams(json.get('lambda')!);
+  if (params === undefined) throw errors.invalidExpression('Invalid lambda.', at(pos, 'lambda'));
+  const raw = json.get('expr')!;
+  return { t: 'lambda', params, body: decodeExpr(raw, at(pos, 'expr')), raw, pos };
+}
+
+/** A parameter name, or an array of parameter patterns (destructuring). */
+function lambdaParams(j: JsonValue): LambdaParams | undefined {
+  if (typeof j === 'string') return j;
+  if (!Array.isArray(j)) return undefined;
+  const out: LambdaParams[] = [];
+  for (const p of j) {
+    const q = lambdaParams(p);
+    if (q === undefined) return undefined;
+    out.push(q);
+  }
+  return out;
+}
+
+function decodeLet(json: JsonObject, pos: Position): LetExpr {
+  const b = json.get('let')!;
+  const bindings: [string, Expr][] = [];
+  const lp = at(pos, 'let');
+  if (Array.isArray(b)) {
+    // The driver's form: an array of (normally single-key) objects, in order.
+    for (let i = 0; i < b.length; i++) {
+      const item = b[i];
+      if (!(item instanceof Map)) throw expected('Object', item, at(lp, i));
+      for (const [name, e] of item) bindings.push([name, decodeExpr(e, at(at(lp, i), name))]);
+    }
+  } else if (b instanceof Map) {
+    for (const [name, e] of b) bindings.push([name, decodeExpr(e, at(lp, name))]);
+  } else {
+    throw expected('Object or Array', b, lp);
+  }
+  return { t: 'let', bindings, body: decodeExpr(json.get('in')!, at(pos, 'in')), pos };
+}
+
+/** `{"object": {k: e}}`: keys literal, values expressions; the inner may be `{"@obj": {…}}`. */
+function decodeObjectLiteral(j: JsonValue, pos: Position): Expr {
+  const op = at(pos, 'object');
+  if (!(j instanceof Map)) throw expected('Object', j, op);
+  if (j.size === 1 && j.has('@obj')) {
+    const inner = j.get('@obj')!;
+    if (!(inner instanceof Map)) throw errors.invalidExpression('Invalid object.', op);
+    return objectExpr(inner, at(op, '@obj'), pos);
+  }
+  return objectExpr(j, op, pos);
+}
+
+function objectExpr(j: JsonObject, childPos: Position, pos: Position): Expr {
+  const entries: [string, Expr][] = [];
+  for (const [k, v] of j) entries.push([k, decodeExpr(v, at(childPos, k))]);
+  return { t: 'object', entries, pos };
+}
+
+/**
+ * `@obj` in expression position unwraps one level: a form inside is an expression (so
+ * `{"@obj":{"object":{…}}}` works); any other object is an object literal with literal keys.
+ */
+function decodeObjEscape(inner: JsonValue, pos: Position): Expr {
+  if (!(inner instanceof Map)) throw errors.invalidExpression('Invalid object.', pos);
+  const ip = at(pos, '@obj');
+  if (matchForm(inner)) return decodeExpr(inner, ip);
+  return objectExpr(inner, ip, pos);
+}
+
+// --- literals ------------------------------------------------------------------------------
+
+const ESCAPES: ReadonlySet<string> = new Set(['@ref', '@ts', '@date', '@bytes', '@set', '@query']);
+
+/**
+ * JSON as literal data (quote bodies, REST bodies, the inside of escapes): escapes resolved,
+ * bare objects become Obj, nothing is evaluated.
+ */
+export function decodeLiteral(json: JsonValue, pos: Position = []): Value {
+  if (json === null || typeof json !== 'object') return json;
+  if (Array.isArray(json)) {
+    const out: Value[] = new Array(json.length);
+    for (let i = 0; i < json.length; i++) out[i] = decodeLiteral(json[i], at(pos, i));
+    return out;
+  }
+  if (json.size === 1) {
+    const [key, inner] = json.entries().next().value as [string, JsonValue];
+    if (key === '@obj') {
+      // Inside literals `@obj` protects its keys: they are taken as they are.
+      if (!(inner instanceof Map)) throw errors.invalidExpression('Invalid object.', pos);
+      return literalObj(inner, at(pos, '@obj'));
+    }
+    if (ESCAPES.has(key)) return decodeEscape(key, inner, pos);
+  }
+  return literalObj(json, pos);
+}
+
+function literalObj(json: JsonObject, pos: Position): Obj {
+  const out: Obj = new Map();
+  for (const [k, v] of json) out.set(k, decodeLiteral(v, at(pos, k)));
+  return out;
+}
+
+function decodeEscape(key: string, inner: JsonValue, pos: Position): Value {
+  switch (key) {
+    case '@ref':
+      return decodeRef(inner, pos);
+    case '@ts': {
+      const nanos = typeof inner === 'string' ? parseIsoTime(inner) : undefined;
+      if (nanos === undefined) throw errors.invalidExpression('Invalid time.', pos);
+      return new Time(nanos);
+    }
+    case '@date': {
+      const days = typeof inner === 'string' ? parseDate(inner) : undefined;
+      if (days === undefined) throw errors.invalidExpression('Invalid date.', pos);
+      return new DateV(days);
+    }
+    case '@bytes': {
+      const bytes = typeof inner === 'string' ? decodeBase64(inner) : undefined;
+      if (bytes === undefined) throw errors.invalidExpression('Invalid bytes.', pos);
+      return new Bytes(bytes);
+    }
+    case '@set':
+      return decodeSet(inner, pos);
+    case '@query':
+      return decodeQuery(inner, pos);
+  }
+  throw errors.invalidExpression(noFormMessage([key]), pos);
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$|^[A-Za-z0-9_-]*={0,2}$/;
+
+/** Standard or url-safe base64, padding optional. */
+export function decodeBase64(s: string): Uint8Array | undefined {
+  if (!BASE64.test(s)) return undefined;
+  const body = s.replace(/=+$/, '');
+  if (body.length % 4 === 1) return undefined;
+  if (body.length !== s.length && s.length % 4 !== 0) return undefined; // wrong amount of padding
+  const buf = Buffer.from(body, 'base64'); // Node accepts both alphabets
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+}
+
+// --- refs ----------------------------------------------------------------------------------
+
+const invalidRef = (pos: Position) => errors.invalidExpression('Invalid ref.', pos);
+
+/** Legacy native names map to their current ones (API ≥ 2.7 renders `collections`). */
+function nativeName(s: string): string | undefined {
+  if (s === 'classes') return 'collections';
+  return isNativeName(s) ? s : undefined;
+}
+
+function decodeRef(inner: JsonValue, pos: Position): Ref {
+  if (typeof inner === 'string') return parseRefPath(inner, pos);
+  if (!(inner instanceof Map)) throw invalidRef(pos);
+  let id: string | undefined;
+  let collection: Ref | undefined;
+  let database: Ref | undefined;
+  for (const [k, v] of inner) {
+    switch (k) {
+      case 'id':
+        if (typeof v === 'string') id = v;
+        else if (typeof v === 'bigint') id = v.toString();
+        else throw invalidRef(pos);
+        break;
+      case 'collection':
+      case 'class':
+        if (collection) throw invalidRef(pos);
+        collection = innerRef(v, pos);
+        break;
+      case 'database':
+        database = innerRef(v, pos);
+        break;
+      default:
+        throw invalidRef(pos);
+    }
+  }
+  if (id === undefined) throw invalidRef(pos);
+  if (!collection) {
+    const native = nativeName(id);
+    if (!native) throw invalidRef(pos);
+    return new Ref(native, undefined, database);
+  }
+  return normalizeRef(id, collection, database);
+}
+
+function innerRef(v: JsonValue, pos: Position): Ref {
+  const r = decodeLiteral(v, pos);
+  if (!(r instanceof Ref)) throw invalidRef(pos);
+  return r;
+}
+
+const CREDENTIAL_NATIVES: ReadonlySet<string> = new Set(['keys', 'tokens', 'credentials']);
+
+/**
+ * Puts `database` where the Ref contract (values/types.ts) keeps it: on the collection ref for
+ * user documents, on the ref itself for everything else (the wire puts it on the native
+ * `keys`/`tokens`/`credentials` ref for those; the encoder moves it back).
+ */
+function normalizeRef(id: string, collection: Ref, database: Ref | undefined): Ref {
+  if (collection.isNativeCollection) {
+    const name = collection.id;
+    if (CREDENTIAL_NATIVES.has(name) && collection.database && !database)
+      return new Ref(id, new Ref(name), collection.database);
+    return new Ref(id, collection, database);
+  }
+  if (database && collection.nativeParent === 'collections' && !collection.database)
+    return new Ref(id, new Ref(collection.id, collection.collection, database));
+  return new Ref(id, collection, database);
+}
+
+const NUMERIC_ID = /^\d+$/;
+
+/** Legacy string refs such as `collections/widgets/123`, `keys/1`, `credentials/self`. */
+function parseRefPath(path: string, pos: Position): Ref {
+  const parts = path.split('/');
+  const native = nativeName(parts[0]);
+  if (!native) throw invalidRef(pos);
+  if (parts.length === 1) return new Ref(native);
+  const name = parts[1];
+  if (name === '' || name === 'events') throw invalidRef(pos);
+  if (native === 'collections') {
+    if (name === 'self') throw invalidRef(pos);
+    if (parts.length === 2) return Ref.collection(name);
+    const id = parts[2];
+    if (parts.length === 3 && (NUMERIC_ID.test(id) || id === 'self')) return Ref.doc(name, id);
+    throw invalidRef(pos);
+  }
+  if (parts.length !== 2) throw invalidRef(pos);
+  if (CREDENTIAL_NATIVES.has(native)) {
+    // `keys/self` is never resolvable; tokens/credentials `self` is resolved by the evaluator.
+    if (NUMERIC_ID.test(name) || (name === 'self' && native !== 'keys')) return new Ref(name, new Ref(native));
+    throw invalidRef(pos);
+  }
+  if (name === 'self') throw invalidRef(pos); // databases/self and friends
+  return Ref.schema(native, name);
+}
+
+// --- sets and lambdas ----------------------------------------------------------------------
+
+const SET_HEADS: ReadonlySet<string> = new Set([
+  'match', 'union', 'intersection', 'difference', 'distinct', 'events', 'singleton', 'documents',
+  'range', 'reverse', 'filter', 'join',
+]);
+
+/** `@set` holds a set in its rendered shape; its parts are literal values. */
+function decodeSet(inner: JsonValue, pos: Position): SetV {
+  if (!(inner instanceof Map)) throw errors.invalidExpression('Invalid set.', pos);
+  const form = matchForm(inner);
+  if (!form || !SET_HEADS.has(form.canonical)) throw errors.invalidExpression('Invalid set.', pos);
+  return new SetV(literalObj(inner, at(pos, '@set')));
+}
+
+/** `@query`: a closed lambda value; without `api_version` it has API 2.12 semantics. */
+function decodeQuery(inner: JsonValue, pos: Position): Lambda {
+  const bad = () => errors.invalidExpression('Invalid lambda.', pos);
+  if (!(inner instanceof Map) || !inner.has('lambda') || !inner.has('expr')) throw bad();
+  let apiVersion: string | undefined;
+  for (const [k, v] of inner) {
+    if (k === 'api_version') {
+      if (typeof v !== 'string') throw bad();
+      apiVersion = v;
+    } else if (k !== 'lambda' && k !== 'expr') throw bad();
+  }
+  const params = lambdaParams(inner.get('lambda')!);
+  if (params === undefined) throw bad();
+  const raw = inner.get('expr')!;
+  // Parse the body now so that syntax errors and free variables surface at parse time.
+  const body = decodeExpr(raw, at(at(pos, '@query'), 'expr'));
+  if (hasFreeVars(body, paramSet(params, new Set()))) throw bad();
+  return new Lambda(params, raw, apiVersion);
+}
+
+function paramSet(p: LambdaParams, into: Set<string>): Set<string> {
+  if (typeof p === 'string') {
+    if (p !== '_') into.add(p);
+  } else for (const q of p) paramSet(q, into);
+  return into;
+}
+
+function hasFreeVars(e: Expr, bound: ReadonlySet<string>): boolean {
+  switch (e.t) {
+    case 'lit':
+      return false;
+    case 'var':
+      return !bound.has(e.name);
+    case 'array':
+      return e.items.some((x) => hasFreeVars(x, bound));
+    case 'object':
+      return e.entries.some(([, x]) => hasFreeVars(x, bound));
+    case 'call':
+      for (const x of e.args.values()) if (hasFreeVars(x, bound)) return true;
+      return false;
+    case 'lambda':
+      return hasFreeVars(e.body, paramSet(e.params, new Set(bound)));
+    case 'let': {
+      const inner = new Set(bound);
+      for (const [name, x] of e.bindings) {
+        if (hasFreeVars(x, inner)) return true;
+        inner.add(name);
+      }
+      return hasFreeVars(e.body, inner);
+    }
+  }
+}
+
+// --- helpers -------------------------------------------------------------------------------
+
+/** `[...pos, key]`; slice+push is markedly faster than spread on this hot path. */
+function at(pos: Position, key: string | number): Position {
+  const p = pos.slice();
+  p.push(key);
+  return p;
+}
+
+function jsonTypeName(j: JsonValue): string {
+  if (j === null) return 'Null';
+  switch (typeof j) {
+    case 'string':
+      return 'String';
+    case 'boolean':
+      return 'Boolean';
+    case 'bigint':
+      return 'Integer';
+    case 'number':
+      return 'Double';
+  }
+  return Array.isArray(j) ? 'Array' : 'Object';
+}
+
+function expected(type: string, got: JsonValue, pos: Position) {
+  return errors.invalidExpression(`${type} expected, ${jsonTypeName(got)} provided.`, pos);
+}

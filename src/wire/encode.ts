@@ -1,0 +1,206 @@
+// Value → response JSON text (wire.md §2.2–2.4, fql-v4.md §2.5). Built by string concatenation,
+// which V8 turns into cheap ropes; no intermediate object tree.
+
+import {
+  Bytes,
+  DateV,
+  Lambda,
+  Page,
+  Ref,
+  SetV,
+  Time,
+  TxnTime,
+  type LambdaParams,
+  type Value,
+} from '../values/types';
+import type { JsonValue } from './expr';
+import { jsonString } from './json';
+import { formatDate, formatTime } from './time';
+
+export interface EncodeContext {
+  /** The transaction's commit time (µs), rendered for TxnTime. */
+  txnTs: bigint;
+}
+
+export function encodeValue(v: Value, ctx: EncodeContext): string {
+  switch (typeof v) {
+    case 'string':
+      return jsonString(v);
+    case 'bigint':
+      return v.toString();
+    case 'number':
+      return encodeDouble(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+  }
+  if (v === null) return 'null';
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    let out = '[' + encodeValue(v[0], ctx);
+    for (let i = 1; i < v.length; i++) out += ',' + encodeValue(v[i], ctx);
+    return out + ']';
+  }
+  if (v instanceof Map) {
+    let out = '{';
+    let first = true;
+    let escape = false;
+    for (const [k, x] of v) {
+      if (k.charCodeAt(0) === 64 /* @ */) escape = true;
+      out += (first ? '' : ',') + jsonString(k) + ':' + encodeValue(x, ctx);
+      first = false;
+    }
+    out += '}';
+    // Objects with reserved-looking keys are wrapped so clients do not mistake them for escapes.
+    return escape ? '{"@obj":' + out + '}' : out;
+  }
+  if (v instanceof Ref) return encodeRef(v);
+  if (v instanceof Time) return '{"@ts":"' + formatTime(v.nanos) + '"}';
+  if (v instanceof DateV) return '{"@date":"' + formatDate(v.days) + '"}';
+  if (v instanceof Bytes) return '{"@bytes":"' + base64(v.bytes) + '"}';
+  if (v instanceof SetV) return '{"@set":' + encodeValue(v.expr, ctx) + '}';
+  if (v instanceof Page) return encodePage(v, ctx, encodeValue);
+  if (v instanceof Lambda) return encodeLambda(v, ctx);
+  if (v instanceof TxnTime) return ctx.txnTs.toString();
+  throw new Error(`encodeValue: unsupported value ${String(v)}`);
+}
+
+function encodePage(p: Page, ctx: EncodeContext, enc: (v: Value, ctx: EncodeContext) => string): string {
+  let out = '{';
+  if (p.before !== undefined) out += '"before":' + enc(p.before, ctx) + ',';
+  if (p.after !== undefined) out += '"after":' + enc(p.after, ctx) + ',';
+  return out + '"data":' + enc(p.data, ctx) + '}';
+}
+
+// --- refs ----------------------------------------------------------------------------------
+
+const CREDENTIAL_NATIVES: ReadonlySet<string> = new Set(['keys', 'tokens', 'credentials']);
+
+/** `{"@ref":{"id":…,"collection"?:…,"database"?:…}}`, absent parts omitted (never null). */
+export function encodeRef(r: Ref): string {
+  let collection = r.collection;
+  let database = r.database;
+  // Keys/tokens/credentials of a child database carry the database on their native
+  // collection ref on the wire (wire.md §2.3), not on the ref itself as we store it.
+  if (database && collection && collection.isNativeCollection && !collection.database && CREDENTIAL_NATIVES.has(collection.id)) {
+    collection = new Ref(collection.id, undefined, database);
+    database = undefined;
+  }
+  let out = '{"@ref":{"id":' + jsonString(r.id);
+  if (collection) out += ',"collection":' + encodeRef(collection);
+  if (database) out += ',"database":' + encodeRef(database);
+  return out + '}}';
+}
+
+// --- lambdas -------------------------------------------------------------------------------
+
+/** True when the version string renders `api_version` (versions after 2.12). */
+function versionAbove212(v: string): boolean {
+  if (v === 'UNSTABLE') return true;
+  const [major, minor = '0'] = v.split('.');
+  const ma = Number(major);
+  const mi = Number(minor);
+  return ma > 2 || (ma === 2 && mi > 12);
+}
+
+/**
+ * `{"@query":{"api_version"?,"lambda","expr"}}`; captured variables become a `let` around the
+ * body, with values written so that the body decodes again as an expression.
+ */
+function encodeLambda(l: Lambda, ctx: EncodeContext): string {
+  let out = '{"@query":{';
+  if (l.apiVersion !== undefined && versionAbove212(l.apiVersion)) out += '"api_version":' + jsonString(l.apiVersion) + ',';
+  out += '"lambda":' + encodeParams(l.params) + ',"expr":';
+  const body = encodeJson(l.body as JsonValue);
+  if (l.closure && l.closure.size > 0) {
+    let bindings = '';
+    for (const [name, v] of l.closure) {
+      bindings += (bindings ? ',' : '') + '{' + jsonString(name) + ':' + encodeAsExpr(v, ctx) + '}';
+    }
+    out += '{"let":[' + bindings + '],"in":' + body + '}';
+  } else {
+    out += body;
+  }
+  return out + '}}';
+}
+
+function encodeParams(p: LambdaParams): string {
+  if (typeof p === 'string') return jsonString(p);
+  return '[' + p.map(encodeParams).join(',') + ']';
+}
+
+/**
+ * A value as an expression that evaluates to it: objects become `{"object":…}` (a bare
+ * object is not an expression); everything else renders as it does as data.
+ */
+export function encodeAsExpr(v: Value, ctx: EncodeContext): string {
+  if (Array.isArray(v)) return '[' + v.map((x) => encodeAsExpr(x, ctx)).join(',') + ']';
+  if (v instanceof Map) {
+    let inner = '';
+    let escape = false;
+    for (const [k, x] of v) {
+      if (k.charCodeAt(0) === 64) escape = true;
+      inner += (inner ? ',' : '') + jsonString(k) + ':' + encodeAsExpr(x, ctx);
+    }
+    inner = '{' + inner + '}';
+    return '{"object":' + (escape ? '{"@obj":' + inner + '}' : inner) + '}';
+  }
+  if (v instanceof Page) return '{"object":' + encodePage(v, ctx, encodeAsExpr) + '}';
+  return encodeValue(v, ctx);
+}
+
+// --- scalars -------------------------------------------------------------------------------
+
+/** A Double as JSON: Java Double.toString text, non-finite values as strings. */
+export function encodeDouble(x: number): string {
+  if (Number.isFinite(x)) return formatDouble(x);
+  return x !== x ? '"NaN"' : x > 0 ? '"Infinity"' : '"-Infinity"';
+}
+
+/**
+ * Java's Double.toString: plain decimal with at least one fractional digit for
+ * 1e-3 <= |x| < 1e7, otherwise `d.dddE±n`; shortest round-trip digits (as JS produces).
+ */
+export function formatDouble(x: number): string {
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  if (x !== x) return 'NaN';
+  if (x === Infinity) return 'Infinity';
+  if (x === -Infinity) return '-Infinity';
+  const ax = Math.abs(x);
+  if (ax >= 1e-3 && ax < 1e7) {
+    const s = String(x); // JS uses plain decimal notation in this range
+    return s.includes('.') ? s : s + '.0';
+  }
+  const e = x.toExponential(); // shortest digits, e.g. "1.5e-7", "1e+21"
+  const at = e.indexOf('e');
+  let mantissa = e.slice(0, at);
+  if (!mantissa.includes('.')) mantissa += '.0';
+  const exp = e.charCodeAt(at + 1) === 43 /* + */ ? e.slice(at + 2) : e.slice(at + 1);
+  return mantissa + 'E' + exp;
+}
+
+function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/** Re-serialises a raw JSON tree (e.g. a lambda body) so that it parses back identically. */
+export function encodeJson(j: JsonValue): string {
+  switch (typeof j) {
+    case 'string':
+      return jsonString(j);
+    case 'bigint':
+      return j.toString();
+    case 'number':
+      return encodeDouble(j); // keeps Doubles Doubles: 1.0 must not come back as Integer 1
+    case 'boolean':
+      return j ? 'true' : 'false';
+  }
+  if (j === null) return 'null';
+  if (Array.isArray(j)) return '[' + j.map(encodeJson).join(',') + ']';
+  let out = '{';
+  let first = true;
+  for (const [k, v] of j) {
+    out += (first ? '' : ',') + jsonString(k) + ':' + encodeJson(v);
+    first = false;
+  }
+  return out + '}';
+}

@@ -1,0 +1,229 @@
+// Test helpers: a real Flora process on a free port, driver clients for both protocols, and raw
+// HTTP/1.1 + HTTP/2 requests.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as http from 'node:http';
+import * as http2 from 'node:http2';
+import { constants, tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Client, type ClientConfig } from 'faunadb';
+
+/** Project root (this file runs as dist/test/helpers/server.js). */
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const FLORA_BIN = path.join(ROOT, 'bin', 'flora.js');
+
+export interface FloraProcess {
+  /** e.g. http://127.0.0.1:40123 */
+  url: string;
+  port: number;
+  dataDir: string;
+  /** Root secret. */
+  secret: string;
+  proc: ChildProcess;
+  /** Everything the process wrote to stderr so far (for assertion messages). */
+  stderr(): string;
+  /** Sends the signal (default SIGTERM), waits for exit, removes a temp data dir; resolves the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+  /** Graceful stop, then a new process on the same data dir (and port 0 again: the URL changes). */
+  restart(): Promise<FloraProcess>;
+}
+
+export interface StartOptions {
+  /** Defaults to a fresh temp dir, removed by stop(). */
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** Extra CLI arguments after `start`. */
+  args?: string[];
+}
+
+const running = new Set<ChildProcess>();
+// A test that fails before stop() must not leave servers behind.
+process.once('exit', () => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
+
+export async function startFlora(opts: StartOptions = {}): Promise<FloraProcess> {
+  const ownDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'flora-test-')));
+  try {
+    return await launch(opts, dataDir, ownDir);
+  } catch (err) {
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Promise<FloraProcess> {
+  const secret = opts.env?.FLORA_ROOT_SECRET ?? 'secret';
+  const proc = spawn(
+    process.execPath,
+    [FLORA_BIN, 'start', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])],
+    { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  running.add(proc);
+
+  let stderr = '';
+  proc.stderr!.setEncoding('utf8');
+  proc.stderr!.on('data', (chunk: string) => (stderr += chunk));
+
+  const exited = new Promise<number>((resolve) => {
+    proc.once('exit', (code, signal) => {
+      running.delete(proc);
+      resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
+    });
+  });
+
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.setEncoding('utf8');
+    const onData = (chunk: string) => {
+      out += chunk;
+      const m = /^Flora listening on (http:\/\/\S+)\r?$/m.exec(out);
+      if (m) {
+        proc.stdout!.off('data', onData);
+        proc.stdout!.resume(); // keep draining so the child never blocks on a full pipe
+        resolve(m[1]);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    void exited.then((code) => reject(new Error(`flora exited with ${code} before listening:\n${out}${stderr}`)));
+  });
+
+  const terminate = (signal: NodeJS.Signals): Promise<number> => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+    return exited;
+  };
+  let stopped: Promise<number> | undefined;
+  return {
+    url,
+    port: Number(new URL(url).port),
+    dataDir,
+    secret,
+    proc,
+    stderr: () => stderr,
+    stop(signal: NodeJS.Signals = 'SIGTERM') {
+      stopped ??= terminate(signal).then(async (code) => {
+        if (ownDir) await rm(dataDir, { recursive: true, force: true });
+        return code;
+      });
+      return stopped;
+    },
+    async restart() {
+      const code = await terminate('SIGTERM');
+      if (code !== 0) throw new Error(`flora exited with ${code} on SIGTERM:\n${stderr}`);
+      return launch(opts, dataDir, ownDir);
+    },
+  };
+}
+
+type FetchOption = ClientConfig['fetch'];
+
+/** node-fetch (what the driver's own test suite ends up using) or, failing that, Node's fetch: HTTP/1.1. */
+function http1Fetch(): FetchOption {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('node-fetch') as FetchOption;
+  } catch {
+    return globalThis.fetch as unknown as FetchOption;
+  }
+}
+
+export interface DriverClients {
+  /** The driver's default transport: HTTP/2 cleartext with prior knowledge. */
+  h2: Client;
+  /** The driver's fetch adapter: HTTP/1.1. */
+  h1: Client;
+  close(): Promise<void>;
+}
+
+export function clients(url: string, secret: string): DriverClients {
+  const h2 = new Client({ secret, endpoint: url });
+  const h1 = new Client({ secret, endpoint: url, scheme: 'http', fetch: http1Fetch() });
+  return {
+    h2,
+    h1,
+    close: async () => {
+      await Promise.all([h2.close({ force: true }), h1.close({ force: true })]);
+    },
+  };
+}
+
+export interface RawRequest {
+  method?: string;
+  /** Path with query string; default `/`. */
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** HTTP/2 cleartext with prior knowledge instead of HTTP/1.1. */
+  http2?: boolean;
+}
+
+export interface RawResponse {
+  status: number;
+  /** Lower-case names, pseudo-headers removed. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One request on a fresh connection, closed afterwards. */
+export function httpRequest(url: string, req: RawRequest = {}): Promise<RawResponse> {
+  return req.http2 ? h2Request(url, req) : h1Request(url, req);
+}
+
+function h1Request(url: string, req: RawRequest): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const r = http.request(
+      new URL(req.path ?? '/', url),
+      { method: req.method ?? 'GET', headers: req.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: flatten(res.headers), body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+function h2Request(url: string, req: RawRequest): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(url);
+    session.on('error', reject);
+    const stream = session.request({
+      ':method': req.method ?? 'GET',
+      ':path': req.path ?? '/',
+      ...req.headers,
+    });
+    let status = 0;
+    let headers: Record<string, string> = {};
+    const chunks: Buffer[] = [];
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      headers = flatten(h);
+    });
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') });
+    });
+    stream.on('error', (err) => {
+      session.destroy();
+      reject(err);
+    });
+    stream.end(req.body);
+  });
+}
+
+function flatten(headers: http.IncomingHttpHeaders | http2.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(':') || value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}

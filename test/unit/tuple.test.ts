@@ -1,0 +1,173 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compareValues, valuesEqual } from '../../src/values/order';
+import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, type Value } from '../../src/values/types';
+import { decodeTuple, encodeElement, encodeTuple, encodeU64, prefixEnd } from '../../src/storage/tuple';
+
+/** mulberry32: small seeded PRNG so failures reproduce. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const memcmp = (a: Uint8Array, b: Uint8Array) => Math.sign(Buffer.compare(a, b)) || 0;
+const sign = (n: number) => Math.sign(n) || 0;
+
+/** Exact identity: Long vs Double, -0, NaN, key order, optional fields. */
+function identical(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return Object.is(a, b);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
+  if (a.constructor !== b.constructor) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => identical(x, (b as unknown[])[i]));
+  if (a instanceof Map) {
+    const eb = [...(b as Map<string, unknown>)];
+    return a.size === eb.length && [...a].every(([k, v], i) => k === eb[i][0] && identical(v, eb[i][1]));
+  }
+  if (a instanceof Bytes) return Buffer.compare(a.bytes, (b as Bytes).bytes) === 0;
+  if (a instanceof Time) return a.nanos === (b as Time).nanos;
+  if (a instanceof DateV) return a.days === (b as DateV).days;
+  if (a instanceof Ref) {
+    const r = b as Ref;
+    return a.id === r.id && identical(a.collection ?? null, r.collection ?? null) && identical(a.database ?? null, r.database ?? null);
+  }
+  if (a instanceof SetV) return identical(a.expr, (b as SetV).expr);
+  if (a instanceof Lambda) {
+    const l = b as Lambda;
+    return identical(a.params, l.params) && identical(a.body, l.body) && a.apiVersion === l.apiVersion && identical(a.closure ?? null, l.closure ?? null);
+  }
+  if (a instanceof Page) {
+    const p = b as Page;
+    return identical(a.data, p.data) && identical(a.before, p.before) && identical(a.after, p.after);
+  }
+  return a === b; // TxnTime
+}
+
+function generator(seed: number) {
+  const rnd = prng(seed);
+  const int = (n: number) => Math.floor(rnd() * n);
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
+  // Small alphabets make collisions and near-ties (case, accents, prefixes) likely.
+  const chars = ['a', 'A', 'b', 'B', 'e', 'é', 'É', 'e\u0301', ' ', '-', '_', '0', '9', '\0', '\u00ff', 'ω', '😀', '\uFEFF'];
+  const str = () => Array.from({ length: int(5) }, () => pick(chars)).join('');
+  const longs = [0n, 1n, -1n, 2n, 3n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 62n + 1n, 1000n];
+  const doubles = [0, -0, 1, -1, 1.5, 0.1, 2 ** 53, 2 ** 63, -(2 ** 63), 1e300, -1e-300, Infinity, -Infinity, NaN];
+  const long = () => (rnd() < 0.5 ? pick(longs) : BigInt.asIntN(64, BigInt(int(2 ** 32)) * BigInt(int(2 ** 32)) - 2n ** 62n));
+  const double = () => (rnd() < 0.5 ? pick(doubles) : (rnd() - 0.5) * 10 ** int(20));
+  const ref = (depth: number): Ref => {
+    const id = pick(['0', '1', '2', '10', '18446744073709551615', '007', 'abc', 'Abc', 'widgets']);
+    const coll = depth > 0 && rnd() < 0.6 ? ref(depth - 1) : undefined;
+    const db = depth > 0 && rnd() < 0.3 ? ref(depth - 1) : undefined;
+    return new Ref(id, coll, db);
+  };
+  const obj = (depth: number) => new Map(Array.from({ length: int(3) }, () => [pick(['a', 'b', 'B', 'é']), value(depth - 1)] as [string, Value]));
+  const value = (depth: number): Value => {
+    const k = int(depth > 0 ? 17 : 11);
+    switch (k) {
+      case 0:
+        return long();
+      case 1:
+        return double();
+      case 2:
+        return str();
+      case 3:
+        return new Bytes(Uint8Array.from({ length: int(4) }, () => pick([0, 1, 0x7f, 0x80, 0xff])));
+      case 4:
+        return ref(2);
+      case 5:
+        return new Time(pick([0n, 1n, -1n, 10n ** 18n, -(10n ** 20n), 2n ** 90n]) + BigInt(int(3)));
+      case 6:
+        return new DateV(int(5) - 2);
+      case 7:
+        return rnd() < 0.5;
+      case 8:
+        return null;
+      case 9:
+        return TxnTime.instance;
+      case 10:
+        return pick([0n, 1n, 1.0, 0, -0, 2n ** 53n + 1n]);
+      case 11:
+      case 12:
+        return Array.from({ length: int(4) }, () => value(depth - 1));
+      case 13:
+        return obj(depth);
+      case 14:
+        return new SetV(obj(depth));
+      case 15:
+        return new Lambda(pick(['x', '_', ['a', 'b']]), value(depth - 1), pick([undefined, '4', '3']), rnd() < 0.5 ? undefined : obj(depth));
+      default:
+        return new Page(Array.from({ length: int(3) }, () => value(depth - 1)), rnd() < 0.5 ? undefined : value(0), rnd() < 0.5 ? undefined : value(0));
+    }
+  };
+  return { value, int };
+}
+
+test('memcmp of encodings agrees with compareValues, and decoding is exact', () => {
+  const { value } = generator(42);
+  const values = Array.from({ length: 3000 }, () => value(3));
+  const encoded = values.map((v) => encodeTuple([v]));
+  for (let i = 0; i < values.length; i++) {
+    const back = decodeTuple(encoded[i]);
+    assert.equal(back.length, 1);
+    assert.ok(identical(back[0], values[i]), `round trip #${i}: ${require('util').inspect(values[i], {depth: 9})} -> ${require('util').inspect(back[0], {depth: 9})}`);
+  }
+  // Sort by the keys, then check every neighbour pair and a sample of random pairs.
+  const idx = values.map((_, i) => i).sort((a, b) => Buffer.compare(encoded[a], encoded[b]));
+  const check = (i: number, j: number) => {
+    const c = sign(compareValues(values[i], values[j]));
+    const m = memcmp(encoded[i], encoded[j]);
+    if (c !== 0) assert.equal(m, c, `order of #${i} vs #${j}: ${require('util').inspect(values[i], {depth: 9})} vs ${require('util').inspect(values[j], {depth: 9})}`);
+    else assert.ok(valuesEqual(values[i], values[j]), `compare 0 but not equal: #${i} vs #${j}`);
+    if (m === 0) assert.ok(identical(values[i], values[j]), `same key, different values: #${i} vs #${j}`);
+  };
+  for (let k = 1; k < idx.length; k++) check(idx[k - 1], idx[k]);
+  const { int } = generator(7);
+  for (let k = 0; k < 200_000; k++) check(int(values.length), int(values.length));
+});
+
+test('tuples: element-wise order and prefixes first', () => {
+  const { value } = generator(99);
+  for (let k = 0; k < 2000; k++) {
+    const a = Array.from({ length: 1 + (k % 3) }, () => value(1));
+    const b = k % 5 === 0 ? [...a, value(1)] : Array.from({ length: 1 + (k % 4) }, () => value(1));
+    let expected = 0;
+    for (let i = 0; i < Math.min(a.length, b.length) && expected === 0; i++) expected = sign(compareValues(a[i], b[i]));
+    if (expected === 0) {
+      const eq = a.every((x, i) => i >= b.length || memcmp(encodeElement(x), encodeElement(b[i])) === 0);
+      if (!eq) continue; // numerically equal numbers of different types: keys order by type
+      expected = sign(a.length - b.length);
+    }
+    assert.equal(memcmp(encodeTuple(a), encodeTuple(b)), expected);
+    const back = decodeTuple(encodeTuple(a));
+    assert.ok(identical(back, a));
+  }
+});
+
+test('numbers: Long and Double keep their types; longs beyond 2^53 are exact', () => {
+  const values: Value[] = [2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n, 1n, 1.0, -0, 0, 0n, NaN, Infinity, -Infinity];
+  for (const v of values) {
+    const [back] = decodeTuple(encodeTuple([v]));
+    assert.equal(typeof back, typeof v);
+    assert.ok(Object.is(back, v) || back === v, `${String(v)}`);
+  }
+  assert.notDeepEqual(encodeTuple([1n]), encodeTuple([1.0]));
+  assert.equal(memcmp(encodeTuple([2n ** 53n]), encodeTuple([2n ** 53n + 1n])), -1);
+  assert.equal(memcmp(encodeTuple([2n ** 63n - 2n]), encodeTuple([2n ** 63n - 1n])), -1);
+  assert.equal(memcmp(encodeTuple([2n ** 63n - 1n]), encodeTuple([2 ** 63])), -1);
+});
+
+test('prefixEnd bounds every key with the prefix', () => {
+  const p = encodeTuple(['a', 1n]);
+  const end = prefixEnd(p);
+  for (const tail of [[], [null], ['zzz'], [Infinity]] as Value[][]) {
+    const k = encodeTuple(['a', 1n, ...tail]);
+    assert.equal(memcmp(p, k) <= 0 && memcmp(k, end), -1);
+  }
+  assert.equal(memcmp(encodeTuple(['a', 2n]), end), 1);
+  assert.deepEqual(prefixEnd(Uint8Array.of(1, 0xff, 0xff)), Uint8Array.of(2));
+  assert.throws(() => prefixEnd(Uint8Array.of(0xff)));
+  assert.deepEqual(encodeU64(258n), Uint8Array.of(0, 0, 0, 0, 0, 0, 1, 2));
+});
