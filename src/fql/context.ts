@@ -3,6 +3,7 @@
 import type { Txn } from '../storage/types';
 import type { Catalog } from '../model/catalog';
 import type { Scope } from '../model/auth';
+import type { Purge } from '../model/purge';
 import { QueryError, type Position } from '../values/errors';
 import type { Obj } from '../values/types';
 
@@ -19,6 +20,8 @@ export class EvalContext {
   secretsChanged = false;
   /** Documents created by this transaction (for the 201 status of a top-level create). */
   readonly freshDocs = new WeakSet<Obj>();
+  /** Deleted databases and collections whose contents are removed once the delete is durable. */
+  readonly purges: Purge[] = [];
   /** Valid time for reads under At(); undefined = the snapshot. */
   readAt: bigint | undefined;
 

@@ -4,6 +4,7 @@ import type { QueryMetrics, QueryRequest, QueryResult, QueryService } from './ap
 import type { Store, TxnMetrics } from '../storage/types';
 import { Catalog } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
+import { runPurges } from '../model/purge';
 import { decodeQueryBody } from '../wire/decode';
 import type { Expr } from '../wire/expr';
 import { errors, ProtocolError, QueryError } from '../values/errors';
@@ -74,11 +75,14 @@ export class Executor implements QueryService {
             units = ctx.computeUnits;
           }
         },
-        { minSnapshotTs: req.lastSeenTxn },
+        // A client can only have seen times this server issued; a later value is bogus and must not
+        // push the clock forward.
+        { minSnapshotTs: req.lastSeenTxn === undefined ? undefined : min(req.lastSeenTxn, this.store.now()) },
       );
       const { value, ctx } = run.result;
       if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
       if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
+      if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
       const fresh = value instanceof Map && ctx.freshDocs.has(value as Obj);
       return {
         status: fresh ? 201 : 200,
@@ -101,6 +105,14 @@ export class Executor implements QueryService {
     }
   }
 
+  /** Background work (purges) is awaited on close so storage is not closed under it. */
+  private readonly backgroundWork = new Set<Promise<void>>();
+
+  private background(work: Promise<void>): void {
+    const tracked = work.catch((e) => console.error('background purge failed:', e)).finally(() => this.backgroundWork.delete(tracked));
+    this.backgroundWork.add(tracked);
+  }
+
   private protocolError(e: ProtocolError): QueryResult {
     const withMetrics = e.status !== 401 && e.status !== 500;
     return {
@@ -114,8 +126,13 @@ export class Executor implements QueryService {
 
   async close(): Promise<void> {
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    await Promise.all(this.backgroundWork);
     await this.store.close();
   }
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
 }
 
 function toMetrics(m: TxnMetrics | undefined, units: number, retries: number): QueryMetrics {

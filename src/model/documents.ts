@@ -266,6 +266,8 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
   if (t.kind !== 'doc') {
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);
+    if (t.kind === 'schema' && t.native === 'collections') ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });
+    if (t.kind === 'schema' && t.native === 'databases') ctx.purges.push({ db: doc.key.id });
   }
   return before;
 }

@@ -2,6 +2,7 @@
 // Both protocols arrive through Node's request/response API (the http2 "compat" layer for h2); the few
 // places where they differ (413 clean-up, connection headers) are handled here and nowhere else.
 
+import type * as http from 'node:http';
 import * as http2 from 'node:http2';
 import type { AnyRequest, AnyResponse, Protocol } from './listener';
 
@@ -36,6 +37,13 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** The client reset or closed the request before its body was complete: there is no one to answer. */
+export class ClientClosed extends Error {
+  constructor() {
+    super('Client closed the request');
+  }
+}
+
 /** After a 413, at most this many further bytes are read and thrown away (so the client can read the
  *  answer and keep its HTTP/1.1 connection); a client that keeps sending beyond it is disconnected. */
 const DISCARD_LIMIT = 32 * 1024 * 1024;
@@ -57,7 +65,11 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
   const rejectBody = () => {
     if (protocol === 'http/1.1') {
       // Drain instead of closing: closing with unread input makes the kernel reset the connection,
-      // which can destroy the 413 before the client reads it.
+      // which destroys the 413 before the client reads it. Keeping the connection open (even if the
+      // client asked for `Connection: close`) lets the client read the answer and then hang up itself;
+      // the keep-alive timeout and DISCARD_LIMIT bound how long that can take.
+      const h1 = res as http.ServerResponse;
+      if (h1.req?.httpVersion === '1.1') h1.shouldKeepAlive = true;
       let discarded = 0;
       req.on('data', (chunk: Buffer) => {
         discarded += chunk.length;
@@ -97,14 +109,19 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
         };
         const onEnd = () => {
           cleanup();
+          // An HTTP/2 reset also ends the request stream: a truncated body must not be run.
+          if (req.aborted) {
+            reject(new ClientClosed());
+            return;
+          }
           bodyDone = true;
           resolve(Buffer.concat(chunks, size));
         };
-        const onError = (err: Error) => {
+        const onError = () => {
           cleanup();
-          reject(err);
+          reject(new ClientClosed());
         };
-        const onAborted = () => onError(new Error('Client closed the request'));
+        const onAborted = onError;
         const cleanup = () => {
           req.off('data', onData);
           req.off('end', onEnd);

@@ -2,7 +2,7 @@
 
 import type { FloraConfig, QueryService } from '../fql/api';
 import { ProtocolError } from '../values/errors';
-import { BodyTooLarge, createExchange, type HttpResponse, type RequestContext } from './context';
+import { BodyTooLarge, ClientClosed, createExchange, type HttpResponse, type RequestContext } from './context';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors';
 import { responseTraceparent } from './headers';
 import { listen } from './listener';
@@ -40,6 +40,8 @@ export async function startServer(
     } catch (err) {
       if (err instanceof BodyTooLarge) return protocolError(413, 'request too large', 'Request entity is too large');
       if (err instanceof ProtocolError) return protocolError(err.status, err.code, err.description, err.headers);
+      // Nobody is listening any more; send() will find the response closed and do nothing.
+      if (err instanceof ClientClosed) return protocolError(400, 'bad request', err.message);
       console.error('flora: internal error while handling %s %s:', ctx.method, ctx.path, err);
       return internalError(err);
     }

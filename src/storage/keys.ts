@@ -93,6 +93,14 @@ export function versionKeyTs(key: Uint8Array): bigint {
   return readU64(key, DOC_PREFIX_LEN);
 }
 
+/** Every key of one database scope in a keyspace (versions, index entries, index history). */
+export function databaseRange(tag: number, db: bigint): { start: Uint8Array; end: Uint8Array } {
+  const start = new Uint8Array(9);
+  start[0] = tag;
+  writeU64(start, 1, db);
+  return { start, end: prefixEnd(start) };
+}
+
 export function metaKey(key: Uint8Array): Uint8Array {
   const buf = new Uint8Array(key.length + 1);
   buf[0] = KeyTag.Meta;

@@ -15,11 +15,13 @@ import type { Engine, KV, WriteOp } from './engine';
 import {
   abstractConflictKey,
   collectionPrefix,
+  databaseRange,
   decodeU64Value,
   docConflictKey,
   docPrefix,
   docRangeEnd,
   encodeU64Value,
+  KeyTag,
   metaConflictKey,
   metaKey,
   systemKey,
@@ -42,6 +44,7 @@ import {
   type VersionAction,
 } from './types';
 import { decodeValue, encodeValue } from './valueCodec';
+import { prefixEnd } from './tuple';
 
 const U64_LIMIT = 1n << 64n;
 const ISSUED_TS_KEY = systemKey('issuedTs');
@@ -216,14 +219,16 @@ class MvccStore implements Store {
   // ---- snapshots -------------------------------------------------------------------------
 
   private async takeSnapshot(minTs: bigint | undefined): Promise<bigint> {
-    // X-Last-Seen-Txn: wait until every commit up to minTs is durable (and so visible).
+    // X-Last-Seen-Txn: wait until every commit up to minTs is durable (and so visible). A minTs
+    // beyond everything issued is reserved first, so commits arriving meanwhile land above it and
+    // the wait ends.
+    if (minTs !== undefined && minTs > this.issuedTs) this.issuedTs = minTs;
     while (minTs !== undefined && this.pending.length > 0 && minTs >= this.pending[0].ts) {
       await this.pending[0].durable.catch(() => {});
     }
     let s: bigint;
     if (this.pending.length === 0) {
       s = max(this.issuedTs, this.clock());
-      if (minTs !== undefined) s = max(s, minTs);
       this.issuedTs = s;
     } else {
       s = this.pending[0].ts - 1n;
@@ -237,6 +242,58 @@ class MvccStore implements Store {
     if (n === 0) this.active.delete(snapshot);
     else this.active.set(snapshot, n);
     this.prune();
+    this.wakeSnapshotWaiters();
+  }
+
+  // ---- purges ----------------------------------------------------------------------------
+
+  /** Waiters for "every running snapshot is at least ts". */
+  private snapshotWaiters: { ts: bigint; resolve: () => void }[] = [];
+
+  private minActiveSnapshot(): bigint | undefined {
+    let min: bigint | undefined;
+    for (const s of this.active.keys()) if (min === undefined || s < min) min = s;
+    return min;
+  }
+
+  private wakeSnapshotWaiters(): void {
+    if (this.snapshotWaiters.length === 0) return;
+    const min = this.minActiveSnapshot();
+    this.snapshotWaiters = this.snapshotWaiters.filter((w) => {
+      if (min !== undefined && min < w.ts) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  private snapshotsReach(ts: bigint): Promise<void> {
+    const min = this.minActiveSnapshot();
+    if (min === undefined || min >= ts) return Promise.resolve();
+    return new Promise((resolve) => this.snapshotWaiters.push({ ts, resolve }));
+  }
+
+  async purgeDatabase(db: bigint, deletedAt: bigint): Promise<void> {
+    await this.snapshotsReach(deletedAt);
+    for (const tag of [KeyTag.Version, KeyTag.IndexEntry, KeyTag.IndexHistory]) await this.purgeRange(databaseRange(tag, db));
+  }
+
+  async purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void> {
+    await this.snapshotsReach(deletedAt);
+    const start = collectionPrefix(db, coll);
+    await this.purgeRange({ start, end: prefixEnd(start) });
+  }
+
+  /** Deletes a key range in batches, yielding between them so queries are not blocked. */
+  private async purgeRange(range: { start: Uint8Array; end: Uint8Array }): Promise<void> {
+    const BATCH = 1000;
+    for (;;) {
+      if (this.closed) return;
+      const ops: WriteOp[] = [];
+      for await (const kv of this.engine.range({ ...range, limit: BATCH })) ops.push({ key: kv.key, value: null });
+      if (ops.length === 0) return;
+      await this.engine.write(ops);
+      await new Promise((r) => setImmediate(r));
+    }
   }
 
   /** Drops durable commits that no running snapshot can conflict with. */

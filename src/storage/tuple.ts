@@ -1,10 +1,13 @@
-// Order-preserving encoding of value tuples: memcmp order of encodings equals `compareValues` order
-// element by element (a tuple that is a prefix of another sorts first). Every element encoding is
-// self-delimiting, so the encoding of a tuple prefix is a byte prefix of the encoding of the tuple.
+// Order-preserving encoding of value tuples: wherever `compareValues` orders two tuples (element by
+// element, a tuple that is a prefix of another first), memcmp of their encodings agrees.
 //
-// Numerically equal numbers of different types (Long 1, Double 1.0, Double -0.0 vs 0) compare
-// equal under `compareValues` but get distinct keys here (ordered Long < Double < -0.0) so that each
-// decodes back to its own type.
+// Layout: body = the elements, each self-delimiting; then, only if the tuple holds a Double anywhere,
+// a trailer = 0x01 + one type byte per number in encounter order.
+// Numbers in the body carry no type: Long 1 and Double 1.0 compare equal under `compareValues`
+// (also inside arrays, where the next element must decide), so their type may only break ties after
+// the whole body. The trailer still keeps them distinct keys that decode to their own types.
+// `encodeTuplePrefix` (no trailer) gives range bounds: every tuple whose leading elements equal the
+// prefix's (numerically, for numbers) starts with it.
 
 import { collationKey, numericRefId } from '../values/order';
 import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, type LambdaParams, type Obj, type Value } from '../values/types';
@@ -27,7 +30,9 @@ const T_FALSE = 0xc0;
 const T_TRUE = 0xc1;
 const T_NULL = 0xf0;
 
-// Number type bytes (after image + residual).
+// The trailer marker sorts below every tag, so a shorter tuple still sorts first.
+const T_TRAILER = 0x01;
+// Number types in the trailer.
 const N_LONG = 0x01;
 const N_DOUBLE = 0x02;
 const N_NEG_ZERO = 0x03;
@@ -46,6 +51,9 @@ class Writer {
   buf = new Uint8Array(64);
   pos = 0;
   private view = new DataView(this.buf.buffer);
+  /** Type of each number written, in order; the trailer is only needed if one is not a Long. */
+  numberTypes: number[] = [];
+  allLongs = true;
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -92,7 +100,11 @@ class Writer {
     buf[p++] = 0;
     this.pos = p;
   }
-  result(): Uint8Array {
+  result(withTrailer: boolean): Uint8Array {
+    if (withTrailer && !this.allLongs) {
+      this.byte(T_TRAILER);
+      for (const t of this.numberTypes) this.byte(t);
+    }
     return this.buf.slice(0, this.pos);
   }
 }
@@ -103,14 +115,17 @@ const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // keep a lea
 export function encodeTuple(values: readonly Value[]): Uint8Array {
   const w = new Writer();
   for (const v of values) writeElement(w, v);
-  return w.result();
+  return w.result(true);
 }
 
-/** Encodes one value as a tuple element (the same as `encodeTuple([v])`). */
-export function encodeElement(v: Value): Uint8Array {
+/**
+ * The body of `encodeTuple(values)` without the number-type trailer: a byte prefix of the
+ * encoding of every tuple that starts with elements equal to `values`.
+ */
+export function encodeTuplePrefix(values: readonly Value[]): Uint8Array {
   const w = new Writer();
-  writeElement(w, v);
-  return w.result();
+  for (const v of values) writeElement(w, v);
+  return w.result(false);
 }
 
 function writeElement(w: Writer, v: Value): void {
@@ -207,14 +222,15 @@ function writeLong(w: Writer, v: bigint): void {
     writeImage(w, d);
     w.u16(residual + 0x8000);
   }
-  w.byte(N_LONG);
+  w.numberTypes.push(N_LONG);
 }
 
 function writeDouble(w: Writer, d: number): void {
   w.byte(T_NUMBER);
   writeImage(w, d);
   w.u16(0x8000);
-  w.byte(d === 0 && 1 / d < 0 ? N_NEG_ZERO : N_DOUBLE);
+  w.numberTypes.push(d === 0 && 1 / d < 0 ? N_NEG_ZERO : N_DOUBLE);
+  w.allLongs = false;
 }
 
 /** Collation key (zero-free, 0x00-terminated), then the exact UTF-8 as the tiebreak. */
@@ -262,6 +278,9 @@ function writeOptional(w: Writer, v: Value | undefined): void {
 
 class Reader {
   pos = 0;
+  /** Number types from the trailer; without one every number is a Long. */
+  types: Uint8Array | undefined;
+  typeIndex = 0;
   private view: DataView;
   constructor(readonly buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -310,8 +329,21 @@ class Reader {
 
 export function decodeTuple(bytes: Uint8Array): Value[] {
   const r = new Reader(bytes);
-  const out: Value[] = [];
-  while (r.pos < bytes.length) out.push(readElement(r, r.byte()));
+  let out: Value[] = [];
+  while (r.pos < bytes.length) {
+    const tag = r.byte();
+    if (tag === T_TRAILER) {
+      // Not all numbers were Longs: decode again, now knowing each number's type.
+      r.types = bytes.subarray(r.pos);
+      const end = r.pos - 1;
+      r.pos = 0;
+      out = [];
+      while (r.pos < end) out.push(readElement(r, r.byte()));
+      if (r.typeIndex !== r.types.length) throw new RangeError('tuple trailer does not match its numbers');
+      break;
+    }
+    out.push(readElement(r, tag));
+  }
   return out;
 }
 
@@ -369,7 +401,7 @@ function readElement(r: Reader, tag: number): Value {
 function readNumber(r: Reader): Value {
   const b = r.buf;
   const p = r.pos;
-  if (p + 11 > b.length) throw new RangeError('truncated number in tuple');
+  if (p + 10 > b.length) throw new RangeError('truncated number in tuple');
   const image = new Uint8Array(8);
   if (b[p] & 0x80) {
     image.set(b.subarray(p, p + 8));
@@ -380,7 +412,12 @@ function readNumber(r: Reader): Value {
   const d = new DataView(image.buffer).getFloat64(0);
   r.pos += 8;
   const residual = r.u16() - 0x8000;
-  switch (r.byte()) {
+  if (r.types === undefined) {
+    // Without a trailer every number is a Long; if this one is not, a trailer follows and the
+    // tuple is decoded again.
+    return Number.isInteger(d) ? BigInt(d) + BigInt(residual) : d;
+  }
+  switch (r.types[r.typeIndex++]) {
     case N_LONG:
       return BigInt(d) + BigInt(residual);
     case N_DOUBLE:

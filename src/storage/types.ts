@@ -99,6 +99,13 @@ export interface Store {
   run<T>(fn: (txn: Txn) => Promise<T>, opts?: RunOptions): Promise<RunResult<T>>;
   /** The server clock in µs as the store sees it (never behind the last commit). */
   now(): bigint;
+  /**
+   * Background maintenance after a deleted database or collection: physically removes its keys in
+   * batches, once no running transaction has a snapshot older than `deletedAt`. Nothing can
+   * resolve into a deleted scope, so this never changes what a query sees.
+   */
+  purgeDatabase(db: bigint, deletedAt: bigint): Promise<void>;
+  purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void>;
   close(): Promise<void>;
 }
 

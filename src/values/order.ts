@@ -197,8 +197,11 @@ export function collationKey(s: string): Uint8Array {
   let key = keyCache.get(s);
   if (key !== undefined) return key;
   key = buildCollationKey(s);
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-  keyCache.set(s, key);
+  if (s.length <= 256) {
+    // Sorting recomputes keys of the same strings many times; a small cache of short ones pays.
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    keyCache.set(s, key);
+  }
   return key;
 }
 

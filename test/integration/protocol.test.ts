@@ -454,12 +454,14 @@ describe('graceful shutdown', () => {
       let stopping: Promise<number> | undefined;
       try {
         const body = '{"add":[40,2]}';
-        const res = await inFlight(own, h2, body, () => {
+        const { res, toldToClose } = await inFlight(own, h2, body, () => {
           stopping = own.stop('SIGTERM');
           return waitForStderr(own, /Flora stopping/);
         });
         assert.equal(res.status, 200);
         assert.equal(res.body, '{"resource":42}');
+        // Proof that shutdown had begun: HTTP/1.1 gets Connection: close, HTTP/2 a GOAWAY.
+        assert.ok(toldToClose, 'the client was told the connection is closing');
         assert.equal(await stopping, 0);
         // The port is closed now.
         await assert.rejects(httpRequest(own.url, { path: '/ping' }), /ECONNREFUSED/);
@@ -551,7 +553,7 @@ function streamedTooLarge(useHttp2: boolean): Promise<RawResponse> {
     const pump = async (w: NodeJS.WritableStream & { destroyed: boolean }) => {
       for (let sent = 0; !answered && sent < 4 * LIMIT; sent += chunk.length) {
         if (w.destroyed) return;
-        if (!w.write(chunk)) await Promise.race([once(w, 'drain'), once(w, 'close')]);
+        if (!w.write(chunk)) await drainedOrClosed(w);
       }
     };
     if (!useHttp2) {
@@ -585,12 +587,20 @@ function streamedTooLarge(useHttp2: boolean): Promise<RawResponse> {
  * Starts a POST whose body is held back until `whileOpen` resolves. `expect: 100-continue` makes the
  * server confirm it has the request before anything else happens.
  */
-function inFlight(server: FloraProcess, useHttp2: boolean, body: string, whileOpen: () => Promise<void>): Promise<RawResponse> {
+function inFlight(
+  server: FloraProcess,
+  useHttp2: boolean,
+  body: string,
+  whileOpen: () => Promise<void>,
+): Promise<{ res: RawResponse; toldToClose: boolean }> {
   const headers = { authorization: `Bearer ${server.secret}`, expect: '100-continue' };
   return new Promise((resolve, reject) => {
     if (!useHttp2) {
       const req = http.request(new URL('/', server.url), { method: 'POST', headers, agent: false }, (res) =>
-        collect(res).then((text) => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body: text }), reject),
+        collect(res).then((text) => {
+          const raw = { status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body: text };
+          resolve({ res: raw, toldToClose: res.headers.connection === 'close' });
+        }, reject),
       );
       req.on('error', reject);
       req.on('continue', () => whileOpen().then(() => req.end(body), reject));
@@ -598,16 +608,33 @@ function inFlight(server: FloraProcess, useHttp2: boolean, body: string, whileOp
       return;
     }
     const session = http2.connect(server.url);
+    let goaway = false;
+    session.on('goaway', () => (goaway = true));
     session.on('error', reject);
     const stream = session.request({ ':method': 'POST', ':path': '/', ...headers }, { endStream: false });
     stream.on('error', reject);
     stream.on('continue', () => whileOpen().then(() => stream.end(body), reject));
     stream.on('response', (h) =>
       collect(stream).then((text) => {
-        resolve({ status: Number(h[':status']), headers: h as Record<string, string>, body: text });
+        resolve({ res: { status: Number(h[':status']), headers: h as Record<string, string>, body: text }, toldToClose: goaway });
         session.close();
       }, reject),
     );
+  });
+}
+
+/** Resolves on 'drain', 'close' or 'error', leaving no listener behind. */
+function drainedOrClosed(w: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      w.off('drain', done);
+      w.off('close', done);
+      w.off('error', done);
+      resolve();
+    };
+    w.on('drain', done);
+    w.on('close', done);
+    w.on('error', done);
   });
 }
 

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
 import { compareValues, valuesEqual } from '../../src/values/order';
 import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, type Value } from '../../src/values/types';
-import { decodeTuple, encodeElement, encodeTuple, encodeU64, prefixEnd } from '../../src/storage/tuple';
+import { decodeTuple, encodeTuple, encodeTuplePrefix, encodeU64, prefixEnd } from '../../src/storage/tuple';
 
 /** mulberry32: small seeded PRNG so failures reproduce. */
 function prng(seed: number): () => number {
@@ -14,6 +15,7 @@ function prng(seed: number): () => number {
   };
 }
 
+const show = (v: unknown) => inspect(v, { depth: 9 });
 const memcmp = (a: Uint8Array, b: Uint8Array) => Math.sign(Buffer.compare(a, b)) || 0;
 const sign = (n: number) => Math.sign(n) || 0;
 
@@ -112,16 +114,19 @@ test('memcmp of encodings agrees with compareValues, and decoding is exact', () 
   for (let i = 0; i < values.length; i++) {
     const back = decodeTuple(encoded[i]);
     assert.equal(back.length, 1);
-    assert.ok(identical(back[0], values[i]), `round trip #${i}: ${require('util').inspect(values[i], {depth: 9})} -> ${require('util').inspect(back[0], {depth: 9})}`);
+    if (!identical(back[0], values[i])) assert.fail(`round trip: ${show(values[i])} -> ${show(back[0])}`);
   }
   // Sort by the keys, then check every neighbour pair and a sample of random pairs.
   const idx = values.map((_, i) => i).sort((a, b) => Buffer.compare(encoded[a], encoded[b]));
   const check = (i: number, j: number) => {
     const c = sign(compareValues(values[i], values[j]));
     const m = memcmp(encoded[i], encoded[j]);
-    if (c !== 0) assert.equal(m, c, `order of #${i} vs #${j}: ${require('util').inspect(values[i], {depth: 9})} vs ${require('util').inspect(values[j], {depth: 9})}`);
-    else assert.ok(valuesEqual(values[i], values[j]), `compare 0 but not equal: #${i} vs #${j}`);
-    if (m === 0) assert.ok(identical(values[i], values[j]), `same key, different values: #${i} vs #${j}`);
+    if (c !== 0) {
+      if (m !== c) assert.fail(`compareValues says ${c}, keys say ${m}: ${show(values[i])} vs ${show(values[j])}`);
+    } else if (!valuesEqual(values[i], values[j])) {
+      assert.fail(`compare 0 but not equal: ${show(values[i])} vs ${show(values[j])}`);
+    }
+    if (m === 0 && !identical(values[i], values[j])) assert.fail(`same key: ${show(values[i])} vs ${show(values[j])}`);
   };
   for (let k = 1; k < idx.length; k++) check(idx[k - 1], idx[k]);
   const { int } = generator(7);
@@ -135,12 +140,10 @@ test('tuples: element-wise order and prefixes first', () => {
     const b = k % 5 === 0 ? [...a, value(1)] : Array.from({ length: 1 + (k % 4) }, () => value(1));
     let expected = 0;
     for (let i = 0; i < Math.min(a.length, b.length) && expected === 0; i++) expected = sign(compareValues(a[i], b[i]));
-    if (expected === 0) {
-      const eq = a.every((x, i) => i >= b.length || memcmp(encodeElement(x), encodeElement(b[i])) === 0);
-      if (!eq) continue; // numerically equal numbers of different types: keys order by type
-      expected = sign(a.length - b.length);
-    }
-    assert.equal(memcmp(encodeTuple(a), encodeTuple(b)), expected);
+    if (expected === 0) expected = sign(a.length - b.length);
+    const m = memcmp(encodeTuple(a), encodeTuple(b));
+    if (expected !== 0) assert.equal(m, expected);
+    else if (m === 0) assert.ok(identical(a, b));
     const back = decodeTuple(encodeTuple(a));
     assert.ok(identical(back, a));
   }
@@ -158,6 +161,29 @@ test('numbers: Long and Double keep their types; longs beyond 2^53 are exact', (
   assert.equal(memcmp(encodeTuple([2n ** 63n - 2n]), encodeTuple([2n ** 63n - 1n])), -1);
   assert.equal(memcmp(encodeTuple([2n ** 63n - 1n]), encodeTuple([2 ** 63])), -1);
 });
+
+test('numbers inside composites: numeric ties defer to later elements', () => {
+  // [1, "b"] vs [1.0, "a"]: the numbers tie, so the strings decide, in keys as in compareValues.
+  assert.equal(memcmp(encodeTuple([1n, 'b']), encodeTuple([1.0, 'a'])), 1);
+  assert.equal(memcmp(encodeTuple([[0n, 'b']]), encodeTuple([[-0, 'a']])), 1);
+  assert.equal(memcmp(encodeTuple([1.0]), encodeTuple([1n, 'a'])), -1);
+  // Still distinct keys that decode to their own types.
+  assert.notDeepEqual(encodeTuple([1n, 'a']), encodeTuple([1.0, 'a']));
+  assert.ok(identical(decodeTuple(encodeTuple([[1.0, 2n], obj1(-0)])), [[1.0, 2n], obj1(-0)]));
+  // A prefix covers the numerically equal values of either type.
+  const p = encodeTuplePrefix([1n]);
+  const end = prefixEnd(p);
+  for (const t of [[1n], [1.0], [1n, 'x'], [1.0, null]] as Value[][]) {
+    const k = encodeTuple(t);
+    assert.ok(memcmp(p, k) <= 0 && memcmp(k, end) < 0);
+  }
+  assert.equal(memcmp(encodeTuple([2n]), end), 1);
+  assert.equal(memcmp(encodeTuple([1.5]), end), 1);
+});
+
+function obj1(v: Value): Value {
+  return new Map([['k', v]]);
+}
 
 test('prefixEnd bounds every key with the prefix', () => {
   const p = encodeTuple(['a', 1n]);

@@ -1,0 +1,136 @@
+// `npm run bench [-- --seconds 10 --docs 100000 --concurrency 32]`
+// (a) the ceiling: the official driver's HTTP/2 client against a bare Node http2 server with a fixed
+//     document-sized answer; (b) Flora (a real process on a temp dir) with a populated collection:
+//     point Get by random ref, and Create. Prints ops/s, p50/p99 and Flora's share of the ceiling.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { Client, query as q } from 'faunadb';
+import { startFlora, type FloraProcess } from '../test/helpers/server';
+import { DOCUMENT_DATA } from './ceiling';
+import { drive, type LoadOptions, type LoadResult } from './load';
+
+interface Options extends LoadOptions {
+  docs: number;
+  batch: number;
+}
+
+const TARGET_GET_RATIO = 0.5;
+const TARGET_CREATE_OPS = 3000;
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { seconds: 10, warmupSeconds: 2, concurrency: 32, docs: 100_000, batch: 1000 };
+  const names: Record<string, keyof Options> = {
+    '--seconds': 'seconds', '--warmup': 'warmupSeconds', '--concurrency': 'concurrency', '--docs': 'docs', '--batch': 'batch',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const key = names[argv[i]];
+    const value = Number(argv[i + 1]);
+    if (!key || !Number.isFinite(value) || value < 0) {
+      throw new Error(`usage: run.js [--seconds N] [--warmup N] [--concurrency N] [--docs N] [--batch N] (bad '${argv[i]}')`);
+    }
+    opts[key] = value;
+    i++;
+  }
+  return opts;
+}
+
+async function startCeiling(): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [path.join(__dirname, 'ceiling.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.setEncoding('utf8');
+    proc.stdout!.on('data', (chunk: string) => {
+      out += chunk;
+      const m = /Ceiling listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    proc.once('exit', (code) => reject(new Error(`ceiling server exited with ${code}`)));
+  });
+  return { url, proc };
+}
+
+async function populate(client: Client, collection: string, docs: number, batch: number): Promise<void> {
+  await client.query(q.CreateCollection({ name: collection }));
+  for (let start = 0; start < docs; start += batch) {
+    const creates = [];
+    for (let id = start; id < Math.min(docs, start + batch); id++) {
+      creates.push(q.Create(q.Ref(q.Collection(collection), String(id + 1)), { data: { ...DOCUMENT_DATA, n: id } }));
+    }
+    await client.query(q.Do(...creates), { queryTimeout: 600_000 });
+  }
+}
+
+function row(name: string, r: LoadResult, ratio: string, target: string): string[] {
+  return [name, r.opsPerSecond.toFixed(0), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.errors), ratio, target];
+}
+
+function printTable(rows: string[][]): void {
+  const header = ['scenario', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', 'target'];
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  console.log(
+    `bench: ${opts.concurrency} in flight, ${opts.seconds}s measured after ${opts.warmupSeconds}s warm-up, ` +
+      `${opts.docs} documents, node ${process.version}`,
+  );
+
+  const ceiling = await startCeiling();
+  let ceilingResult: LoadResult;
+  const bare = new Client({ secret: 'unused', endpoint: ceiling.url });
+  try {
+    ceilingResult = await drive(bare, () => q.Get(q.Ref(q.Collection('bench'), '12345')), opts);
+  } finally {
+    await bare.close({ force: true });
+    ceiling.proc.kill('SIGTERM');
+  }
+
+  let flora: FloraProcess | undefined;
+  try {
+    flora = await startFlora();
+    const client = new Client({ secret: flora.secret, endpoint: flora.url });
+    try {
+      const t0 = Date.now();
+      await populate(client, 'bench', opts.docs, opts.batch);
+      console.log(`bench: created ${opts.docs} documents in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+      await client.query(q.CreateCollection({ name: 'bench_create' }));
+
+      const get = await drive(
+        client,
+        () => q.Get(q.Ref(q.Collection('bench'), String(1 + Math.floor(Math.random() * opts.docs)))),
+        opts,
+      );
+      const create = await drive(client, () => q.Create(q.Collection('bench_create'), { data: DOCUMENT_DATA }), opts);
+
+      const getRatio = get.opsPerSecond / ceilingResult.opsPerSecond;
+      const createRatio = create.opsPerSecond / ceilingResult.opsPerSecond;
+      const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+      printTable([
+        row('ceiling: bare http2 server', ceilingResult, '1.00', ''),
+        row('flora: point Get (random ref)', get, getRatio.toFixed(2),
+          `>= ${TARGET_GET_RATIO} of ceiling: ${verdict(getRatio >= TARGET_GET_RATIO)}`),
+        row('flora: Create', create, createRatio.toFixed(2),
+          `>= ${TARGET_CREATE_OPS}/s: ${verdict(create.opsPerSecond >= TARGET_CREATE_OPS)}`),
+      ]);
+      for (const [name, r] of [['ceiling', ceilingResult], ['get', get], ['create', create]] as const) {
+        if (r.firstError) console.log(`bench: first ${name} error: ${r.firstError}`);
+      }
+    } finally {
+      await client.close({ force: true });
+    }
+  } finally {
+    if (flora) await flora.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeValue, encodeValue } from '../../src/storage/valueCodec';
+import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, obj, type Value } from '../../src/values/types';
+
+const roundTrip = (v: Value, commitTs?: bigint) => decodeValue(encodeValue(v, commitTs));
+
+/** deepStrictEqual does not look at Map key order; this does. */
+function keyOrder(v: Value): string[] {
+  return v instanceof Map ? [...v.keys()] : [];
+}
+
+test('scalars round-trip with their exact types', () => {
+  const cases: Value[] = [
+    null,
+    true,
+    false,
+    0n,
+    1n,
+    -1n,
+    2147483647n,
+    -2147483648n,
+    2147483648n,
+    2n ** 53n + 1n,
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+    0,
+    1.0,
+    -1.5,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    Infinity,
+    -Infinity,
+    '',
+    'hello',
+    'ünïcödé 😀 ∑',
+    'x'.repeat(100_000),
+  ];
+  for (const v of cases) {
+    const back = roundTrip(v);
+    assert.equal(typeof back, typeof v, String(v));
+    assert.equal(back, v);
+  }
+  assert.ok(Object.is(roundTrip(-0), -0));
+  assert.ok(Number.isNaN(roundTrip(NaN)));
+  assert.equal(typeof roundTrip(1.0), 'number');
+  assert.equal(typeof roundTrip(1n), 'bigint');
+});
+
+test('composites and special values round-trip', () => {
+  const ref = new Ref('123', Ref.collection('widgets', Ref.schema('databases', 'child', Ref.native('databases'))));
+  const cases: Value[] = [
+    [],
+    [1n, 1.0, 'a', [null, [true]]],
+    obj([['z', 1n], ['a', 2n], ['__proto__', 'safe'], ['', obj()]]),
+    ref,
+    Ref.native('collections'),
+    Ref.schema('indexes', 'by_name'),
+    new Time(0n),
+    new Time(-1_234_567_891n),
+    new Time(1_700_000_000_123_456_789n),
+    new Time(10n ** 30n), // beyond 64-bit nanos
+    new Time(-(10n ** 30n)),
+    new DateV(0),
+    new DateV(-719_162),
+    new DateV(2_932_896),
+    new Bytes(new Uint8Array()),
+    new Bytes(Uint8Array.of(0, 1, 2, 255)),
+    new SetV(obj([['match', Ref.schema('indexes', 'all')], ['terms', ['a', 1n]]])),
+    new Lambda('x', new Map([['add', [new Map([['var', 'x']]), 1n]]]), '4'),
+    new Lambda(['a', ['b', '_']], null, undefined, new Map([['captured', ref]])),
+    new Page([1n, 'two'], undefined, [ref]),
+    new Page([], null, undefined),
+  ];
+  for (const v of cases) {
+    const back = roundTrip(v);
+    assert.deepStrictEqual(back, v);
+  }
+});
+
+test('object key order is preserved', () => {
+  const o = obj([['b', 1n], ['a', obj([['y', 1n], ['x', 2n]])], ['c', 3n]]);
+  const back = roundTrip(o);
+  assert.deepEqual(keyOrder(back), ['b', 'a', 'c']);
+  assert.deepEqual(keyOrder((back as Map<string, Value>).get('a')!), ['y', 'x']);
+});
+
+test('TxnTime is written as the commit ts (a Long of µs)', () => {
+  const doc = obj([['ts', TxnTime.instance], ['data', obj([['at', TxnTime.instance]])]]);
+  const back = roundTrip(doc, 1_700_000_000_000_001n) as Map<string, Value>;
+  assert.equal(back.get('ts'), 1_700_000_000_000_001n);
+  assert.equal((back.get('data') as Map<string, Value>).get('at'), 1_700_000_000_000_001n);
+  assert.throws(() => encodeValue(doc));
+});
+
+test('encodings are independent buffers and corrupt input is rejected', () => {
+  const a = encodeValue('first');
+  const b = encodeValue('second');
+  assert.equal(decodeValue(a), 'first');
+  assert.equal(decodeValue(b), 'second');
+  assert.throws(() => decodeValue(a.subarray(0, a.length - 1)));
+  assert.throws(() => decodeValue(Uint8Array.of(250)));
+  // Decoding from an offset (the store prefixes an action byte).
+  const prefixed = new Uint8Array(b.length + 1);
+  prefixed.set(b, 1);
+  assert.equal(decodeValue(prefixed, 1), 'second');
+});
