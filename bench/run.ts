@@ -113,10 +113,10 @@ async function main(): Promise<void> {
       const createRatio = create.opsPerSecond / ceilingResult.opsPerSecond;
       const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
       printTable([
-        row('ceiling: bare http2 server', ceilingResult, '1.00', ''),
-        row('flora: point Get (random ref)', get, getRatio.toFixed(2),
+        row('ceiling: bare http2 server', ceilingResult, '1.000', ''),
+        row('flora: point Get (random ref)', get, getRatio.toFixed(3),
           `>= ${TARGET_GET_RATIO} of ceiling: ${verdict(getRatio >= TARGET_GET_RATIO)}`),
-        row('flora: Create', create, createRatio.toFixed(2),
+        row('flora: Create', create, createRatio.toFixed(3),
           `>= ${TARGET_CREATE_OPS}/s: ${verdict(create.opsPerSecond >= TARGET_CREATE_OPS)}`),
       ]);
       for (const [name, r] of [['ceiling', ceilingResult], ['get', get], ['create', create]] as const) {

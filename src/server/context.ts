@@ -15,8 +15,6 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   /** Lower-case names; repeated headers joined with ", "; HTTP/2 pseudo-headers removed. */
   readonly headers: Readonly<Record<string, string>>;
-  /** process.hrtime.bigint() when the request arrived. */
-  readonly receivedAt: bigint;
   /**
    * The whole request body. Rejects with BodyTooLarge as soon as more than `limit` bytes are
    * declared or received, without buffering the rest.
@@ -55,7 +53,6 @@ export interface Exchange {
 }
 
 export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Protocol): Exchange {
-  const receivedAt = process.hrtime.bigint();
   const url = req.url ?? '/';
   const { path, query } = splitUrl(url);
   const headers = normalizeHeaders(req.headers);
@@ -86,7 +83,6 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     path,
     query,
     headers,
-    receivedAt,
     readBody(limit) {
       return new Promise<Buffer>((resolve, reject) => {
         const declared = headers['content-length'];

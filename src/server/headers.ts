@@ -120,9 +120,19 @@ export function responseTraceparent(incoming: string | undefined): string {
   return `00-${nonZeroHex(16)}-${nonZeroHex(8)}-00`;
 }
 
+// Every response without a valid traceparent needs 24 random bytes; drawing them from a pool avoids a
+// call into the CSPRNG per request (it showed up in profiles).
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
 function nonZeroHex(bytes: number): string {
   for (;;) {
-    const hex = randomBytes(bytes).toString('hex');
+    if (poolOffset + bytes > pool.length) {
+      pool = randomBytes(4096);
+      poolOffset = 0;
+    }
+    const hex = pool.toString('hex', poolOffset, poolOffset + bytes);
+    poolOffset += bytes;
     if (!/^0+$/.test(hex)) return hex;
   }
 }

@@ -19,8 +19,6 @@ export type RequestListener = (req: AnyRequest, res: AnyResponse, protocol: Prot
 
 export interface Listener {
   readonly address: net.AddressInfo;
-  /** True once close() was called: responses should not keep connections alive. */
-  readonly closing: boolean;
   /** Stops accepting; finishes in-flight requests; closes idle keep-alive sockets and h2 sessions (GOAWAY). */
   close(): Promise<void>;
   /** Drops every connection at once (second signal during shutdown). */
@@ -99,12 +97,10 @@ export function listen(host: string, port: number, onRequest: RequestListener): 
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      server.on('error', () => undefined); // accept() errors (EMFILE…) must not crash the process
+      // accept() errors (EMFILE…) must not crash the process.
+      server.on('error', (err) => console.error('flora: cannot accept a connection:', err.message));
       const listener: Listener = {
         address: server.address() as net.AddressInfo,
-        get closing() {
-          return closing;
-        },
         close: () => {
           closed ??= new Promise<void>((done) => {
             closing = true;
@@ -112,7 +108,7 @@ export function listen(host: string, port: number, onRequest: RequestListener): 
             server.close(() => done());
             for (const socket of sniffing) socket.destroy();
             for (const res of activeH1) if (!res.headersSent) res.shouldKeepAlive = false;
-            h1.closeIdleConnections();
+            h1.close(); // closes idle keep-alive sockets and stops the http server's timeout checks
             for (const session of sessions) session.close();
           });
           return closed;

@@ -27,10 +27,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, body: string
   const withTags = (outcome: Outcome): Outcome =>
     tags === undefined ? outcome : { ...outcome, headers: { ...outcome.headers, 'x-fauna-tags': tags } };
 
-  if (body.trim() === '') {
-    return withTags({ ...queryError(400, 'invalid expression', 'No query provided.'), bytesIn });
-  }
-
+  // An empty body is the service's 'No query provided.', reported after authentication (401 first).
   const started = process.hrtime.bigint();
   const answer = await withTimeout(
     service.query({
@@ -55,7 +52,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, body: string
       body: answer.body,
       txnTime: answer.txnTime,
       metrics: answer.metrics,
-      headers: lowerCaseKeys(answer.headers),
+      headers: answer.headers,
     };
   }
   return withTags({ ...outcome, bytesIn, queryTimeMs });
@@ -86,15 +83,8 @@ function withTimeout(work: Promise<QueryResult>, ms: number): Promise<QueryResul
 /** The service reports errors as results, but one thrown in Fauna's shapes is rendered faithfully. */
 function fromThrown(err: Error): Outcome {
   if (err instanceof ProtocolError) {
-    return protocolError(err.status, err.code, err.description, lowerCaseKeys(err.headers));
+    return protocolError(err.status, err.code, err.description, err.headers);
   }
   if (err instanceof QueryError) return queryError(err.status, err.code, err.description, err.position);
   throw err; // → 500 internal server error
-}
-
-function lowerCaseKeys(headers: Record<string, string> | undefined): Record<string, string> | undefined {
-  if (!headers) return undefined;
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
 }

@@ -54,8 +54,9 @@ export async function startServer(
       'x-faunadb-build': BUILD,
       ...(hasMetrics(outcome.status) ? metricsHeaders(outcome) : {}),
       traceparent: responseTraceparent(ctx.headers.traceparent),
-      ...outcome.headers,
     };
+    // Service and error headers may come in any case (e.g. `WWW-Authenticate`); HTTP/2 needs lower case.
+    for (const [name, value] of Object.entries(outcome.headers ?? {})) headers[name.toLowerCase()] = value;
     const origin = ctx.headers.origin;
     if (origin !== undefined) Object.assign(headers, corsHeaders(origin, headers));
     return { status: outcome.status, headers, body: outcome.body };

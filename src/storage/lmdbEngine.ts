@@ -1,5 +1,6 @@
 // The embedded engine: lmdb-js with raw binary keys and values (memcmp key order).
 
+import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { Engine, KV, RangeOptions, WriteOp } from './engine';
 
@@ -87,6 +88,8 @@ class LmdbEngine implements Engine {
 }
 
 export async function openLmdbEngine(dir: string): Promise<Engine> {
-  const db = open<Buffer, Buffer>({ path: dir, keyEncoding: 'binary', encoding: 'binary' });
+  // lmdb-js takes a path with an extension for a file name, so a data folder like `/tmp/tmp.AbC`
+  // would break: the environment lives in a fixed, extension-free subfolder instead.
+  const db = open<Buffer, Buffer>({ path: join(dir, 'lmdb'), keyEncoding: 'binary', encoding: 'binary' });
   return new LmdbEngine(db);
 }

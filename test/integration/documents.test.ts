@@ -282,7 +282,7 @@ describe('transactions', () => {
   });
 
   test('data survives a restart', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'flora-restart-'));
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'flora.restart-')) // a dot in the folder name must not matter;
     try {
       let first = await startFlora({ dataDir });
       let c = clients(first.url, first.secret);

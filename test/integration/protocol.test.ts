@@ -239,6 +239,9 @@ describe('routes and protocol errors', () => {
         assert.equal(res.status, 400);
         assert.equal(res.body, '{"errors":[{"position":[],"code":"invalid expression","description":"No query provided."}]}');
       }
+      // Credentials are checked before the body is looked at.
+      const anonymous = await httpRequest(srv.url, { method: 'POST', path: '/', body: '', http2: h2 });
+      assert.equal(anonymous.status, 401);
     });
   }
 
