@@ -5,6 +5,7 @@
 //   V | db u64 | coll u32 | id u64 | ts u64     document version (ts in µs)
 //   I | db u64 | index u32 | tuple(terms, values, ref)           current index entry   (issue 3)
 //   H | db u64 | index u32 | tuple(terms, values, ref) | ts u64  historical index entry (issue 3)
+//   L | db u64 | coll u32 | id u64                 latest version of a document: ts u64 + version
 //   M | bytes                                     unversioned metadata (Txn.getMeta/putMeta)
 //   S | name                                      the store's own state (e.g. issued ts)
 
@@ -15,6 +16,7 @@ export const KeyTag = {
   Version: 0x56, // 'V'
   IndexEntry: 0x49, // 'I'
   IndexHistory: 0x48, // 'H'
+  Latest: 0x4c, // 'L'
   Meta: 0x4d, // 'M'
   System: 0x53, // 'S'
 } as const;
@@ -68,6 +70,18 @@ export function docPrefix(db: bigint, coll: number, id: bigint): Uint8Array {
   writeCollPrefix(buf, db, coll);
   writeU64(buf, COLL_PREFIX_LEN, id);
   return buf;
+}
+
+/** The same layout as a version prefix, in another keyspace (e.g. Latest). */
+export function inKeyspace(tag: number, key: Uint8Array): Uint8Array {
+  const out = key.slice();
+  out[0] = tag;
+  return out;
+}
+
+/** The key holding a document's newest version, so a read at the present is one point lookup. */
+export function latestKey(key: DocKey): Uint8Array {
+  return inKeyspace(KeyTag.Latest, docPrefix(key.db, key.coll, key.id));
 }
 
 export function versionKey(key: DocKey, ts: bigint): Uint8Array {

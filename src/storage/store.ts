@@ -21,7 +21,9 @@ import {
   docPrefix,
   docRangeEnd,
   encodeU64Value,
+  inKeyspace,
   KeyTag,
+  latestKey,
   metaConflictKey,
   metaKey,
   systemKey,
@@ -53,7 +55,6 @@ const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
 // Stored version = action byte + encodeValue(data) (no data for a delete).
 const ACTIONS: VersionAction[] = ['create', 'update', 'delete'];
 const ACTION_BYTE: Record<VersionAction, number> = { create: 0, update: 1, delete: 2 };
-const DELETE_BYTE = 2;
 
 function encodeVersion(action: VersionAction, data: Obj | null, ts: bigint): Uint8Array {
   if (action === 'delete' || data === null) return Uint8Array.of(ACTION_BYTE[action]);
@@ -62,6 +63,25 @@ function encodeVersion(action: VersionAction, data: Obj | null, ts: bigint): Uin
   out[0] = ACTION_BYTE[action];
   out.set(body, 1);
   return out;
+}
+
+// Latest record = ts (u64 BE) + the version record.
+function encodeLatest(ts: bigint, version: Uint8Array): Uint8Array {
+  const out = new Uint8Array(8 + version.length);
+  new DataView(out.buffer).setBigUint64(0, ts);
+  out.set(version, 8);
+  return out;
+}
+
+function latestTs(value: Uint8Array): bigint {
+  return new DataView(value.buffer, value.byteOffset, value.byteLength).getBigUint64(0);
+}
+
+function decodeLatest(value: Uint8Array): Version {
+  const action = ACTIONS[value[8]];
+  if (action === undefined) throw new Error(`corrupt latest-version record (action ${value[8]})`);
+  const data = value.length > 9 ? (decodeValue(value, 9) as Obj) : null;
+  return { ts: latestTs(value), action, data };
 }
 
 function decodeVersion(kv: KV): Version {
@@ -274,13 +294,16 @@ class MvccStore implements Store {
 
   async purgeDatabase(db: bigint, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
-    for (const tag of [KeyTag.Version, KeyTag.IndexEntry, KeyTag.IndexHistory]) await this.purgeRange(databaseRange(tag, db));
+    for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.IndexEntry, KeyTag.IndexHistory])
+      await this.purgeRange(databaseRange(tag, db));
   }
 
   async purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
-    const start = collectionPrefix(db, coll);
-    await this.purgeRange({ start, end: prefixEnd(start) });
+    for (const tag of [KeyTag.Version, KeyTag.Latest]) {
+      const start = inKeyspace(tag, collectionPrefix(db, coll));
+      await this.purgeRange({ start, end: prefixEnd(start) });
+    }
   }
 
   /** Deletes a key range in batches, yielding between them so queries are not blocked. */
@@ -442,6 +465,20 @@ class TxnImpl implements Txn {
       if (b) return { ts: TxnTime.instance, action: b.action, data: b.data };
     }
     if (t < 0n) return null;
+    // Almost every read wants the newest version: one point lookup, no cursor.
+    const lk = latestKey(key);
+    const latest = await this.store.engine.get(lk);
+    if (latest === undefined) {
+      this.metrics.reads++;
+      return null;
+    }
+    this.count({ key: lk, value: latest });
+    if (latestTs(latest) <= t) return decodeLatest(latest);
+    return this.versionAt(key, t);
+  }
+
+  /** The newest stored version with ts ≤ t (a reverse range read of the document's versions). */
+  private async versionAt(key: DocKey, t: bigint): Promise<Version | null> {
     const range = { start: versionKey(key, 0n), end: versionBound(key, t), reverse: true, limit: 1 };
     for await (const kv of this.store.engine.range(range)) {
       this.count(kv);
@@ -510,9 +547,9 @@ class TxnImpl implements Txn {
           yield ownLive(b);
           continue;
         }
-        if (doc.kv.value[0] === DELETE_BYTE) continue;
+        if (doc.version.action === 'delete') continue;
         last = doc.id;
-        yield { id: doc.id, version: decodeVersion(doc.kv) };
+        yield { id: doc.id, version: doc.version };
       }
       for (; oi < own.length; oi++) {
         if (own[oi].action === 'delete') continue;
@@ -538,35 +575,25 @@ class TxnImpl implements Txn {
     to: bigint,
     at: bigint,
     reverse: boolean,
-  ): AsyncGenerator<{ id: bigint; kv: KV }> {
+  ): AsyncGenerator<{ id: bigint; version: Version }> {
     if (at < 0n) return;
+    // Walk the latest-version keyspace (one entry per document, whatever its history); only a
+    // document written after `at` needs a look into its versions.
     const range = {
-      start: from === 0n ? collectionPrefix(db, coll) : docPrefix(db, coll, from),
-      end: docRangeEnd(db, coll, to),
+      start: inKeyspace(KeyTag.Latest, from === 0n ? collectionPrefix(db, coll) : docPrefix(db, coll, from)),
+      end: inKeyspace(KeyTag.Latest, docRangeEnd(db, coll, to)),
       reverse,
     };
-    let id: bigint | undefined;
-    let best: KV | undefined;
     for await (const kv of this.store.engine.range(range)) {
       this.count(kv);
-      const kid = versionKeyId(kv.key);
-      if (reverse) {
-        // Newest first: the first version ≤ at of each id wins.
-        if (kid === id) continue;
-        if (versionKeyTs(kv.key) > at) continue;
-        id = kid;
-        yield { id: kid, kv };
-      } else {
-        // Oldest first: the last version ≤ at of each id wins.
-        if (kid !== id) {
-          if (best) yield { id: id!, kv: best };
-          id = kid;
-          best = undefined;
-        }
-        if (versionKeyTs(kv.key) <= at) best = kv;
+      const id = versionKeyId(kv.key);
+      if (latestTs(kv.value) <= at) {
+        yield { id, version: decodeLatest(kv.value) };
+        continue;
       }
+      const older = await this.versionAt({ db, coll, id }, at);
+      if (older) yield { id, version: older };
     }
-    if (!reverse && best) yield { id: id!, kv: best };
   }
 
   async getMeta(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -630,8 +657,10 @@ class TxnImpl implements Txn {
     const docs: DocKey[] = [];
     let bytes = 0;
     for (const [ck, b] of this.versions) {
-      const op = { key: versionKey(b.key, ts), value: encodeVersion(b.action, b.data, ts) };
-      ops.push(op);
+      const value = encodeVersion(b.action, b.data, ts);
+      const op = { key: versionKey(b.key, ts), value };
+      const latest = { key: latestKey(b.key), value: encodeLatest(ts, value) };
+      ops.push(op, latest);
       keys.add(ck);
       docs.push(b.key);
       bytes += op.key.length + op.value.length;
@@ -641,7 +670,8 @@ class TxnImpl implements Txn {
       keys.add(ck);
       bytes += m.key.length + (m.value?.length ?? 0);
     }
-    this.metrics.writes = ops.length;
+    // Logical writes (a version's latest-record copy is bookkeeping, not another write).
+    this.metrics.writes = this.versions.size + this.meta.size;
     this.metrics.bytesWritten = bytes;
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
