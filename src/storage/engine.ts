@@ -25,9 +25,14 @@ export interface WriteOp {
 }
 
 export interface Engine {
+  /** Longest key the engine can store, so commits can be refused before they are accepted. */
+  readonly maxKeySize: number;
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   range(opts: RangeOptions): AsyncIterable<KV>;
-  /** Applies all ops atomically; resolves only once they are durable. */
+  /**
+   * Applies all ops atomically; resolves only once they are durable. Writes issued one after another
+   * (without awaiting) are applied in that order.
+   */
   write(ops: WriteOp[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -19,6 +19,7 @@ function asBuffer(b: Uint8Array): Buffer {
 }
 
 class LmdbEngine implements Engine {
+  readonly maxKeySize = MAX_KEY_SIZE;
   private closed = false;
 
   constructor(private readonly db: RootDatabase<Buffer, Buffer>) {}

@@ -51,6 +51,7 @@ import { prefixEnd } from './tuple';
 const U64_LIMIT = 1n << 64n;
 const ISSUED_TS_KEY = systemKey('issuedTs');
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
+const MAX_WRITES_IN_FLIGHT = 4;
 
 // Stored version = action byte + encodeValue(data) (no data for a delete).
 const ACTIONS: VersionAction[] = ['create', 'update', 'delete'];
@@ -364,30 +365,30 @@ class MvccStore implements Store {
     });
   }
 
+  /**
+   * Writes queued commits in group batches. Up to MAX_WRITES_IN_FLIGHT batches overlap (the engine
+   * applies them in order), so commits keep flowing while earlier batches are being synced.
+   */
   private async flush(): Promise<void> {
     if (this.flushing) return;
     this.flushing = true;
     this.idle = new Promise((r) => (this.signalIdle = r));
+    const inFlight = new Set<Promise<void>>();
     try {
-      while (this.queued.length > 0) {
-        const batch = this.queued;
-        this.queued = [];
-        try {
-          await this.engine.write(this.batchOps(batch));
-          this.settle(batch, undefined);
-        } catch (e) {
-          if (batch.length === 1) this.settle(batch, e);
-          else {
-            // One bad commit (say, an oversized key) must not sink the others.
-            for (const rec of batch) {
-              try {
-                await this.engine.write(this.batchOps([rec]));
-                this.settle([rec], undefined);
-              } catch (err) {
-                this.settle([rec], err);
-              }
-            }
-          }
+      while (this.queued.length > 0 || inFlight.size > 0) {
+        if (this.queued.length > 0 && inFlight.size < MAX_WRITES_IN_FLIGHT) {
+          const batch = this.queued;
+          this.queued = [];
+          const write: Promise<void> = this.engine.write(this.batchOps(batch)).then(
+            () => this.settle(batch, undefined),
+            (e: unknown) => this.settle(batch, e),
+          );
+          inFlight.add(write);
+          void write.finally(() => inFlight.delete(write));
+          // Let the commits that arrive meanwhile gather into the next batch.
+          await new Promise((r) => setImmediate(r));
+        } else {
+          await Promise.race(inFlight);
         }
       }
     } finally {
@@ -666,6 +667,8 @@ class TxnImpl implements Txn {
       bytes += op.key.length + op.value.length;
     }
     for (const [ck, m] of this.meta) {
+      if (m.key.length > this.store.engine.maxKeySize)
+        throw new Error(`storage key of ${m.key.length} bytes exceeds the engine's maximum of ${this.store.engine.maxKeySize}`);
       ops.push(m);
       keys.add(ck);
       bytes += m.key.length + (m.value?.length ?? 0);

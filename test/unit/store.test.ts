@@ -19,6 +19,9 @@ class CountingEngine implements Engine {
   writes = 0;
   durable = new Set<string>();
   constructor(readonly inner: Engine) {}
+  get maxKeySize() {
+    return this.inner.maxKeySize;
+  }
   get(key: Uint8Array) {
     return this.inner.get(key);
   }
@@ -438,5 +441,19 @@ test('purgeCollection and purgeDatabase remove keys physically, after older snap
     await store.purgeDatabase(1n, deletedAt);
     assert.equal(await count(1n), 0);
     assert.equal(await count(2n), 1, 'other databases are untouched');
+  });
+});
+
+test('a commit with an oversized key is refused alone; the commits around it land', async () => {
+  await withStore(async (store) => {
+    const results = await Promise.allSettled([
+      store.run(async (txn) => txn.putVersion(doc(1n), 'create', data([]))),
+      store.run(async (txn) => txn.putMeta(new Uint8Array(5000), Uint8Array.of(1))),
+      store.run(async (txn) => txn.putVersion(doc(2n), 'create', data([]))),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /exceeds the engine's maximum/);
+    const { result } = await store.run(async (txn) => [await txn.getVersion(doc(1n)), await txn.getVersion(doc(2n))]);
+    assert.ok(result[0] && result[1]);
   });
 });
