@@ -19,23 +19,38 @@ export interface LoadOptions {
   warmupSeconds: number;
 }
 
-export async function drive(client: Client, nextQuery: () => ExprArg, opts: LoadOptions): Promise<LoadResult> {
+/** Latencies and errors gathered over one or more measured slices of the same scenario. */
+export class Measurement {
+  readonly latencies: number[] = [];
+  readonly stats = { errors: 0, firstError: undefined as string | undefined };
+  seconds = 0;
+
+  result(): LoadResult {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return {
+      ops: sorted.length,
+      seconds: this.seconds,
+      opsPerSecond: sorted.length / this.seconds,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+      errors: this.stats.errors,
+      firstError: this.stats.firstError,
+    };
+  }
+}
+
+/** Runs a warm-up (unmeasured) and then a measured slice, adding it to `into`. */
+export async function measure(client: Client, nextQuery: () => ExprArg, opts: LoadOptions, into: Measurement): Promise<void> {
   await runFor(client, nextQuery, opts.concurrency, opts.warmupSeconds, undefined);
-  const latencies: number[] = [];
-  const stats = { errors: 0, firstError: undefined as string | undefined };
   const started = process.hrtime.bigint();
-  await runFor(client, nextQuery, opts.concurrency, opts.seconds, { latencies, stats });
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((a, b) => a - b);
-  return {
-    ops: latencies.length,
-    seconds,
-    opsPerSecond: latencies.length / seconds,
-    p50Ms: percentile(latencies, 0.5),
-    p99Ms: percentile(latencies, 0.99),
-    errors: stats.errors,
-    firstError: stats.firstError,
-  };
+  await runFor(client, nextQuery, opts.concurrency, opts.seconds, into);
+  into.seconds += Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+export async function drive(client: Client, nextQuery: () => ExprArg, opts: LoadOptions): Promise<LoadResult> {
+  const m = new Measurement();
+  await measure(client, nextQuery, opts, m);
+  return m.result();
 }
 
 async function runFor(
