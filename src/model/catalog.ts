@@ -6,7 +6,7 @@
 // database's schema reads that schema straight from its own transaction.
 
 import type { Txn, Version } from '../storage/types';
-import { TxnTime, type NativeName, type Obj } from '../values/types';
+import { NAMED_NATIVES, TxnTime, type NamedNative, type NativeName, type Obj } from '../values/types';
 
 /** Internal collection ids of the native collections (user collections start at 1024). */
 export const NATIVE_IDS: Record<NativeName, number> = {
@@ -21,18 +21,11 @@ export const NATIVE_IDS: Record<NativeName, number> = {
   credentials: 9,
 };
 
-export const NAMED_NATIVES = [
-  'databases',
-  'collections',
-  'indexes',
-  'functions',
-  'roles',
-  'access_providers',
-] as const;
-export type NamedNative = (typeof NAMED_NATIVES)[number];
+export { NAMED_NATIVES, type NamedNative };
 
+/** User collections get internal ids 1024…32767 (fql-v4.md §4.1). */
 export const FIRST_USER_COLLECTION_ID = 1024;
-export const FIRST_INDEX_ID = 32768;
+export const LAST_USER_COLLECTION_ID = 32767;
 
 export interface SchemaEntry {
   native: NamedNative;

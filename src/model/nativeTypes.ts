@@ -6,7 +6,7 @@ import type { EvalContext } from '../fql/context';
 import { errors, type Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
-import { schemaConflictKey, type NamedNative } from './catalog';
+import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey, type NamedNative } from './catalog';
 import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
 import { issueKeySecret } from './secrets';
@@ -91,7 +91,7 @@ async function nextSequentialId(ctx: EvalContext, db: bigint, native: NamedNativ
   key.write(`:${native}`, 12, 'latin1');
   const stored = await ctx.txn.getMeta(key);
   const id = stored ? Buffer.from(stored).readBigUInt64BE(0) : BigInt(first);
-  if (id > 32767n && native === 'collections') throw errors.badRequest('Maximum sequential ID reached.');
+  if (id > BigInt(LAST_USER_COLLECTION_ID) && native === 'collections') throw errors.badRequest('Maximum sequential ID reached.');
   ctx.txn.putMeta(key, encodeDbId(id + 1n));
   return id;
 }
@@ -112,7 +112,7 @@ export const collectionType: NativeType = {
     await uniqueName(ctx, db, 'collections', name!, 'Collection', pos);
     const fields = pick(params, COLLECTION_WRITABLE);
     if (!params.has('history_days')) fields.set('history_days', 30n); // DECISIONS #1
-    const id = await nextSequentialId(ctx, db, 'collections', 1024);
+    const id = await nextSequentialId(ctx, db, 'collections', FIRST_USER_COLLECTION_ID);
     return { id, fields: reorder(stripNulls(fields) as Obj, COLLECTION_WRITABLE) };
   },
   async update(ctx, db, id, old, params, replace, pos) {

@@ -29,33 +29,19 @@ export function isObj(v: Value): v is Obj {
   return v instanceof Map;
 }
 
+/** Native collections whose members are named schema documents (ref id = name). */
+export const NAMED_NATIVES = ['databases', 'collections', 'indexes', 'functions', 'roles', 'access_providers'] as const;
+export type NamedNative = (typeof NAMED_NATIVES)[number];
+
 /** Names of the native (system) collections, as rendered under API v4. */
-export const NATIVE_NAMES = [
-  'databases',
-  'collections',
-  'indexes',
-  'functions',
-  'roles',
-  'access_providers',
-  'keys',
-  'tokens',
-  'credentials',
-] as const;
+export const NATIVE_NAMES = [...NAMED_NATIVES, 'keys', 'tokens', 'credentials'] as const;
 export type NativeName = (typeof NATIVE_NAMES)[number];
 
 export function isNativeName(s: string): s is NativeName {
   return (NATIVE_NAMES as readonly string[]).includes(s);
 }
 
-/** Native collections whose members are named schema documents (ref id = name). */
-export const SCHEMA_NATIVES: ReadonlySet<string> = new Set([
-  'databases',
-  'collections',
-  'indexes',
-  'functions',
-  'roles',
-  'access_providers',
-]);
+export const SCHEMA_NATIVES: ReadonlySet<string> = new Set(NAMED_NATIVES);
 
 /**
  * A symbolic reference. Resolution to internal ids happens only when the ref is used,
