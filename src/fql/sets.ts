@@ -10,7 +10,7 @@ import { Page, Ref, SetV, type Value } from '../values/types';
 import { compareValues } from '../values/order';
 import type { EvalContext } from './context';
 import { resolveRef, schemaOf, type Target } from '../model/resolve';
-import { dbRefOf, docKeyOf, readLive } from '../model/documents';
+import { dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
 import { checkAccess } from '../model/permissions';
 import { NATIVE_IDS, type NamedNative } from '../model/catalog';
 
@@ -75,6 +75,7 @@ function documentsSource(ctx: EvalContext, t: Target & { kind: 'doc' }, dbRef: R
         reverse: b.reverse,
         at: b.at,
       })) {
+        if (isExpired(doc.version, b.at ?? ctx.snapshotTs)) continue;
         const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
         yield { cursor: [ref], value: ref };
       }

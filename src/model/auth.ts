@@ -6,7 +6,7 @@ import type { Txn } from '../storage/types';
 import type { Catalog } from './catalog';
 import { NATIVE_IDS } from './catalog';
 import { decodeSecret, verifySecret } from './secrets';
-import { Ref } from '../values/types';
+import { Ref, Time } from '../values/types';
 
 export const BUILTIN_ROLES = ['admin', 'server', 'server-readonly', 'client'] as const;
 export type BuiltinRole = (typeof BUILTIN_ROLES)[number];
@@ -24,6 +24,8 @@ export interface Scope {
   root: boolean;
   /** The key used (its address), when authenticated with a key. */
   key?: { db: bigint; id: bigint };
+  /** The key's `ttl` in µs: from then on the secret is refused. */
+  expiresAt?: bigint;
 }
 
 export const TOP_DB = 0n;
@@ -74,7 +76,8 @@ export class Authenticator {
   /** Resolves a secret to a Scope, or undefined (→ 401). */
   async authenticate(secret: string, txn: Txn): Promise<Scope | undefined> {
     const hit = this.cache.get(secret);
-    if (hit) return hit;
+    if (hit && (hit.expiresAt === undefined || hit.expiresAt > txn.snapshotTs)) return hit;
+    if (hit) return undefined;
     const gen = this.generation;
     const scope = await this.resolve(secret, txn);
     if (scope && gen === this.generation) {
@@ -112,6 +115,9 @@ export class Authenticator {
     if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
     const role = fields.get('role');
     if (!isBuiltinRole(role)) return undefined; // user-defined roles arrive with the identity issue
+    const ttl = fields.get('ttl');
+    const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
+    if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
     let db = keyDb;
     let path = await this.pathOf(keyDb, txn);
     if (!path) return undefined;
@@ -122,7 +128,7 @@ export class Authenticator {
       db = child.id;
       path = [...path, dbRef.id];
     }
-    return { db, path, role, root: false, key: { db: keyDb, id: decoded.id } };
+    return { db, path, role, root: false, key: { db: keyDb, id: decoded.id }, expiresAt };
   }
 
   /** Applies a `:db/path:role` suffix; only admin keys may change database or role. */

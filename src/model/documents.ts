@@ -90,7 +90,8 @@ export async function readLive(ctx: EvalContext, t: Target, at?: bigint): Promis
   return { key, version };
 }
 
-function isExpired(version: Version, at: bigint): boolean {
+/** A document whose `ttl` has passed reads as if it did not exist. */
+export function isExpired(version: Version, at: bigint): boolean {
   const ttl = version.data?.get('ttl');
   return ttl instanceof Time && ttl.micros <= at;
 }

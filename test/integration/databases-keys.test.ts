@@ -148,6 +148,16 @@ describe('keys', () => {
     assert.deepEqual([f.status, f.code, f.description], [401, 'unauthorized', 'Unauthorized']);
   });
 
+  test('a key whose ttl has passed is refused', async () => {
+    const past = (await root.query(q.CreateKey({ role: 'server', ttl: q.Time('2000-01-01T00:00:00Z') }))) as { secret: string };
+    assert.equal((await failure(client(past.secret), q.Add(1, 1))).status, 401);
+    const live = (await root.query(q.CreateKey({ role: 'server', ttl: q.Time('2999-01-01T00:00:00Z') }))) as { ref: faunadb.values.Ref; secret: string };
+    const c = client(live.secret);
+    assert.equal(await c.query(q.Add(1, 1)), 2);
+    await root.query(q.Update(live.ref, { ttl: q.Time('2000-01-01T00:00:00Z') }));
+    assert.equal((await failure(c, q.Add(1, 1))).status, 401);
+  });
+
   test('bad secrets are 401 unauthorized', async () => {
     for (const secret of ['wrong', 'fnAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', `${srv.secret}:nope:admin`]) {
       const f = await failure(client(secret), q.Add(1, 1));

@@ -253,6 +253,17 @@ describe('Documents and Paginate', () => {
     assert.deepEqual((mapped as { data: string[] }).data, ids.slice(0, 2));
   });
 
+  test('a document whose ttl has passed is gone from Get, Exists and Documents', async () => {
+    await h2.query(q.CreateCollection({ name: 'ttl_docs' }));
+    const kept = (await h2.query(q.Create(q.Collection('ttl_docs'), { data: { v: 1 }, ttl: q.Time('2999-01-01T00:00:00Z') }))) as { ref: faunadb.values.Ref; ttl: unknown };
+    assert.ok(kept.ttl, 'ttl is shown');
+    const gone = (await h2.query(q.Create(q.Collection('ttl_docs'), { data: { v: 2 }, ttl: q.Time('2000-01-01T00:00:00Z') }))) as { ref: faunadb.values.Ref };
+    assert.equal(await h2.query(q.Exists(gone.ref)), false);
+    assert.equal((await failure(h2, q.Get(gone.ref))).status, 404);
+    const page = (await h2.query(q.Paginate(q.Documents(q.Collection('ttl_docs'))))) as { data: faunadb.values.Ref[] };
+    assert.deepEqual(page.data.map((r) => r.id), [kept.ref.id]);
+  });
+
   test('page size bounds are enforced', async () => {
     for (const size of [0, 100001]) {
       const f = await failure(h2, q.Paginate(q.Documents(q.Collection('widgets')), { size }));
