@@ -43,6 +43,40 @@ export interface HistoryOptions {
   reverse?: boolean;
 }
 
+export type IndexAction = 'add' | 'remove';
+
+/**
+ * One index entry change. `key` orders the entry inside its index (built by model/indexKeys.ts:
+ * terms, values with their reverse flags, then the ref); `payload` is what a read returns
+ * (the encoded terms, values and ref), so keys never need decoding.
+ */
+export interface IndexEntryWrite {
+  key: Uint8Array;
+  action: IndexAction;
+  payload: Uint8Array;
+}
+
+export interface IndexEntry {
+  key: Uint8Array;
+  payload: Uint8Array;
+  /** Time of the add that made the entry present (TxnTime for one added by this transaction). */
+  ts: bigint | TxnTime;
+}
+
+export interface IndexEvent extends IndexEntry {
+  action: IndexAction;
+}
+
+export interface IndexScanOptions {
+  /** Inclusive lower bound on the entry key (a key prefix works as a bound). */
+  from?: Uint8Array;
+  /** Exclusive upper bound on the entry key. */
+  to?: Uint8Array;
+  reverse?: boolean;
+  /** Read as of this time (µs); defaults to the snapshot (including this transaction's writes). */
+  at?: bigint;
+}
+
 export interface TxnMetrics {
   bytesRead: number;
   bytesWritten: number;
@@ -65,6 +99,25 @@ export interface Txn {
   scan(db: bigint, coll: number, opts?: ScanOptions): AsyncIterable<LiveDoc>;
   /** Buffers a new version; ts becomes the commit time. Several writes to one doc collapse. */
   putVersion(key: DocKey, action: VersionAction, data: Obj | null): void;
+
+  /**
+   * Buffers an index entry change at the commit time: the entry's current state and an event in
+   * its history. Several changes of one key in a transaction collapse to the last.
+   */
+  putIndexEntry(db: bigint, index: number, entry: IndexEntryWrite): void;
+  /**
+   * Buffers a history event at an explicit past time (≤ the snapshot) without touching the
+   * entry's current state: index builds replay the history of the documents they index.
+   */
+  putIndexHistory(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void;
+  /**
+   * Entries present at `opts.at` whose key lies in [from, to), in key order. Lazy: stopping early
+   * reads (and records for conflicts) only the part handed out. At the snapshot the scanned range
+   * is recorded, so a concurrent commit that adds or removes an entry in it conflicts.
+   */
+  scanIndex(db: bigint, index: number, opts?: IndexScanOptions): AsyncIterable<IndexEntry>;
+  /** Every add/remove event of the entries in [from, to), ordered by key then ts (issue: history). */
+  indexHistory(db: bigint, index: number, opts?: IndexScanOptions & { fromTs?: bigint }): AsyncIterable<IndexEvent>;
 
   /** Unversioned metadata (counters, secondary lookups). Reads are tracked for conflicts. */
   getMeta(key: Uint8Array): Promise<Uint8Array | undefined>;
@@ -106,6 +159,7 @@ export interface Store {
    */
   purgeDatabase(db: bigint, deletedAt: bigint): Promise<void>;
   purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void>;
+  purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void>;
   close(): Promise<void>;
 }
 
