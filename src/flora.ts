@@ -10,5 +10,7 @@ export async function createFlora(config: FloraConfig): Promise<QueryService> {
   mkdirSync(config.dataDir, { recursive: true });
   const engine = await openLmdbEngine(config.dataDir);
   const store = await openStore(engine);
-  return new Executor(store, config.rootSecret);
+  const executor = new Executor(store, config.rootSecret);
+  await executor.start();
+  return executor;
 }

@@ -4,6 +4,7 @@ import type { Txn } from '../storage/types';
 import type { Catalog } from '../model/catalog';
 import type { Scope } from '../model/auth';
 import type { Purge } from '../model/purge';
+import type { BindingEvaluator } from '../model/indexDef';
 import { QueryError, type Position } from '../values/errors';
 import type { Obj } from '../values/types';
 
@@ -22,6 +23,10 @@ export class EvalContext {
   readonly freshDocs = new WeakSet<Obj>();
   /** Deleted databases and collections whose contents are removed once the delete is durable. */
   readonly purges: Purge[] = [];
+  /** Indexes created by this transaction that are built in the background once it commits. */
+  readonly indexBuilds: { db: bigint; index: number }[] = [];
+  /** Evaluates an index binding lambda purely (set by the executor: the evaluator lives above model/). */
+  evalBinding: BindingEvaluator = () => Promise.reject(new Error('no binding evaluator'));
   /** Valid time for reads under At(); undefined = the snapshot. */
   readAt: bigint | undefined;
 

@@ -14,6 +14,8 @@ import { Env } from './env';
 import { evalExpr } from './evaluator';
 import { protocolErrorBody, queryErrorBody, resourceBody } from './render';
 import './functions';
+import { bindingEvaluator } from './bindings';
+import { IndexBuilder } from './indexBuilder';
 
 interface Evaluated {
   value: Value;
@@ -23,6 +25,7 @@ interface Evaluated {
 export class Executor implements QueryService {
   private readonly catalog = new Catalog();
   private readonly auth: Authenticator;
+  private readonly builder: IndexBuilder;
   private inFlight = 0;
   private drained: (() => void) | undefined;
 
@@ -31,6 +34,15 @@ export class Executor implements QueryService {
     rootSecret: string,
   ) {
     this.auth = new Authenticator(rootSecret, this.catalog);
+    this.builder = new IndexBuilder(store, this.catalog, (db, ts) => {
+      this.catalog.changed([db], ts);
+      this.auth.invalidate();
+    });
+  }
+
+  /** Resumes background work a previous run left unfinished (index builds). */
+  async start(): Promise<void> {
+    await this.builder.resume();
   }
 
   now(): bigint {
@@ -68,6 +80,7 @@ export class Executor implements QueryService {
           if (!scope) throw errors.unauthorized();
           if (parseError) throw parseError;
           const ctx = new EvalContext(txn, scope, this.catalog, deadline, !!req.readOnly);
+          ctx.evalBinding = bindingEvaluator(ctx);
           try {
             return { value: await evalExpr(expr!, Env.empty, ctx), ctx };
           } finally {
@@ -83,6 +96,7 @@ export class Executor implements QueryService {
       if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
       if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
       if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
+      for (const b of ctx.indexBuilds) this.builder.start(b.db, b.index);
       const fresh = value instanceof Map && ctx.freshDocs.has(value as Obj);
       return {
         status: fresh ? 201 : 200,
@@ -126,6 +140,7 @@ export class Executor implements QueryService {
 
   async close(): Promise<void> {
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    await this.builder.stop();
     await Promise.all(this.backgroundWork);
     await this.store.close();
   }

@@ -15,23 +15,54 @@ import { checkAccess } from '../model/permissions';
 import { NATIVE_IDS, type NamedNative } from '../model/catalog';
 
 export interface SetEntry {
+  /** The entry's sort values then its ref ([ref] for sets without values): what cursors hold. */
   cursor: Value[];
+  /** The element Paginate returns: the ref, the single value, or the array of values. */
   value: Value;
 }
 
 export interface ScanBounds {
   /** Inclusive lower bound (a cursor prefix). */
   from?: Value[];
-  /** Exclusive upper bound (a cursor prefix). */
+  /** Upper bound (a cursor prefix): exclusive, or inclusive of every entry it prefixes when `toInclusive`. */
   to?: Value[];
+  /** Range(set, from, to) bounds are inclusive at both ends. */
+  toInclusive?: boolean;
   reverse: boolean;
   /** Valid time of the read; undefined = the snapshot. */
   at?: bigint;
 }
 
 export interface SetSource {
+  /** Entries in set order within the bounds (cursor prefixes, compared in set order). */
   scan(ctx: EvalContext, bounds: ScanBounds): AsyncIterable<SetEntry>;
+  /** The set order of two entries of this set (merges of several sets use it). */
+  compare(a: SetEntry, b: SetEntry): number;
+  /** The set this source reads, as `sources: true` reports it. */
+  readonly set: SetV | Ref;
 }
+
+/** Builds the source of one set shape (the first key of its `@set` object, e.g. `match`). */
+export type SetShape = (ctx: EvalContext, set: SetV, pos: Position) => Promise<SetSource>;
+
+const shapes = new Map<string, SetShape>();
+
+export function defineSetShape(head: string, build: SetShape): void {
+  if (shapes.has(head)) throw new Error(`set shape ${head} defined twice`);
+  shapes.set(head, build);
+}
+
+/** Cursor order for sets of refs or values: element by element in FQL order, shorter first. */
+export function compareCursors(a: Value[], b: Value[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareValues(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+const byCursor = (a: SetEntry, b: SetEntry) => compareCursors(a.cursor, b.cursor);
 
 export const DEFAULT_PAGE_SIZE = 64n;
 export const MAX_PAGE_SIZE = 100000n;
@@ -50,28 +81,36 @@ define('documents', async (call, env, ctx) => {
 /** Resolves a set value to its source, checking the caller may read it. */
 export async function sourceOf(ctx: EvalContext, set: SetV | Ref, pos: Position): Promise<SetSource> {
   if (set instanceof Ref) return nativeSource(ctx, set, pos);
-  const docs = set.expr.get('documents');
-  if (set.expr.size === 1 && docs instanceof Ref) {
-    const t = await resolveRef(ctx, docs, pos);
-    if (t.kind === 'native') return nativeSource(ctx, docs, pos);
-    if (t.kind === 'schema' && t.native === 'collections') {
-      if (!t.entry) throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, pos);
-      return documentsSource(ctx, { kind: 'doc', db: t.db, coll: t.entry, id: 0n, scoped: t.scoped }, dbRefOf(docs), pos);
-    }
-    throw errors.typeMismatch('Collection Ref', 'Ref', pos);
-  }
-  throw errors.notImplemented(`sets of the form ${[...set.expr.keys()].join('/')}`, pos);
+  const head = set.expr.keys().next().value as string | undefined;
+  const build = head === undefined ? undefined : shapes.get(head);
+  if (!build) throw errors.notImplemented(`sets of the form ${[...set.expr.keys()].join('/')}`, pos);
+  return build(ctx, set, pos);
 }
 
-function documentsSource(ctx: EvalContext, t: Target & { kind: 'doc' }, dbRef: Ref | undefined, pos: Position): SetSource {
+defineSetShape('documents', async (ctx, set, pos) => {
+  const docs = set.expr.get('documents');
+  if (set.expr.size !== 1 || !(docs instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+  const t = await resolveRef(ctx, docs, pos);
+  if (t.kind === 'native') return nativeSource(ctx, docs, pos);
+  if (t.kind === 'schema' && t.native === 'collections') {
+    if (!t.entry) throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, pos);
+    return documentsSource(ctx, set, { kind: 'doc', db: t.db, coll: t.entry, id: 0n, scoped: t.scoped }, dbRefOf(docs), pos);
+  }
+  throw errors.typeMismatch('Collection Ref', 'Ref', pos);
+});
+
+function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 'doc' }, dbRef: Ref | undefined, pos: Position): SetSource {
   checkAccess(ctx, 'read', t, pos);
   const collName = t.coll.name;
   return {
+    set,
+    compare: byCursor,
     async *scan(ctx, b) {
       const toId = (v: Value[] | undefined) => (v && v.length ? idBound(v[0]) : undefined);
+      const upper = toId(b.to);
       for await (const doc of ctx.txn.scan(t.db, Number(t.coll.id), {
         fromId: toId(b.from),
-        toId: toId(b.to),
+        toId: upper !== undefined && b.toInclusive ? upper + 1n : upper,
         reverse: b.reverse,
         at: b.at,
       })) {
@@ -100,10 +139,13 @@ async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<
     return idBound(first);
   };
   return {
+    set: ref,
+    compare: byCursor,
     async *scan(ctx, b) {
+      const upper = bound(b.to);
       for await (const doc of ctx.txn.scan(t.db, NATIVE_IDS[native], {
         fromId: bound(b.from),
-        toId: bound(b.to),
+        toId: upper !== undefined && b.toInclusive ? upper + 1n : upper,
         reverse: b.reverse,
         at: b.at,
       })) {

@@ -10,6 +10,7 @@ import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
 import { NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess } from './permissions';
+import { maintainIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
 
 export interface StoredDoc {
@@ -156,6 +157,7 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   if (existing && existing.action !== 'delete') throw errors.alreadyExists('Document already exists.', pos);
   const fields = userFields(ctx, t, params, undefined, false, pos);
   ctx.txn.putVersion(key, 'create', fields);
+  await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), null, { ts: ctx.snapshotTs, fields }, pos);
   const out = render(t, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: fields } });
   ctx.freshDocs.add(out);
   return out;
@@ -227,6 +229,11 @@ function targetFor(db: bigint, native: string, id: bigint, fields: Obj, scoped: 
   };
 }
 
+/** The indexed state of a stored version (a version written by this transaction reads at the snapshot). */
+function stateOf(ctx: EvalContext, doc: StoredDoc): DocState {
+  return { ts: typeof doc.version.ts === 'bigint' ? doc.version.ts : ctx.snapshotTs, fields: doc.version.data ?? new Map() };
+}
+
 /** Update (deep merge) or Replace. */
 export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, replace: boolean, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
@@ -244,6 +251,8 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
     markSchemaWrite(ctx, t.db, t.native);
   }
   ctx.txn.putVersion(doc.key, 'update', fields);
+  if (t.kind === 'doc')
+    await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
   const target = t.kind === 'doc' ? t : targetFor(t.db, t.native, doc.key.id, fields, t.scoped);
   return render(target, dbRefOf(ref), { key: doc.key, version: { ts: TxnTime.instance, action: 'update', data: fields } });
 }
@@ -264,11 +273,13 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const before = render(t, dbRefOf(ref), doc);
   ctx.txn.putVersion(doc.key, 'delete', null);
+  if (t.kind === 'doc') await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), null, pos);
   if (t.kind !== 'doc') {
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);
     if (t.kind === 'schema' && t.native === 'collections') ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });
     if (t.kind === 'schema' && t.native === 'databases') ctx.purges.push({ db: doc.key.id });
+    if (t.kind === 'schema' && t.native === 'indexes') ctx.purges.push({ db: t.db, index: Number(doc.key.id) });
   }
   return before;
 }

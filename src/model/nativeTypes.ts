@@ -7,6 +7,8 @@ import { errors, type Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
 import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey, type NamedNative } from './catalog';
+import { nextInternalId } from './internalIds';
+import { indexType } from './indexSchema';
 import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
 import { issueKeySecret } from './secrets';
@@ -79,23 +81,6 @@ function reorder(o: Obj, order: readonly string[]): Obj {
   return out;
 }
 
-/**
- * Internal ids of collections (and later indexes, functions, roles) come from a per-database
- * counter that never goes back, so a deleted collection's id (whose documents may not be purged
- * yet) is never reused.
- */
-async function nextSequentialId(ctx: EvalContext, db: bigint, native: NamedNative, first: number): Promise<bigint> {
-  const key = Buffer.alloc(13 + native.length);
-  key.write('seq:', 0, 'latin1');
-  key.writeBigUInt64BE(db, 4);
-  key.write(`:${native}`, 12, 'latin1');
-  const stored = await ctx.txn.getMeta(key);
-  const id = stored ? Buffer.from(stored).readBigUInt64BE(0) : BigInt(first);
-  if (id > BigInt(LAST_USER_COLLECTION_ID) && native === 'collections') throw errors.badRequest('Maximum sequential ID reached.');
-  ctx.txn.putMeta(key, encodeDbId(id + 1n));
-  return id;
-}
-
 const COLLECTION_WRITABLE = ['name', 'history_days', 'ttl_days', 'data', 'permissions'] as const;
 
 export const collectionType: NativeType = {
@@ -112,7 +97,7 @@ export const collectionType: NativeType = {
     await uniqueName(ctx, db, 'collections', name!, 'Collection', pos);
     const fields = pick(params, COLLECTION_WRITABLE);
     if (!params.has('history_days')) fields.set('history_days', 30n); // DECISIONS #1
-    const id = await nextSequentialId(ctx, db, 'collections', FIRST_USER_COLLECTION_ID);
+    const id = await nextInternalId(ctx, db, 'collections', FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID);
     return { id, fields: reorder(stripNulls(fields) as Obj, COLLECTION_WRITABLE) };
   },
   async update(ctx, db, id, old, params, replace, pos) {
@@ -240,6 +225,7 @@ function inputOrder(params: Obj, allowed: readonly string[]): string[] {
 
 export const NATIVE_TYPES: Partial<Record<string, NativeType>> = {
   collections: collectionType,
+  indexes: indexType,
   databases: databaseType,
   keys: keyType,
 };

@@ -8,12 +8,18 @@ export interface Purge {
   db: bigint;
   /** A collection's internal id; absent when the whole database `db` was deleted. */
   coll?: number;
+  /** An index's internal id. */
+  index?: number;
 }
 
 export async function runPurges(store: Store, purges: readonly Purge[], deletedAt: bigint): Promise<void> {
   for (const p of purges) {
     if (p.coll !== undefined) {
       await store.purgeCollection(p.db, p.coll, deletedAt);
+      continue;
+    }
+    if (p.index !== undefined) {
+      await store.purgeIndex(p.db, p.index, deletedAt);
       continue;
     }
     for (const db of await descendantsOf(store, p.db)) await store.purgeDatabase(db, deletedAt);

@@ -3,11 +3,21 @@
 // and a collection's documents are contiguous and sorted by id.
 //
 //   V | db u64 | coll u32 | id u64 | ts u64     document version (ts in µs)
-//   I | db u64 | index u32 | tuple(terms, values, ref)           current index entry   (issue 3)
-//   H | db u64 | index u32 | tuple(terms, values, ref) | ts u64  historical index entry (issue 3)
 //   L | db u64 | coll u32 | id u64                 latest version of a document: ts u64 + version
+//   I | db u64 | index u32 | entryKey             current state of an index entry
+//                                                  → ts u64 | action byte (0 add, 1 remove) | payload
+//   H | db u64 | index u32 | entryKey | ts u64    one add/remove event of an index entry
+//                                                  → action byte | payload
 //   M | bytes                                     unversioned metadata (Txn.getMeta/putMeta)
 //   S | name                                      the store's own state (e.g. issued ts)
+//
+// Index entry keys are opaque to the store (model/indexKeys.ts builds them) but must be
+// prefix-free: no entry key is a proper prefix of another entry key of the same index. Then the
+// events of one entry are contiguous in H and ordered by ts, and the entries' events are ordered
+// by entry key; an H key's entry key is key[13 : length − 8]. The I record answers reads at or
+// after its ts; older reads take the entry's newest H event at or before the read time (the same
+// pattern as L and V for documents). Every putIndexEntry writes both; putIndexHistory (index
+// builds) writes H events at past times only.
 
 import type { DocKey } from './types';
 import { prefixEnd } from './tuple';
@@ -22,6 +32,8 @@ export const KeyTag = {
 } as const;
 
 const COLL_PREFIX_LEN = 1 + 8 + 4;
+/** Length of `tag | db | index`, the prefix of every I and H key of one index. */
+export const INDEX_PREFIX_LEN = 1 + 8 + 4;
 const DOC_PREFIX_LEN = COLL_PREFIX_LEN + 8;
 export const VERSION_KEY_LEN = DOC_PREFIX_LEN + 8;
 
@@ -113,6 +125,44 @@ export function databaseRange(tag: number, db: bigint): { start: Uint8Array; end
   start[0] = tag;
   writeU64(start, 1, db);
   return { start, end: prefixEnd(start) };
+}
+
+/** `tag | db | index | suffix` (tag I or H): the prefix of an index's keys, or a bound inside it. */
+export function indexKey(tag: number, db: bigint, index: number, suffix?: Uint8Array): Uint8Array {
+  if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw new RangeError(`index id out of range: ${index}`);
+  const buf = new Uint8Array(INDEX_PREFIX_LEN + (suffix?.length ?? 0));
+  buf[0] = tag;
+  writeU64(buf, 1, db);
+  buf[9] = index >>> 24;
+  buf[10] = (index >>> 16) & 0xff;
+  buf[11] = (index >>> 8) & 0xff;
+  buf[12] = index & 0xff;
+  if (suffix) buf.set(suffix, INDEX_PREFIX_LEN);
+  return buf;
+}
+
+/** The H key of one event of an entry. */
+export function indexHistoryKey(db: bigint, index: number, entryKey: Uint8Array, ts: bigint): Uint8Array {
+  const buf = new Uint8Array(INDEX_PREFIX_LEN + entryKey.length + 8);
+  buf.set(indexKey(KeyTag.IndexHistory, db, index));
+  buf.set(entryKey, INDEX_PREFIX_LEN);
+  writeU64(buf, INDEX_PREFIX_LEN + entryKey.length, ts);
+  return buf;
+}
+
+/** The entry key of an I key (a view, not a copy). */
+export function indexKeyEntry(key: Uint8Array): Uint8Array {
+  return key.subarray(INDEX_PREFIX_LEN);
+}
+
+/** The entry key of an H key (a view, not a copy). */
+export function historyKeyEntry(key: Uint8Array): Uint8Array {
+  return key.subarray(INDEX_PREFIX_LEN, key.length - 8);
+}
+
+/** The ts of an H key. */
+export function historyKeyTs(key: Uint8Array): bigint {
+  return readU64(key, key.length - 8);
 }
 
 export function metaKey(key: Uint8Array): Uint8Array {

@@ -21,6 +21,7 @@ import {
   docPrefix,
   docRangeEnd,
   encodeU64Value,
+  indexKey,
   inKeyspace,
   KeyTag,
   latestKey,
@@ -35,6 +36,10 @@ import {
   ConflictError,
   type DocKey,
   type HistoryOptions,
+  type IndexEntry,
+  type IndexEntryWrite,
+  type IndexEvent,
+  type IndexScanOptions,
   type LiveDoc,
   type RunOptions,
   type RunResult,
@@ -46,6 +51,7 @@ import {
   type VersionAction,
 } from './types';
 import { decodeValue, encodeValue } from './valueCodec';
+import { TxnIndexes, type IndexWriteSet } from './indexTxn';
 import { prefixEnd } from './tuple';
 
 const U64_LIMIT = 1n << 64n;
@@ -129,6 +135,8 @@ interface CommitRecord {
   keys: Set<string>;
   /** Documents written, for checks against scanned ranges. */
   docs: DocKey[];
+  /** Index entry keys written, for checks against scanned entry ranges. */
+  indexes: IndexWriteSet | undefined;
   ops: WriteOp[];
   durable: Promise<void>;
   resolve(): void;
@@ -307,6 +315,14 @@ class MvccStore implements Store {
     }
   }
 
+  async purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void> {
+    await this.snapshotsReach(deletedAt);
+    for (const tag of [KeyTag.IndexEntry, KeyTag.IndexHistory]) {
+      const start = indexKey(tag, db, index);
+      await this.purgeRange({ start, end: prefixEnd(start) });
+    }
+  }
+
   /** Deletes a key range in batches, yielding between them so queries are not blocked. */
   private async purgeRange(range: { start: Uint8Array; end: Uint8Array }): Promise<void> {
     const BATCH = 1000;
@@ -429,15 +445,18 @@ class TxnImpl implements Txn {
   private readonly versions = new Map<string, BufferedVersion>();
   private readonly meta = new Map<string, { key: Uint8Array; value: Uint8Array | null }>();
   private readonly writeKeys = new Set<string>();
+  private readonly indexes: TxnIndexes;
   private finished = false;
 
   constructor(
     private readonly store: MvccStore,
     readonly snapshotTs: bigint,
-  ) {}
+  ) {
+    this.indexes = new TxnIndexes(store.engine, snapshotTs, this.metrics);
+  }
 
   get hasWrites(): boolean {
-    return this.versions.size > 0 || this.meta.size > 0 || this.writeKeys.size > 0;
+    return this.versions.size > 0 || this.meta.size > 0 || this.writeKeys.size > 0 || this.indexes.hasWrites;
   }
 
   finish(): void {
@@ -615,6 +634,16 @@ class TxnImpl implements Txn {
     this.reads.add(abstractConflictKey(key));
   }
 
+  scanIndex(db: bigint, index: number, opts?: IndexScanOptions): AsyncIterable<IndexEntry> {
+    this.check();
+    return this.indexes.scan(db, index, opts);
+  }
+
+  indexHistory(db: bigint, index: number, opts?: IndexScanOptions & { fromTs?: bigint }): AsyncIterable<IndexEvent> {
+    this.check();
+    return this.indexes.history(db, index, opts);
+  }
+
   // ---- writes --------------------------------------------------------------------------
 
   putVersion(key: DocKey, action: VersionAction, data: Obj | null): void {
@@ -636,6 +665,16 @@ class TxnImpl implements Txn {
     this.writeKeys.add(abstractConflictKey(key));
   }
 
+  putIndexEntry(db: bigint, index: number, entry: IndexEntryWrite): void {
+    this.check();
+    this.indexes.put(db, index, entry);
+  }
+
+  putIndexHistory(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void {
+    this.check();
+    this.indexes.putHistory(db, index, entry, ts);
+  }
+
   // ---- commit support ------------------------------------------------------------------
 
   conflictsWith(rec: CommitRecord): boolean {
@@ -649,7 +688,7 @@ class TxnImpl implements Txn {
         if (d.coll === s.coll && d.db === s.db && d.id >= s.from && d.id < s.to) return true;
       }
     }
-    return false;
+    return rec.indexes !== undefined && this.indexes.conflictsWith(rec.indexes);
   }
 
   buildCommit(ts: bigint): CommitRecord {
@@ -673,9 +712,11 @@ class TxnImpl implements Txn {
       keys.add(ck);
       bytes += m.key.length + (m.value?.length ?? 0);
     }
-    // Logical writes (a version's latest-record copy is bookkeeping, not another write).
-    this.metrics.writes = this.versions.size + this.meta.size;
-    this.metrics.bytesWritten = bytes;
+    const ix = this.indexes.build(ts, ops);
+    // Logical writes (a version's latest-record copy is bookkeeping, not another write; an index
+    // change is one write for its I record and H event).
+    this.metrics.writes = this.versions.size + this.meta.size + ix.count;
+    this.metrics.bytesWritten = bytes + ix.bytes;
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
     const durable = new Promise<void>((res, rej) => {
@@ -683,7 +724,7 @@ class TxnImpl implements Txn {
       reject = rej;
     });
     durable.catch(() => {}); // observed by run(); avoid unhandled rejections from waiters' copies
-    return { ts, keys, docs, ops, durable, resolve, reject, isDurable: false };
+    return { ts, keys, docs, indexes: ix.writes, ops, durable, resolve, reject, isDurable: false };
   }
 }
 

@@ -83,6 +83,7 @@ for (const [head, native] of [
   ['create_collection', 'collections'],
   ['create_database', 'databases'],
   ['create_key', 'keys'],
+  ['create_index', 'indexes'],
 ] as const) {
   define(head, async (call, env, ctx) => {
     const params = asObj(await evalArg(call, head, env, ctx), argPos(call, head));

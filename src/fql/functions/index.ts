@@ -3,3 +3,4 @@ import './core-index';
 import './refs';
 import './documents';
 import '../sets';
+import '../match';

@@ -1,0 +1,134 @@
+// Background index builds: batches of documents, each in its own transaction, with the progress
+// stored next to the data so a build resumes after a restart. Document writes during a build
+// maintain the index too, and a batch that races a write is re-run (optimistic concurrency), so
+// nothing written meanwhile is missed. The index is marked active when the last batch commits.
+
+import type { Store } from '../storage/types';
+import { ProtocolError } from '../values/errors';
+import type { Catalog } from '../model/catalog';
+import { NATIVE_IDS, schemaConflictKey } from '../model/catalog';
+import type { Scope } from '../model/auth';
+import { indexDefOf } from '../model/indexSchema';
+import {
+  buildStateKey,
+  decodeBuildList,
+  decodeBuildState,
+  encodeBuildList,
+  encodeBuildState,
+  indexDocument,
+  PENDING_BUILDS_KEY,
+  sourceCollections,
+} from '../model/indexBuild';
+import { schemaOf } from '../model/resolve';
+import { EvalContext } from './context';
+import { bindingEvaluator } from './bindings';
+
+const BATCH = 256;
+const LOG_EVERY = 10_000;
+
+export class IndexBuilder {
+  private readonly running = new Map<string, Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly catalog: Catalog,
+    /** Called after a commit that changed a database's schema (the index became active). */
+    private readonly schemaChanged: (db: bigint, ts: bigint) => void,
+  ) {}
+
+  /** Resumes the builds a previous run left unfinished. */
+  async resume(): Promise<void> {
+    const { result } = await this.store.run(async (txn) => decodeBuildList(await txn.getMeta(PENDING_BUILDS_KEY)));
+    for (const b of result) this.start(b.db, b.index);
+  }
+
+  start(db: bigint, index: number): void {
+    const key = `${db}:${index}`;
+    if (this.running.has(key) || this.stopped) return;
+    const run = this.build(db, index)
+      .catch((e) => console.error(`flora: index build ${key} failed:`, e))
+      .finally(() => this.running.delete(key));
+    this.running.set(key, run);
+  }
+
+  /** Stops after the batches in progress; unfinished builds resume on the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.running.values());
+  }
+
+  private context(txn: Parameters<Parameters<Store['run']>[0]>[0], db: bigint): EvalContext {
+    const scope: Scope = { db, path: [], role: 'admin', root: true };
+    const ctx = new EvalContext(txn, scope, this.catalog, Number.MAX_SAFE_INTEGER, false);
+    ctx.evalBinding = bindingEvaluator(ctx);
+    return ctx;
+  }
+
+  private async build(db: bigint, index: number): Promise<void> {
+    const started = Date.now();
+    let lastLogged = 0;
+    for (;;) {
+      if (this.stopped) return;
+      let run;
+      try {
+        run = await this.store.run(async (txn) => this.batch(this.context(txn, db), db, index));
+      } catch (e) {
+        // A batch that keeps losing races with writers is simply tried again.
+        if (e instanceof ProtocolError && e.status === 409) continue;
+        throw e;
+      }
+      const { result, ts } = run;
+      if (result.done >= lastLogged + LOG_EVERY || (result.finished && result.done >= LOG_EVERY)) {
+        lastLogged = result.done;
+        const rate = Math.round(result.done / Math.max(0.001, (Date.now() - started) / 1000));
+        console.error(`flora: index ${result.name}: ${result.done} documents indexed (${rate}/s)${result.finished ? ', done' : ''}`);
+      }
+      if (result.finished) {
+        this.schemaChanged(db, ts);
+        return;
+      }
+    }
+  }
+
+  /** Indexes the next batch of documents; on the last one, activates the index. */
+  private async batch(ctx: EvalContext, db: bigint, index: number): Promise<{ done: number; finished: boolean; name: string }> {
+    const stateKey = buildStateKey(db, index);
+    const stored = await ctx.txn.getMeta(stateKey);
+    const entry = (await schemaOf(ctx, db)).getById('indexes', BigInt(index));
+    if (!stored || !entry) {
+      // Deleted meanwhile (or already finished): forget it.
+      await this.forget(ctx, db, index);
+      return { done: 0, finished: true, name: entry?.name ?? String(index) };
+    }
+    const def = indexDefOf(db, entry);
+    const state = decodeBuildState(stored);
+    const colls = (await sourceCollections(ctx, def)).filter((c) => c.id >= state.coll);
+    let budget = BATCH;
+    for (const coll of colls) {
+      const fromId = coll.id === state.coll ? state.nextId : 0n;
+      for await (const doc of ctx.txn.scan(db, coll.id, { fromId })) {
+        if (budget === 0) {
+          ctx.txn.putMeta(stateKey, encodeBuildState({ coll: coll.id, nextId: doc.id, done: state.done }));
+          return { done: state.done, finished: false, name: def.name };
+        }
+        await indexDocument(ctx, def, coll, doc.id);
+        state.done++;
+        budget--;
+      }
+    }
+    // Every source scanned: the index is complete.
+    const fields = new Map(entry.fields);
+    fields.set('active', true);
+    ctx.txn.putVersion({ db, coll: NATIVE_IDS.indexes, id: BigInt(index) }, 'update', fields);
+    ctx.txn.writeConflictKey(schemaConflictKey(db));
+    await this.forget(ctx, db, index);
+    return { done: state.done, finished: true, name: def.name };
+  }
+
+  private async forget(ctx: EvalContext, db: bigint, index: number): Promise<void> {
+    ctx.txn.putMeta(buildStateKey(db, index), null);
+    const list = decodeBuildList(await ctx.txn.getMeta(PENDING_BUILDS_KEY)).filter((b) => b.db !== db || b.index !== index);
+    ctx.txn.putMeta(PENDING_BUILDS_KEY, encodeBuildList(list));
+  }
+}

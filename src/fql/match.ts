@@ -1,0 +1,88 @@
+// Match(index, terms): the set of an index's entries with those terms, read lazily as a key range.
+
+import { define } from './registry';
+import { argPos, evalArg, evalOptional, mismatch } from './args';
+import { defineSetShape, type SetEntry, type SetSource } from './sets';
+import type { EvalContext } from './context';
+import { errors, type Position } from '../values/errors';
+import { compareValues } from '../values/order';
+import { Ref, SetV, TxnTime, type Obj, type Value } from '../values/types';
+import { resolveRef } from '../model/resolve';
+import { checkAccess } from '../model/permissions';
+import { indexDefOf } from '../model/indexSchema';
+import type { IndexDef } from '../model/indexDef';
+import { cursorBound, decodePayload, prefixEnd, termsPrefix } from '../model/indexer';
+
+/** Match's index argument: an index ref, or an index name. */
+function indexRefOf(v: Value, pos: Position): Ref {
+  if (typeof v === 'string') return Ref.schema('indexes', v);
+  if (v instanceof Ref && v.nativeParent === 'indexes') return v;
+  mismatch('Index Ref', v, pos);
+}
+
+define('match', async (call, env, ctx) => {
+  // Two wire forms: {"match": index, "terms": t} and the older {"match": terms, "index": index}.
+  const older = call.args.has('index');
+  const index = indexRefOf(await evalArg(call, older ? 'index' : 'match', env, ctx), argPos(call, older ? 'index' : 'match'));
+  const terms = older ? await evalArg(call, 'match', env, ctx) : await evalOptional(call, 'terms', env, ctx);
+  const expr: Obj = new Map<string, Value>([['match', index]]);
+  // Rendered as Fauna does: no terms omitted, one term unwrapped.
+  const list = terms === undefined ? [] : Array.isArray(terms) ? terms : [terms];
+  if (list.length === 1) expr.set('terms', list[0]);
+  else if (list.length > 1) expr.set('terms', list);
+  return new SetV(expr);
+});
+
+/** The index a Match set reads, checked for existence, readability and visibility. */
+export async function matchedIndex(ctx: EvalContext, index: Ref, pos: Position): Promise<IndexDef> {
+  const t = await resolveRef(ctx, index, pos);
+  if (t.kind !== 'schema' || t.native !== 'indexes') throw errors.typeMismatch('Index Ref', 'Ref', pos);
+  if (!t.entry) throw errors.invalidRef(`Ref refers to undefined index '${t.name}'`, pos);
+  if (t.entry.ts instanceof TxnTime)
+    throw errors.invalidArgument('An index cannot be created and read in the same transaction.', pos);
+  checkAccess(ctx, 'read', t, pos);
+  return indexDefOf(t.db, t.entry);
+}
+
+/** Orders cursors [values…, ref] with the index's reverse flags. */
+function compareEntries(def: IndexDef): (a: SetEntry, b: SetEntry) => number {
+  const reversed = def.values.map((v) => v.reverse);
+  return (a, b) => {
+    const n = Math.min(a.cursor.length, b.cursor.length);
+    for (let i = 0; i < n; i++) {
+      const c = compareValues(a.cursor[i], b.cursor[i]);
+      if (c !== 0) return reversed[i] ? -c : c;
+    }
+    return a.cursor.length - b.cursor.length;
+  };
+}
+
+defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
+  const index = set.expr.get('match');
+  if (!(index instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+  const def = await matchedIndex(ctx, index, pos);
+  const given = set.expr.get('terms');
+  const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  // Wrong arity matches nothing; a one-term index takes a scalar or a one-element array alike.
+  const arityOk = terms.length === def.terms.length;
+  const prefix = termsPrefix(def, terms);
+  return {
+    set,
+    compare: compareEntries(def),
+    async *scan(ctx, b) {
+      if (!arityOk) return;
+      const from = b.from && b.from.length ? cursorBound(def, terms, b.from) : prefix;
+      // An index with neither terms nor a bound reads to its end.
+      let to = prefix.length ? prefixEnd(prefix) : undefined;
+      if (b.to && b.to.length) {
+        const bound = cursorBound(def, terms, b.to);
+        to = b.toInclusive ? prefixEnd(bound) : bound;
+      }
+      for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
+        const { values, ref } = decodePayload(e.payload);
+        const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;
+        yield { cursor: [...values, ref], value };
+      }
+    },
+  };
+});

@@ -1,0 +1,105 @@
+// Index entries follow every document write in the same transaction: the entries of the old
+// version that the new one no longer produces are removed, the new ones added (fql-v4.md §5.2).
+
+import type { EvalContext } from '../fql/context';
+import { errors, QueryError, type Position } from '../values/errors';
+import { Ref, type Obj, type Value } from '../values/types';
+import type { DbSchema, SchemaEntry } from './catalog';
+import type { IndexDef, IndexEntryValue } from './indexDef';
+import { checkEntrySize, decodePayload, deriveEntries, entryKey, entryPayload } from './indexer';
+import { cursorBound, prefixEnd } from './indexKeys';
+import { indexDefOf } from './indexSchema';
+import { schemaOf } from './resolve';
+
+const bySchema = new WeakMap<DbSchema, Map<string, IndexDef[]>>();
+
+/** The indexes whose sources cover collection `collName` (a named source, or the wildcard). */
+export async function indexesFor(ctx: EvalContext, db: bigint, collName: string): Promise<IndexDef[]> {
+  const schema = await schemaOf(ctx, db);
+  let byColl = bySchema.get(schema);
+  if (!byColl) bySchema.set(schema, (byColl = new Map()));
+  let defs = byColl.get(collName);
+  if (!defs) {
+    defs = schema
+      .all('indexes')
+      .map((e) => indexDefOf(db, e))
+      .filter((d) => d.sources.some((s) => s.collection === collName || s.collection === '_'));
+    byColl.set(collName, defs);
+  }
+  return defs;
+}
+
+/** A document version as the indexer sees it. */
+export interface DocState {
+  ts: bigint;
+  fields: Obj;
+}
+
+export function entriesOf(ctx: EvalContext, def: IndexDef, ref: Ref, state: DocState | null): Promise<IndexEntryValue[]> {
+  if (!state) return Promise.resolve([]);
+  return deriveEntries(def, { ref, ts: state.ts, fields: state.fields }, ctx.evalBinding);
+}
+
+/** Updates every index over `coll` for a write of document `ref` from `before` to `after`. */
+export async function maintainIndexes(
+  ctx: EvalContext,
+  db: bigint,
+  coll: SchemaEntry,
+  ref: Ref,
+  before: DocState | null,
+  after: DocState | null,
+  pos: Position,
+): Promise<void> {
+  for (const def of await indexesFor(ctx, db, coll.name)) {
+    await applyEntryChanges(ctx, def, ref, await entriesOf(ctx, def, ref, before), await entriesOf(ctx, def, ref, after), pos);
+  }
+}
+
+/** Writes the difference between two entry lists of one document. */
+export async function applyEntryChanges(
+  ctx: EvalContext,
+  def: IndexDef,
+  ref: Ref,
+  oldEntries: IndexEntryValue[],
+  newEntries: IndexEntryValue[],
+  pos: Position,
+): Promise<void> {
+  const oldKeys = keyed(def, oldEntries);
+  const newKeys = keyed(def, newEntries);
+  for (const [hex, { key, entry }] of oldKeys) {
+    if (!newKeys.has(hex)) ctx.txn.putIndexEntry(def.db, def.id, { key, action: 'remove', payload: entryPayload(entry) });
+  }
+  for (const [hex, { key, entry }] of newKeys) {
+    if (oldKeys.has(hex)) continue;
+    const tooLarge = checkEntrySize(entry, key);
+    if (tooLarge) throw errors.invalidArgument(tooLarge, pos);
+    if (def.unique) await checkUnique(ctx, def, entry, ref, pos);
+    ctx.txn.putIndexEntry(def.db, def.id, { key, action: 'add', payload: entryPayload(entry) });
+  }
+}
+
+function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { key: Uint8Array; entry: IndexEntryValue }> {
+  const out = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();
+  for (const entry of entries) {
+    const key = entryKey(def, entry);
+    out.set(Buffer.from(key).toString('latin1'), { key, entry });
+  }
+  return out;
+}
+
+/**
+ * A unique index refuses a second document with the same terms and values. The scan of that range
+ * is recorded for conflicts, so of two racing writers of one value exactly one commits.
+ */
+async function checkUnique(ctx: EvalContext, def: IndexDef, entry: IndexEntryValue, ref: Ref, pos: Position): Promise<void> {
+  const from = cursorBound(def, entry.terms, entry.values);
+  for await (const other of ctx.txn.scanIndex(def.db, def.id, { from, to: from.length ? prefixEnd(from) : undefined })) {
+    if (!decodePayload(other.payload).ref.equals(ref))
+      throw new QueryError('instance not unique', 'document is not unique.', pos);
+  }
+}
+
+/** The document value a binding lambda receives: the document as Get renders it. */
+export function bindingDoc(ref: Ref, ts: bigint, fields: Obj): Value {
+  return new Map<string, Value>([['ref', ref], ['ts', ts], ...fields]);
+}

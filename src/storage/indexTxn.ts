@@ -1,0 +1,393 @@
+// The index part of a transaction (layout in keys.ts): it
+//  - buffers putIndexEntry changes (written at commit as the entry's I record plus an H event at
+//    the commit ts) and putIndexHistory events (H only, at explicit past times);
+//  - reads the entries present at a time (scan) and their add/remove events (history), merging
+//    the transaction's own putIndexEntry changes into reads at the snapshot;
+//  - records the entry-key ranges read at the snapshot and tests them against the entry keys that
+//    later commits wrote (so a unique check or a scan conflicts with a concurrent add/remove);
+//  - turns the buffered changes into engine writes at commit.
+//
+// A scan walks the I records of the range (one per entry, whatever its history): an I record with
+// ts ≤ the read time answers directly; a newer one sends the read to the entry's newest H event at
+// or before the read time.
+
+import { TxnTime } from '../values/types';
+import type { Engine, KV, WriteOp } from './engine';
+import {
+  decodeU64Value,
+  encodeU64Value,
+  historyKeyEntry,
+  historyKeyTs,
+  INDEX_PREFIX_LEN,
+  indexHistoryKey,
+  indexKey,
+  indexKeyEntry,
+  KeyTag,
+} from './keys';
+import { keySuccessor, prefixEnd } from './tuple';
+import type { IndexAction, IndexEntry, IndexEntryWrite, IndexEvent, IndexScanOptions, TxnMetrics } from './types';
+
+const U64_LIMIT = 1n << 64n;
+const EMPTY = new Uint8Array(0);
+const ACTIONS: IndexAction[] = ['add', 'remove'];
+const ACTION_BYTE: Record<IndexAction, number> = { add: 0, remove: 1 };
+
+/**
+ * The entry keys a commit wrote with putIndexEntry, per index (`indexId`), sorted: tested against
+ * the ranges that transactions validating after it scanned.
+ */
+export type IndexWriteSet = Map<string, Uint8Array[]>;
+
+const indexId = (db: bigint, index: number) => `${db}.${index}`;
+const compare = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b);
+const reversed = (a: Uint8Array, b: Uint8Array) => Buffer.compare(b, a);
+const binary = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Event value (H) = action byte + payload; current-state value (I) = ts u64 + the event value. */
+function encodeEvent(action: IndexAction, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + payload.length);
+  out[0] = ACTION_BYTE[action];
+  out.set(payload, 1);
+  return out;
+}
+
+function decodeAction(byte: number): IndexAction {
+  const action = ACTIONS[byte];
+  if (action === undefined) throw new Error(`corrupt index record (action ${byte})`);
+  return action;
+}
+
+interface Buffered {
+  key: Uint8Array;
+  action: IndexAction;
+  payload: Uint8Array;
+}
+
+interface BufferedIndex {
+  db: bigint;
+  index: number;
+  /** putIndexEntry changes by entry key (last one wins). */
+  entries: Map<string, Buffered>;
+  /** putIndexHistory events by entry key and ts (last one wins). */
+  events: Map<string, Buffered & { ts: bigint }>;
+}
+
+/** An entry-key range [from, to) of one index read at the snapshot (to null: unbounded). */
+interface IndexRead {
+  id: string;
+  from: Uint8Array;
+  to: Uint8Array | null;
+}
+
+export class TxnIndexes {
+  private readonly buffered = new Map<string, BufferedIndex>();
+  private readonly reads: IndexRead[] = [];
+  private writeCount = 0;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly snapshotTs: bigint,
+    private readonly metrics: TxnMetrics,
+  ) {}
+
+  get hasWrites(): boolean {
+    return this.writeCount > 0;
+  }
+
+  private count(kv: KV): void {
+    this.metrics.reads++;
+    this.metrics.bytesRead += kv.key.length + kv.value.length;
+  }
+
+  // ---- writes --------------------------------------------------------------------------
+
+  private bufferFor(db: bigint, index: number, entry: IndexEntryWrite): BufferedIndex {
+    if (entry.key.length === 0) throw new RangeError('empty index entry key');
+    const size = INDEX_PREFIX_LEN + entry.key.length + 8;
+    if (size > this.engine.maxKeySize)
+      throw new Error(`storage key of ${size} bytes exceeds the engine's maximum of ${this.engine.maxKeySize}`);
+    const id = indexId(db, index);
+    let b = this.buffered.get(id);
+    if (!b) {
+      indexKey(KeyTag.IndexEntry, db, index); // validates the index id
+      b = { db, index, entries: new Map(), events: new Map() };
+      this.buffered.set(id, b);
+    }
+    return b;
+  }
+
+  put(db: bigint, index: number, entry: IndexEntryWrite): void {
+    const b = this.bufferFor(db, index, entry);
+    b.entries.set(binary(entry.key), { key: entry.key.slice(), action: entry.action, payload: entry.payload.slice() });
+    this.writeCount++;
+  }
+
+  putHistory(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void {
+    if (ts < 0n || ts > this.snapshotTs) throw new RangeError(`index history time ${ts} is not in [0, snapshot ${this.snapshotTs}]`);
+    const b = this.bufferFor(db, index, entry);
+    b.events.set(`${binary(entry.key)}@${ts}`, { key: entry.key.slice(), action: entry.action, payload: entry.payload.slice(), ts });
+    this.writeCount++;
+  }
+
+  /** This transaction's putIndexEntry changes with keys in [from, to), in `order`. */
+  private own(id: string, from: Uint8Array, to: Uint8Array | null, order: typeof compare): Buffered[] {
+    const out: Buffered[] = [];
+    for (const e of this.buffered.get(id)?.entries.values() ?? []) {
+      if (compare(e.key, from) >= 0 && (to === null || compare(e.key, to) < 0)) out.push(e);
+    }
+    return out.sort((x, y) => order(x.key, y.key));
+  }
+
+  // ---- reads ---------------------------------------------------------------------------
+
+  async *scan(db: bigint, index: number, opts: IndexScanOptions = {}): AsyncGenerator<IndexEntry> {
+    const atSnapshot = opts.at === undefined || opts.at >= this.snapshotTs;
+    const at = atSnapshot ? this.snapshotTs : opts.at!;
+    const from = opts.from ?? EMPTY;
+    const to = opts.to ?? null;
+    if (to !== null && compare(from, to) >= 0) return;
+    const reverse = opts.reverse === true;
+    const order = reverse ? reversed : compare;
+    const id = indexId(db, index);
+    let read: IndexRead | undefined;
+    let own: Buffered[] = [];
+    if (atSnapshot) {
+      read = { id, from, to };
+      this.reads.push(read);
+      own = this.own(id, from, to, order);
+    }
+
+    let last: Uint8Array | undefined; // key of the last entry handed out
+    let complete = false;
+    try {
+      let oi = 0;
+      for await (const e of this.storedEntries(db, index, from, to, at, reverse)) {
+        for (; oi < own.length && order(own[oi].key, e.key) < 0; oi++) {
+          if (own[oi].action === 'remove') continue;
+          last = own[oi].key;
+          yield ownEntry(own[oi]);
+        }
+        if (oi < own.length && compare(own[oi].key, e.key) === 0) {
+          const b = own[oi++];
+          if (b.action === 'remove') continue;
+          last = b.key;
+          yield ownEntry(b);
+          continue;
+        }
+        last = e.key;
+        yield e;
+      }
+      for (; oi < own.length; oi++) {
+        if (own[oi].action === 'remove') continue;
+        last = own[oi].key;
+        yield ownEntry(own[oi]);
+      }
+      complete = true;
+    } finally {
+      if (read && !complete) narrow(read, last, reverse);
+    }
+  }
+
+  /** Entries with keys in [from, to) present at `at` in the stored data. */
+  private async *storedEntries(
+    db: bigint,
+    index: number,
+    from: Uint8Array,
+    to: Uint8Array | null,
+    at: bigint,
+    reverse: boolean,
+  ): AsyncGenerator<IndexEntry> {
+    if (at < 0n) return;
+    const range = {
+      start: indexKey(KeyTag.IndexEntry, db, index, from),
+      end: to === null ? prefixEnd(indexKey(KeyTag.IndexEntry, db, index)) : indexKey(KeyTag.IndexEntry, db, index, to),
+      reverse,
+    };
+    for await (const kv of this.engine.range(range)) {
+      this.count(kv);
+      const key = indexKeyEntry(kv.key).slice();
+      const ts = decodeU64Value(kv.value);
+      if (ts <= at) {
+        if (decodeAction(kv.value[8]) === 'add') yield { key, payload: kv.value.slice(9), ts };
+        continue;
+      }
+      const ev = await this.eventAt(db, index, key, at);
+      if (ev?.action === 'add') yield ev;
+    }
+  }
+
+  /** The newest stored event of one entry with ts ≤ at. */
+  private async eventAt(db: bigint, index: number, key: Uint8Array, at: bigint): Promise<IndexEvent | null> {
+    const range = {
+      start: indexHistoryKey(db, index, key, 0n),
+      end:
+        at + 1n < U64_LIMIT
+          ? indexHistoryKey(db, index, key, at + 1n)
+          : prefixEnd(indexKey(KeyTag.IndexHistory, db, index, key)),
+      reverse: true,
+      limit: 1,
+    };
+    for await (const kv of this.engine.range(range)) {
+      this.count(kv);
+      if (kv.key.length !== INDEX_PREFIX_LEN + key.length + 8) throw new Error('index entry keys are not prefix-free');
+      return { key, action: decodeAction(kv.value[0]), payload: kv.value.slice(1), ts: historyKeyTs(kv.key) };
+    }
+    this.metrics.reads++;
+    return null;
+  }
+
+  async *history(
+    db: bigint,
+    index: number,
+    opts: IndexScanOptions & { fromTs?: bigint } = {},
+  ): AsyncGenerator<IndexEvent> {
+    const atSnapshot = opts.at === undefined || opts.at >= this.snapshotTs;
+    const at = atSnapshot ? this.snapshotTs : opts.at!;
+    const fromTs = opts.fromTs !== undefined && opts.fromTs > 0n ? opts.fromTs : 0n;
+    const from = opts.from ?? EMPTY;
+    const to = opts.to ?? null;
+    if (to !== null && compare(from, to) >= 0) return;
+    const reverse = opts.reverse === true;
+    const order = reverse ? reversed : compare;
+    const id = indexId(db, index);
+    let read: IndexRead | undefined;
+    let own: Buffered[] = [];
+    if (atSnapshot) {
+      read = { id, from, to };
+      this.reads.push(read);
+      own = this.own(id, from, to, order);
+    }
+
+    // An own change is the newest event of its entry: after the entry's stored events, or before
+    // them in reverse.
+    const ownFirst = (o: Buffered, e: IndexEvent) => (reverse ? order(o.key, e.key) <= 0 : order(o.key, e.key) < 0);
+    let last: Uint8Array | undefined;
+    let complete = false;
+    try {
+      let oi = 0;
+      if (at >= 0n && fromTs <= at) {
+        for await (const e of this.storedEvents(db, index, from, to, fromTs, at, reverse)) {
+          for (; oi < own.length && ownFirst(own[oi], e); oi++) {
+            last = own[oi].key;
+            yield { ...ownEntry(own[oi]), action: own[oi].action };
+          }
+          last = e.key;
+          yield e;
+        }
+      }
+      for (; oi < own.length; oi++) {
+        last = own[oi].key;
+        yield { ...ownEntry(own[oi]), action: own[oi].action };
+      }
+      complete = true;
+    } finally {
+      if (read && !complete) narrow(read, last, reverse);
+    }
+  }
+
+  /** Stored events of the entries in [from, to) with fromTs ≤ ts ≤ at, by (entry key, ts). */
+  private async *storedEvents(
+    db: bigint,
+    index: number,
+    from: Uint8Array,
+    to: Uint8Array | null,
+    fromTs: bigint,
+    at: bigint,
+    reverse: boolean,
+  ): AsyncGenerator<IndexEvent> {
+    const prefix = indexKey(KeyTag.IndexHistory, db, index);
+    const indexEnd = prefixEnd(prefix);
+    // Entry e's events are e|ts. e ≥ from puts them at or after prefix|from; e < to puts them
+    // before prefix|to, except for an entry that is a proper prefix of `to` (e.g. to =
+    // keySuccessor(e)), whose events may straddle prefix|to: then the range ends after them.
+    // Keys in the range with an entry key outside [from, to) are skipped.
+    let end = indexEnd;
+    if (to !== null) {
+      end = indexKey(KeyTag.IndexHistory, db, index, to);
+      let found = false;
+      for await (const kv of this.engine.range({ start: end, end: indexEnd, limit: 1 })) {
+        this.count(kv);
+        found = true;
+        if (compare(historyKeyEntry(kv.key), to) < 0) end = prefixEnd(kv.key.subarray(0, kv.key.length - 8));
+      }
+      if (!found) this.metrics.reads++;
+    }
+    const range = { start: indexKey(KeyTag.IndexHistory, db, index, from), end, reverse };
+    for await (const kv of this.engine.range(range)) {
+      this.count(kv);
+      const ts = historyKeyTs(kv.key);
+      if (ts < fromTs || ts > at) continue;
+      const key = historyKeyEntry(kv.key);
+      if (compare(key, from) < 0 || (to !== null && compare(key, to) >= 0)) continue;
+      yield { key: key.slice(), action: decodeAction(kv.value[0]), payload: kv.value.slice(1), ts };
+    }
+  }
+
+  // ---- commit support ------------------------------------------------------------------
+
+  /** True if a commit that wrote `writes` changed a range this transaction read at its snapshot. */
+  conflictsWith(writes: IndexWriteSet): boolean {
+    for (const r of this.reads) {
+      const keys = writes.get(r.id);
+      if (!keys) continue;
+      // The first written key ≥ r.from.
+      let lo = 0;
+      let hi = keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compare(keys[mid], r.from) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < keys.length && (r.to === null || compare(keys[lo], r.to) < 0)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Appends the engine writes for a commit at `ts`. Returns the written entry keys (undefined if
+   * none), the logical write count (one per buffered change) and the bytes written.
+   */
+  build(ts: bigint, ops: WriteOp[]): { writes: IndexWriteSet | undefined; count: number; bytes: number } {
+    let writes: IndexWriteSet | undefined;
+    let count = 0;
+    let bytes = 0;
+    const push = (op: WriteOp & { value: Uint8Array }) => {
+      ops.push(op);
+      bytes += op.key.length + op.value.length;
+    };
+    for (const [id, b] of this.buffered) {
+      const keys: Uint8Array[] = [];
+      for (const e of b.entries.values()) {
+        const event = encodeEvent(e.action, e.payload);
+        push({ key: indexKey(KeyTag.IndexEntry, b.db, b.index, e.key), value: concat(encodeU64Value(ts), event) });
+        push({ key: indexHistoryKey(b.db, b.index, e.key, ts), value: event });
+        keys.push(e.key);
+        count++;
+      }
+      for (const e of b.events.values()) {
+        push({ key: indexHistoryKey(b.db, b.index, e.key, e.ts), value: encodeEvent(e.action, e.payload) });
+        count++;
+      }
+      if (keys.length > 0) (writes ??= new Map()).set(id, keys.sort(compare));
+    }
+    return { writes, count, bytes };
+  }
+}
+
+function ownEntry(b: Buffered): IndexEntry {
+  return { key: b.key, payload: b.payload, ts: TxnTime.instance };
+}
+
+/** A read stopped early observed only the part of its range up to the last entry handed out. */
+function narrow(read: IndexRead, last: Uint8Array | undefined, reverse: boolean): void {
+  if (last === undefined) read.to = read.from;
+  else if (reverse) read.from = last;
+  else read.to = keySuccessor(last);
+}
