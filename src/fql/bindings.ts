@@ -34,11 +34,21 @@ function pureTxn(snapshotTs: bigint): Txn {
   };
 }
 
-/** Evaluates bindings for the transaction of `ctx`, with the same scope and deadline but no storage. */
+/**
+ * Evaluates bindings for the transaction of `ctx`, with the same scope and deadline but no storage.
+ * A binding that fails on a document (say, Select of a field it lacks) leaves that position
+ * missing, like an absent field: a document write must not fail because of an index over it.
+ * Bindings that read or write are refused when the index is created.
+ */
 export function bindingEvaluator(ctx: EvalContext): BindingEvaluator {
   let pure: EvalContext | undefined;
-  return (binding: Lambda, doc: Value) => {
+  return async (binding: Lambda, doc: Value) => {
     pure ??= new EvalContext(pureTxn(ctx.snapshotTs), ctx.scope, ctx.catalog, ctx.deadline, true);
-    return applyLambda(binding, [doc], pure, []);
+    try {
+      return await applyLambda(binding, [doc], pure, []);
+    } catch (e) {
+      if (e instanceof QueryError) return null;
+      throw e;
+    }
   };
 }

@@ -5,13 +5,14 @@ import { argPos, evalArg, evalOptional, mismatch } from './args';
 import { defineSetShape, type SetEntry, type SetSource } from './sets';
 import type { EvalContext } from './context';
 import { errors, type Position } from '../values/errors';
-import { compareValues } from '../values/order';
+import { compareValues, valuesEqual } from '../values/order';
 import { Ref, SetV, TxnTime, type Obj, type Value } from '../values/types';
 import { resolveRef } from '../model/resolve';
 import { checkAccess } from '../model/permissions';
 import { indexDefOf } from '../model/indexSchema';
 import type { IndexDef } from '../model/indexDef';
 import { cursorBound, decodePayload, prefixEnd, termsPrefix } from '../model/indexer';
+import { isCutBound } from '../model/indexKeys';
 
 /** Match's index argument: an index ref, or an index name. */
 function indexRefOf(v: Value, pos: Position): Ref {
@@ -66,6 +67,8 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
   // Wrong arity matches nothing; a one-term index takes a scalar or a one-element array alike.
   const arityOk = terms.length === def.terms.length;
   const prefix = termsPrefix(def, terms);
+  // A cut prefix (huge terms) also covers entries that only share its first bytes.
+  const confirm = isCutBound(prefix);
   return {
     set,
     compare: compareEntries(def),
@@ -79,7 +82,8 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
         to = b.toInclusive ? prefixEnd(bound) : bound;
       }
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
-        const { values, ref } = decodePayload(e.payload);
+        const { terms: entryTerms, values, ref } = decodePayload(e.payload);
+        if (confirm && !entryTerms.every((t, i) => valuesEqual(t, terms[i]))) continue;
         const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;
         yield { cursor: [...values, ref], value };
       }

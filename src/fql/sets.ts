@@ -19,6 +19,8 @@ export interface SetEntry {
   cursor: Value[];
   /** The element Paginate returns: the ref, the single value, or the array of values. */
   value: Value;
+  /** The sets that produced it (Paginate `sources: true`); absent = the set being read. */
+  sources?: Value[];
 }
 
 export interface ScanBounds {
@@ -174,6 +176,19 @@ export async function firstOfSet(ctx: EvalContext, set: SetV | Ref, pos: Positio
   return undefined;
 }
 
+/** `sources: true`: each element becomes {value, sources: [the sets that produced it]}. */
+function withEntrySources(source: SetSource): SetSource {
+  return {
+    ...source,
+    async *scan(ctx, b) {
+      for await (const e of source.scan(ctx, b)) {
+        const sources = e.sources ?? [source.set];
+        yield { ...e, value: new Map<string, Value>([['value', e.value], ['sources', sources]]) };
+      }
+    },
+  };
+}
+
 interface PageRequest {
   size: number;
   after?: Value;
@@ -226,10 +241,8 @@ define('paginate', async (call, env, ctx) => {
     if (size < 1n || size > MAX_PAGE_SIZE) // DECISIONS #12
       throw errors.invalidArgument(`Page size must be between 1 and 100000, got ${size}.`, argPos(call, 'size'));
   }
-  for (const flag of ['events', 'sources'] as const) {
-    const v = await evalOptional(call, flag, env, ctx);
-    if (v === true) throw errors.notImplemented(`Paginate with ${flag}`, argPos(call, flag));
-  }
+  if ((await evalOptional(call, 'events', env, ctx)) === true) throw errors.notImplemented('Paginate with events', argPos(call, 'events'));
+  const withSources = (await evalOptional(call, 'sources', env, ctx)) === true;
   let after = await evalOptional(call, 'after', env, ctx);
   let before = await evalOptional(call, 'before', env, ctx);
   const cursor = await evalOptional(call, 'cursor', env, ctx);
@@ -257,5 +270,5 @@ define('paginate', async (call, env, ctx) => {
   }
   if (!isSetLike(input)) mismatch('Ref or Set', input, pos);
   const source = await sourceOf(ctx, input, pos);
-  return paginateSet(ctx, source, { size: Number(size), after, before, at });
+  return paginateSet(ctx, withSources ? withEntrySources(source) : source, { size: Number(size), after, before, at });
 });

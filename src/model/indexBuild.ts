@@ -42,6 +42,8 @@ export async function countEvents(ctx: EvalContext, db: bigint, colls: SourceCol
 export async function indexDocument(ctx: EvalContext, def: IndexDef, coll: SourceCollection, id: bigint): Promise<void> {
   const ref = new Ref(String(id), Ref.collection(coll.name));
   let previous = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();
+  // Every key the document ever produced: past reads find an entry through its current record.
+  const everSeen = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();
   for await (const version of ctx.txn.history({ db: def.db, coll: coll.id, id })) {
     const ts = typeof version.ts === 'bigint' ? version.ts : ctx.snapshotTs;
     const entries = version.action === 'delete' || !version.data ? [] : await deriveEntries(def, { ref, ts, fields: version.data }, ctx.evalBinding);
@@ -56,9 +58,12 @@ export async function indexDocument(ctx: EvalContext, def: IndexDef, coll: Sourc
         if (!previous.has(k)) ctx.txn.putIndexHistory(def.db, def.id, { key, action: 'add', payload: entryPayload(entry) }, ts);
     }
     previous = current;
+    for (const [k, v] of current) everSeen.set(k, v);
   }
   // Unique is not enforced here: turning it on does not remove existing duplicates.
   for (const { key, entry } of previous.values()) ctx.txn.putIndexEntry(def.db, def.id, { key, action: 'add', payload: entryPayload(entry) });
+  for (const [k, { key, entry }] of everSeen)
+    if (!previous.has(k)) ctx.txn.putIndexEntry(def.db, def.id, { key, action: 'remove', payload: entryPayload(entry) });
 }
 
 /** Builds the whole index inside the current transaction (small sources only). */

@@ -10,12 +10,39 @@
 //   trailer  = the number-type trailer of encodeTuple(whole tuple) (empty unless a Double occurs),
 //              only consulted between entries whose bodies are all equal.
 // Terms are never inverted: `reverse` on a term has no visible effect (§5.3).
+//
+// Long keys: the storage engine caps keys (LMDB: 1978 bytes) far below the 32 KiB a term or value
+// may hold. A key over MAX_ENTRY_KEY bytes keeps its first LONG_KEY_PREFIX bytes followed by a
+// SHA-256 of the whole key, and bounds longer than LONG_KEY_PREFIX are cut to it. Ranges built from
+// cut bounds therefore hold every matching entry plus, rarely, others sharing those first bytes:
+// readers confirm terms/values from the payload (see `isCutBound`), and entries that agree on their
+// first LONG_KEY_PREFIX bytes are ordered by hash among themselves.
 
+import { createHash } from 'node:crypto';
 import { concatBytes, encodeTuple, encodeTuplePrefix, prefixEnd } from '../storage/tuple';
 import { Bytes, DateV, Ref, Time, TxnTime, type Value } from '../values/types';
 import type { FieldSpec, IndexDef, IndexEntryValue } from './indexDef';
 
 export { prefixEnd };
+
+export const MAX_ENTRY_KEY = 1024;
+export const LONG_KEY_PREFIX = MAX_ENTRY_KEY - 32;
+
+/** A key that fits the storage engine (see the header). */
+function fitKey(key: Uint8Array): Uint8Array {
+  if (key.length <= MAX_ENTRY_KEY) return key;
+  return concatBytes(key.subarray(0, LONG_KEY_PREFIX), createHash('sha256').update(key).digest());
+}
+
+/** A range bound that stays a prefix of the (possibly cut) keys it bounds. */
+function fitBound(bound: Uint8Array): Uint8Array {
+  return bound.length > LONG_KEY_PREFIX ? bound.subarray(0, LONG_KEY_PREFIX) : bound;
+}
+
+/** True when a bound was cut: its range may hold entries that do not really match it. */
+export function isCutBound(bound: Uint8Array): boolean {
+  return bound.length === LONG_KEY_PREFIX;
+}
 
 /** The order-preserving body of one element (no number-type trailer). */
 export function elementBody(v: Value): Uint8Array {
@@ -55,7 +82,7 @@ function trailer(all: Value[], bodyLength: number): Uint8Array {
 
 /** The key prefix shared by every entry with exactly these terms (a Match range). */
 export function termsPrefix(_def: IndexDef, terms: readonly Value[]): Uint8Array {
-  return concatBytes(...terms.map(elementBody));
+  return fitBound(concatBytes(...terms.map(elementBody)));
 }
 
 /** The key of an entry inside its index. */
@@ -66,7 +93,7 @@ export function entryKey(def: IndexDef, e: IndexEntryValue): Uint8Array {
     elementBody(e.ref),
   ];
   const body = concatBytes(...bodies);
-  return concatBytes(body, trailer([...e.terms, ...e.values, e.ref], body.length));
+  return fitKey(concatBytes(body, trailer([...e.terms, ...e.values, e.ref], body.length)));
 }
 
 /**
@@ -81,7 +108,7 @@ export function entryKey(def: IndexDef, e: IndexEntryValue): Uint8Array {
  */
 export function cursorBound(def: IndexDef, terms: readonly Value[], cursor: readonly Value[]): Uint8Array {
   const n = Math.min(cursor.length, def.values.length + 1);
-  const parts = [termsPrefix(def, terms)];
+  const parts = [concatBytes(...terms.map(elementBody))];
   for (let i = 0; i < n; i++) parts.push(valueBody(def.values[i], cursor[i]));
-  return concatBytes(...parts);
+  return fitBound(concatBytes(...parts));
 }

@@ -3,6 +3,7 @@
 
 import type { EvalContext } from '../fql/context';
 import { errors, QueryError, type Position } from '../values/errors';
+import { valuesEqual } from '../values/order';
 import { Ref, type Obj, type Value } from '../values/types';
 import type { DbSchema, SchemaEntry } from './catalog';
 import type { IndexDef, IndexEntryValue } from './indexDef';
@@ -94,8 +95,10 @@ function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { key: Ui
 async function checkUnique(ctx: EvalContext, def: IndexDef, entry: IndexEntryValue, ref: Ref, pos: Position): Promise<void> {
   const from = cursorBound(def, entry.terms, entry.values);
   for await (const other of ctx.txn.scanIndex(def.db, def.id, { from, to: from.length ? prefixEnd(from) : undefined })) {
-    if (!decodePayload(other.payload).ref.equals(ref))
-      throw new QueryError('instance not unique', 'document is not unique.', pos);
+    const o = decodePayload(other.payload);
+    // The range may be wider than the entry when its key was cut (huge terms): compare for real.
+    const same = o.terms.every((t, i) => valuesEqual(t, entry.terms[i])) && o.values.every((v, i) => valuesEqual(v, entry.values[i]));
+    if (same && !o.ref.equals(ref)) throw new QueryError('instance not unique', 'document is not unique.', pos);
   }
 }
 

@@ -1,7 +1,6 @@
 // Index entry generation (fql-v4.md §5.2): the (terms, values, ref) tuples one document version
 // contributes to an index, their keys (indexKeys.ts), payloads and size limits.
 
-import { encodeTuplePrefix } from '../storage/tuple';
 import { decodeValue, encodeValue } from '../storage/valueCodec';
 import { valuesEqual } from '../values/order';
 import { Ref, type Obj, type Value } from '../values/types';
@@ -159,8 +158,32 @@ function casefoldValue(v: Value): Value {
 /** Keeps the first of values equal under FQL equality (so Long 1 and Double 1.0 are one). */
 function dedupe(values: readonly Value[]): Value[] {
   const out: Value[] = [];
-  for (const v of values) if (!out.some((x) => valuesEqual(x, v))) out.push(v);
+  const seen = new Set<string>();
+  for (const v of values) {
+    const id = primitiveId(v);
+    if (id !== undefined ? seen.has(id) : out.some((x) => valuesEqual(x, v))) continue;
+    if (id !== undefined) seen.add(id);
+    out.push(v);
+  }
   return out;
+}
+
+/**
+ * A string equal for exactly the FQL-equal primitives (numbers by exact value), so large MVAs
+ * dedupe in linear time; undefined for other values, which are compared pairwise.
+ */
+function primitiveId(v: Value): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return `s${v}`;
+    case 'bigint':
+      return `n${v}`;
+    case 'number':
+      return Number.isInteger(v) ? `n${BigInt(v)}` : `n${v}`; // -0 → n0, NaN → nNaN
+    case 'boolean':
+      return `b${v}`;
+  }
+  return v === null ? 'null' : undefined;
 }
 
 /** All combinations picking one element per list, in list order (one empty combination for none). */
@@ -194,14 +217,18 @@ export const MAX_INDEX_FIELD_BYTES = 32768;
 export const MAX_INDEX_ENTRY_BYTES = 65536;
 
 /**
- * The error description when an entry breaks a size limit (a term or value over 32 KiB encoded,
- * or the whole entry key over 64 KiB), else undefined. The write creating it must fail.
+ * The error description when an entry breaks a size limit, else undefined; the write creating
+ * it must fail. Sizes are those of the stored encoding (storage/valueCodec.ts, CBOR-like, about
+ * the UTF-8 length for strings) — a term or value over 32 KiB, or the whole payload (terms,
+ * values and ref) over 64 KiB — not of the key, whose collation weights make strings ~4x larger
+ * and would cut the limit users see to a quarter. `_key` is accepted for call sites, unused.
  */
-export function checkEntrySize(e: IndexEntryValue, key: Uint8Array): string | undefined {
+export function checkEntrySize(e: IndexEntryValue, _key?: Uint8Array): string | undefined {
   for (const v of [...e.terms, ...e.values]) {
-    const n = encodeTuplePrefix([v]).length;
+    const n = encodeValue(v).length;
     if (n > MAX_INDEX_FIELD_BYTES) return `Index term or value of ${n} bytes exceeds the limit of ${MAX_INDEX_FIELD_BYTES} bytes.`;
   }
-  if (key.length > MAX_INDEX_ENTRY_BYTES) return `Index entry of ${key.length} bytes exceeds the limit of ${MAX_INDEX_ENTRY_BYTES} bytes.`;
+  const n = entryPayload(e).length;
+  if (n > MAX_INDEX_ENTRY_BYTES) return `Index entry of ${n} bytes exceeds the limit of ${MAX_INDEX_ENTRY_BYTES} bytes.`;
   return undefined;
 }

@@ -43,6 +43,9 @@ const compare = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b);
 const reversed = (a: Uint8Array, b: Uint8Array) => Buffer.compare(b, a);
 const binary = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 
+/** A copy as a plain Uint8Array (Buffer.slice would share memory, e.g. with engine buffers). */
+const copy = (b: Uint8Array) => new Uint8Array(b);
+
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length);
   out.set(a);
@@ -125,14 +128,14 @@ export class TxnIndexes {
 
   put(db: bigint, index: number, entry: IndexEntryWrite): void {
     const b = this.bufferFor(db, index, entry);
-    b.entries.set(binary(entry.key), { key: entry.key.slice(), action: entry.action, payload: entry.payload.slice() });
+    b.entries.set(binary(entry.key), { key: copy(entry.key), action: entry.action, payload: copy(entry.payload) });
     this.writeCount++;
   }
 
   putHistory(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void {
     if (ts < 0n || ts > this.snapshotTs) throw new RangeError(`index history time ${ts} is not in [0, snapshot ${this.snapshotTs}]`);
     const b = this.bufferFor(db, index, entry);
-    b.events.set(`${binary(entry.key)}@${ts}`, { key: entry.key.slice(), action: entry.action, payload: entry.payload.slice(), ts });
+    b.events.set(`${binary(entry.key)}@${ts}`, { key: copy(entry.key), action: entry.action, payload: copy(entry.payload), ts });
     this.writeCount++;
   }
 
@@ -212,10 +215,10 @@ export class TxnIndexes {
     };
     for await (const kv of this.engine.range(range)) {
       this.count(kv);
-      const key = indexKeyEntry(kv.key).slice();
+      const key = copy(indexKeyEntry(kv.key));
       const ts = decodeU64Value(kv.value);
       if (ts <= at) {
-        if (decodeAction(kv.value[8]) === 'add') yield { key, payload: kv.value.slice(9), ts };
+        if (decodeAction(kv.value[8]) === 'add') yield { key, payload: copy(kv.value.subarray(9)), ts };
         continue;
       }
       const ev = await this.eventAt(db, index, key, at);
@@ -237,7 +240,7 @@ export class TxnIndexes {
     for await (const kv of this.engine.range(range)) {
       this.count(kv);
       if (kv.key.length !== INDEX_PREFIX_LEN + key.length + 8) throw new Error('index entry keys are not prefix-free');
-      return { key, action: decodeAction(kv.value[0]), payload: kv.value.slice(1), ts: historyKeyTs(kv.key) };
+      return { key, action: decodeAction(kv.value[0]), payload: copy(kv.value.subarray(1)), ts: historyKeyTs(kv.key) };
     }
     this.metrics.reads++;
     return null;
@@ -315,7 +318,7 @@ export class TxnIndexes {
       for await (const kv of this.engine.range({ start: end, end: indexEnd, limit: 1 })) {
         this.count(kv);
         found = true;
-        if (compare(historyKeyEntry(kv.key), to) < 0) end = prefixEnd(kv.key.subarray(0, kv.key.length - 8));
+        if (compare(historyKeyEntry(kv.key), to) < 0) end = prefixEnd(copy(kv.key.subarray(0, kv.key.length - 8)));
       }
       if (!found) this.metrics.reads++;
     }
@@ -326,7 +329,7 @@ export class TxnIndexes {
       if (ts < fromTs || ts > at) continue;
       const key = historyKeyEntry(kv.key);
       if (compare(key, from) < 0 || (to !== null && compare(key, to) >= 0)) continue;
-      yield { key: key.slice(), action: decodeAction(kv.value[0]), payload: kv.value.slice(1), ts };
+      yield { key: copy(key), action: decodeAction(kv.value[0]), payload: copy(kv.value.subarray(1)), ts };
     }
   }
 

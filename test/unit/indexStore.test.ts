@@ -117,6 +117,30 @@ test('add, remove, re-add: reads at the snapshot and at past times', async () =>
   });
 });
 
+test('snapshot isolation: a scan does not see index commits after its snapshot', async () => {
+  await withStore(async (store) => {
+    const t1 = await putEntries(store, [k(1), 'add', 'one'], [k(2), 'add', 'two']);
+    const readOnce = deferred();
+    const written = deferred();
+    const reader = store.run(async (txn) => {
+      const before = show(await collect(txn.scanIndex(DB, IX)));
+      readOnce.resolve();
+      await written.promise;
+      const after = show(await collect(txn.scanIndex(DB, IX)));
+      const events = showEvents(await collect(txn.indexHistory(DB, IX)));
+      return { before, after, events };
+    });
+    await readOnce.promise;
+    const t2 = await putEntries(store, [k(1), 'remove', 'one'], [k(2), 'add', 'two again'], [k(3), 'add', 'three']);
+    written.resolve();
+    const r = await reader;
+    assert.deepEqual(r.result.before, [[1, 'one', t1], [2, 'two', t1]]);
+    assert.deepEqual(r.result.after, r.result.before);
+    assert.deepEqual(r.result.events, [[1, 'add', t1], [2, 'add', t1]]);
+    assert.deepEqual(await scan(store), [[2, 'two again', t2], [3, 'three', t2]]);
+  });
+});
+
 test('history bounds around one entry: to = keySuccessor(key) includes it, from = keySuccessor(key) excludes it', async () => {
   await withStore(async (store) => {
     // Variable-length, prefix-free keys (0x00-terminated strings).
@@ -324,7 +348,7 @@ test('purgeIndex removes every key of that index only; purgeDatabase covers inde
       start.writeBigUInt64BE(db, 1);
       if (index !== undefined) start.writeUInt32BE(index, 9);
       let n = 0;
-      for await (const _ of engine.inner.range({ start, end: prefixEnd(start) })) n++;
+      for await (const _ of engine.inner.range({ start, end: prefixEnd(Buffer.from(start)) })) n++;
       return n;
     };
     assert.equal(await count(KeyTag.IndexEntry, DB, IX), 1200);

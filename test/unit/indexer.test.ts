@@ -186,17 +186,22 @@ test('duplicates are removed with FQL equality', async () => {
     [['a', 2n], [], '1'],
     [[null, 2n], [], '1'],
   ]);
+  const numbers = doc('c', '2', { n: [0, -0, 0n, NaN, NaN, Infinity, 2 ** 53, 2n ** 53n, 1.5, Ref.doc('x', '1'), Ref.doc('x', '1'), true, true] });
+  const terms = (await derive(index([['data', 'n']], []), numbers)).map(([t]) => (t as Value[])[0]);
+  assert.deepEqual(terms, [0, NaN, Infinity, 2 ** 53, 1.5, Ref.doc('x', '1'), true]);
 });
 
-test('size limits', () => {
+test('size limits: stored size of each term/value (32 KiB) and of the entry (64 KiB)', () => {
   const ref = Ref.doc('c', '1');
-  const small: IndexEntryValue = { terms: ['a'], values: [1n], ref };
   const def = index([['t']], [['v']]);
-  assert.equal(checkEntrySize(small, entryKey(def, small)), undefined);
-  const big: IndexEntryValue = { terms: ['x'.repeat(MAX_INDEX_FIELD_BYTES)], values: [], ref };
-  assert.match(checkEntrySize(big, entryKey(def, big)) ?? '', /^Index term or value of \d+ bytes exceeds the limit of 32768 bytes\.$/);
-  const wide: IndexEntryValue = { terms: ['x'.repeat(20000)], values: ['y'.repeat(20000)], ref };
-  assert.match(checkEntrySize(wide, entryKey(def, wide)) ?? '', /^Index entry of \d+ bytes exceeds the limit of 65536 bytes\.$/);
+  const check = (e: IndexEntryValue) => checkEntrySize(e, entryKey(def, e));
+  assert.equal(check({ terms: ['a'], values: [1n], ref }), undefined);
+  // Limits are on user-visible bytes (about UTF-8 length), not on the collation-weighted key.
+  assert.equal(check({ terms: ['x'.repeat(30000)], values: [], ref }), undefined);
+  assert.match(check({ terms: ['x'.repeat(MAX_INDEX_FIELD_BYTES)], values: [], ref }) ?? '', /^Index term or value of \d+ bytes exceeds the limit of 32768 bytes\.$/);
+  assert.match(check({ terms: [], values: [['é'.repeat(16384)]], ref }) ?? '', /^Index term or value of \d+ bytes exceeds/);
+  const third = 'y'.repeat(22000);
+  assert.match(check({ terms: [third], values: [third, third], ref }) ?? '', /^Index entry of \d+ bytes exceeds the limit of 65536 bytes\.$/);
 });
 
 test('payloads round-trip', () => {

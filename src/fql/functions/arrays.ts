@@ -1,11 +1,15 @@
 // Collection functions over arrays and pages (fql-v4.md §3.3): map, foreach, filter, reduce,
-// take, drop, prepend, append, is_empty, is_nonempty. Sets come with a later issue.
+// take, drop, prepend, append, is_empty, is_nonempty. Set arguments of filter/reduce/is_empty/is_nonempty
+// are routed to setOps.ts and setAggregates.ts.
 
-import { errors } from '../../values/errors';
-import { Page, SetV, type Value } from '../../values/types';
+import { Page, type Value } from '../../values/types';
 import { applyLambdaExpr } from '../evaluator';
 import { argPos, asArray, asArrayOrPage, asLong, evalArg, expectBoolean, lambdaArg, mismatch } from '../args';
 import { define } from '../registry';
+// Set arguments are handled by the set modules (sets → setOps/setAggregates).
+import { isSetLike } from '../sets';
+import { filterSet } from '../setOps';
+import { reduceSet, setIsEmpty } from '../setAggregates';
 
 /** A page result keeps the input page's cursors; an array input gives an array. */
 function rewrap(page: Page | undefined, data: Value[]): Value {
@@ -31,7 +35,7 @@ define('foreach', async (call, env, ctx) => {
 define('filter', async (call, env, ctx) => {
   const fn = lambdaArg(call, 'filter');
   const coll = await evalArg(call, 'collection', env, ctx);
-  if (coll instanceof SetV) throw errors.notImplemented('filter on sets', call.pos);
+  if (isSetLike(coll)) return filterSet(fn, env, coll); // sets: a lazy filtered set (setOps.ts)
   const { items, page } = asArrayOrPage(coll, argPos(call, 'collection'));
   const out: Value[] = [];
   for (const item of items) {
@@ -44,7 +48,8 @@ define('reduce', async (call, env, ctx) => {
   const fn = lambdaArg(call, 'reduce');
   let acc = await evalArg(call, 'initial', env, ctx);
   const coll = await evalArg(call, 'collection', env, ctx);
-  if (coll instanceof SetV) throw errors.notImplemented('reduce on sets', call.pos);
+  // sets: a streamed fold (setAggregates.ts)
+  if (isSetLike(coll)) return reduceSet(ctx, coll, argPos(call, 'collection'), acc, (a, v) => applyLambdaExpr(fn, [a, v], env, ctx));
   const { items, page } = asArrayOrPage(coll, argPos(call, 'collection'));
   for (const item of items) acc = await applyLambdaExpr(fn, [acc, item], env, ctx);
   // Like the other aggregates, a page reduces to a one-element page.
@@ -82,7 +87,8 @@ concatenate('append');
 function emptiness(head: 'is_empty' | 'is_nonempty') {
   define(head, async (call, env, ctx) => {
     const v = await evalArg(call, head, env, ctx);
-    if (v instanceof SetV) throw errors.notImplemented(`${head} on sets`, call.pos);
+    // sets: reads at most one entry (setAggregates.ts)
+    if (isSetLike(v)) return (await setIsEmpty(ctx, v, argPos(call, head))) === (head === 'is_empty');
     let n: number;
     if (Array.isArray(v)) n = v.length;
     else if (v instanceof Page) n = v.data.length;

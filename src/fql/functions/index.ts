@@ -3,4 +3,7 @@ import './core-index';
 import './refs';
 import './documents';
 import '../sets';
+// Set algebra, set shapes and aggregates over arrays/pages/sets.
+import '../setOps';
+import '../setAggregates';
 import '../match';

@@ -22,6 +22,7 @@ import {
   mismatch,
 } from '../args';
 import { define } from '../registry';
+import { setContainsValue } from '../setAggregates';
 
 type PathElem = string | bigint;
 
@@ -154,7 +155,7 @@ define('contains_value', async (call, env, ctx) => {
   if (Array.isArray(inV)) return some(inV);
   if (inV instanceof Page) return some(inV.data) || some([inV.before, inV.after]);
   if (inV instanceof Ref) return some([inV.id, inV.collection, refDatabase(inV)]);
-  if (inV instanceof SetV) throw errors.notImplemented('contains_value on sets', call.pos);
+  if (inV instanceof SetV) return setContainsValue(ctx, inV, argPos(call, 'in'), x);
   mismatch('Object, Array, Page, Set, or Ref', inV, argPos(call, 'in'));
 });
 
