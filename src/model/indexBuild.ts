@@ -2,7 +2,6 @@
 // replayed, so the index's past (reads at a time, set events) is right, not only its present.
 
 import type { EvalContext } from '../fql/context';
-import { NATIVE_IDS } from './catalog';
 import type { IndexDef, IndexEntryValue } from './indexDef';
 import { deriveEntries, entryKey, entryPayload } from './indexer';
 import { schemaOf } from './resolve';

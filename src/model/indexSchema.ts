@@ -18,7 +18,6 @@ export const FIRST_INDEX_ID = 32768;
 
 const WRITABLE = ['name', 'source', 'terms', 'values', 'unique', 'serialized', 'partitions', 'active', 'data', 'permissions'] as const;
 const FIXED = ['source', 'terms', 'values', 'partitions'] as const;
-const FIELD_KEYS = ['field', 'binding', 'reverse', 'mva', 'transform'] as const;
 
 /** Functions a binding may not call: they read, write or call user code (index bindings are pure). */
 const IMPURE = new Set([

@@ -150,12 +150,16 @@ export class TxnIndexes {
 
   // ---- reads ---------------------------------------------------------------------------
 
-  async *scan(db: bigint, index: number, opts: IndexScanOptions = {}): AsyncGenerator<IndexEntry> {
+  /**
+   * What every index read starts with: its time, bounds and order; at the snapshot, the range
+   * recorded for conflicts and this transaction's own changes in it. Undefined for an empty range.
+   */
+  private begin(db: bigint, index: number, opts: IndexScanOptions) {
     const atSnapshot = opts.at === undefined || opts.at >= this.snapshotTs;
     const at = atSnapshot ? this.snapshotTs : opts.at!;
     const from = opts.from ?? EMPTY;
     const to = opts.to ?? null;
-    if (to !== null && compare(from, to) >= 0) return;
+    if (to !== null && compare(from, to) >= 0) return undefined;
     const reverse = opts.reverse === true;
     const order = reverse ? reversed : compare;
     const id = indexId(db, index);
@@ -166,6 +170,13 @@ export class TxnIndexes {
       this.reads.push(read);
       own = this.own(id, from, to, order);
     }
+    return { at, from, to, reverse, order, id, read, own };
+  }
+
+  async *scan(db: bigint, index: number, opts: IndexScanOptions = {}): AsyncGenerator<IndexEntry> {
+    const start = this.begin(db, index, opts);
+    if (!start) return;
+    const { at, from, to, reverse, order, read, own } = start;
 
     let last: Uint8Array | undefined; // key of the last entry handed out
     let complete = false;
@@ -251,22 +262,10 @@ export class TxnIndexes {
     index: number,
     opts: IndexScanOptions & { fromTs?: bigint } = {},
   ): AsyncGenerator<IndexEvent> {
-    const atSnapshot = opts.at === undefined || opts.at >= this.snapshotTs;
-    const at = atSnapshot ? this.snapshotTs : opts.at!;
     const fromTs = opts.fromTs !== undefined && opts.fromTs > 0n ? opts.fromTs : 0n;
-    const from = opts.from ?? EMPTY;
-    const to = opts.to ?? null;
-    if (to !== null && compare(from, to) >= 0) return;
-    const reverse = opts.reverse === true;
-    const order = reverse ? reversed : compare;
-    const id = indexId(db, index);
-    let read: IndexRead | undefined;
-    let own: Buffered[] = [];
-    if (atSnapshot) {
-      read = { id, from, to };
-      this.reads.push(read);
-      own = this.own(id, from, to, order);
-    }
+    const start = this.begin(db, index, opts);
+    if (!start) return;
+    const { at, from, to, reverse, order, read, own } = start;
 
     // An own change is the newest event of its entry: after the entry's stored events, or before
     // them in reverse.

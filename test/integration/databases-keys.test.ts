@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, clients, type FloraProcess } from '../helpers/server';
+import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
@@ -25,17 +26,6 @@ function client(secret: string, http1 = false): faunadb.Client {
   return c;
 }
 
-async function failure(c: faunadb.Client, expr: unknown): Promise<{ status: number; code: string; description: string }> {
-  try {
-    await c.query(expr as faunadb.ExprArg);
-  } catch (e) {
-    const err = e as { requestResult?: { statusCode: number; responseContent: { errors: { code: string; description: string }[] } } };
-    assert.ok(err.requestResult, `not a Fauna error: ${String(e)}`);
-    const first = err.requestResult.responseContent.errors[0];
-    return { status: err.requestResult.statusCode, code: first.code, description: first.description };
-  }
-  assert.fail('query unexpectedly succeeded');
-}
 
 describe('databases', () => {
   test('nested databases, Database(name, scope), Databases(), update, delete', async () => {

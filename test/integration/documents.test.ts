@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startFlora, clients, httpRequest, type FloraProcess } from '../helpers/server';
+import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let h2: faunadb.Client;
@@ -22,18 +23,6 @@ after(async () => {
   await srv.stop();
 });
 
-/** Runs a query expecting a Fauna error; returns [status, code, description, position]. */
-async function failure(client: faunadb.Client, expr: unknown): Promise<{ status: number; code: string; description: string; position: unknown }> {
-  try {
-    await client.query(expr as faunadb.ExprArg);
-  } catch (e) {
-    const err = e as { requestResult?: { statusCode: number; responseContent: { errors: { code: string; description: string; position: unknown }[] } } };
-    assert.ok(err.requestResult, `not a Fauna error: ${String(e)}`);
-    const first = err.requestResult.responseContent.errors[0];
-    return { status: err.requestResult.statusCode, code: first.code, description: first.description, position: first.position };
-  }
-  assert.fail('query unexpectedly succeeded');
-}
 
 async function raw(body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return httpRequest(srv.url, {

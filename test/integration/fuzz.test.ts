@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { FORMS } from '../../src/wire/builders';
 import { startFlora, type FloraProcess } from '../helpers/server';
+import { prng } from '../helpers/prng';
 
 let srv: FloraProcess;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
@@ -19,15 +20,6 @@ after(async () => {
   await srv.stop();
 });
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HEADS = [...FORMS.keys()];
 const LITERALS: unknown[] = [

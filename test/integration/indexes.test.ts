@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, clients, httpRequest, type FloraProcess, type DriverClients } from '../helpers/server';
+import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let c: DriverClients;
@@ -20,17 +21,6 @@ after(async () => {
   await srv.stop();
 });
 
-async function failure(client: faunadb.Client, expr: unknown): Promise<{ status: number; code: string; description: string; failures?: { field: unknown[]; code: string }[] }> {
-  try {
-    await client.query(expr as faunadb.ExprArg);
-  } catch (e) {
-    const err = e as { requestResult?: { statusCode: number; responseContent: { errors: { code: string; description: string; failures?: { field: unknown[]; code: string }[] }[] } } };
-    assert.ok(err.requestResult, `not a Fauna error: ${String(e)}`);
-    const first = err.requestResult.responseContent.errors[0];
-    return { status: err.requestResult.statusCode, ...first };
-  }
-  assert.fail('query unexpectedly succeeded');
-}
 
 type Page = { data: unknown[]; after?: unknown[]; before?: unknown[] };
 

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { Expr, query as q, values } from 'faunadb';
 import { startFlora, clients, httpRequest, type FloraProcess, type DriverClients } from '../helpers/server';
+import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let c: DriverClients;
@@ -36,17 +37,6 @@ after(async () => {
   await srv.stop();
 });
 
-async function failure(client: faunadb.Client, expr: unknown): Promise<{ status: number; code: string; description: string; position: unknown }> {
-  try {
-    await client.query(expr as faunadb.ExprArg);
-  } catch (e) {
-    const err = e as { requestResult?: { statusCode: number; responseContent: { errors: { code: string; description: string; position: unknown }[] } } };
-    assert.ok(err.requestResult, `not a Fauna error: ${String(e)}`);
-    const first = err.requestResult.responseContent.errors[0];
-    return { status: err.requestResult.statusCode, code: first.code, description: first.description, position: first.position };
-  }
-  assert.fail('query unexpectedly succeeded');
-}
 
 async function raw(body: unknown): Promise<unknown> {
   const res = await httpRequest(srv.url, { method: 'POST', path: '/', headers: { authorization: `Bearer ${srv.secret}` }, body: JSON.stringify(body) });

@@ -6,16 +6,8 @@ import { Bytes, DateV, Ref, Time, type Value } from '../../src/values/types';
 import { encodeTuple, encodeTuplePrefix } from '../../src/storage/tuple';
 import { cursorBound, elementBody, entryKey, prefixEnd, termsPrefix } from '../../src/model/indexKeys';
 import type { IndexDef, IndexEntryValue } from '../../src/model/indexDef';
+import { prng } from '../helpers/prng';
 
-/** mulberry32: small seeded PRNG so failures reproduce. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const show = (v: unknown) => inspect(v, { depth: 9 });
 const sign = (n: number) => Math.sign(n) || 0;

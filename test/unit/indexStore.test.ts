@@ -1,53 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Engine, KV, RangeOptions, WriteOp } from '../../src/storage/engine';
 import { KeyTag } from '../../src/storage/keys';
 import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import { openStore } from '../../src/storage/store';
+import { tempDir, withStore } from '../helpers/store';
 import { keySuccessor, prefixEnd } from '../../src/storage/tuple';
 import type { IndexAction, IndexEntry, IndexEvent, IndexScanOptions, Store, Txn } from '../../src/storage/types';
 import { TxnTime } from '../../src/values/types';
 
-function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'flora-index-store-'));
-}
-
-/** Counts engine writes; everything goes to the real engine. */
-class CountingEngine implements Engine {
-  writes = 0;
-  constructor(readonly inner: Engine) {}
-  get maxKeySize() {
-    return this.inner.maxKeySize;
-  }
-  get(key: Uint8Array) {
-    return this.inner.get(key);
-  }
-  range(opts: RangeOptions): AsyncIterable<KV> {
-    return this.inner.range(opts);
-  }
-  async write(ops: WriteOp[]) {
-    this.writes++;
-    await this.inner.write(ops);
-  }
-  close() {
-    return this.inner.close();
-  }
-}
-
-async function withStore(fn: (store: Store, engine: CountingEngine) => Promise<void>): Promise<void> {
-  const dir = tempDir();
-  const engine = new CountingEngine(await openLmdbEngine(dir));
-  const store = await openStore(engine);
-  try {
-    await fn(store, engine);
-  } finally {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;

@@ -4,16 +4,8 @@ import { inspect } from 'node:util';
 import { compareValues, valuesEqual } from '../../src/values/order';
 import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, type Value } from '../../src/values/types';
 import { decodeTuple, encodeTuple, encodeTuplePrefix, encodeU64, prefixEnd } from '../../src/storage/tuple';
+import { prng } from '../helpers/prng';
 
-/** mulberry32: small seeded PRNG so failures reproduce. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const show = (v: unknown) => inspect(v, { depth: 9 });
 const memcmp = (a: Uint8Array, b: Uint8Array) => Math.sign(Buffer.compare(a, b)) || 0;

@@ -1,0 +1,53 @@
+// A real LMDB-backed store in a temporary folder, with an engine wrapper that counts writes.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Engine, KV, RangeOptions, WriteOp } from '../../src/storage/engine';
+import { openLmdbEngine } from '../../src/storage/lmdbEngine';
+import { openStore } from '../../src/storage/store';
+import type { Store } from '../../src/storage/types';
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'flora-store-'));
+}
+
+/** Counts writes and records which keys are durable; everything else goes to the real engine. */
+export class CountingEngine implements Engine {
+  writes = 0;
+  durable = new Set<string>();
+  constructor(readonly inner: Engine) {}
+  get maxKeySize() {
+    return this.inner.maxKeySize;
+  }
+  get(key: Uint8Array) {
+    return this.inner.get(key);
+  }
+  range(opts: RangeOptions): AsyncIterable<KV> {
+    return this.inner.range(opts);
+  }
+  async write(ops: WriteOp[]) {
+    this.writes++;
+    await this.inner.write(ops);
+    for (const op of ops) this.durable.add(Buffer.from(op.key).toString('hex'));
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+export async function withStore(
+  fn: (store: Store, engine: CountingEngine, dir: string) => Promise<void>,
+  clock?: () => bigint,
+): Promise<void> {
+  const dir = tempDir();
+  const engine = new CountingEngine(await openLmdbEngine(dir));
+  const store = await openStore(engine, { clock });
+  try {
+    await fn(store, engine, dir);
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
