@@ -4,7 +4,7 @@ import { define } from '../registry';
 import { evalArg, evalOptional, argPos, asObj, asString, asTimestamp, mismatch } from '../args';
 import { evalExpr } from '../evaluator';
 import { errors } from '../../values/errors';
-import { Ref, SetV, Time, type Obj, type Value } from '../../values/types';
+import { Ref, SetV, type Obj, type Value } from '../../values/types';
 import {
   createDocument,
   databaseEntry,
@@ -17,7 +17,6 @@ import { keyFromSecret } from '../../model/keys';
 import { newId } from '../../model/ids';
 import { writeDocument } from '../../model/documents';
 import { firstOfSet, isSetLike } from '../sets';
-import { parseIsoTime } from '../../wire/time';
 import type { CallExpr } from '../../wire/expr';
 import type { Env } from '../env';
 import type { EvalContext } from '../context';
@@ -107,16 +106,6 @@ define('key_from_secret', async (call, env, ctx) => {
 define('new_id', async (call, _env, ctx) => {
   if (ctx.readOnly) ctx.assertWritable(call.pos);
   return newId().toString();
-});
-
-define('now', async (_call, _env, ctx) => Time.fromMicros(ctx.snapshotTs));
-
-define('time', async (call, env, ctx) => {
-  const s = asString(await evalArg(call, 'time', env, ctx), argPos(call, 'time'));
-  if (s === 'now') return Time.fromMicros(ctx.snapshotTs);
-  const nanos = parseIsoTime(s);
-  if (nanos === undefined) throw errors.invalidArgument(`Cannot cast '${s}' to a time.`, argPos(call, 'time'));
-  return new Time(nanos);
 });
 
 define('at', async (call, env, ctx) => {

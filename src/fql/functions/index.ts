@@ -2,6 +2,11 @@
 import './core-index';
 import './refs';
 import './documents';
+import './strings';
+import './numbers';
+import './time';
+import './conversions';
+import './typeChecks';
 import '../sets';
 // Set algebra, set shapes and aggregates over arrays/pages/sets.
 import '../setOps';
