@@ -193,3 +193,68 @@ export function formatTime(nanos: bigint): string {
   }
   return out + 'Z';
 }
+
+// --- arithmetic helpers (time functions, fql-v4.md §3.10) -----------------------------------
+
+export const NANOS_PER_MICRO = 1_000n;
+export const NANOS_PER_MILLI = 1_000_000n;
+
+const LONG_MIN_BIG = -(2n ** 63n);
+const LONG_MAX_BIG = 2n ** 63n - 1n;
+
+/**
+ * The supported Time range: every instant whose microsecond count fits a signed 64-bit Long
+ * (-290308-12-21T19:59:05.224192Z … +294247-01-10T04:00:54.775807999Z), so `ts`/ToMicros of any
+ * Time is a valid Integer and any Integer is a valid µs timestamp.
+ */
+export const TIME_MIN_NANOS = LONG_MIN_BIG * NANOS_PER_MICRO;
+export const TIME_MAX_NANOS = LONG_MAX_BIG * NANOS_PER_MICRO + (NANOS_PER_MICRO - 1n);
+
+export function timeInRange(nanos: bigint): boolean {
+  return nanos >= TIME_MIN_NANOS && nanos <= TIME_MAX_NANOS;
+}
+
+/** Floor division of bigints (rounds toward -infinity, like Java's Math.floorDiv). */
+export function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return (a % b !== 0n) && ((a < 0n) !== (b < 0n)) ? q - 1n : q;
+}
+
+/** Floor modulus of bigints (result has the divisor's sign, like Java's Math.floorMod). */
+export function floorMod(a: bigint, b: bigint): bigint {
+  return a - floorDiv(a, b) * b;
+}
+
+/** UTC calendar and clock fields of an instant (Java's ZonedDateTime at UTC). */
+export interface TimeFields extends Civil {
+  hour: number; // 0..23
+  minute: number; // 0..59
+  second: number; // 0..59
+  nano: number; // 0..999_999_999
+  /** ISO day of week: 1 = Monday … 7 = Sunday. */
+  dayOfWeek: number;
+  /** 1..366 */
+  dayOfYear: number;
+}
+
+/** The ISO day of week (1 = Monday … 7 = Sunday) of a day number. */
+export function dayOfWeekOfDays(days: number): number {
+  // 1970-01-01 was a Thursday (4).
+  return ((((days + 3) % 7) + 7) % 7) + 1;
+}
+
+export function timeFields(nanos: bigint): TimeFields {
+  const days = Number(floorDiv(nanos, NANOS_PER_DAY));
+  const nod = Number(floorMod(nanos, NANOS_PER_DAY)); // < 8.64e13, exact
+  const secOfDay = Math.floor(nod / 1e9);
+  const civil = civilFromDays(days);
+  return {
+    ...civil,
+    hour: Math.floor(secOfDay / 3600),
+    minute: Math.floor(secOfDay / 60) % 60,
+    second: secOfDay % 60,
+    nano: nod - secOfDay * 1e9,
+    dayOfWeek: dayOfWeekOfDays(days),
+    dayOfYear: days - daysFromCivil(civil.year, 1, 1) + 1,
+  };
+}

@@ -15,6 +15,13 @@ after(async () => {
   await srv.stop();
 });
 
+/** Functions that belong to later issues: identity/ABAC/UDFs (5) and history (6). */
+const LATER = [
+  'call', 'create_function', 'create_role', 'create_access_provider', 'login', 'logout', 'identify',
+  'identity', 'current_identity', 'has_identity', 'has_current_identity', 'current_token', 'has_current_token',
+  'insert', 'remove', 'events',
+];
+
 /** A call with every required argument present, filled with a harmless literal. */
 function sample(head: string): Record<string, unknown> {
   const spec = FORMS.get(head)!;
@@ -27,7 +34,7 @@ function sample(head: string): Record<string, unknown> {
   return body;
 }
 
-test('all 206 driver builders map to a form the server recognises', async () => {
+test('all 206 driver builders are recognised, and implemented but for those of later issues', async () => {
   assert.equal(BUILDERS.length, 206);
   const unimplemented: string[] = [];
   const heads = new Set(BUILDERS.map(([, head]) => head).filter((h) => FORMS.has(h)));
@@ -46,8 +53,8 @@ test('all 206 driver builders map to a form the server recognises', async () => 
       if (/not implemented yet/.test(err.description)) unimplemented.push(head);
     }
   }
-  // The list is printed so the coverage stays visible in the test log.
-  console.log(`recognised ${heads.size} heads; not implemented yet: ${unimplemented.join(', ') || 'none'}`);
+  // Everything is implemented but the identity and history functions (their own issues).
+  assert.deepEqual(unimplemented.sort(), [...LATER].sort());
 });
 
 test('an unknown form is 400 invalid expression naming its keys', async () => {
