@@ -32,7 +32,8 @@ export class EvalContext {
 
   constructor(
     readonly txn: Txn,
-    readonly scope: Scope,
+    /** Who is asking; a user-defined function's role replaces it while the function body runs. */
+    public scope: Scope,
     readonly catalog: Catalog,
     readonly deadline: number,
     readonly readOnly: boolean,

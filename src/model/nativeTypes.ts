@@ -9,6 +9,10 @@ import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
 import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey, type NamedNative } from './catalog';
 import { nextInternalId } from './internalIds';
 import { indexType } from './indexSchema';
+import { functionType } from './functionType';
+import { roleType } from './roleType';
+import { tokenType } from './tokenType';
+import { credentialsType } from './credentialsType';
 import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
 import { issueKeySecret } from './secrets';
@@ -226,6 +230,10 @@ function inputOrder(params: Obj, allowed: readonly string[]): string[] {
 export const NATIVE_TYPES: Partial<Record<string, NativeType>> = {
   collections: collectionType,
   indexes: indexType,
+  functions: functionType,
+  roles: roleType,
+  tokens: tokenType,
+  credentials: credentialsType,
   databases: databaseType,
   keys: keyType,
 };

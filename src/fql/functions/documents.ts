@@ -83,6 +83,8 @@ for (const [head, native] of [
   ['create_database', 'databases'],
   ['create_key', 'keys'],
   ['create_index', 'indexes'],
+  ['create_function', 'functions'],
+  ['create_role', 'roles'],
 ] as const) {
   define(head, async (call, env, ctx) => {
     const params = asObj(await evalArg(call, head, env, ctx), argPos(call, head));
