@@ -2,7 +2,7 @@
 // with which built-in role). Resolutions are cached by secret so BCrypt runs only on a miss; the
 // cache is dropped whenever keys or any schema change.
 
-import type { Txn } from '../storage/types';
+import type { DocKey, Txn } from '../storage/types';
 import type { Catalog } from './catalog';
 import { NATIVE_IDS } from './catalog';
 import { decodeSecret, verifySecret } from './secrets';
@@ -24,8 +24,14 @@ export interface Scope {
   root: boolean;
   /** The key used (its address), when authenticated with a key. */
   key?: { db: bigint; id: bigint };
-  /** The key's `ttl` in µs: from then on the secret is refused. */
+  /** The key's or token's `ttl` in µs: from then on the secret is refused. */
   expiresAt?: bigint;
+  /** The token used (its address), when authenticated with a token. */
+  token?: { db: bigint; id: bigint };
+  /** The identity document (relative to `db`) of a token. */
+  identity?: Ref;
+  /** Id of the identity's credentials document when the scope was resolved (a token may read it). */
+  credentials?: bigint;
 }
 
 export const TOP_DB = 0n;
@@ -35,6 +41,41 @@ export function keyLocationKey(keyId: bigint): Uint8Array {
   b.write('keyloc:', 0, 'latin1');
   b.writeBigUInt64BE(keyId, 7);
   return b;
+}
+
+export function tokenLocationKey(tokenId: bigint): Uint8Array {
+  const b = Buffer.alloc(15);
+  b.write('tokloc:', 0, 'latin1');
+  b.writeBigUInt64BE(tokenId, 7);
+  return b;
+}
+
+/** Meta key: identity document → id of its credentials document (in the same database). */
+export function credentialsLocationKey(identity: DocKey): Uint8Array {
+  const b = Buffer.alloc(27);
+  b.write('credof:', 0, 'latin1');
+  b.writeBigUInt64BE(BigInt.asUintN(64, identity.db), 7);
+  b.writeUInt32BE(identity.coll, 15);
+  b.writeBigUInt64BE(identity.id, 19);
+  return b;
+}
+
+/** The storage address of a user document ref (relative to database `db`), or undefined. */
+export async function identityKey(catalog: Catalog, txn: Txn, db: bigint, ref: Ref, ownWrites = false): Promise<DocKey | undefined> {
+  if (!ref.isUserDocument || ref.collection!.database || !/^\d+$/.test(ref.id)) return undefined;
+  const coll = (await catalog.schema(txn, db, ownWrites)).get('collections', ref.collection!.id);
+  if (!coll) return undefined;
+  return { db, coll: Number(coll.id), id: BigInt(ref.id) };
+}
+
+/** True when the identity document exists (not deleted, ttl not passed) at the snapshot. */
+export async function identityExists(catalog: Catalog, txn: Txn, db: bigint, ref: Ref, ownWrites = false): Promise<boolean> {
+  const key = await identityKey(catalog, txn, db, ref, ownWrites);
+  if (!key) return false;
+  const v = await txn.getVersion(key);
+  if (!v || v.action === 'delete') return false;
+  const ttl = v.data?.get('ttl');
+  return !(ttl instanceof Time && ttl.micros <= txn.snapshotTs);
 }
 
 export function encodeDbId(db: bigint): Uint8Array {
@@ -76,7 +117,8 @@ export class Authenticator {
   /** Resolves a secret to a Scope, or undefined (→ 401). */
   async authenticate(secret: string, txn: Txn): Promise<Scope | undefined> {
     const hit = this.cache.get(secret);
-    if (hit && (hit.expiresAt === undefined || hit.expiresAt > txn.snapshotTs)) return hit;
+    if (hit && (hit.expiresAt === undefined || hit.expiresAt > txn.snapshotTs))
+      return !hit.token || (await this.tokenStillValid(hit, txn)) ? hit : undefined;
     if (hit) return undefined;
     const gen = this.generation;
     const scope = await this.resolve(secret, txn);
@@ -95,6 +137,8 @@ export class Authenticator {
       rest = secret === this.rootSecret ? [] : secret.slice(this.rootSecret.length + 1).split(':');
     } else {
       const [head, ...tail] = secret.split(':');
+      // Tokens ignore any scope suffix.
+      if (decodeSecret(head)?.kind === 'token') return this.resolveToken(head, txn);
       base = await this.resolveKey(head, txn);
       rest = tail;
     }
@@ -129,6 +173,39 @@ export class Authenticator {
       path = [...path, dbRef.id];
     }
     return { db, path, role, root: false, key: { db: keyDb, id: decoded.id }, expiresAt };
+  }
+
+  private async resolveToken(secret: string, txn: Txn): Promise<Scope | undefined> {
+    const decoded = decodeSecret(secret);
+    if (!decoded || decoded.kind !== 'token') return undefined;
+    const loc = await txn.getMeta(tokenLocationKey(decoded.id));
+    if (!loc) return undefined;
+    const db = Buffer.from(loc).readBigUInt64BE(0);
+    if (decoded.db !== undefined && decoded.db !== BigInt.asUintN(64, db)) return undefined;
+    const version = await txn.getVersion({ db, coll: NATIVE_IDS.tokens, id: decoded.id });
+    if (!version || version.action === 'delete' || !version.data) return undefined;
+    const fields = version.data;
+    const hash = fields.get('hashed_secret');
+    if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
+    const ttl = fields.get('ttl');
+    const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
+    if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
+    const identity = fields.get('instance');
+    if (!(identity instanceof Ref) || !(await identityExists(this.catalog, txn, db, identity))) return undefined;
+    const path = await this.pathOf(db, txn);
+    if (!path) return undefined;
+    const idKey = await identityKey(this.catalog, txn, db, identity);
+    const cred = idKey && (await txn.getMeta(credentialsLocationKey(idKey)));
+    const credentials = cred ? Buffer.from(cred).readBigUInt64BE(0) : undefined;
+    return { db, path, role: 'client', root: false, token: { db, id: decoded.id }, identity, credentials, expiresAt };
+  }
+
+  /** A cached token scope still needs its token and its identity document to exist. */
+  private async tokenStillValid(scope: Scope, txn: Txn): Promise<boolean> {
+    const { db, id } = scope.token!;
+    const version = await txn.getVersion({ db, coll: NATIVE_IDS.tokens, id });
+    if (!version || version.action === 'delete') return false;
+    return identityExists(this.catalog, txn, db, scope.identity!);
   }
 
   /** Applies a `:db/path:role` suffix; only admin keys may change database or role. */

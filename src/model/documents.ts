@@ -12,6 +12,7 @@ import { NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess } from './permissions';
 import { maintainIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
+import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
 export interface StoredDoc {
   key: DocKey;
@@ -91,6 +92,24 @@ export async function readLive(ctx: EvalContext, t: Target, at?: bigint): Promis
   return { key, version };
 }
 
+/**
+ * `Ref("keys/self")`, `Ref("tokens/self")`, `Ref("credentials/self")`: the caller's key, token, or
+ * its identity's credentials (fql-v4.md §1.13, §6.4). Other targets are returned unchanged.
+ */
+export async function resolveSelf(ctx: EvalContext, t: Target, pos: Position): Promise<Target> {
+  if (t.kind !== 'secretDoc' || !t.self) return t;
+  const scope = ctx.scope;
+  let id: bigint | undefined;
+  if (t.native === 'keys' && scope.key?.db === t.db) id = scope.key.id;
+  else if (t.native === 'tokens' && scope.token?.db === t.db) id = scope.token.id;
+  else if (t.native === 'credentials' && scope.identity && scope.token?.db === t.db) {
+    const key = await identityKeyIn(ctx, t.db, scope.identity);
+    id = key && (await credentialsOf(ctx, key))?.id;
+  }
+  if (id === undefined) throw errors.notFound(notFoundText(t), pos);
+  return { ...t, id, self: false };
+}
+
 /** A document whose `ttl` has passed reads as if it did not exist. */
 export function isExpired(version: Version, at: bigint): boolean {
   const ttl = version.data?.get('ttl');
@@ -114,7 +133,7 @@ function nativeName(t: Target): string {
 }
 
 export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint): Promise<Obj> {
-  const t = await resolveRef(ctx, ref, pos);
+  const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   checkAccess(ctx, 'read', t, pos);
   const doc = await readLive(ctx, t, at);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
@@ -130,6 +149,14 @@ export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, 
     throw e;
   }
   if (t.kind === 'native') return true;
+  if (t.kind === 'secretDoc' && t.self) {
+    try {
+      t = await resolveSelf(ctx, t, pos);
+    } catch (e) {
+      if (e instanceof QueryError && e.code === 'instance not found') return false;
+      throw e;
+    }
+  }
   checkAccess(ctx, 'read', t, pos);
   return (await readLive(ctx, t, at)) !== null;
 }
@@ -156,7 +183,9 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   const existing = await ctx.txn.getVersion(key);
   if (existing && existing.action !== 'delete') throw errors.alreadyExists('Document already exists.', pos);
   const fields = userFields(ctx, t, params, undefined, false, pos);
+  const password = credentialsParam(params, pos);
   ctx.txn.putVersion(key, 'create', fields);
+  if (password !== undefined) await setPassword(ctx, key, refOf(t, undefined), password);
   await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), null, { ts: ctx.snapshotTs, fields }, pos);
   const out = render(t, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: fields } });
   ctx.freshDocs.add(out);
@@ -237,7 +266,7 @@ function stateOf(ctx: EvalContext, doc: StoredDoc): DocState {
 /** Update (deep merge) or Replace. */
 export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, replace: boolean, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
-  const t = await resolveRef(ctx, ref, pos);
+  const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot update a schema meta collection.`, pos);
   checkAccess(ctx, 'write', t, pos);
   const doc = await readLive(ctx, t);
@@ -250,7 +279,9 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
     fields = await type.update(ctx, t.db, doc.key.id, old, params, replace, pos);
     markSchemaWrite(ctx, t.db, t.native);
   }
+  const password = t.kind === 'doc' ? credentialsParam(params, pos) : undefined;
   ctx.txn.putVersion(doc.key, 'update', fields);
+  if (password !== undefined) await setPassword(ctx, doc.key, refOf(t, undefined), password);
   if (t.kind === 'doc')
     await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
   const target = t.kind === 'doc' ? t : targetFor(t.db, t.native, doc.key.id, fields, t.scoped);
@@ -266,14 +297,22 @@ function nativeTypeOf(t: Target & { kind: 'schema' | 'secretDoc' }, pos: Positio
 /** Delete: returns the document as it was. */
 export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
-  const t = await resolveRef(ctx, ref, pos);
+  const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot delete a schema meta collection.`, pos);
   checkAccess(ctx, 'delete', t, pos);
   const doc = await readLive(ctx, t);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const before = render(t, dbRefOf(ref), doc);
   ctx.txn.putVersion(doc.key, 'delete', null);
-  if (t.kind === 'doc') await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), null, pos);
+  if (t.kind === 'doc') {
+    await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), null, pos);
+    // The identity's credentials go with it.
+    const cred = await credentialsOf(ctx, doc.key);
+    if (cred) {
+      ctx.txn.putVersion({ db: t.db, coll: NATIVE_IDS.credentials, id: cred.id }, 'delete', null);
+      ctx.secretsChanged = true;
+    }
+  }
   if (t.kind !== 'doc') {
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);

@@ -1,17 +1,100 @@
-// Function documents (the `functions` native collection). Filled in by the identity issue.
+// Function documents (the `functions` native collection, fql-v4.md §4.3): `ref, ts, name, body,
+// role?, data?` (plus the legacy `permissions` object, where `{call: "public"}` lets client keys
+// call the function). `body` must be a lambda value; `role` is a built-in role name, a role name,
+// a role ref, or an array of role names/refs.
 
-import { errors } from '../values/errors';
+import type { EvalContext } from '../fql/context';
+import { errors, type Position } from '../values/errors';
+import { Lambda, Ref, type Obj, type Value } from '../values/types';
+import { isBuiltinRole } from './auth';
+import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
+import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
+import { schemaOf } from './resolve';
+
+const WRITABLE = ['name', 'body', 'role', 'data', 'permissions'] as const;
+const FIRST_FUNCTION_ID = 1;
+
+async function uniqueName(ctx: EvalContext, db: bigint, name: string, pos: Position, self?: bigint): Promise<void> {
+  const existing = (await schemaOf(ctx, db)).get('functions', name);
+  if (existing && existing.id !== self) throw errors.alreadyExists('Function already exists.', pos);
+}
+
+async function validateRoleItem(ctx: EvalContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
+  if (typeof v === 'string') {
+    if (isBuiltinRole(v)) return;
+    if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', `Role name \`${v}\` does not exist.`);
+    return;
+  }
+  // Role refs are accepted as given; user-defined roles are resolved by the identity issue.
+  if (v instanceof Ref && v.nativeParent === 'roles') return;
+  f.invalidType(field, v, 'Role');
+}
+
+async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
+  const body = params.get('body');
+  if (body === undefined || body === null) {
+    if (creating) f.required(['body']);
+  } else if (!(body instanceof Lambda)) f.invalidType(['body'], body, 'Query');
+  const role = params.get('role');
+  if (role !== undefined && role !== null) {
+    if (Array.isArray(role)) for (let i = 0; i < role.length; i++) await validateRoleItem(ctx, db, role[i], ['role', i], f);
+    else await validateRoleItem(ctx, db, role, ['role'], f);
+  }
+  for (const k of ['data', 'permissions']) {
+    const v = params.get(k);
+    if (v !== undefined && v !== null && !(v instanceof Map)) f.invalidType([k], v, 'Map');
+  }
+}
+
+function ordered(o: Obj): Obj {
+  const out: Obj = new Map();
+  for (const k of WRITABLE) if (o.has(k)) out.set(k, o.get(k) as Value);
+  return out;
+}
 
 export const functionType: NativeType = {
   label: 'Function',
-  async create(_ctx, _db, _params, pos) {
-    throw errors.notImplemented('create functions', pos);
+  async create(ctx, db, params, pos) {
+    const f = new Failures();
+    const name = validateName(params.get('name'), f);
+    await validate(ctx, db, params, f, true);
+    f.throwIfAny(pos);
+    await uniqueName(ctx, db, name!, pos);
+    const id = await nextInternalId(ctx, db, 'functions', FIRST_FUNCTION_ID);
+    return { id, fields: ordered(stripNulls(pick(params, WRITABLE)) as Obj) };
   },
-  async update(_ctx, _db, _id, _old, _params, _replace, pos) {
-    throw errors.notImplemented('update functions', pos);
+  async update(ctx, db, id, old, params, replace, pos) {
+    const f = new Failures();
+    if (params.has('name') && params.get('name') !== null) {
+      const name = validateName(params.get('name'), f);
+      if (name) await uniqueName(ctx, db, name, pos, id);
+    }
+    await validate(ctx, db, params, f, replace);
+    f.throwIfAny(pos);
+    if (replace) {
+      // Replace overwrites every writable field but keeps the name unless a new one is given.
+      const out: Obj = new Map();
+      for (const k of WRITABLE) {
+        const v = params.get(k);
+        if (v !== undefined && v !== null) out.set(k, stripNulls(v));
+        else if (k === 'name' && old.has('name')) out.set('name', old.get('name') as Value);
+      }
+      return ordered(out);
+    }
+    const merged: Obj = new Map(old);
+    for (const k of WRITABLE) {
+      if (!params.has(k)) continue;
+      const v = params.get(k) as Value;
+      if (v === null) {
+        if (k !== 'name' && k !== 'body') merged.delete(k);
+      } else merged.set(k, k === 'data' || k === 'permissions' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
+    }
+    return ordered(merged);
   },
   render(_id, fields) {
-    return [...fields];
+    const out: [string, Value][] = [];
+    for (const k of WRITABLE) if (fields.has(k)) out.push([k, fields.get(k) as Value]);
+    return out;
   },
 };

@@ -1,9 +1,11 @@
 // What the built-in roles may do (fql-v4.md §6.3) and the `public` permissions that client keys
-// get (DECISIONS #2). User-defined roles (ABAC) arrive with the identity issue.
+// get (DECISIONS #2); tokens get their built-in allowances on top of those. User-defined roles (ABAC)
+// arrive later.
 
 import type { EvalContext } from '../fql/context';
 import { errors, QueryError, type Position } from '../values/errors';
 import type { Target } from './resolve';
+import type { Scope } from './auth';
 
 export type Action = 'read' | 'write' | 'create' | 'delete' | 'history_read' | 'history_write';
 
@@ -30,6 +32,7 @@ export function checkAccess(ctx: EvalContext, action: Action, t: Target, pos: Po
 }
 
 export function allowed(ctx: EvalContext, action: Action, t: Target): boolean {
+  if (ctx.scope.token) return tokenAllowed(ctx.scope, action, t) || clientAllowed(action, t);
   const role = ctx.scope.role;
   const native = nativeOf(t);
   const reading = action === 'read' || action === 'history_read';
@@ -52,4 +55,16 @@ function clientAllowed(action: Action, t: Target): boolean {
   if (!(perms instanceof Map)) return false;
   const key = action === 'delete' ? 'write' : action;
   return perms.get(key) === 'public';
+}
+
+/**
+ * A token's built-in allowances (fql-v4.md §6.4): read its identity's credentials document, read and
+ * delete itself. ABAC roles (membership of the identity's collection) come with the roles issue.
+ */
+function tokenAllowed(scope: Scope, action: Action, t: Target): boolean {
+  if (t.kind !== 'secretDoc' || t.self || t.scoped || t.db !== scope.token!.db) return false;
+  const reading = action === 'read' || action === 'history_read';
+  if (t.native === 'tokens') return t.id === scope.token!.id && (reading || action === 'delete');
+  if (t.native === 'credentials') return reading && t.id === scope.credentials;
+  return false;
 }

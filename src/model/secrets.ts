@@ -24,11 +24,33 @@ export function issueKeySecret(keyId: bigint): IssuedSecret {
   return { secret: buf.toString('base64url'), hashedSecret: bcrypt.hashSync(random.toString('base64url'), BCRYPT_COST) };
 }
 
+export function issueTokenSecret(tokenId: bigint, dbGlobalId: bigint): IssuedSecret {
+  const random = randomBytes(20);
+  const buf = Buffer.alloc(38);
+  buf[0] = 0x7e;
+  buf[1] = TOKEN_KIND;
+  buf.writeBigUInt64BE(tokenId, 2);
+  buf.writeBigUInt64BE(BigInt.asUintN(64, dbGlobalId), 10);
+  random.copy(buf, 18);
+  return { secret: buf.toString('base64url'), hashedSecret: bcrypt.hashSync(random.toString('base64url'), BCRYPT_COST) };
+}
+
+/** BCrypt (cost 5) of a credentials password. */
+export function hashPassword(password: string): string {
+  return bcrypt.hashSync(password, BCRYPT_COST);
+}
+
+export function verifyPassword(password: string, hash: string): Promise<boolean> {
+  return bcrypt.compare(password, hash).catch(() => false);
+}
+
 export interface DecodedSecret {
   kind: 'key' | 'token';
   id: bigint;
   /** base64url of the random part: what the stored hash covers. */
   random: string;
+  /** Token secrets: the global id of the token's database. */
+  db?: bigint;
 }
 
 export function decodeSecret(secret: string): DecodedSecret | undefined {
@@ -38,7 +60,7 @@ export function decodeSecret(secret: string): DecodedSecret | undefined {
   if (buf[1] === KEY_KIND && buf.length === 30)
     return { kind: 'key', id: buf.readBigUInt64BE(2), random: buf.subarray(10).toString('base64url') };
   if (buf[1] === TOKEN_KIND && buf.length === 38)
-    return { kind: 'token', id: buf.readBigUInt64BE(2), random: buf.subarray(18).toString('base64url') };
+    return { kind: 'token', id: buf.readBigUInt64BE(2), db: buf.readBigUInt64BE(10), random: buf.subarray(18).toString('base64url') };
   return undefined;
 }
 

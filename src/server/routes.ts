@@ -5,12 +5,15 @@ import type { QueryService } from '../fql/api';
 import { ping } from './ping';
 import { queryHandlers } from './query';
 import { Router } from './router';
+import { tokensSelf } from './tokensSelf';
 
 export function buildRouter(service: QueryService): Router {
   const query = queryHandlers(service);
+  const self = tokensSelf(service);
   return new Router()
     .add('/', { GET: query.get, POST: query.post })
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
     .add('/linearized', { POST: query.post })
-    .add('/ping', { GET: ping, HEAD: ping });
+    .add('/ping', { GET: ping, HEAD: ping })
+    .add('/tokens/self', { GET: self, HEAD: self, POST: self });
 }

@@ -2,6 +2,7 @@
 import './core-index';
 import './refs';
 import './documents';
+import './call';
 import './strings';
 import './numbers';
 import './time';
@@ -12,3 +13,4 @@ import '../sets';
 import '../setOps';
 import '../setAggregates';
 import '../match';
+import './identity';

@@ -1,0 +1,32 @@
+// /tokens/self (legacy REST, fql-v4.md §1.13; service.md): the token the request authenticated with,
+// as `{"resource": {ref, ts, instance, hashed_secret}}`. Runs one read-only FQL query through the
+// query service with the request's Authorization header; anything but a token secret is 401.
+
+import type { QueryService } from '../fql/api';
+import { parseQueryHeaders } from './headers';
+import { protocolError, type Outcome } from './responses';
+import type { Handler } from './router';
+
+const field = (name: string) => ({ select: [name], from: { var: 't' } });
+
+/** Reads `tokens/self` and keeps exactly the fields the endpoint shows. */
+const QUERY = JSON.stringify({
+  let: [{ t: { get: { '@ref': 'tokens/self' } } }],
+  in: { object: { ref: field('ref'), ts: field('ts'), instance: field('instance'), hashed_secret: field('hashed_secret') } },
+});
+
+export function tokensSelf(service: QueryService): Handler {
+  return async (ctx): Promise<Outcome> => {
+    const headers = parseQueryHeaders(ctx.headers);
+    const answer = await service.query({
+      body: QUERY,
+      authorization: ctx.headers.authorization,
+      lastSeenTxn: headers.lastSeenTxn,
+      timeoutMs: headers.timeoutMs,
+      readOnly: true,
+    });
+    if (answer.status !== 200)
+      return protocolError(401, 'unauthorized', 'Unauthorized', { 'www-authenticate': 'Basic realm="Unauthorized"' });
+    return { status: 200, body: answer.body, txnTime: answer.txnTime, metrics: answer.metrics };
+  };
+}
