@@ -6,7 +6,7 @@ import type { Scope } from '../model/auth';
 import type { Purge } from '../model/purge';
 import type { BindingEvaluator } from '../model/indexDef';
 import { QueryError, type Position } from '../values/errors';
-import type { Obj } from '../values/types';
+import type { Lambda, Obj, Value } from '../values/types';
 
 /** Fauna counts 50 compute units per billed compute op; each call and lambda application is a unit. */
 export const UNITS_PER_COMPUTE_OP = 50;
@@ -27,6 +27,9 @@ export class EvalContext {
   readonly indexBuilds: { db: bigint; index: number }[] = [];
   /** Evaluates an index binding lambda purely (set by the executor: the evaluator lives above model/). */
   evalBinding: BindingEvaluator = () => Promise.reject(new Error('no binding evaluator'));
+  /** Applies a lambda value (set by the executor: the evaluator lives above model/); used by auth predicates. */
+  applyLambda: (lambda: Lambda, args: Value[], ctx: EvalContext) => Promise<Value> = () =>
+    Promise.reject(new Error('no lambda evaluator'));
   /** Valid time for reads under At(); undefined = the snapshot. */
   readAt: bigint | undefined;
 

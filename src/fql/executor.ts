@@ -11,7 +11,7 @@ import { errors, ProtocolError, QueryError } from '../values/errors';
 import type { Obj, Value } from '../values/types';
 import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
 import { Env } from './env';
-import { evalExpr } from './evaluator';
+import { applyLambda, evalExpr } from './evaluator';
 import { protocolErrorBody, queryErrorBody, resourceBody } from './render';
 import './functions';
 import { bindingEvaluator } from './bindings';
@@ -81,6 +81,7 @@ export class Executor implements QueryService {
           if (parseError) throw parseError;
           const ctx = new EvalContext(txn, scope, this.catalog, deadline, !!req.readOnly);
           ctx.evalBinding = bindingEvaluator(ctx);
+          ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
           try {
             return { value: await evalExpr(expr!, Env.empty, ctx), ctx };
           } finally {

@@ -8,7 +8,7 @@ import { errors, type Position } from '../values/errors';
 import { compareValues, valuesEqual } from '../values/order';
 import { Ref, SetV, TxnTime, type Obj, type Value } from '../values/types';
 import { resolveRef } from '../model/resolve';
-import { checkAccess } from '../model/permissions';
+import { checkSetRead } from '../model/permissions';
 import { indexDefOf } from '../model/indexSchema';
 import type { IndexDef } from '../model/indexDef';
 import { cursorBound, decodePayload, prefixEnd, termsPrefix } from '../model/indexer';
@@ -35,14 +35,21 @@ define('match', async (call, env, ctx) => {
 });
 
 /** The index a Match set reads, checked for existence, readability and visibility. */
-export async function matchedIndex(ctx: EvalContext, index: Ref, pos: Position): Promise<IndexDef> {
+export async function matchedIndex(
+  ctx: EvalContext,
+  index: Ref,
+  pos: Position,
+  terms: Value[] = [],
+): Promise<{ def: IndexDef; visible?: (ctx: EvalContext, ref: Ref) => Promise<boolean> }> {
   const t = await resolveRef(ctx, index, pos);
   if (t.kind !== 'schema' || t.native !== 'indexes') throw errors.typeMismatch('Index Ref', 'Ref', pos);
   if (!t.entry) throw errors.invalidRef(`Ref refers to undefined index '${t.name}'`, pos);
   if (t.entry.ts instanceof TxnTime)
     throw errors.invalidArgument('An index cannot be created and read in the same transaction.', pos);
-  checkAccess(ctx, 'read', t, pos);
-  return indexDefOf(t.db, t.entry);
+  // User roles: `read` on the index (predicate gets the terms), then each document is filtered by
+  // `read` on its collection unless the index grants `unrestricted_read`.
+  const visible = await checkSetRead(ctx, t, pos, [terms]);
+  return { def: indexDefOf(t.db, t.entry), visible };
 }
 
 /** Orders cursors [values…, ref] with the index's reverse flags. */
@@ -61,9 +68,9 @@ function compareEntries(def: IndexDef): (a: SetEntry, b: SetEntry) => number {
 defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
   const index = set.expr.get('match');
   if (!(index instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
-  const def = await matchedIndex(ctx, index, pos);
   const given = set.expr.get('terms');
   const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  const { def, visible } = await matchedIndex(ctx, index, pos, terms);
   // Wrong arity matches nothing; a one-term index takes a scalar or a one-element array alike.
   const arityOk = terms.length === def.terms.length;
   const prefix = termsPrefix(def, terms);
@@ -84,6 +91,7 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
         const { terms: entryTerms, values, ref } = decodePayload(e.payload);
         if (confirm && !entryTerms.every((t, i) => valuesEqual(t, terms[i]))) continue;
+        if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
         const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;
         yield { cursor: [...values, ref], value };
       }

@@ -577,7 +577,7 @@ defineSetShape('singleton', async (ctx, set, pos) => {
 /** The one-element set of a document ref: present while the document exists at the read time. */
 async function singletonSource(ctx: EvalContext, ref: Ref, pos: Position, set?: SetV): Promise<SetSource> {
   const t = await resolveRef(ctx, ref, pos);
-  checkAccess(ctx, 'read', t, pos);
+  await checkAccess(ctx, 'read', t, pos);
   const self = set ?? new SetV(new Map([['singleton', ref]]));
   const byCursor = (a: SetEntry, b: SetEntry) => compareCursors(a.cursor, b.cursor);
   const src: XSource = xsource(self, byCursor, async function* (ctx, b) {

@@ -11,7 +11,7 @@ import { compareValues } from '../values/order';
 import type { EvalContext } from './context';
 import { resolveRef, schemaOf, type Target } from '../model/resolve';
 import { dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
-import { checkAccess } from '../model/permissions';
+import { checkAccess, checkSetRead } from '../model/permissions';
 import { NATIVE_IDS, type NamedNative } from '../model/catalog';
 
 export interface SetEntry {
@@ -101,8 +101,9 @@ defineSetShape('documents', async (ctx, set, pos) => {
   throw errors.typeMismatch('Collection Ref', 'Ref', pos);
 });
 
-function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 'doc' }, dbRef: Ref | undefined, pos: Position): SetSource {
-  checkAccess(ctx, 'read', t, pos);
+async function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 'doc' }, dbRef: Ref | undefined, pos: Position): Promise<SetSource> {
+  // User roles without unrestricted_read on the collection see only the documents they may read.
+  const visible = await checkSetRead(ctx, t, pos);
   const collName = t.coll.name;
   return {
     set,
@@ -118,6 +119,7 @@ function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 'doc' 
       })) {
         if (isExpired(doc.version, b.at ?? ctx.snapshotTs)) continue;
         const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
+        if (visible && !(await visible(ctx, ref))) continue;
         yield { cursor: [ref], value: ref };
       }
     },
@@ -127,7 +129,7 @@ function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 'doc' 
 async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<SetSource> {
   const t = await resolveRef(ctx, ref, pos);
   if (t.kind !== 'native') throw errors.typeMismatch('Set', 'Ref', pos);
-  checkAccess(ctx, 'read', t, pos);
+  await checkAccess(ctx, 'read', t, pos);
   const native = t.native;
   const dbRef = ref.database;
   const named = native !== 'keys' && native !== 'tokens' && native !== 'credentials';
@@ -264,7 +266,7 @@ define('paginate', async (call, env, ctx) => {
   if (input instanceof Ref && input.collection !== undefined) {
     // A single document is a one-element set of its ref.
     const t = await resolveRef(ctx, input, pos);
-    checkAccess(ctx, 'read', t, pos);
+    await checkAccess(ctx, 'read', t, pos);
     const exists = docKeyOf(t) ? (await readLive(ctx, t, at)) !== null : false;
     return new Page(exists ? [input] : []);
   }

@@ -6,7 +6,9 @@ import type { DocKey, Txn } from '../storage/types';
 import type { Catalog } from './catalog';
 import { NATIVE_IDS } from './catalog';
 import { decodeSecret, verifySecret } from './secrets';
-import { Ref, Time } from '../values/types';
+import { roleIdsOf } from './permissions';
+import { Ref, Time, type Obj, type Value } from '../values/types';
+import { JwtVerifier, looksLikeJwt } from './jwt'; // JWT hook (access providers)
 
 export const BUILTIN_ROLES = ['admin', 'server', 'server-readonly', 'client'] as const;
 export type BuiltinRole = (typeof BUILTIN_ROLES)[number];
@@ -32,6 +34,15 @@ export interface Scope {
   identity?: Ref;
   /** Id of the identity's credentials document when the scope was resolved (a token may read it). */
   credentials?: bigint;
+  /** User-defined roles (internal ids in `db`) that replace `role`: a key whose `role` names roles,
+   * an `@role/<name>` scoped secret, or a UDF with such a role. Tokens get theirs by membership. */
+  roles?: bigint[];
+  // --- JWT hook (access providers, model/jwt.ts) ---
+  /** Set when authenticated with a JWT: its subject and payload (CurrentIdentity/CurrentToken). */
+  jwt?: { sub?: string; payload: Obj };
+  /** The access provider's `roles` (role refs or {role, predicate}) for the roles code to map. */
+  jwtRoles?: Value[];
+  // --- end JWT hook ---
 }
 
 export const TOP_DB = 0n;
@@ -102,16 +113,21 @@ export function secretFromHeader(header: string | undefined): string | undefined
 export class Authenticator {
   private readonly cache = new Map<string, Scope>();
   private generation = 0;
+  /** JWT hook: verifies `ey…` bearer secrets against access providers. */
+  readonly jwt: JwtVerifier;
 
   constructor(
     private readonly rootSecret: string,
     private readonly catalog: Catalog,
-  ) {}
+  ) {
+    this.jwt = new JwtVerifier(catalog); // JWT hook
+  }
 
   /** Drops every cached resolution (keys or databases changed). */
   invalidate(): void {
     this.generation++;
     this.cache.clear();
+    this.jwt.invalidate(); // JWT hook
   }
 
   /** Resolves a secret to a Scope, or undefined (→ 401). */
@@ -121,7 +137,8 @@ export class Authenticator {
       return !hit.token || (await this.tokenStillValid(hit, txn)) ? hit : undefined;
     if (hit) return undefined;
     const gen = this.generation;
-    const scope = await this.resolve(secret, txn);
+    // JWT hook: `ey…` secrets containing '.' are JWTs (access providers, model/jwt.ts).
+    const scope = looksLikeJwt(secret) ? await this.jwt.verify(secret, txn) : await this.resolve(secret, txn);
     if (scope && gen === this.generation) {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(secret, scope);
@@ -157,8 +174,17 @@ export class Authenticator {
     const fields = version.data;
     const hash = fields.get('hashed_secret');
     if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
-    const role = fields.get('role');
-    if (!isBuiltinRole(role)) return undefined; // user-defined roles arrive with the identity issue
+    const roleField = fields.get('role');
+    let role: BuiltinRole = 'client';
+    let roles: bigint[] | undefined;
+    if (isBuiltinRole(roleField)) role = roleField;
+    else {
+      // A role name, role ref or array of them: exactly those roles' privileges, in the key's database.
+      if (fields.get('database') instanceof Ref) return undefined;
+      const schema = await this.catalog.schema(txn, keyDb, false);
+      roles = roleIdsOf(roleField, (name) => schema.get('roles', name)?.id);
+      if (!roles) return undefined;
+    }
     const ttl = fields.get('ttl');
     const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
     if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
@@ -172,7 +198,7 @@ export class Authenticator {
       db = child.id;
       path = [...path, dbRef.id];
     }
-    return { db, path, role, root: false, key: { db: keyDb, id: decoded.id }, expiresAt };
+    return { db, path, role, root: false, key: { db: keyDb, id: decoded.id }, expiresAt, ...(roles ? { roles } : {}) };
   }
 
   private async resolveToken(secret: string, txn: Txn): Promise<Scope | undefined> {
@@ -213,11 +239,12 @@ export class Authenticator {
     if (rest.length === 0) return base;
     const role = rest[rest.length - 1];
     const dbPath = rest.length >= 2 ? rest.slice(0, -1).join(':') : '';
-    if (!isBuiltinRole(role)) {
-      // `@role/…` and `@doc/…` scopes need roles and identities (a later issue): refuse rather than widen.
+    const userRole = role.startsWith('@role/') ? role.slice(6) : undefined;
+    if (!isBuiltinRole(role) && userRole === undefined) {
+      // `@doc/…` scopes (identities) are not supported: refuse rather than widen.
       return role.startsWith('@') ? undefined : base;
     }
-    if (base.role !== 'admin') return undefined;
+    if (base.role !== 'admin' || base.roles) return undefined;
     let db = base.db;
     const path = [...base.path];
     for (const name of dbPath ? dbPath.split('/') : []) {
@@ -227,7 +254,12 @@ export class Authenticator {
       db = child.id;
       path.push(name);
     }
-    return { ...base, db, path, role };
+    if (userRole !== undefined) {
+      const entry = userRole ? (await this.catalog.schema(txn, db, false)).get('roles', userRole) : undefined;
+      if (!entry) return undefined;
+      return { ...base, db, path, role: 'client', roles: [entry.id] };
+    }
+    return { ...base, db, path, role: role as BuiltinRole };
   }
 
   /** Names of database `db` from the top, found by walking the parent links. */

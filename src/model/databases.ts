@@ -54,8 +54,8 @@ export async function moveDatabase(
   for (let cur: bigint | undefined = to.id; cur !== undefined; cur = await parentOf(ctx, cur)) {
     if (cur === src.id) throw fail('cannot move a database into itself or one of its descendants.');
   }
-  checkAccess(ctx, 'delete', source, pos);
-  checkAccess(ctx, 'create', dest, pos);
+  await checkAccess(ctx, 'delete', source, pos);
+  await checkAccess(ctx, 'create', dest, pos);
   if ((await schemaOf(ctx, to.id)).get('databases', src.name)) throw fail('a database with that name already exists.');
   const fields = src.fields;
   ctx.txn.putVersion({ db: source.db, coll: NATIVE_IDS.databases, id: src.id }, 'delete', null);

@@ -9,7 +9,7 @@ import { NATIVE_IDS, schemaConflictKey, type NamedNative } from './catalog';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
 import { NATIVE_TYPES, type NativeType } from './nativeTypes';
-import { checkAccess } from './permissions';
+import { checkAccess, usesRoles } from './permissions';
 import { maintainIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
@@ -134,7 +134,7 @@ function nativeName(t: Target): string {
 
 export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint): Promise<Obj> {
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
-  checkAccess(ctx, 'read', t, pos);
+  await checkAccess(ctx, 'read', t, pos);
   const doc = await readLive(ctx, t, at);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   return render(t, dbRefOf(ref), doc);
@@ -157,7 +157,7 @@ export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, 
       throw e;
     }
   }
-  checkAccess(ctx, 'read', t, pos);
+  await checkAccess(ctx, 'read', t, pos);
   return (await readLive(ctx, t, at)) !== null;
 }
 
@@ -173,16 +173,21 @@ export async function createDocument(ctx: EvalContext, ref: Ref, params: Obj, po
     const target: Target = { kind: 'doc', db: t.db, coll: t.entry, id: newId(), scoped: t.scoped };
     return createUserDoc(ctx, target, params, pos, dbRefOf(ref));
   }
-  if (t.kind === 'doc') return createUserDoc(ctx, t, params, pos, dbRefOf(ref));
+  if (t.kind === 'doc') return createUserDoc(ctx, t, params, pos, dbRefOf(ref), true);
   throw errors.invalidArgument(`Cannot create a document with a chosen id in ${t.native}.`, pos);
 }
 
-async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, params: Obj, pos: Position, dbRef: Ref | undefined): Promise<Obj> {
-  checkAccess(ctx, 'create', t, pos);
+async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, params: Obj, pos: Position, dbRef: Ref | undefined, withId = false): Promise<Obj> {
+  // User roles' predicates receive the new fields (and the ref for create_with_id), so they are
+  // checked once those are known.
+  const roles = usesRoles(ctx.scope);
+  const action = withId ? 'create_with_id' : 'create';
+  if (!roles) await checkAccess(ctx, action, t, pos);
   const key = docKeyOf(t)!;
   const existing = await ctx.txn.getVersion(key);
   if (existing && existing.action !== 'delete') throw errors.alreadyExists('Document already exists.', pos);
   const fields = userFields(ctx, t, params, undefined, false, pos);
+  if (roles) await checkAccess(ctx, action, t, pos, [fields, refOf(t, undefined)]);
   const password = credentialsParam(params, pos);
   ctx.txn.putVersion(key, 'create', fields);
   if (password !== undefined) await setPassword(ctx, key, refOf(t, undefined), password);
@@ -227,7 +232,7 @@ function reorderUser(o: Obj): Obj {
 async function createNative(ctx: EvalContext, db: bigint, native: string, params: Obj, pos: Position, dbRef: Ref | undefined, t: Target): Promise<Obj> {
   const type = NATIVE_TYPES[native];
   if (!type) throw errors.notImplemented(`create ${native}`, pos);
-  checkAccess(ctx, 'create', t, pos);
+  await checkAccess(ctx, 'create', t, pos, [params]);
   const created = await type.create(ctx, db, params, pos);
   const key: DocKey = { db, coll: NATIVE_IDS[native as NamedNative], id: created.id };
   ctx.txn.putVersion(key, 'create', created.fields);
@@ -268,7 +273,9 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
   ctx.assertWritable(pos);
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot update a schema meta collection.`, pos);
-  checkAccess(ctx, 'write', t, pos);
+  // User roles' write predicates receive [oldFields, newFields, ref]: checked once those are known.
+  const roles = usesRoles(ctx.scope);
+  if (!roles) await checkAccess(ctx, 'write', t, pos);
   const doc = await readLive(ctx, t);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const old = doc.version.data ?? new Map();
@@ -276,9 +283,11 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
   if (t.kind === 'doc') fields = userFields(ctx, t, params, old, replace, pos);
   else {
     const type = nativeTypeOf(t, pos);
+    if (roles) await checkAccess(ctx, 'write', t, pos, [old, params, refOf(t, undefined)]);
     fields = await type.update(ctx, t.db, doc.key.id, old, params, replace, pos);
     markSchemaWrite(ctx, t.db, t.native);
   }
+  if (roles && t.kind === 'doc') await checkAccess(ctx, 'write', t, pos, [old, fields, refOf(t, undefined)]);
   const password = t.kind === 'doc' ? credentialsParam(params, pos) : undefined;
   ctx.txn.putVersion(doc.key, 'update', fields);
   if (password !== undefined) await setPassword(ctx, doc.key, refOf(t, undefined), password);
@@ -299,7 +308,7 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
   ctx.assertWritable(pos);
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot delete a schema meta collection.`, pos);
-  checkAccess(ctx, 'delete', t, pos);
+  await checkAccess(ctx, 'delete', t, pos);
   const doc = await readLive(ctx, t);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const before = render(t, dbRefOf(ref), doc);

@@ -25,6 +25,6 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
   const dbRef = await dbRefFromCaller(ctx, db);
   if (dbRef === null) throw notFound();
   const t: Target = { kind: 'secretDoc', db, native: 'keys', id: decoded.id, self: false, scoped: dbRef !== undefined };
-  if (!allowed(ctx, 'read', t) || !(await verifySecret(decoded, secret.split(':')[0], hash))) throw notFound();
+  if (!(await allowed(ctx, 'read', t)) || !(await verifySecret(decoded, secret.split(':')[0], hash))) throw notFound();
   return render(t, dbRef, { key, version });
 }

@@ -13,6 +13,7 @@ import { functionType } from './functionType';
 import { roleType } from './roleType';
 import { tokenType } from './tokenType';
 import { credentialsType } from './credentialsType';
+import { accessProviderType } from './accessProviderType';
 import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
 import { issueKeySecret } from './secrets';
@@ -169,8 +170,9 @@ async function validateKey(ctx: EvalContext, db: bigint, params: Obj, f: Failure
   const role = params.get('role');
   if (role === undefined || role === null) {
     if (creating) f.required(['role']);
-  } else if (typeof role !== 'string') f.invalidType(['role'], role, 'String');
-  else if (!isBuiltinRole(role)) f.add(['role'], 'validation failure', `Role name \`${role}\` does not exist.`);
+  } else if (Array.isArray(role)) {
+    for (let i = 0; i < role.length; i++) await validateKeyRole(ctx, db, role[i], ['role', i], f, false);
+  } else await validateKeyRole(ctx, db, role, ['role'], f, true);
   const database = params.get('database');
   if (database !== undefined && database !== null) {
     if (!(database instanceof Ref) || database.nativeParent !== 'databases') f.invalidType(['database'], database, 'Ref');
@@ -182,6 +184,20 @@ async function validateKey(ctx: EvalContext, db: bigint, params: Obj, f: Failure
   validateLong(params, 'priority', f, 1n, 500n);
   const ttl = params.get('ttl');
   if (ttl !== undefined && ttl !== null && !(ttl instanceof Time)) f.invalidType(['ttl'], ttl, 'Time');
+}
+
+/** A key's role: a built-in role name, or an existing user role's name or ref (or an array of those). */
+async function validateKeyRole(ctx: EvalContext, db: bigint, v: Value, field: (string | number)[], f: Failures, builtinOk: boolean): Promise<void> {
+  if (typeof v === 'string') {
+    if (builtinOk && isBuiltinRole(v)) return;
+    if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', `Role name \`${v}\` does not exist.`);
+    return;
+  }
+  if (v instanceof Ref && v.nativeParent === 'roles' && !v.database) {
+    if (!(await schemaOf(ctx, db)).get('roles', v.id)) f.add(field, 'invalid reference', 'Reference was not found.');
+    return;
+  }
+  f.invalidType(field, v, builtinOk ? 'String' : 'Role');
 }
 
 export const keyType: NativeType = {
@@ -236,4 +252,5 @@ export const NATIVE_TYPES: Partial<Record<string, NativeType>> = {
   credentials: credentialsType,
   databases: databaseType,
   keys: keyType,
+  access_providers: accessProviderType,
 };

@@ -1,13 +1,30 @@
-// What the built-in roles may do (fql-v4.md §6.3) and the `public` permissions that client keys
-// get (DECISIONS #2); tokens get their built-in allowances on top of those. User-defined roles (ABAC)
-// arrive later.
+// What a scope may do (fql-v4.md §6.3–§6.5): the built-in roles, the `public` permissions that
+// client keys get (DECISIONS #2), a token's built-in allowances, and user-defined roles (ABAC).
+//
+// User roles come from a key whose `role` names roles, an `@role/<name>` scoped secret, a UDF's
+// `role`, or — for tokens — every role whose membership includes the identity's collection (and
+// whose membership predicate returns exactly true). A scope's permissions are the union of its
+// roles; a predicate grants only when it returns exactly `true`, and an error in it denies.
+// Predicates run read-only, as an internal identity that can read everything in the database.
 
 import type { EvalContext } from '../fql/context';
 import { errors, QueryError, type Position } from '../values/errors';
-import type { Target } from './resolve';
+import { Lambda, Ref, type Value } from '../values/types';
+import type { Txn } from '../storage/types';
+import { resolveRef, schemaOf, type Target } from './resolve';
 import type { Scope } from './auth';
+import { membershipOf, privilegesOf } from './roleType';
 
-export type Action = 'read' | 'write' | 'create' | 'delete' | 'history_read' | 'history_write';
+export type Action =
+  | 'read'
+  | 'write'
+  | 'create'
+  | 'create_with_id'
+  | 'delete'
+  | 'history_read'
+  | 'history_write'
+  | 'unrestricted_read'
+  | 'call';
 
 /** Native collections whose documents only admins may see or change. */
 const ADMIN_ONLY = new Set(['databases', 'keys', 'roles', 'access_providers']);
@@ -25,17 +42,48 @@ function nativeOf(t: Target): string | undefined {
   }
 }
 
-export function checkAccess(ctx: EvalContext, action: Action, t: Target, pos: Position): void {
-  if (!allowed(ctx, action, t)) throw errors.permissionDenied(pos);
-  if (action !== 'read' && action !== 'history_read' && t.scoped)
+/** The ref a target stands for (relative to its database), a predicate's default argument. */
+export function refOfTarget(t: Target): Ref {
+  switch (t.kind) {
+    case 'native':
+      return Ref.native(t.native);
+    case 'schema':
+      return Ref.schema(t.native, t.name);
+    case 'secretDoc':
+      return new Ref(String(t.id), Ref.native(t.native));
+    case 'doc':
+      return new Ref(String(t.id), Ref.collection(t.coll.name));
+  }
+}
+
+/**
+ * Throws 403 unless the scope may perform `action` on `t`. `args` are the predicate arguments of
+ * fql-v4.md §6.5 (default: the target's ref).
+ */
+export async function checkAccess(ctx: EvalContext, action: Action, t: Target, pos: Position, args?: Value[]): Promise<void> {
+  if (!(await allowed(ctx, action, t, args))) throw errors.permissionDenied(pos);
+  if (action !== 'read' && action !== 'history_read' && action !== 'unrestricted_read' && action !== 'call' && t.scoped)
     throw new QueryError('invalid argument', 'Cannot write a scoped ref.', pos);
 }
 
-export function allowed(ctx: EvalContext, action: Action, t: Target): boolean {
-  if (ctx.scope.token) return tokenAllowed(ctx.scope, action, t) || clientAllowed(action, t);
-  const role = ctx.scope.role;
+/** True when the scope is governed by user-defined roles (keys/UDFs with roles, tokens, JWTs). */
+export function usesRoles(scope: Scope): boolean {
+  return scope.roles !== undefined || scope.token !== undefined || scope.jwtRoles !== undefined;
+}
+
+export async function allowed(ctx: EvalContext, action: Action, t: Target, args?: Value[]): Promise<boolean> {
+  const scope = ctx.scope;
+  if (scope.roles) return rolesAllow(ctx, scope.roles, action, t, args, false);
+  if (scope.jwtRoles) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false);
+  if (scope.token)
+    return (
+      tokenAllowed(scope, action, t) ||
+      clientAllowed(action, t) ||
+      rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false)
+    );
+  const role = scope.role;
   const native = nativeOf(t);
-  const reading = action === 'read' || action === 'history_read';
+  const reading = action === 'read' || action === 'history_read' || action === 'unrestricted_read';
   switch (role) {
     case 'admin':
       return true;
@@ -48,18 +96,63 @@ export function allowed(ctx: EvalContext, action: Action, t: Target): boolean {
   }
 }
 
+/**
+ * Reading a set (Documents of a collection, Match of an index): throws 403 when nothing could be
+ * read; returns a per-document filter when each document must pass `read` on its collection
+ * (no `unrestricted_read`), or undefined when every element is visible.
+ */
+export async function checkSetRead(
+  ctx: EvalContext,
+  t: Target,
+  pos: Position,
+  args?: Value[],
+): Promise<((ctx: EvalContext, ref: Ref) => Promise<boolean>) | undefined> {
+  if (!usesRoles(ctx.scope)) {
+    await checkAccess(ctx, 'read', t, pos, args);
+    return undefined;
+  }
+  if (await allowed(ctx, 'unrestricted_read', t, args ?? [null])) return undefined;
+  if (t.kind === 'doc') {
+    // Documents(coll): any possible read grant on the collection; each document is then checked.
+    if (!(await mayPossibly(ctx, 'read', t))) throw errors.permissionDenied(pos);
+  } else await checkAccess(ctx, 'read', t, pos, args);
+  const scopeAtCheck = ctx.scope;
+  return async (c, ref) => {
+    const saved = c.scope;
+    c.scope = scopeAtCheck;
+    try {
+      const target = await resolveRef(c, ref, pos);
+      if (target.kind !== 'doc') return true;
+      return await allowed(c, 'read', target, [ref]);
+    } catch {
+      return false;
+    } finally {
+      c.scope = saved;
+    }
+  };
+}
+
+/** Whether any grant (static or predicate) for `action` on `t` exists: predicates are not run. */
+async function mayPossibly(ctx: EvalContext, action: Action, t: Target): Promise<boolean> {
+  const scope = ctx.scope;
+  if (!scope.roles && scope.token && tokenAllowed(scope, action, t)) return true;
+  if (!scope.roles && (scope.token || scope.jwtRoles) && clientAllowed(action, t)) return true;
+  const roles = scope.roles ?? (scope.token || scope.jwtRoles ? await membershipRoles(ctx) : []);
+  return rolesAllow(ctx, roles, action, t, undefined, true);
+}
+
 /** Client keys: only what a collection's `permissions` grants to "public". */
 function clientAllowed(action: Action, t: Target): boolean {
   if (t.kind !== 'doc') return false;
   const perms = t.coll.fields.get('permissions');
   if (!(perms instanceof Map)) return false;
-  const key = action === 'delete' ? 'write' : action;
+  const key = action === 'delete' ? 'write' : action === 'create_with_id' ? 'create' : action;
   return perms.get(key) === 'public';
 }
 
 /**
  * A token's built-in allowances (fql-v4.md §6.4): read its identity's credentials document, read and
- * delete itself. ABAC roles (membership of the identity's collection) come with the roles issue.
+ * delete itself.
  */
 function tokenAllowed(scope: Scope, action: Action, t: Target): boolean {
   if (t.kind !== 'secretDoc' || t.self || t.scoped || t.db !== scope.token!.db) return false;
@@ -67,4 +160,152 @@ function tokenAllowed(scope: Scope, action: Action, t: Target): boolean {
   if (t.native === 'tokens') return t.id === scope.token!.id && (reading || action === 'delete');
   if (t.native === 'credentials') return reading && t.id === scope.credentials;
   return false;
+}
+
+/** Whether a privilege's resource ref covers the target. */
+function covers(resource: Value | undefined, t: Target, action: Action): boolean {
+  if (!(resource instanceof Ref) || resource.database) return false;
+  const nativeRef = resource.collection === undefined ? resource.id : undefined;
+  switch (t.kind) {
+    case 'doc':
+      return resource.nativeParent === 'collections' && resource.id === t.coll.name;
+    case 'schema':
+      if (
+        (t.native === 'indexes' && (action === 'read' || action === 'unrestricted_read')) ||
+        (t.native === 'functions' && action === 'call') ||
+        (t.native === 'collections' && action === 'unrestricted_read')
+      )
+        if (resource.nativeParent === t.native && resource.id === t.name) return true;
+      return nativeRef === t.native;
+    case 'secretDoc':
+    case 'native':
+      return nativeRef === t.native;
+  }
+}
+
+/**
+ * The union of the roles' grants for `action` on `t`. Static `true` short-circuits; predicates run
+ * in order until one returns exactly true. With `possibly`, a predicate counts as a grant unrun.
+ */
+async function rolesAllow(ctx: EvalContext, roleIds: readonly bigint[], action: Action, t: Target, args: Value[] | undefined, possibly: boolean): Promise<boolean> {
+  if (!roleIds.length) return false;
+  // Privileges only apply inside the role's own database.
+  if (t.scoped || t.db !== ctx.scope.db) return false;
+  const schema = await schemaOf(ctx, ctx.scope.db);
+  const predicates: Lambda[] = [];
+  for (const id of roleIds) {
+    const role = schema.getById('roles', id);
+    if (!role) continue;
+    for (const p of privilegesOf(role.fields)) {
+      if (!covers(p.get('resource'), t, action)) continue;
+      const actions = p.get('actions');
+      if (!(actions instanceof Map)) continue;
+      const grant = actions.get(action);
+      if (grant === true) return true;
+      if (grant instanceof Lambda) predicates.push(grant);
+    }
+  }
+  if (possibly) return predicates.length > 0;
+  const full = args ?? [action === 'unrestricted_read' && t.kind === 'doc' ? null : refOfTarget(t)];
+  for (const pred of predicates) if (await runPredicate(ctx, pred, predicateArgs(pred, action, full))) return true;
+  return false;
+}
+
+function predicateArgs(pred: Lambda, action: Action, full: Value[]): Value[] {
+  if (action === 'call') return full;
+  const arity = typeof pred.params === 'string' ? 1 : pred.params.length;
+  return full.slice(0, Math.max(arity, 1));
+}
+
+/** Runs a predicate read-only as the database's internal identity; only exactly `true` grants. */
+export async function runPredicate(ctx: EvalContext, pred: Lambda, args: Value[]): Promise<boolean> {
+  try {
+    return (await ctx.applyLambda(pred, args, predicateContext(ctx))) === true;
+  } catch (e) {
+    if (e instanceof Error && e.constructor.name === 'QueryTimeout') throw e;
+    return false;
+  }
+}
+
+/** A view of ctx for auth predicates: may read everything in the db, may not write. */
+function predicateContext(ctx: EvalContext): EvalContext {
+  let scope: Scope = { ...ctx.scope, role: 'admin', token: undefined, roles: undefined, jwtRoles: undefined };
+  let readAt = ctx.readAt;
+  const refuse = (pos: Position) => {
+    throw new QueryError('invalid expression', 'Call performs a write, which is not allowed in auth predicates.', pos);
+  };
+  return new Proxy(ctx, {
+    get(target, prop) {
+      if (prop === 'scope') return scope;
+      if (prop === 'readAt') return readAt;
+      if (prop === 'readOnly') return true;
+      if (prop === 'assertWritable') return refuse;
+      return Reflect.get(target, prop, target) as unknown;
+    },
+    set(target, prop, value) {
+      if (prop === 'scope') scope = value as Scope;
+      else if (prop === 'readAt') readAt = value as bigint | undefined;
+      else return Reflect.set(target, prop, value, target);
+      return true;
+    },
+  });
+}
+
+const membershipCache = new WeakMap<Txn, Promise<bigint[]>>();
+
+/** The roles a token's identity is a member of (or a JWT's provider roles), evaluated once per transaction. */
+export function membershipRoles(ctx: EvalContext): Promise<bigint[]> {
+  let hit = membershipCache.get(ctx.txn);
+  if (!hit) {
+    hit = computeMembership(ctx);
+    membershipCache.set(ctx.txn, hit);
+  }
+  return hit;
+}
+
+async function computeMembership(ctx: EvalContext): Promise<bigint[]> {
+  const scope = ctx.scope;
+  const schema = await schemaOf(ctx, scope.db);
+  const out: bigint[] = [];
+  if (scope.jwtRoles) {
+    // An access provider's `roles`: role refs, or `{role, predicate}` whose predicate gets the JWT payload.
+    for (const item of scope.jwtRoles) {
+      const ref = item instanceof Map ? item.get('role') : item;
+      const id = roleIdsOf(ref, (name) => schema.get('roles', name)?.id)?.[0];
+      if (id === undefined) continue;
+      const pred = item instanceof Map ? item.get('predicate') : undefined;
+      if (!(pred instanceof Lambda) || (await runPredicate(ctx, pred, [scope.jwt?.payload ?? null]))) out.push(id);
+    }
+    return out;
+  }
+  const identity = scope.identity;
+  if (identity instanceof Ref && identity.isUserDocument && !identity.collection!.database) {
+    const coll = identity.collection!.id;
+    for (const role of schema.all('roles')) {
+      for (const m of membershipOf(role.fields)) {
+        const res = m.get('resource');
+        if (!(res instanceof Ref) || res.nativeParent !== 'collections' || res.id !== coll || res.database) continue;
+        const pred = m.get('predicate');
+        if (!(pred instanceof Lambda) || (await runPredicate(ctx, pred, [identity]))) {
+          out.push(role.id);
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Resolves role names / role refs (or an array of them) to role ids in `schemaRoles`; undefined if any is missing. */
+export function roleIdsOf(v: Value | undefined, lookup: (name: string) => bigint | undefined): bigint[] | undefined {
+  const list = Array.isArray(v) ? v : [v ?? null];
+  const out: bigint[] = [];
+  for (const item of list) {
+    const name = typeof item === 'string' ? item : item instanceof Ref && item.nativeParent === 'roles' && !item.database ? item.id : undefined;
+    if (name === undefined) return undefined;
+    const id = lookup(name);
+    if (id === undefined) return undefined;
+    out.push(id);
+  }
+  return out;
 }

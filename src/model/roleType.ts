@@ -1,17 +1,208 @@
-// Role documents (the `roles` native collection). Filled in by the identity issue.
+// Role documents (the `roles` native collection, fql-v4.md §4.3, §6.5): `ref, ts, name,
+// privileges?, membership?, data?`. Privileges name a resource (a user collection, an index, a
+// function, or a native collection such as Collections()/Keys()) and per-action grants (`true`,
+// `false` or a predicate lambda whose arity is checked per action); membership entries name a
+// user collection whose documents (as token identities) get the role, optionally filtered by a
+// one-argument predicate.
 
-import { errors } from '../values/errors';
+import type { EvalContext } from '../fql/context';
+import { errors, type Position } from '../values/errors';
+import { isNativeName, Lambda, Ref, type Obj, type Value } from '../values/types';
+import { deepMerge, Failures, stripNulls, validateName } from './data';
+import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
+import { schemaOf } from './resolve';
+
+const WRITABLE = ['name', 'privileges', 'membership', 'data'] as const;
+const FIRST_ROLE_ID = 1;
+export const MAX_ROLES_PER_MEMBERSHIP = 64;
+
+/** Accepted predicate arities per action (fql-v4.md §6.5); `call` takes the call's arguments. */
+export const ACTION_ARITIES: Record<string, number[] | undefined> = {
+  read: [1],
+  write: [2, 3],
+  create: [1],
+  create_with_id: [1, 2],
+  delete: [1],
+  history_read: [1],
+  history_write: [4],
+  unrestricted_read: [1],
+  call: undefined,
+};
+
+export function lambdaArity(l: Lambda): number {
+  return typeof l.params === 'string' ? 1 : l.params.length;
+}
+
+async function validateResource(ctx: EvalContext, db: bigint, v: Value | undefined, field: (string | number)[], f: Failures, collectionsOnly: boolean): Promise<void> {
+  if (v === undefined || v === null) return f.required(field);
+  if (!(v instanceof Ref)) return f.invalidType(field, v, 'Ref');
+  if (v.database || v.collection?.database) return f.add(field, 'invalid reference', 'Reference cannot be scoped.');
+  if (v.collection === undefined) {
+    if (!collectionsOnly && isNativeName(v.id)) return;
+    return f.add(field, 'invalid reference', 'Cannot read reference.');
+  }
+  const parent = v.nativeParent;
+  const ok = collectionsOnly ? parent === 'collections' : parent === 'collections' || parent === 'indexes' || parent === 'functions';
+  if (!ok || !(await schemaOf(ctx, db)).get(parent as 'collections', v.id)) f.add(field, 'invalid reference', 'Cannot read reference.');
+}
+
+function validateLambda(v: Value, field: (string | number)[], expected: number[] | undefined, f: Failures): void {
+  if (!(v instanceof Lambda)) return f.invalidType(field, v, 'Query');
+  if (expected && !expected.includes(lambdaArity(v)))
+    f.add(field, 'invalid arity', `Found lambda with arity ${lambdaArity(v)} expected ${expected.join(' or ')}`);
+}
+
+async function validatePrivileges(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
+  const list = v instanceof Map ? [v] : v;
+  if (!Array.isArray(list)) return f.invalidType(['privileges'], v, 'Array');
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i];
+    const at = v instanceof Map ? ['privileges'] : ['privileges', i];
+    if (!(p instanceof Map)) {
+      f.invalidType(at, p, 'Map');
+      continue;
+    }
+    for (const k of p.keys()) if (k !== 'resource' && k !== 'actions') f.add([...at, k], 'invalid field', 'Field not allowed.');
+    await validateResource(ctx, db, p.get('resource'), [...at, 'resource'], f, false);
+    const actions = p.get('actions');
+    if (actions === undefined || actions === null) continue;
+    if (!(actions instanceof Map)) {
+      f.invalidType([...at, 'actions'], actions, 'Map');
+      continue;
+    }
+    for (const [action, grant] of actions) {
+      const field = [...at, 'actions', action];
+      if (!(action in ACTION_ARITIES)) f.add(field, 'invalid field', 'Field not allowed.');
+      else if (typeof grant !== 'boolean' && grant !== null) validateLambda(grant, field, ACTION_ARITIES[action], f);
+    }
+  }
+}
+
+async function validateMembership(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
+  const list = v instanceof Map ? [v] : v;
+  if (!Array.isArray(list)) return f.invalidType(['membership'], v, 'Array');
+  for (let i = 0; i < list.length; i++) {
+    const m = list[i];
+    const at = v instanceof Map ? ['membership'] : ['membership', i];
+    if (!(m instanceof Map)) {
+      f.invalidType(at, m, 'Map');
+      continue;
+    }
+    for (const k of m.keys()) if (k !== 'resource' && k !== 'predicate') f.add([...at, k], 'invalid field', 'Field not allowed.');
+    await validateResource(ctx, db, m.get('resource'), [...at, 'resource'], f, true);
+    const pred = m.get('predicate');
+    if (pred !== undefined && pred !== null) validateLambda(pred, [...at, 'predicate'], [1], f);
+  }
+}
+
+/** The membership entries of a role's fields (a single object or an array). */
+export function membershipOf(fields: Obj): Obj[] {
+  const m = fields.get('membership');
+  const list = m instanceof Map ? [m] : Array.isArray(m) ? m : [];
+  return list.filter((x): x is Obj => x instanceof Map);
+}
+
+/** The privilege entries of a role's fields (a single object or an array). */
+export function privilegesOf(fields: Obj): Obj[] {
+  const p = fields.get('privileges');
+  const list = p instanceof Map ? [p] : Array.isArray(p) ? p : [];
+  return list.filter((x): x is Obj => x instanceof Map);
+}
+
+/** At most 64 roles may name the same membership collection. */
+async function checkMembershipLimit(ctx: EvalContext, db: bigint, fields: Obj, self: bigint | undefined, pos: Position): Promise<void> {
+  const colls = new Set(membershipOf(fields).map((m) => (m.get('resource') as Ref | undefined)?.id));
+  if (!colls.size) return;
+  const counts = new Map<string, number>();
+  for (const role of (await schemaOf(ctx, db)).all('roles')) {
+    if (role.id === self) continue;
+    for (const c of new Set(membershipOf(role.fields).map((m) => (m.get('resource') as Ref | undefined)?.id)))
+      if (c !== undefined && colls.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  }
+  for (const n of counts.values())
+    if (n >= MAX_ROLES_PER_MEMBERSHIP)
+      throw errors.validationFailed(
+        [{ field: ['membership'], code: 'resources exceeded', description: `Maximum number of roles per membership class exceeded. Maximum allowed: ${MAX_ROLES_PER_MEMBERSHIP}.` }],
+        pos,
+      );
+}
+
+async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures): Promise<void> {
+  const privileges = params.get('privileges');
+  if (privileges !== undefined && privileges !== null) await validatePrivileges(ctx, db, privileges, f);
+  const membership = params.get('membership');
+  if (membership !== undefined && membership !== null) await validateMembership(ctx, db, membership, f);
+  const data = params.get('data');
+  if (data !== undefined && data !== null && !(data instanceof Map)) f.invalidType(['data'], data, 'Map');
+}
+
+async function uniqueName(ctx: EvalContext, db: bigint, name: string, pos: Position, self?: bigint): Promise<void> {
+  const existing = (await schemaOf(ctx, db)).get('roles', name);
+  if (existing && existing.id !== self) throw errors.alreadyExists('Role already exists.', pos);
+}
+
+function ordered(o: Obj): Obj {
+  const out: Obj = new Map();
+  for (const k of WRITABLE) if (o.has(k)) out.set(k, o.get(k) as Value);
+  return out;
+}
 
 export const roleType: NativeType = {
   label: 'Role',
-  async create(_ctx, _db, _params, pos) {
-    throw errors.notImplemented('create roles', pos);
+  async create(ctx, db, params, pos) {
+    const f = new Failures();
+    const name = validateName(params.get('name'), f);
+    await validate(ctx, db, params, f);
+    f.throwIfAny(pos);
+    await uniqueName(ctx, db, name!, pos);
+    const fields = new Map<string, Value>();
+    for (const k of WRITABLE) {
+      const v = params.get(k);
+      if (v !== undefined && v !== null) fields.set(k, stripNulls(v));
+    }
+    await checkMembershipLimit(ctx, db, fields, undefined, pos);
+    ctx.secretsChanged = true;
+    const id = await nextInternalId(ctx, db, 'roles', FIRST_ROLE_ID);
+    return { id, fields };
   },
-  async update(_ctx, _db, _id, _old, _params, _replace, pos) {
-    throw errors.notImplemented('update roles', pos);
+  async update(ctx, db, id, old, params, replace, pos) {
+    const f = new Failures();
+    if (params.has('name') && params.get('name') !== null) {
+      const name = validateName(params.get('name'), f);
+      if (name) await uniqueName(ctx, db, name, pos, id);
+    }
+    await validate(ctx, db, params, f);
+    f.throwIfAny(pos);
+    let out: Obj;
+    if (replace) {
+      out = new Map();
+      for (const k of WRITABLE) {
+        const v = params.get(k);
+        if (v !== undefined && v !== null) out.set(k, stripNulls(v));
+        else if (k === 'name' && old.has('name')) out.set('name', old.get('name') as Value);
+      }
+    } else {
+      out = new Map(old);
+      for (const k of WRITABLE) {
+        if (!params.has(k)) continue;
+        const v = params.get(k) as Value;
+        if (v === null) {
+          if (k !== 'name') out.delete(k);
+        } else out.set(k, k === 'data' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
+      }
+    }
+    out = ordered(out);
+    await checkMembershipLimit(ctx, db, out, id, pos);
+    ctx.secretsChanged = true;
+    return out;
   },
   render(_id, fields) {
-    return [...fields];
+    const out: [string, Value][] = [];
+    for (const k of WRITABLE) if (fields.has(k)) out.push([k, fields.get(k) as Value]);
+    return out;
+  },
+  onDelete(ctx) {
+    ctx.secretsChanged = true;
   },
 };

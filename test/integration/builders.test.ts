@@ -17,7 +17,6 @@ after(async () => {
 
 /** Functions that belong to later issues: identity/ABAC/UDFs (5) and history (6). */
 const LATER = [
-  'create_role', 'create_access_provider',
   'insert', 'remove', 'events',
 ];
 

@@ -15,7 +15,8 @@ import { applyLambda } from '../evaluator';
 import { errors, QueryError } from '../../values/errors';
 import { Lambda, Ref, type Value } from '../../values/types';
 import { isBuiltinRole } from '../../model/auth';
-import { resolveRef } from '../../model/resolve';
+import { resolveRef, schemaOf, type Target } from '../../model/resolve';
+import { allowed, roleIdsOf, usesRoles } from '../../model/permissions';
 import type { SchemaEntry } from '../../model/catalog';
 import type { EvalContext } from '../context';
 import { decodeExpr } from '../../wire/decode';
@@ -35,7 +36,14 @@ function rebase(body: Lambda): Lambda {
 
 /** Built-in roles: admin and server may call any function; server-readonly and client may not,
  * except that a client may call a function whose `permissions` has `call: "public"`. */
-function mayCall(ctx: EvalContext, entry: SchemaEntry): boolean {
+async function mayCall(ctx: EvalContext, t: Target, entry: SchemaEntry, args: Value): Promise<boolean> {
+  // User roles (keys with roles, tokens by membership, UDFs with roles): the `call` action, whose
+  // predicate receives the call's arguments.
+  if (usesRoles(ctx.scope)) {
+    const perms = entry.fields.get('permissions');
+    if ((ctx.scope.token || ctx.scope.jwtRoles) && !ctx.scope.roles && perms instanceof Map && perms.get('call') === 'public') return true;
+    return allowed(ctx, 'call', t, [args]);
+  }
   switch (ctx.scope.role as string) {
     case 'admin':
     case 'server':
@@ -60,16 +68,21 @@ define('call', async (call, env, ctx) => {
   if (target.kind !== 'schema' || !target.entry)
     throw errors.invalidRef(`Ref refers to undefined function '${fn.id}'`, fnPos);
   const entry = target.entry;
-  if (!mayCall(ctx, entry)) throw errors.permissionDenied(call.pos);
+  if (!(await mayCall(ctx, target, entry, args))) throw errors.permissionDenied(call.pos);
   const body = entry.fields.get('body');
   if (!(body instanceof Lambda)) mismatch('Lambda', body ?? null, fnPos);
 
   const saved = ctx.scope;
   const role = entry.fields.get('role');
-  // User-defined roles (refs, arrays) are applied by the identity issue; for now the caller's stays.
   // The caller's identity stays visible, but a token's own allowances must not shadow the role
-  // (permissions.allowed consults `token` before `role`), so the token address is dropped inside.
-  if (isBuiltinRole(role)) ctx.scope = { ...saved, role, token: undefined };
+  // (permissions.allowed consults `roles` and `token` before `role`), so they are dropped inside.
+  // User-defined roles (names, refs, arrays) run the body with exactly those roles.
+  if (isBuiltinRole(role)) ctx.scope = { ...saved, role, token: undefined, roles: undefined, jwtRoles: undefined };
+  else if (role !== undefined && role !== null) {
+    const schema = await schemaOf(ctx, target.db);
+    const roles = target.db === saved.db ? roleIdsOf(role, (name) => schema.get('roles', name)?.id) : undefined;
+    ctx.scope = { ...saved, role: 'client', token: undefined, roles: roles ?? [], jwtRoles: undefined };
+  }
   try {
     return await applyLambda(rebase(body), [args], ctx, call.pos);
   } catch (e) {

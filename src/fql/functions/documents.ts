@@ -85,6 +85,7 @@ for (const [head, native] of [
   ['create_index', 'indexes'],
   ['create_function', 'functions'],
   ['create_role', 'roles'],
+  ['create_access_provider', 'access_providers'],
 ] as const) {
   define(head, async (call, env, ctx) => {
     const params = asObj(await evalArg(call, head, env, ctx), argPos(call, head));

@@ -9,7 +9,7 @@ import type { Env } from '../env';
 import type { EvalContext } from '../context';
 import type { DocKey } from '../../storage/types';
 import { QueryError, type Position } from '../../values/errors';
-import { Ref, SetV, Time, TxnTime, type Value } from '../../values/types';
+import { Ref, SetV, Time, TxnTime, type Obj, type Value } from '../../values/types';
 import { NATIVE_IDS } from '../../model/catalog';
 import { checkPassword } from '../../model/credentialsType';
 import { Failures } from '../../model/data';
@@ -98,16 +98,17 @@ define('identify', async (call, env, ctx) => {
 });
 
 define('current_identity', async (call, _env, ctx) => {
-  const identity = ctx.scope.identity;
-  if (!identity) throw new QueryError('missing identity', 'Authentication does not contain an identity', call.pos);
+  const identity = ctx.scope.identity ?? ctx.scope.jwt?.sub; // a JWT's identity is its subject
+  if (identity === undefined) throw new QueryError('missing identity', 'Authentication does not contain an identity', call.pos);
   return identity;
 });
 
-define('has_current_identity', async (_call, _env, ctx) => ctx.scope.identity !== undefined);
+define('has_current_identity', async (_call, _env, ctx) => (ctx.scope.identity ?? ctx.scope.jwt?.sub) !== undefined);
 
 /** The token (or key in the query's own database) the request authenticated with. */
-function currentToken(ctx: EvalContext): Ref | undefined {
-  const { token, key, db } = ctx.scope;
+function currentToken(ctx: EvalContext): Ref | Obj | undefined {
+  const { token, key, db, jwt } = ctx.scope;
+  if (jwt) return jwt.payload; // a JWT's token is its payload
   if (token) return new Ref(String(token.id), Ref.native('tokens'));
   if (key && key.db === db) return new Ref(String(key.id), Ref.native('keys'));
   return undefined;
