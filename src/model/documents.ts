@@ -10,7 +10,7 @@ import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
 import { NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess, usesRoles } from './permissions';
-import { maintainIndexes, type DocState } from './indexMaintenance';
+import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
@@ -236,6 +236,7 @@ async function createNative(ctx: EvalContext, db: bigint, native: string, params
   const created = await type.create(ctx, db, params, pos);
   const key: DocKey = { db, coll: NATIVE_IDS[native as NamedNative], id: created.id };
   ctx.txn.putVersion(key, 'create', created.fields);
+  await maintainNativeIndexes(ctx, db, native, created.id, null, { ts: ctx.snapshotTs, fields: created.fields }, pos);
   markSchemaWrite(ctx, db, native);
   const target = targetFor(db, native, created.id, created.fields, t.scoped);
   const out = render(target, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: created.fields } }, created.once);
@@ -264,7 +265,7 @@ function targetFor(db: bigint, native: string, id: bigint, fields: Obj, scoped: 
 }
 
 /** The indexed state of a stored version (a version written by this transaction reads at the snapshot). */
-function stateOf(ctx: EvalContext, doc: StoredDoc): DocState {
+export function stateOf(ctx: EvalContext, doc: Pick<StoredDoc, 'version'>): DocState {
   return { ts: typeof doc.version.ts === 'bigint' ? doc.version.ts : ctx.snapshotTs, fields: doc.version.data ?? new Map() };
 }
 
@@ -293,6 +294,7 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
   if (password !== undefined) await setPassword(ctx, doc.key, refOf(t, undefined), password);
   if (t.kind === 'doc')
     await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
+  else await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
   const target = t.kind === 'doc' ? t : targetFor(t.db, t.native, doc.key.id, fields, t.scoped);
   return render(target, dbRefOf(ref), { key: doc.key, version: { ts: TxnTime.instance, action: 'update', data: fields } });
 }
@@ -323,6 +325,7 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
     }
   }
   if (t.kind !== 'doc') {
+    await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), null, pos);
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);
     if (t.kind === 'schema' && t.native === 'collections') ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });

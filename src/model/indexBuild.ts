@@ -3,7 +3,9 @@
 
 import type { EvalContext } from '../fql/context';
 import type { IndexDef, IndexEntryValue } from './indexDef';
-import { deriveEntries, entryKey, entryPayload } from './indexer';
+import { deriveEntries, entryKey, entryPayload, nativeOfSource } from './indexer';
+import { NATIVE_IDS } from './catalog';
+import type { NativeName } from '../values/types';
 import { schemaOf } from './resolve';
 import { Ref } from '../values/types';
 
@@ -11,18 +13,27 @@ import { Ref } from '../values/types';
 export const SYNC_BUILD_EVENTS = 128;
 
 export interface SourceCollection {
+  /** The source name: a user collection's name, or a native source's (`@tokens`). */
   name: string;
   id: number;
+  /** Set for a native collection (`tokens`). */
+  native?: string;
 }
 
 /** The collections an index covers, in internal-id order (a wildcard covers every collection). */
 export async function sourceCollections(ctx: EvalContext, def: IndexDef): Promise<SourceCollection[]> {
   const schema = await schemaOf(ctx, def.db);
   const wildcard = def.sources.some((s) => s.collection === '_');
+  const natives: SourceCollection[] = [];
+  for (const s of def.sources) {
+    const native = nativeOfSource(s.collection);
+    if (native !== undefined) natives.push({ name: s.collection, id: NATIVE_IDS[native as NativeName], native });
+  }
   return schema
     .all('collections')
     .filter((c) => wildcard || def.sources.some((s) => s.collection === c.name))
-    .map((c) => ({ name: c.name, id: Number(c.id) }))
+    .map((c): SourceCollection => ({ name: c.name, id: Number(c.id) }))
+    .concat(natives)
     .sort((a, b) => a.id - b.id);
 }
 
@@ -39,7 +50,7 @@ export async function countEvents(ctx: EvalContext, db: bigint, colls: SourceCol
 
 /** Indexes one document: its past as history events, its present as current entries. */
 export async function indexDocument(ctx: EvalContext, def: IndexDef, coll: SourceCollection, id: bigint): Promise<void> {
-  const ref = new Ref(String(id), Ref.collection(coll.name));
+  const ref = new Ref(String(id), coll.native !== undefined ? Ref.native(coll.native) : Ref.collection(coll.name));
   let previous = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();
   // Every key the document ever produced: past reads find an entry through its current record.
   const everSeen = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();

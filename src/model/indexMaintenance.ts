@@ -7,7 +7,7 @@ import { valuesEqual } from '../values/order';
 import { Ref, type Obj, type Value } from '../values/types';
 import type { DbSchema, SchemaEntry } from './catalog';
 import type { IndexDef, IndexEntryValue } from './indexDef';
-import { checkEntrySize, decodePayload, deriveEntries, entryKey, entryPayload } from './indexer';
+import { checkEntrySize, decodePayload, deriveEntries, entryKey, entryPayload, isNativeSource, NATIVE_SOURCES } from './indexer';
 import { cursorBound, prefixEnd } from './indexKeys';
 import { indexDefOf } from './indexSchema';
 import { schemaOf } from './resolve';
@@ -24,7 +24,7 @@ export async function indexesFor(ctx: EvalContext, db: bigint, collName: string)
     defs = schema
       .all('indexes')
       .map((e) => indexDefOf(db, e))
-      .filter((d) => d.sources.some((s) => s.collection === collName || s.collection === '_'));
+      .filter((d) => d.sources.some((s) => s.collection === collName || (s.collection === '_' && !isNativeSource(collName))));
     byColl.set(collName, defs);
   }
   return defs;
@@ -52,6 +52,27 @@ export async function maintainIndexes(
   pos: Position,
 ): Promise<void> {
   for (const def of await indexesFor(ctx, db, coll.name)) {
+    await applyEntryChanges(ctx, def, ref, await entriesOf(ctx, def, ref, before), await entriesOf(ctx, def, ref, after), pos);
+  }
+}
+
+/**
+ * Updates the indexes over a native collection (Tokens()) for a write of its document `id`. Every
+ * token write (Login, Logout, Create/Update/Replace/Delete of a token) goes through here.
+ */
+export async function maintainNativeIndexes(
+  ctx: EvalContext,
+  db: bigint,
+  native: string,
+  id: bigint,
+  before: DocState | null,
+  after: DocState | null,
+  pos: Position,
+): Promise<void> {
+  const source = NATIVE_SOURCES[native];
+  if (source === undefined) return;
+  const ref = new Ref(String(id), Ref.native(native));
+  for (const def of await indexesFor(ctx, db, source)) {
     await applyEntryChanges(ctx, def, ref, await entriesOf(ctx, def, ref, before), await entriesOf(ctx, def, ref, after), pos);
   }
 }

@@ -13,6 +13,7 @@ import type { NativeType } from './nativeTypes';
 import { schemaOf } from './resolve';
 import { nextInternalId } from './internalIds';
 import { buildNow, countEvents, scheduleBuild, sourceCollections, SYNC_BUILD_EVENTS } from './indexBuild';
+import { isNativeSource, sourceNameOf } from './indexer';
 
 export const FIRST_INDEX_ID = 32768;
 
@@ -125,16 +126,23 @@ async function validateDefinition(ctx: EvalContext, db: bigint, params: Obj, f: 
     const field = ['source', i];
     if (s.collection === '_') wildcards++;
     else {
-      if (s.collection.nativeParent !== 'collections' || s.collection.database) {
+      const sourceName = s.collection.database ? undefined : sourceNameOf(s.collection);
+      if (sourceName === undefined) {
         f.add(field, 'invalid reference', 'Cannot read reference.');
         continue;
       }
-      const coll = schema.get('collections', s.collection.id);
-      if (!coll) f.add(field, 'invalid reference', 'Reference was not found.');
-      else if (coll.ts instanceof TxnTime)
-        throw errors.invalidArgument('An index cannot be created in the same transaction as its source collection.', pos);
-      if (seen.has(s.collection.id)) f.add(field, 'multiple bindings', 'A collection ref may only match one binding.');
-      seen.add(s.collection.id);
+      if (isNativeSource(sourceName)) {
+        // A native source (Tokens()): always there, no schema entry to check.
+        if (seen.has(sourceName)) f.add(field, 'multiple bindings', 'A collection ref may only match one binding.');
+        seen.add(sourceName);
+      } else {
+        const coll = schema.get('collections', s.collection.id);
+        if (!coll) f.add(field, 'invalid reference', 'Reference was not found.');
+        else if (coll.ts instanceof TxnTime)
+          throw errors.invalidArgument('An index cannot be created in the same transaction as its source collection.', pos);
+        if (seen.has(s.collection.id)) f.add(field, 'multiple bindings', 'A collection ref may only match one binding.');
+        seen.add(s.collection.id);
+      }
     }
     for (const [name, fn] of s.fields ?? []) {
       if (!(fn instanceof Lambda)) f.invalidType([...field, 'fields', name], fn, 'Query');
@@ -262,7 +270,7 @@ export function indexDefOf(db: bigint, entry: SchemaEntry): IndexDef {
   if (def) return def;
   const f = new Failures();
   const sources: IndexSource[] = parseSources(entry.fields.get('source'), f).map((s) => ({
-    collection: s.collection === '_' ? '_' : s.collection.id,
+    collection: s.collection === '_' ? '_' : (sourceNameOf(s.collection) ?? s.collection.id),
     bindings: new Map([...(s.fields ?? [])].filter((e): e is [string, Lambda] => e[1] instanceof Lambda)),
   }));
   def = {

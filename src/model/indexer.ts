@@ -11,9 +11,34 @@ export { cursorBound, entryKey, prefixEnd, termsPrefix } from './indexKeys';
 /** The source name that covers every collection no other source names. */
 export const WILDCARD_SOURCE = '_';
 
+/**
+ * Native collections an index may take as a source, and their source names. The `@` keeps them
+ * apart from user collections (a user collection may be called `tokens`); the wildcard never
+ * covers them. Stored secrets' hashes are never indexed.
+ */
+export const NATIVE_SOURCES: Readonly<Record<string, string>> = { tokens: '@tokens' };
+const HIDDEN_NATIVE_FIELDS = new Set(['hashed_secret', 'hashed_password']);
+
+export function isNativeSource(name: string): boolean {
+  return name.startsWith('@');
+}
+
+/** The native collection a native source name stands for (`@tokens` → `tokens`). */
+export function nativeOfSource(name: string): string | undefined {
+  return isNativeSource(name) ? name.slice(1) : undefined;
+}
+
+/** The source name of a collection ref: a user collection's name, or a native source's name. */
+export function sourceNameOf(coll: Ref): string | undefined {
+  if (coll.collection === undefined) return NATIVE_SOURCES[coll.id];
+  return coll.nativeParent === 'collections' ? coll.id : undefined;
+}
+
 /** The source that indexes documents of `collection`: the one naming it, else the wildcard. */
 export function sourceFor(def: IndexDef, collection: string): IndexSource | undefined {
-  return def.sources.find((s) => s.collection === collection) ?? def.sources.find((s) => s.collection === WILDCARD_SOURCE);
+  const named = def.sources.find((s) => s.collection === collection);
+  if (named || isNativeSource(collection)) return named;
+  return def.sources.find((s) => s.collection === WILDCARD_SOURCE);
 }
 
 /**
@@ -22,9 +47,13 @@ export function sourceFor(def: IndexDef, collection: string): IndexSource | unde
  * #11). Lists are deduplicated, so the products hold no identical tuples.
  */
 export async function deriveEntries(def: IndexDef, doc: IndexedDoc, evalBinding: BindingEvaluator): Promise<IndexEntryValue[]> {
-  const collection = doc.ref.collection?.id;
+  const collection = doc.ref.collection === undefined ? undefined : sourceNameOf(doc.ref.collection);
   const source = collection === undefined ? undefined : sourceFor(def, collection);
   if (source === undefined) return [];
+  if (isNativeSource(collection!)) {
+    const visible = new Map([...doc.fields].filter(([k]) => !HIDDEN_NATIVE_FIELDS.has(k)));
+    doc = { ...doc, fields: visible };
+  }
   const extractor = new Extractor(doc, source, evalBinding);
   const termCombos = withoutAllNull(product(await extractor.lists(def.terms)), def.terms.length);
   if (termCombos.length === 0) return [];

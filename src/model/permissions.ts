@@ -141,8 +141,18 @@ async function mayPossibly(ctx: EvalContext, action: Action, t: Target): Promise
   return rolesAllow(ctx, roles, action, t, undefined, true);
 }
 
-/** Client keys: only what a collection's `permissions` grants to "public". */
+/**
+ * Client keys: only what `permissions: "public"` grants (DECISIONS #2) — `create`/`read`/`write` on
+ * a collection's documents, `read` on an index, `call` on a function.
+ */
 function clientAllowed(action: Action, t: Target): boolean {
+  if (t.kind === 'schema') {
+    const perms = t.entry?.fields.get('permissions');
+    if (!(perms instanceof Map)) return false;
+    if (t.native === 'indexes' && action === 'read') return perms.get('read') === 'public';
+    if (t.native === 'functions' && action === 'call') return perms.get('call') === 'public';
+    return false;
+  }
   if (t.kind !== 'doc') return false;
   const perms = t.coll.fields.get('permissions');
   if (!(perms instanceof Map)) return false;

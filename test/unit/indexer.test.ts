@@ -130,8 +130,14 @@ test('ref, ts, class and collection', async () => {
 
 test('other stored fields are reachable (e.g. a token instance)', async () => {
   const d: IndexedDoc = { ref: new Ref('5', Ref.native('tokens')), ts: 1n, fields: new Map<string, Value>([['instance', Ref.doc('users', '1')]]) };
-  const def = index([['instance']], [], [{ collection: 'tokens', bindings: new Map() }]);
+  const def = index([['instance']], [], [{ collection: '@tokens', bindings: new Map() }]);
   assert.deepEqual(await derive(def, d), [[[Ref.doc('users', '1')], [], '5']]);
+  // A user collection called `tokens` and the wildcard do not cover the native collection.
+  assert.deepEqual(await derive(index([['instance']], [], [{ collection: 'tokens', bindings: new Map() }]), d), []);
+  assert.deepEqual(await derive(index([['instance']], [], [{ collection: '_', bindings: new Map() }]), d), []);
+  // Secret hashes are never indexed.
+  const hashed: IndexedDoc = { ...d, fields: new Map<string, Value>([...d.fields, ['hashed_secret', 'h']]) };
+  assert.deepEqual(await derive(index([['instance']], [['hashed_secret']], [{ collection: '@tokens', bindings: new Map() }]), hashed), []);
 });
 
 test('bindings: evaluated on the document, flattened when mva, once per document', async () => {

@@ -7,13 +7,14 @@ import { firstOfSet } from '../sets';
 import type { CallExpr } from '../../wire/expr';
 import type { Env } from '../env';
 import type { EvalContext } from '../context';
-import type { DocKey } from '../../storage/types';
+import type { DocKey, Version } from '../../storage/types';
 import { QueryError, type Position } from '../../values/errors';
 import { Ref, SetV, Time, TxnTime, type Obj, type Value } from '../../values/types';
 import { NATIVE_IDS } from '../../model/catalog';
 import { checkPassword } from '../../model/credentialsType';
 import { Failures } from '../../model/data';
-import { dbRefOf, readLive, refOf, render } from '../../model/documents';
+import { dbRefOf, readLive, refOf, render, stateOf } from '../../model/documents';
+import { maintainNativeIndexes } from '../../model/indexMaintenance';
 import { resolveRef, type Target } from '../../model/resolve';
 import { newToken, tokenType } from '../../model/tokenType';
 
@@ -60,6 +61,7 @@ define('login', async (call, env, ctx) => {
   const created = newToken(ctx, db, identity.ref, params);
   const key: DocKey = { db, coll: NATIVE_IDS.tokens, id: created.id };
   ctx.txn.putVersion(key, 'create', created.fields);
+  await maintainNativeIndexes(ctx, db, 'tokens', created.id, null, { ts: ctx.snapshotTs, fields: created.fields }, call.pos);
   const t: Target = { kind: 'secretDoc', db, native: 'tokens', id: created.id, self: false, scoped: !!identity.dbRef };
   return render(t, identity.dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: created.fields } }, created.once);
 });
@@ -73,21 +75,22 @@ define('logout', async (call, env, ctx) => {
   const coll = NATIVE_IDS.tokens;
   if (!all) {
     const v = await ctx.txn.getVersion({ db: token.db, coll, id: token.id });
-    if (v && v.action !== 'delete') deleteToken(ctx, token.db, token.id);
+    if (v && v.action !== 'delete') await deleteToken(ctx, token.db, token.id, v, call.pos);
   } else {
-    const mine: bigint[] = [];
+    const mine: { id: bigint; version: Version }[] = [];
     for await (const doc of ctx.txn.scan(token.db, coll)) {
       const instance = doc.version.data?.get('instance');
-      if (instance instanceof Ref && instance.equals(identity)) mine.push(doc.id);
+      if (instance instanceof Ref && instance.equals(identity)) mine.push({ id: doc.id, version: doc.version });
     }
-    for (const id of mine) deleteToken(ctx, token.db, id);
+    for (const { id, version } of mine) await deleteToken(ctx, token.db, id, version, call.pos);
   }
   ctx.secretsChanged = true;
   return true;
 });
 
-function deleteToken(ctx: EvalContext, db: bigint, id: bigint): void {
+async function deleteToken(ctx: EvalContext, db: bigint, id: bigint, old: Version, pos: Position): Promise<void> {
   ctx.txn.putVersion({ db, coll: NATIVE_IDS.tokens, id }, 'delete', null);
+  await maintainNativeIndexes(ctx, db, 'tokens', id, stateOf(ctx, { version: old }), null, pos);
   tokenType.onDelete!(ctx, db, id);
 }
 
