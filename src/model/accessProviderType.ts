@@ -10,6 +10,7 @@ import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
 import { zbase32 } from './ids';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
+import { inOrder } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'issuer', 'jwks_uri', 'roles', 'data'] as const;
@@ -82,11 +83,6 @@ async function unique(ctx: EvalContext, db: bigint, name: string | undefined, is
       if (e.id !== self && e.fields.get('issuer') === issuer) throw errors.alreadyExists('other already exists.', pos);
 }
 
-function ordered(o: Obj): Obj {
-  const out: Obj = new Map();
-  for (const k of [...WRITABLE, 'audience']) if (o.has(k)) out.set(k, o.get(k) as Value);
-  return out;
-}
 
 export const accessProviderType: NativeType = {
   label: 'other',
@@ -100,7 +96,7 @@ export const accessProviderType: NativeType = {
     const fields = stripNulls(pick(params, WRITABLE)) as Obj;
     fields.set('audience', audienceOf(db));
     ctx.secretsChanged = true;
-    return { id, fields: ordered(fields) };
+    return { id, fields: inOrder(fields, [...WRITABLE, 'audience']) };
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
@@ -130,7 +126,7 @@ export const accessProviderType: NativeType = {
       }
     }
     if (!out.has('audience')) out.set('audience', audienceOf(db));
-    return ordered(out);
+    return inOrder(out, [...WRITABLE, 'audience']);
   },
   render(_id, fields) {
     const out: [string, Value][] = [];

@@ -4,21 +4,17 @@
 // a role ref, or an array of role names/refs.
 
 import type { EvalContext } from '../fql/context';
-import { errors, type Position } from '../values/errors';
 import { Lambda, Ref, type Obj, type Value } from '../values/types';
 import { isBuiltinRole } from './auth';
 import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
+import { inOrder, uniqueName } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'body', 'role', 'data', 'permissions'] as const;
 const FIRST_FUNCTION_ID = 1;
 
-async function uniqueName(ctx: EvalContext, db: bigint, name: string, pos: Position, self?: bigint): Promise<void> {
-  const existing = (await schemaOf(ctx, db)).get('functions', name);
-  if (existing && existing.id !== self) throw errors.alreadyExists('Function already exists.', pos);
-}
 
 async function validateRoleItem(ctx: EvalContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
   if (typeof v === 'string') {
@@ -47,11 +43,6 @@ async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures, 
   }
 }
 
-function ordered(o: Obj): Obj {
-  const out: Obj = new Map();
-  for (const k of WRITABLE) if (o.has(k)) out.set(k, o.get(k) as Value);
-  return out;
-}
 
 export const functionType: NativeType = {
   label: 'Function',
@@ -60,15 +51,15 @@ export const functionType: NativeType = {
     const name = validateName(params.get('name'), f);
     await validate(ctx, db, params, f, true);
     f.throwIfAny(pos);
-    await uniqueName(ctx, db, name!, pos);
+    await uniqueName(ctx, db, 'functions', name!, 'Function', pos);
     const id = await nextInternalId(ctx, db, 'functions', FIRST_FUNCTION_ID);
-    return { id, fields: ordered(stripNulls(pick(params, WRITABLE)) as Obj) };
+    return { id, fields: inOrder(stripNulls(pick(params, WRITABLE)) as Obj, WRITABLE) };
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
     if (params.has('name') && params.get('name') !== null) {
       const name = validateName(params.get('name'), f);
-      if (name) await uniqueName(ctx, db, name, pos, id);
+      if (name) await uniqueName(ctx, db, 'functions', name, 'Function', pos, id);
     }
     await validate(ctx, db, params, f, replace);
     f.throwIfAny(pos);
@@ -80,7 +71,7 @@ export const functionType: NativeType = {
         if (v !== undefined && v !== null) out.set(k, stripNulls(v));
         else if (k === 'name' && old.has('name')) out.set('name', old.get('name') as Value);
       }
-      return ordered(out);
+      return inOrder(out, WRITABLE);
     }
     const merged: Obj = new Map(old);
     for (const k of WRITABLE) {
@@ -90,7 +81,7 @@ export const functionType: NativeType = {
         if (k !== 'name' && k !== 'body') merged.delete(k);
       } else merged.set(k, k === 'data' || k === 'permissions' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
     }
-    return ordered(merged);
+    return inOrder(merged, WRITABLE);
   },
   render(_id, fields) {
     const out: [string, Value][] = [];

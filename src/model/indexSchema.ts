@@ -11,6 +11,7 @@ import { Failures, pick, stripNulls, validateName } from './data';
 import type { FieldSpec, IndexDef, IndexSource } from './indexDef';
 import type { NativeType } from './nativeTypes';
 import { schemaOf } from './resolve';
+import { inOrder, uniqueName } from './schemaFields';
 import { nextInternalId } from './internalIds';
 import { buildNow, countEvents, scheduleBuild, sourceCollections, SYNC_BUILD_EVENTS } from './indexBuild';
 import { isNativeSource, sourceNameOf } from './indexer';
@@ -173,10 +174,6 @@ function validateOptions(params: Obj, f: Failures): void {
   }
 }
 
-async function uniqueIndexName(ctx: EvalContext, db: bigint, name: string, pos: Position, self?: bigint): Promise<void> {
-  const existing = (await schemaOf(ctx, db)).get('indexes', name);
-  if (existing && existing.id !== self) throw errors.alreadyExists('Index already exists.', pos);
-}
 
 export interface IndexCreation {
   fields: Obj;
@@ -192,7 +189,7 @@ export const indexType: NativeType = {
     validateOptions(params, f);
     await validateDefinition(ctx, db, params, f, pos);
     f.throwIfAny(pos);
-    await uniqueIndexName(ctx, db, name!, pos);
+    await uniqueName(ctx, db, 'indexes', name!, 'Index', pos);
     const fields = stripNulls(pick(params, WRITABLE)) as Obj;
     const terms = params.get('terms');
     const hasTerms = Array.isArray(terms) && terms.length > 0;
@@ -210,13 +207,13 @@ export const indexType: NativeType = {
       await scheduleBuild(ctx, def);
       if (!fields.has('active')) fields.set('active', false);
     }
-    return { id, fields: reorderIndexFields(fields) };
+    return { id, fields: inOrder(fields, RENDER_ORDER) };
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
     if (params.has('name')) {
       const name = validateName(params.get('name'), f);
-      if (name) await uniqueIndexName(ctx, db, name, pos, id);
+      if (name) await uniqueName(ctx, db, 'indexes', name, 'Index', pos, id);
     }
     validateOptions(params, f);
     const changed = FIXED.filter((k) => params.has(k) && !sameValue(params.get(k) as Value, old.get(k) ?? null));
@@ -243,11 +240,8 @@ export const indexType: NativeType = {
   },
 };
 
-/** Stored in Fauna's rendering order. */
-function reorderIndexFields(fields: Obj): Obj {
-  const order = ['active', 'serialized', 'name', 'source', 'terms', 'values', 'unique', 'partitions', 'data', 'permissions'];
-  return new Map(order.filter((k) => fields.has(k)).map((k) => [k, fields.get(k) as Value]));
-}
+/** Fauna's rendering order of index fields (they are stored in it too). */
+const RENDER_ORDER = ['active', 'serialized', 'name', 'source', 'terms', 'values', 'unique', 'partitions', 'data', 'permissions'];
 
 function sameValue(a: Value, b: Value): boolean {
   // Structural identity of stored definitions (order-sensitive, exact types).

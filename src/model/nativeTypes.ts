@@ -1,13 +1,15 @@
-// Field rules of the native document types this server manages so far: collections, databases,
-// keys. Each type validates create/update params into stored fields and renders them in
+// Field rules of the native document types: collections, databases and keys here; indexes,
+// functions, roles, tokens, credentials and access providers in their own modules, all registered
+// in NATIVE_TYPES. Each type validates create/update params into stored fields and renders them in
 // Fauna's field order.
 
 import type { EvalContext } from '../fql/context';
-import { errors, type Position } from '../values/errors';
+import type { Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
-import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey, type NamedNative } from './catalog';
+import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey } from './catalog';
 import { nextInternalId } from './internalIds';
+import { inOrder, uniqueName } from './schemaFields';
 import { indexType } from './indexSchema';
 import { functionType } from './functionType';
 import { roleType } from './roleType';
@@ -52,11 +54,6 @@ function validateLong(params: Obj, key: string, f: Failures, min?: bigint, max?:
   } else if (max !== undefined && v > max) f.add([key], 'bounds error', `Value ${v} is not in expected range ${min} to ${max}.`);
 }
 
-/** Checks name uniqueness within a database's native collection. */
-async function uniqueName(ctx: EvalContext, db: bigint, native: NamedNative, name: string, label: string, pos: Position, self?: bigint): Promise<void> {
-  const existing = (await schemaOf(ctx, db)).get(native, name);
-  if (existing && existing.id !== self) throw errors.alreadyExists(`${label} already exists.`, pos);
-}
 
 /** Merge (update) or overwrite (replace) user-writable fields; `keep` survive a replace. */
 function applyPatch(old: Obj, params: Obj, writable: readonly string[], keep: readonly string[], replace: boolean): Obj {
@@ -67,7 +64,7 @@ function applyPatch(old: Obj, params: Obj, writable: readonly string[], keep: re
       const v = params.get(k);
       if (v !== undefined && v !== null) out.set(k, stripNulls(v));
     }
-    return reorder(out, [...keep, ...writable]);
+    return inOrder(out, [...keep, ...writable], true);
   }
   const merged: Obj = new Map(old);
   for (const k of writable) {
@@ -79,12 +76,6 @@ function applyPatch(old: Obj, params: Obj, writable: readonly string[], keep: re
   return merged;
 }
 
-function reorder(o: Obj, order: readonly string[]): Obj {
-  const out: Obj = new Map();
-  for (const k of order) if (o.has(k)) out.set(k, o.get(k) as Value);
-  for (const [k, v] of o) if (!out.has(k)) out.set(k, v);
-  return out;
-}
 
 const COLLECTION_WRITABLE = ['name', 'history_days', 'ttl_days', 'data', 'permissions'] as const;
 
@@ -103,7 +94,7 @@ export const collectionType: NativeType = {
     const fields = pick(params, COLLECTION_WRITABLE);
     if (!params.has('history_days')) fields.set('history_days', 30n); // DECISIONS #1
     const id = await nextInternalId(ctx, db, 'collections', FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID);
-    return { id, fields: reorder(stripNulls(fields) as Obj, COLLECTION_WRITABLE) };
+    return { id, fields: inOrder(stripNulls(fields) as Obj, COLLECTION_WRITABLE, true) };
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();

@@ -11,6 +11,7 @@ import { isNativeName, Lambda, Ref, type Obj, type Value } from '../values/types
 import { deepMerge, Failures, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
+import { inOrder, uniqueName } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'privileges', 'membership', 'data'] as const;
@@ -137,16 +138,7 @@ async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures):
   if (data !== undefined && data !== null && !(data instanceof Map)) f.invalidType(['data'], data, 'Map');
 }
 
-async function uniqueName(ctx: EvalContext, db: bigint, name: string, pos: Position, self?: bigint): Promise<void> {
-  const existing = (await schemaOf(ctx, db)).get('roles', name);
-  if (existing && existing.id !== self) throw errors.alreadyExists('Role already exists.', pos);
-}
 
-function ordered(o: Obj): Obj {
-  const out: Obj = new Map();
-  for (const k of WRITABLE) if (o.has(k)) out.set(k, o.get(k) as Value);
-  return out;
-}
 
 export const roleType: NativeType = {
   label: 'Role',
@@ -155,7 +147,7 @@ export const roleType: NativeType = {
     const name = validateName(params.get('name'), f);
     await validate(ctx, db, params, f);
     f.throwIfAny(pos);
-    await uniqueName(ctx, db, name!, pos);
+    await uniqueName(ctx, db, 'roles', name!, 'Role', pos);
     const fields = new Map<string, Value>();
     for (const k of WRITABLE) {
       const v = params.get(k);
@@ -170,7 +162,7 @@ export const roleType: NativeType = {
     const f = new Failures();
     if (params.has('name') && params.get('name') !== null) {
       const name = validateName(params.get('name'), f);
-      if (name) await uniqueName(ctx, db, name, pos, id);
+      if (name) await uniqueName(ctx, db, 'roles', name, 'Role', pos, id);
     }
     await validate(ctx, db, params, f);
     f.throwIfAny(pos);
@@ -192,7 +184,7 @@ export const roleType: NativeType = {
         } else out.set(k, k === 'data' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
       }
     }
-    out = ordered(out);
+    out = inOrder(out, WRITABLE);
     await checkMembershipLimit(ctx, db, out, id, pos);
     ctx.secretsChanged = true;
     return out;

@@ -227,3 +227,14 @@ function flatten(headers: http.IncomingHttpHeaders | http2.IncomingHttpHeaders):
   }
   return out;
 }
+
+/** Sends a raw JSON query body (exact Long/Double text the driver cannot express) and returns the body. */
+export async function rawQuery(url: string, secret: string, body: string, http2 = false): Promise<string> {
+  const res = await httpRequest(url, {
+    method: 'POST',
+    http2,
+    headers: { authorization: `Bearer ${secret}`, 'x-faunadb-api-version': '4', 'content-type': 'application/json' },
+    body,
+  });
+  return res.body;
+}

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Expr, query as q, type ExprArg } from 'faunadb';
-import { clients, httpRequest, startFlora, type DriverClients, type FloraProcess } from '../helpers/server';
+import { clients, startFlora, type DriverClients, type FloraProcess, rawQuery } from '../helpers/server';
 
 let flora: FloraProcess;
 let drivers: DriverClients;
@@ -238,17 +238,7 @@ for (const proto of ['h2', 'h1'] as const) {
 
     for (const [body, response] of RAW) {
       test(`raw ${body}`, async () => {
-        const res = await httpRequest(flora.url, {
-          method: 'POST',
-          http2: proto === 'h2',
-          headers: {
-            authorization: `Bearer ${flora.secret}`,
-            'x-faunadb-api-version': '4',
-            'content-type': 'application/json',
-          },
-          body,
-        });
-        assert.equal(res.body, response);
+        assert.equal(await rawQuery(flora.url, flora.secret, body, proto === 'h2'), response);
       });
     }
   });
