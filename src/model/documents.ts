@@ -9,7 +9,7 @@ import { NATIVE_IDS, schemaConflictKey, type NamedNative } from './catalog';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
 import { NATIVE_TYPES, type NativeType } from './nativeTypes';
-import { checkAccess, usesRoles } from './permissions';
+import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
@@ -187,7 +187,15 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   const existing = await ctx.txn.getVersion(key);
   if (existing && existing.action !== 'delete') throw errors.alreadyExists('Document already exists.', pos);
   const fields = userFields(ctx, t, params, undefined, false, pos);
-  if (roles) await checkAccess(ctx, action, t, pos, [fields, refOf(t, undefined)]);
+  if (roles) {
+    const docRef = refOf(t, undefined);
+    // A chosen id needs create_with_id, or both create and history_write (fql-v4.md §6.5).
+    const viaHistory =
+      withId &&
+      (await allowed(ctx, 'create', t, [fields])) &&
+      (await allowed(ctx, 'history_write', t, [docRef, Time.fromMicros(ctx.snapshotTs), 'create', fields.get('data') ?? null]));
+    if (!viaHistory) await checkAccess(ctx, action, t, pos, [fields, docRef]);
+  }
   const password = credentialsParam(params, pos);
   ctx.txn.putVersion(key, 'create', fields);
   if (password !== undefined) await setPassword(ctx, key, refOf(t, undefined), password);

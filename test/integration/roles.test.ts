@@ -260,3 +260,17 @@ describe('role evaluation', () => {
     assert.equal((await failure(client(`${srv.secret}:@role/missing`), q.Add(1, 1))).status, 401);
   });
 });
+
+describe('creating with a chosen id', () => {
+  test('needs create_with_id, or both create and history_write', async () => {
+    const privileges = (actions: Record<string, boolean>) => [{ resource: q.Collection('posts'), actions }];
+    await root.query(q.CreateRole({ name: 'create_only', privileges: privileges({ create: true }) }));
+    await root.query(q.CreateRole({ name: 'create_and_history', privileges: privileges({ create: true, history_write: true }) }));
+    await root.query(q.CreateRole({ name: 'with_id', privileges: privileges({ create_with_id: true }) }));
+    const createOnly = await keyWithRole(q.Role('create_only'));
+    await createOnly.query(q.Create(q.Collection('posts'), { data: {} }));
+    await denied(createOnly, q.Create(q.Ref(q.Collection('posts'), '9001'), { data: {} }));
+    await (await keyWithRole(q.Role('create_and_history'))).query(q.Create(q.Ref(q.Collection('posts'), '9002'), { data: {} }));
+    await (await keyWithRole(q.Role('with_id'))).query(q.Create(q.Ref(q.Collection('posts'), '9003'), { data: {} }));
+  });
+});
