@@ -27,6 +27,8 @@ function pureTxn(snapshotTs: bigint): Txn {
     getMeta: read,
     readConflictKey: read,
     putVersion: write,
+    putVersionAt: write,
+    removeVersionAt: write,
     putMeta: write,
     putIndexEntry: write,
     putIndexHistory: write,

@@ -233,6 +233,18 @@ export async function paginateSet(ctx: EvalContext, source: SetSource, req: Page
   );
 }
 
+/** Paginate over events (registered by events.ts, which builds on this module). */
+export type EventsPaginator = (
+  ctx: EvalContext,
+  input: Ref | SetV,
+  wrap: boolean,
+  req: { size: number; after?: Value; before?: Value; pos: Position },
+) => Promise<Page>;
+let eventsPaginator: EventsPaginator | undefined;
+export function setEventsPaginator(fn: EventsPaginator): void {
+  eventsPaginator = fn;
+}
+
 define('paginate', async (call, env, ctx) => {
   const input = await evalArg(call, 'paginate', env, ctx);
   const pos = argPos(call, 'paginate');
@@ -243,7 +255,7 @@ define('paginate', async (call, env, ctx) => {
     if (size < 1n || size > MAX_PAGE_SIZE) // DECISIONS #12
       throw errors.invalidArgument(`Page size must be between 1 and 100000, got ${size}.`, argPos(call, 'size'));
   }
-  if ((await evalOptional(call, 'events', env, ctx)) === true) throw errors.notImplemented('Paginate with events', argPos(call, 'events'));
+  const events = (await evalOptional(call, 'events', env, ctx)) === true;
   const withSources = (await evalOptional(call, 'sources', env, ctx)) === true;
   let after = await evalOptional(call, 'after', env, ctx);
   let before = await evalOptional(call, 'before', env, ctx);
@@ -262,6 +274,12 @@ define('paginate', async (call, env, ctx) => {
   if (tsV !== undefined && tsV !== null) {
     const ts = asTimestamp(tsV, argPos(call, 'ts'));
     at = ts >= ctx.snapshotTs ? undefined : ts;
+  }
+  if (events || (input instanceof SetV && input.expr.has('events'))) {
+    // Historical view (fql-v4.md §5.5): events.ts renders event cursors.
+    if (!eventsPaginator) throw errors.notImplemented('Paginate with events', argPos(call, 'events'));
+    if (!(input instanceof Ref) && !(input instanceof SetV)) mismatch('Ref or Set', input, pos);
+    return eventsPaginator(ctx, input, events, { size: Number(size), after, before, pos });
   }
   if (input instanceof Ref && input.collection !== undefined) {
     // A single document is a one-element set of its ref.

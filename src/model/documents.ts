@@ -13,6 +13,8 @@ import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
+import type { SchemaEntry } from './catalog';
+import { formatTime } from '../wire/time';
 
 export interface StoredDoc {
   key: DocKey;
@@ -86,6 +88,9 @@ function labelOf(native: string): string {
 export async function readLive(ctx: EvalContext, t: Target, at?: bigint): Promise<StoredDoc | null> {
   const key = docKeyOf(t);
   if (!key) return null;
+  // History retention (fql-v4.md §4.4): reads in the past stop at the collection's MVT.
+  const when = at ?? ctx.readAt;
+  if (when !== undefined && when < ctx.snapshotTs && t.kind === 'doc') checkMinValidTime(ctx, t.coll, when);
   const version = await ctx.txn.getVersion(key, at ?? ctx.readAt);
   if (!version || version.action === 'delete') return null;
   if (isExpired(version, at ?? ctx.readAt ?? ctx.snapshotTs)) return null;
@@ -352,3 +357,86 @@ export async function databaseEntry(ctx: EvalContext, ref: Ref, pos: Position): 
 }
 
 export { schemaOf };
+
+// ---- history retention and history writes (Insert / Remove, fql-v4.md §4.4, §7) ----------------
+
+const GRACE_MICROS = 15n * 60_000_000n;
+const DAY_MICROS = 86_400_000_000n;
+
+/** Minimum valid time of a collection: snapshot − history_days − 15 min; undefined = forever. */
+export function minValidTime(ctx: EvalContext, coll: SchemaEntry): bigint | undefined {
+  const days = coll.fields.get('history_days');
+  if (typeof days !== 'bigint') return undefined;
+  return ctx.snapshotTs - days * DAY_MICROS - GRACE_MICROS;
+}
+
+/** 400 bad request when `at` lies below the collection's MVT. */
+export function checkMinValidTime(ctx: EvalContext, coll: SchemaEntry, at: bigint): void {
+  const mvt = minValidTime(ctx, coll);
+  if (mvt !== undefined && at < mvt)
+    throw errors.badRequest(
+      `Requested timestamp ${formatTime(at * 1000n)} less than minimum allowed timestamp ${formatTime(mvt * 1000n)}.`,
+    );
+}
+
+export type HistoryAction = 'create' | 'update' | 'delete';
+
+function liveState(v: Version | null): DocState | null {
+  if (!v || v.action === 'delete') return null;
+  return { ts: typeof v.ts === 'bigint' ? v.ts : 0n, fields: v.data ?? new Map() };
+}
+
+function historyTarget(t: Target, verb: 'insert' | 'remove', pos: Position): Target & { kind: 'doc' } {
+  if (t.kind === 'doc') return t;
+  if (verb === 'insert' && t.kind === 'secretDoc' && t.native === 'keys') throw errors.notImplemented('insert into keys', pos);
+  throw errors.invalidArgument(`Cannot ${verb} event for specified ref.`, pos);
+}
+
+/** Keeps the current index entries right when the newest version of a document changed. */
+async function reindexNewest(ctx: EvalContext, t: Target & { kind: 'doc' }, before: Version | null, pos: Position): Promise<void> {
+  const key = docKeyOf(t)!;
+  const after = await ctx.txn.getVersion(key);
+  if (before === after || (before && after && before.ts === after.ts && before.action === after.action && before.data === after.data)) return;
+  const fix = (s: DocState | null) => (s && s.ts === 0n ? { ts: ctx.snapshotTs, fields: s.fields } : s);
+  await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), fix(liveState(before)), fix(liveState(after)), pos);
+}
+
+/** Insert(ref, ts, action, params): writes a full version at ts ≤ snapshot; returns the event. */
+export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
+  ctx.assertWritable(pos);
+  const t = historyTarget(await resolveRef(ctx, ref, pos), 'insert', pos);
+  if (ts > ctx.snapshotTs) throw new QueryError('invalid write time', 'Cannot write outside of snapshot time.', pos);
+  const stored: HistoryAction = action === 'delete' ? 'delete' : 'create';
+  const fields = stored === 'delete' ? null : userFields(ctx, t, params, undefined, true, pos);
+  const data = fields?.get('data') ?? null;
+  await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, data]);
+  const key = docKeyOf(t)!;
+  const before = await ctx.txn.getVersion(key);
+  await ctx.txn.putVersionAt(key, ts, stored, fields);
+  await reindexNewest(ctx, t, before, pos);
+  return new Map<string, Value>([
+    ['ts', ts],
+    ['action', stored],
+    ['document', refOf(t, dbRefOf(ref))],
+    ['data', data],
+  ]);
+}
+
+/** Remove(ref, ts, action): deletes the version at ts when its action matches (update = create). */
+export async function removeVersion(ctx: EvalContext, ref: Ref, ts: bigint, action: HistoryAction, pos: Position): Promise<null> {
+  ctx.assertWritable(pos);
+  const t = historyTarget(await resolveRef(ctx, ref, pos), 'remove', pos);
+  await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, null]);
+  if (ts > ctx.snapshotTs || ts < 0n) return null;
+  const key = docKeyOf(t)!;
+  const wanted: HistoryAction = action === 'delete' ? 'delete' : 'create';
+  let found = false;
+  for await (const v of ctx.txn.history(key, { fromTs: ts, toTs: ts })) {
+    if (v.ts === ts && (v.action === 'delete' ? 'delete' : 'create') === wanted) found = true;
+  }
+  if (!found) return null;
+  const before = await ctx.txn.getVersion(key);
+  await ctx.txn.removeVersionAt(key, ts);
+  await reindexNewest(ctx, t, before, pos);
+  return null;
+}

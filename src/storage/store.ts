@@ -121,6 +121,14 @@ interface BufferedVersion {
   data: Obj | null;
 }
 
+/** Insert/Remove edits of one document's past versions (ts → new version, or null = removed). */
+interface HistoryEdits {
+  key: DocKey;
+  edits: Map<bigint, { action: VersionAction; data: Obj | null } | null>;
+  /** The newest version once the edits apply (ignoring putVersion), or null when none remains. */
+  latest: Version | null;
+}
+
 /** A scanned id range [from, to) of one collection, recorded for conflict checks. */
 interface ScanRead {
   db: bigint;
@@ -323,6 +331,36 @@ class MvccStore implements Store {
     }
   }
 
+  async collectHistory(db: bigint, coll: number, mvt: bigint, batchSize = 1000): Promise<number> {
+    let start = inKeyspace(KeyTag.Version, collectionPrefix(db, coll));
+    const end = prefixEnd(start);
+    let removed = 0;
+    let kept: { id: bigint; ts: bigint } | undefined; // the newest version ≤ mvt seen of a document
+    for (;;) {
+      if (this.closed) return removed;
+      const victims: { id: bigint; ts: bigint }[] = [];
+      let last: Uint8Array | undefined;
+      for await (const kv of this.engine.range({ start, end, limit: batchSize })) {
+        last = kv.key;
+        const id = versionKeyId(kv.key);
+        const ts = versionKeyTs(kv.key);
+        if (ts > mvt) continue;
+        if (kept && kept.id === id) victims.push(kept);
+        kept = { id, ts };
+      }
+      if (victims.length > 0) {
+        await this.run(async (txn) => {
+          for (const v of victims) await txn.removeVersionAt({ db, coll, id: v.id }, v.ts);
+        });
+        removed += victims.length;
+      }
+      if (last === undefined) return removed;
+      start = new Uint8Array(last.length + 1);
+      start.set(last);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
   /** Deletes a key range in batches, yielding between them so queries are not blocked. */
   private async purgeRange(range: { start: Uint8Array; end: Uint8Array }): Promise<void> {
     const BATCH = 1000;
@@ -445,6 +483,7 @@ class TxnImpl implements Txn {
   private readonly versions = new Map<string, BufferedVersion>();
   private readonly meta = new Map<string, { key: Uint8Array; value: Uint8Array | null }>();
   private readonly writeKeys = new Set<string>();
+  private readonly historyEdits = new Map<string, HistoryEdits>();
   private readonly indexes: TxnIndexes;
   private finished = false;
 
@@ -456,7 +495,13 @@ class TxnImpl implements Txn {
   }
 
   get hasWrites(): boolean {
-    return this.versions.size > 0 || this.meta.size > 0 || this.writeKeys.size > 0 || this.indexes.hasWrites;
+    return (
+      this.versions.size > 0 ||
+      this.meta.size > 0 ||
+      this.writeKeys.size > 0 ||
+      this.historyEdits.size > 0 ||
+      this.indexes.hasWrites
+    );
   }
 
   finish(): void {
@@ -485,6 +530,8 @@ class TxnImpl implements Txn {
       if (b) return { ts: TxnTime.instance, action: b.action, data: b.data };
     }
     if (t < 0n) return null;
+    const edited = this.historyEdits.get(docConflictKey(key));
+    if (edited) return this.editedVersionAt(edited, t);
     // Almost every read wants the newest version: one point lookup, no cursor.
     const lk = latestKey(key);
     const latest = await this.store.engine.get(lk);
@@ -508,6 +555,35 @@ class TxnImpl implements Txn {
     return null;
   }
 
+  /** The newest version with ts ≤ t once this transaction's history edits apply. */
+  private async editedVersionAt(h: HistoryEdits, t: bigint): Promise<Version | null> {
+    let best: Version | null = null;
+    for (const [ts, e] of h.edits) {
+      if (e && ts <= t && (best === null || ts > (best.ts as bigint))) best = { ts, action: e.action, data: e.data };
+    }
+    const range = { start: versionKey(h.key, 0n), end: versionBound(h.key, t), reverse: true };
+    for await (const kv of this.store.engine.range(range)) {
+      this.count(kv);
+      const ts = versionKeyTs(kv.key);
+      if (best !== null && ts <= (best.ts as bigint)) break;
+      if (h.edits.has(ts)) continue; // replaced or removed
+      return decodeVersion(kv);
+    }
+    return best;
+  }
+
+  /** Stored versions in [fromTs, toTs] with this transaction's history edits applied, in ts order. */
+  private async editedHistory(h: HistoryEdits, fromTs: bigint, toTs: bigint): Promise<Version[]> {
+    const out: Version[] = [];
+    const range = { start: versionKey(h.key, fromTs), end: versionBound(h.key, toTs) };
+    for await (const kv of this.store.engine.range(range)) {
+      this.count(kv);
+      if (!h.edits.has(versionKeyTs(kv.key))) out.push(decodeVersion(kv));
+    }
+    for (const [ts, e] of h.edits) if (e && ts >= fromTs && ts <= toTs) out.push({ ts, action: e.action, data: e.data });
+    return out.sort((a, b) => ((a.ts as bigint) < (b.ts as bigint) ? -1 : 1));
+  }
+
   async *history(key: DocKey, opts: HistoryOptions = {}): AsyncIterable<Version> {
     this.check();
     const atSnapshot = opts.toTs === undefined || opts.toTs >= this.snapshotTs;
@@ -518,7 +594,12 @@ class TxnImpl implements Txn {
     const b = atSnapshot ? this.versions.get(ck) : undefined;
     const own: Version | undefined = b && { ts: TxnTime.instance, action: b.action, data: b.data };
     if (own && opts.reverse) yield own;
-    if (fromTs <= toTs) {
+    const edited = this.historyEdits.get(ck);
+    if (edited && fromTs <= toTs) {
+      const list = await this.editedHistory(edited, fromTs, toTs);
+      if (opts.reverse) list.reverse();
+      yield* list;
+    } else if (fromTs <= toTs) {
       const range = { start: versionKey(key, fromTs), end: versionBound(key, toTs), reverse: opts.reverse };
       for await (const kv of this.store.engine.range(range)) {
         this.count(kv);
@@ -655,6 +736,28 @@ class TxnImpl implements Txn {
     this.versions.set(ck, { key: { db: key.db, coll: key.coll, id: key.id }, action: a, data: a === 'delete' ? null : data });
   }
 
+  putVersionAt(key: DocKey, ts: bigint, action: VersionAction, data: Obj | null): Promise<void> {
+    return this.editHistory(key, ts, { action, data: action === 'delete' ? null : data });
+  }
+
+  removeVersionAt(key: DocKey, ts: bigint): Promise<void> {
+    return this.editHistory(key, ts, null);
+  }
+
+  private async editHistory(key: DocKey, ts: bigint, edit: { action: VersionAction; data: Obj | null } | null): Promise<void> {
+    this.check();
+    if (ts > this.snapshotTs || ts < 0n) throw new Error(`history edit at ${ts} outside [0, snapshot ${this.snapshotTs}]`);
+    const ck = docConflictKey(key);
+    this.reads.add(ck);
+    let h = this.historyEdits.get(ck);
+    if (!h) {
+      h = { key: { db: key.db, coll: key.coll, id: key.id }, edits: new Map(), latest: null };
+      this.historyEdits.set(ck, h);
+    }
+    h.edits.set(ts, edit);
+    h.latest = await this.editedVersionAt(h, this.snapshotTs);
+  }
+
   putMeta(key: Uint8Array, value: Uint8Array | null): void {
     this.check();
     this.meta.set(metaConflictKey(key), { key: metaKey(key), value: value && value.slice() });
@@ -705,6 +808,25 @@ class TxnImpl implements Txn {
       docs.push(b.key);
       bytes += op.key.length + op.value.length;
     }
+    let historyWrites = 0;
+    for (const [ck, h] of this.historyEdits) {
+      for (const [vts, e] of h.edits) {
+        const op = { key: versionKey(h.key, vts), value: e ? encodeVersion(e.action, e.data, ts) : null };
+        ops.push(op);
+        historyWrites++;
+        bytes += op.key.length + (op.value?.length ?? 0);
+      }
+      // A version written by putVersion at the commit ts is newer and writes the latest record itself.
+      if (!this.versions.has(ck)) {
+        const l = h.latest;
+        ops.push({
+          key: latestKey(h.key),
+          value: l ? encodeLatest(l.ts as bigint, encodeVersion(l.action, l.data, ts)) : null,
+        });
+      }
+      keys.add(ck);
+      docs.push(h.key);
+    }
     for (const [ck, m] of this.meta) {
       if (m.key.length > this.store.engine.maxKeySize)
         throw new Error(`storage key of ${m.key.length} bytes exceeds the engine's maximum of ${this.store.engine.maxKeySize}`);
@@ -715,7 +837,7 @@ class TxnImpl implements Txn {
     const ix = this.indexes.build(ts, ops);
     // Logical writes (a version's latest-record copy is bookkeeping, not another write; an index
     // change is one write for its I record and H event).
-    this.metrics.writes = this.versions.size + this.meta.size + ix.count;
+    this.metrics.writes = this.versions.size + historyWrites + this.meta.size + ix.count;
     this.metrics.bytesWritten = bytes + ix.bytes;
     let resolve!: () => void;
     let reject!: (e: unknown) => void;

@@ -99,6 +99,14 @@ export interface Txn {
   scan(db: bigint, coll: number, opts?: ScanOptions): AsyncIterable<LiveDoc>;
   /** Buffers a new version; ts becomes the commit time. Several writes to one doc collapse. */
   putVersion(key: DocKey, action: VersionAction, data: Obj | null): void;
+  /**
+   * Buffers a version at an explicit past time `ts` ≤ the snapshot (Insert), replacing any version
+   * at that ts. Records a read of the document for conflicts; the document's latest record is
+   * recomputed at commit. getVersion/history in this transaction see the change.
+   */
+  putVersionAt(key: DocKey, ts: bigint, action: VersionAction, data: Obj | null): Promise<void>;
+  /** Buffers the removal of the version at exactly `ts` ≤ the snapshot (Remove); like putVersionAt. */
+  removeVersionAt(key: DocKey, ts: bigint): Promise<void>;
 
   /**
    * Buffers an index entry change at the commit time: the entry's current state and an event in
@@ -160,6 +168,13 @@ export interface Store {
   purgeDatabase(db: bigint, deletedAt: bigint): Promise<void>;
   purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void>;
   purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void>;
+  /**
+   * History retention (one forced pass): removes the versions of collection `coll` that no read at
+   * or after `mvt` can see — every version older than a document's newest version with ts ≤ mvt.
+   * Removals go through transactions of at most `batchSize` versions (conflict-checked like
+   * Remove). Returns the number of versions removed. Index history is not collected.
+   */
+  collectHistory(db: bigint, coll: number, mvt: bigint, batchSize?: number): Promise<number>;
   close(): Promise<void>;
 }
 

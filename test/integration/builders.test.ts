@@ -16,9 +16,7 @@ after(async () => {
 });
 
 /** Functions that belong to later issues: identity/ABAC/UDFs (5) and history (6). */
-const LATER = [
-  'insert', 'remove', 'events',
-];
+const LATER: string[] = [];
 
 /** A call with every required argument present, filled with a harmless literal. */
 function sample(head: string): Record<string, unknown> {

@@ -412,3 +412,106 @@ test('a commit with an oversized key is refused alone; the commits around it lan
     assert.ok(result[0] && result[1]);
   });
 });
+
+// ---- history writes (Insert / Remove) ------------------------------------------------------
+
+test('putVersionAt / removeVersionAt: own view, history, latest record and scans after commit', async () => {
+  await withStore(async (store) => {
+    const x = doc(500n);
+    const t0 = await put(store, x, 'create', [['v', 1n]]);
+    const t1 = await put(store, x, 'update', [['v', 2n]]);
+    // Insert before t0, replace t0, remove t1 (the newest): the latest record must follow.
+    const r = await store.run(async (txn) => {
+      await txn.putVersionAt(x, t0 - 10n, 'create', data([['v', 0n]]));
+      await txn.putVersionAt(x, t0, 'create', data([['v', 10n]]));
+      await txn.removeVersionAt(x, t1);
+      const hist = await collect(txn.history(x));
+      const rev = await collect(txn.history(x, { reverse: true }));
+      return {
+        now: field(await txn.getVersion(x), 'v'),
+        before: field(await txn.getVersion(x, t0 - 5n), 'v'),
+        hist: hist.map((v) => [v.ts, field(v, 'v')]),
+        rev: rev.map((v) => v.ts),
+      };
+    });
+    assert.equal(r.result.now, 10n);
+    assert.equal(r.result.before, 0n);
+    assert.deepEqual(r.result.hist, [[t0 - 10n, 0n], [t0, 10n]]);
+    assert.deepEqual(r.result.rev, [t0, t0 - 10n]);
+    const after = await store.run(async (txn) => {
+      const v = await txn.getVersion(x);
+      const scanned = await collect(txn.scan(1n, 1024, { fromId: 500n, toId: 501n }));
+      const hist = await collect(txn.history(x));
+      return { ts: v?.ts, v: field(v, 'v'), scanned: scanned.map((d) => field(d.version, 'v')), n: hist.length };
+    });
+    assert.deepEqual(after.result, { ts: t0, v: 10n, scanned: [10n], n: 2 });
+    // Removing every version removes the latest record too.
+    await store.run(async (txn) => {
+      await txn.removeVersionAt(x, t0 - 10n);
+      await txn.removeVersionAt(x, t0);
+    });
+    const gone = await store.run(async (txn) => [await txn.getVersion(x), (await collect(txn.scan(1n, 1024, { fromId: 500n, toId: 501n }))).length]);
+    assert.deepEqual(gone.result, [null, 0]);
+  });
+});
+
+test('a history edit conflicts with a concurrent write of the same document', async () => {
+  await withStore(async (store) => {
+    const x = doc(501n);
+    const t0 = await put(store, x, 'create', [['v', 1n]]);
+    const edited = deferred();
+    const written = deferred();
+    let attempts = 0;
+    const editor = store.run(async (txn) => {
+      attempts++;
+      await txn.putVersionAt(x, t0 - 1n, 'create', data([['v', 0n]]));
+      if (attempts === 1) {
+        edited.resolve();
+        await written.promise;
+      }
+    });
+    await edited.promise;
+    await put(store, x, 'update', [['v', 2n]]);
+    written.resolve();
+    const res = await editor;
+    assert.equal(res.retries, 1);
+    const latest = await store.run(async (txn) => field(await txn.getVersion(x), 'v'));
+    assert.equal(latest.result, 2n);
+  });
+});
+
+test('putVersionAt refuses a time after the snapshot', async () => {
+  await withStore(async (store) => {
+    await assert.rejects(store.run(async (txn) => txn.putVersionAt(doc(502n), txn.snapshotTs + 1n, 'create', data([]))));
+  });
+});
+
+test('collectHistory keeps, per document, the newest version at or before the MVT and everything after', async () => {
+  await withStore(async (store) => {
+    const a = doc(600n, 2048);
+    const b = doc(601n, 2048);
+    const ta: bigint[] = [];
+    const tb: bigint[] = [];
+    ta.push(await put(store, a, 'create', [['v', 1n]]));
+    tb.push(await put(store, b, 'create', [['v', 1n]]));
+    ta.push(await put(store, a, 'update', [['v', 2n]]));
+    tb.push(await put(store, b, 'delete'));
+    const mvt = tb[1];
+    ta.push(await put(store, a, 'update', [['v', 3n]]));
+    const n = await store.collectHistory(1n, 2048, mvt, 2); // tiny batches cross document boundaries
+    assert.equal(n, 2); // a@ta[0], b@tb[0]
+    const r = await store.run(async (txn) => ({
+      a: (await collect(txn.history(a))).map((v) => v.ts),
+      b: (await collect(txn.history(b))).map((v) => v.ts),
+      aNow: field(await txn.getVersion(a), 'v'),
+      aAtMvt: field(await txn.getVersion(a, mvt), 'v'),
+      bNow: await txn.getVersion(b),
+    }));
+    assert.deepEqual(r.result.a, [ta[1], ta[2]]);
+    assert.deepEqual(r.result.b, [tb[1]]);
+    assert.equal(r.result.aNow, 3n);
+    assert.equal(r.result.aAtMvt, 2n);
+    assert.equal(r.result.bNow?.action, 'delete');
+    assert.equal(await store.collectHistory(1n, 2048, mvt), 0);
+  });
+});

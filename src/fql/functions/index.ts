@@ -13,4 +13,6 @@ import '../sets';
 import '../setOps';
 import '../setAggregates';
 import '../match';
+import '../events';
 import './identity';
+import './history';

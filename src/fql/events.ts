@@ -1,0 +1,324 @@
+// Events(ref | set) and Paginate(…, {events: true}): historical views (fql-v4.md §5.5).
+//
+// An event entry's cursor is [ts, action rank, ref, values?]: events sort by ts, then action
+// (add/create < update < delete/remove), then ref, then values. Document events are read lazily
+// from the document's versions. Set events (Documents, Match) come from several documents or
+// index entries whose histories are stored per document/entry (Txn.indexHistory orders by entry
+// key, then ts); they are gathered within the ts bounds of the read and sorted in memory.
+
+import { define } from './registry';
+import { argPos, evalArg, mismatch } from './args';
+import { defineSetShape, compareCursors, isSetLike, setEventsPaginator, type ScanBounds, type SetEntry, type SetSource } from './sets';
+import { matchedIndex } from './match';
+import type { EvalContext } from './context';
+import { errors, type Position } from '../values/errors';
+import { valuesEqual } from '../values/order';
+import { DateV, Page, Ref, SetV, Time, TxnTime, isObj, type Obj, type Value } from '../values/types';
+import { resolveRef, type Target } from '../model/resolve';
+import { dbRefOf, docKeyOf } from '../model/documents';
+import { allowed, checkAccess } from '../model/permissions';
+import { decodePayload, prefixEnd, termsPrefix } from '../model/indexer';
+import { isCutBound } from '../model/indexKeys';
+import type { DocKey, Version } from '../storage/types';
+
+const RANK: Record<string, bigint> = { add: 0n, create: 0n, update: 1n, delete: 2n, remove: 3n };
+const UNSUPPORTED = 'Set does not support events history.';
+
+define('events', async (call, env, ctx) => {
+  const v = await evalArg(call, 'events', env, ctx);
+  if (!(v instanceof Ref) && !(v instanceof SetV)) mismatch('Ref or Set', v, argPos(call, 'events'));
+  return eventsSet(v, argPos(call, 'events'));
+});
+
+/** The events set of a ref or set; an already-historical set cannot be wrapped again. */
+export function eventsSet(v: Ref | SetV, pos: Position): SetV {
+  if (v instanceof SetV && v.expr.has('events')) throw errors.invalidArgument(UNSUPPORTED, pos);
+  return new SetV(new Map<string, Value>([['events', v]]));
+}
+
+export function isEventsSet(v: Value): v is SetV {
+  return v instanceof SetV && v.expr.has('events');
+}
+
+defineSetShape('events', async (ctx, set, pos) => eventsSource(ctx, set, pos));
+
+interface EventSource extends SetSource {
+  /** Renders an entry's cursor as an event cursor object. */
+  render(e: SetEntry): Value;
+}
+
+const byCursor = (a: SetEntry, b: SetEntry) => compareCursors(a.cursor, b.cursor);
+
+function tsOf(ctx: EvalContext, ts: bigint | TxnTime): bigint {
+  return ts instanceof TxnTime ? ctx.snapshotTs : ts;
+}
+
+const tsBound = (c: Value[] | undefined): bigint | undefined => (c && typeof c[0] === 'bigint' ? c[0] : undefined);
+
+function inBounds(cursor: Value[], b: ScanBounds): boolean {
+  if (b.from && b.from.length && compareCursors(cursor, b.from) < 0) return false;
+  if (b.to && b.to.length && compareCursors(cursor, b.to) >= 0) return false;
+  return true;
+}
+
+async function eventsSource(ctx: EvalContext, set: SetV, pos: Position): Promise<EventSource> {
+  const inner = set.expr.get('events');
+  if (inner instanceof Ref && inner.collection !== undefined) return documentEvents(ctx, set, inner, pos, false);
+  if (inner instanceof SetV) {
+    const head = inner.expr.keys().next().value as string | undefined;
+    if (head === 'singleton') {
+      const ref = inner.expr.get('singleton');
+      if (!(ref instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+      return documentEvents(ctx, set, ref, pos, true);
+    }
+    if (head === 'documents') {
+      const coll = inner.expr.get('documents');
+      if (coll instanceof Ref) {
+        const t = await resolveRef(ctx, coll, pos);
+        if (t.kind === 'schema' && t.native === 'collections') {
+          if (!t.entry) throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, pos);
+          return documentsEvents(ctx, set, { kind: 'doc', db: t.db, coll: t.entry, id: 0n, scoped: t.scoped }, dbRefOf(coll));
+        }
+      }
+    }
+    if (head === 'match') return matchEvents(ctx, set, inner, pos);
+    if (head === 'range' || head === 'filter' || head === 'reverse' || head === 'events')
+      throw errors.invalidArgument(UNSUPPORTED, pos);
+  }
+  if (!isSetLike(inner ?? null) && !(inner instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+  throw errors.notImplemented('events of this set', pos);
+}
+
+/** The recursive diff of two data objects: changed or added keys, removed keys as null. */
+function diff(prev: Obj | undefined, next: Obj | undefined): Obj {
+  const out: Obj = new Map();
+  const a = prev ?? new Map<string, Value>();
+  const b = next ?? new Map<string, Value>();
+  for (const [k, v] of b) {
+    const old = a.get(k);
+    if (old !== undefined && valuesEqual(old, v)) continue;
+    out.set(k, old !== undefined && isObj(old) && isObj(v) ? diff(old, v) : v);
+  }
+  for (const k of a.keys()) if (!b.has(k)) out.set(k, null);
+  return out;
+}
+
+function dataOf(v: Version | null): Obj | undefined {
+  const d = v?.data?.get('data');
+  return d !== undefined && isObj(d) ? d : undefined;
+}
+
+/** Events of one document (or of Singleton(ref): add on create, remove on delete). */
+async function documentEvents(ctx: EvalContext, set: SetV, ref: Ref, pos: Position, singleton: boolean): Promise<EventSource> {
+  const t = await resolveRef(ctx, ref, pos);
+  await checkAccess(ctx, 'history_read', t, pos);
+  const key = docKeyOf(t);
+  const event = (v: Version, prev: Version | null): SetEntry | undefined => {
+    const ts = tsOf(ctx, v.ts);
+    let action: string = v.action;
+    let data: Value;
+    if (singleton) {
+      if (v.action === 'update') return undefined;
+      action = v.action === 'create' ? 'add' : 'remove';
+    }
+    if (v.action === 'delete') data = null;
+    else if (v.action === 'create' || !prev || prev.action === 'delete') data = dataOf(v) ?? new Map();
+    else data = diff(dataOf(prev), dataOf(v));
+    const obj = new Map<string, Value>([['ts', v.ts instanceof TxnTime ? v.ts : ts], ['action', action], ['document', ref]]);
+    if (!singleton) obj.set('data', data);
+    return { cursor: [ts, RANK[action], ref], value: obj };
+  };
+  return {
+    set,
+    compare: byCursor,
+    render: renderCursor,
+    async *scan(ctx, b) {
+      if (!key) return;
+      const fromTs = tsBound(b.from);
+      const toTs = tsBound(b.to);
+      const before = async () => (fromTs !== undefined && fromTs > 0n ? ctx.txn.getVersion(key, fromTs - 1n) : null);
+      if (!b.reverse) {
+        let prev = await before();
+        for await (const v of ctx.txn.history(key, { fromTs, toTs })) {
+          const e = event(v, prev);
+          prev = v;
+          if (e && inBounds(e.cursor, b)) yield e;
+        }
+        return;
+      }
+      let pending: Version | undefined;
+      for await (const v of ctx.txn.history(key, { fromTs, toTs, reverse: true })) {
+        if (pending) {
+          const e = event(pending, v);
+          if (e && inBounds(e.cursor, b)) yield e;
+        }
+        pending = v;
+      }
+      if (pending) {
+        const e = event(pending, await before());
+        if (e && inBounds(e.cursor, b)) yield e;
+      }
+    },
+  };
+}
+
+/** Sorted in-memory window of set events (see the header comment). */
+function sortedSource(set: SetV, gather: (ctx: EvalContext, b: ScanBounds) => Promise<SetEntry[]>): EventSource {
+  return {
+    set,
+    compare: byCursor,
+    render: renderCursor,
+    async *scan(ctx, b) {
+      const all = (await gather(ctx, b)).filter((e) => inBounds(e.cursor, b)).sort(byCursor);
+      if (b.reverse) all.reverse();
+      yield* all;
+    },
+  };
+}
+
+function setEvent(ts: bigint | TxnTime, sortTs: bigint, action: 'add' | 'remove', ref: Value, values?: Value[]): SetEntry {
+  const obj = new Map<string, Value>([['ts', ts], ['action', action], ['document', ref]]);
+  if (values && values.length) obj.set('data', values);
+  const cursor: Value[] = [sortTs, RANK[action], ref];
+  if (values && values.length) cursor.push(values);
+  return { cursor, value: obj };
+}
+
+/**
+ * Documents(coll): add on create, remove on delete, from the versions of the collection's
+ * documents. Limitation: the store scans only documents live at the snapshot, so documents
+ * deleted by then contribute no events.
+ */
+async function documentsEvents(ctx: EvalContext, set: SetV, t: Target & { kind: 'doc' }, dbRef: Ref | undefined): Promise<EventSource> {
+  const collName = t.coll.name;
+  const readable = async (ctx: EvalContext, id: bigint) => allowed(ctx, 'history_read', { ...t, id });
+  return sortedSource(set, async (ctx, b) => {
+    const fromTs = tsBound(b.from);
+    const toTs = tsBound(b.to);
+    const out: SetEntry[] = [];
+    for await (const doc of ctx.txn.scan(t.db, Number(t.coll.id), {})) {
+      if (!(await readable(ctx, doc.id))) continue;
+      const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
+      const key: DocKey = { db: t.db, coll: Number(t.coll.id), id: doc.id };
+      for await (const v of ctx.txn.history(key, { fromTs, toTs })) {
+        if (v.action === 'update') continue;
+        out.push(setEvent(v.ts, tsOf(ctx, v.ts), v.action === 'create' ? 'add' : 'remove', ref));
+      }
+    }
+    return out;
+  });
+}
+
+/** Match(index, terms): the add/remove events of the matching index entries. */
+async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Position): Promise<EventSource> {
+  const index = match.expr.get('match');
+  if (!(index instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+  const given = match.expr.get('terms');
+  const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  const { def, visible } = await matchedIndex(ctx, index, pos, terms);
+  const arityOk = terms.length === def.terms.length;
+  const prefix = termsPrefix(def, terms);
+  const confirm = isCutBound(prefix);
+  return sortedSource(set, async (ctx, b) => {
+    if (!arityOk) return [];
+    const fromTs = tsBound(b.from);
+    const toTs = tsBound(b.to);
+    const out: SetEntry[] = [];
+    const to = prefix.length ? prefixEnd(prefix) : undefined;
+    for await (const e of ctx.txn.indexHistory(def.db, def.id, { from: prefix, to, fromTs })) {
+      const ts = tsOf(ctx, e.ts);
+      if (toTs !== undefined && ts >= toTs + 1n) continue;
+      const { terms: entryTerms, values, ref } = decodePayload(e.payload);
+      if (confirm && !entryTerms.every((x, i) => valuesEqual(x, terms[i]))) continue;
+      if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
+      out.push(setEvent(e.ts, ts, e.action, ref, values));
+    }
+    return out;
+  });
+}
+
+const ACTIONS = new Map<bigint, string>([[0n, 'add'], [1n, 'update'], [2n, 'delete'], [3n, 'remove']]);
+
+/** A rendered event cursor {ts, action, document[, data]} for an entry. */
+function renderCursor(e: SetEntry): Value {
+  const v = e.value;
+  if (isObj(v)) {
+    const out = new Map<string, Value>();
+    for (const k of ['ts', 'action', 'document', 'data']) {
+      const x = v.get(k);
+      if (x !== undefined && !(k === 'data' && !Array.isArray(x))) out.set(k, x);
+    }
+    return out;
+  }
+  const [ts, rank, ref] = e.cursor;
+  return new Map<string, Value>([['ts', ts], ['action', ACTIONS.get(rank as bigint) ?? 'add'], ['document', ref]]);
+}
+
+/** An event cursor argument as a cursor prefix: µs, Time, Date, or {ts, action?, document?, data?}. */
+function parseCursor(v: Value, pos: Position): Value[] {
+  if (typeof v === 'bigint') return [v];
+  if (v instanceof Time) return [v.micros];
+  if (v instanceof DateV) return [BigInt(v.days) * 86_400_000_000n];
+  if (Array.isArray(v) && v.length) return parseCursor(v[0], pos);
+  if (isObj(v)) {
+    const extra = [...v.keys()].filter((k) => !['ts', 'action', 'document', 'instance', 'resource', 'data', 'values'].includes(k));
+    if (extra.length || !v.has('ts')) throw errors.invalidArgument(`Cannot create event cursor with keys ${[...v.keys()].join(', ')}`, pos);
+    const out = parseCursor(v.get('ts') ?? null, pos);
+    const action = v.get('action');
+    if (action === undefined) return out;
+    if (typeof action !== 'string' || RANK[action] === undefined)
+      throw errors.invalidArgument(`String 'create', 'update', or 'delete' expected, ${typeof action === 'string' ? 'String' : 'Value'} provided.`, pos);
+    out.push(RANK[action]);
+    const ref = v.get('document') ?? v.get('instance') ?? v.get('resource');
+    if (ref === undefined) return out;
+    out.push(ref);
+    const data = v.get('data') ?? v.get('values');
+    if (Array.isArray(data) && data.length) out.push(data);
+    return out;
+  }
+  mismatch('Time or Integer', v, pos);
+}
+
+interface EventPageRequest {
+  size: number;
+  after?: Value;
+  before?: Value;
+  pos: Position;
+}
+
+/** Paginate over an events set: event cursors in, rendered event cursors out. */
+export async function paginateEvents(ctx: EvalContext, set: SetV, req: EventPageRequest): Promise<Page> {
+  const source = await eventsSource(ctx, set, req.pos);
+  const { size } = req;
+  if (req.before !== undefined) {
+    const to = req.before === null ? undefined : parseCursor(req.before, req.pos);
+    const items: SetEntry[] = [];
+    for await (const e of source.scan(ctx, { to, reverse: true })) {
+      items.push(e);
+      if (items.length > size) break;
+    }
+    const more = items.length > size;
+    const page = items.slice(0, size).reverse();
+    return new Page(
+      page.map((e) => e.value),
+      more && page.length ? source.render(page[0]) : undefined,
+      req.before === null ? undefined : req.before,
+    );
+  }
+  const from = req.after === undefined || req.after === null ? undefined : parseCursor(req.after, req.pos);
+  const items: SetEntry[] = [];
+  for await (const e of source.scan(ctx, { from, reverse: false })) {
+    items.push(e);
+    if (items.length > size) break;
+  }
+  const more = items.length > size;
+  return new Page(
+    items.slice(0, size).map((e) => e.value),
+    req.after === undefined || req.after === null ? undefined : req.after,
+    more ? source.render(items[size]) : undefined,
+  );
+}
+
+setEventsPaginator((ctx, input, wrap, req) =>
+  paginateEvents(ctx, wrap ? eventsSet(input, req.pos) : (input as SetV), req),
+);

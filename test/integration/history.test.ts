@@ -1,0 +1,211 @@
+// Insert and Remove (history writes) and history retention (MVT) through the official driver
+// (fql-v4.md §3.5, §4.4, §7).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import faunadb, { query as q } from 'faunadb';
+import { startFlora, clients, type FloraProcess } from '../helpers/server';
+import { failure } from '../helpers/faunaErrors';
+
+let srv: FloraProcess;
+let h2: faunadb.Client;
+let h1: faunadb.Client;
+
+before(async () => {
+  srv = await startFlora();
+  ({ h2, h1 } = clients(srv.url, srv.secret));
+  await h2.query(q.CreateCollection({ name: 'hist' }));
+  await h2.query(q.CreateIndex({ name: 'hist_by_v', source: q.Collection('hist'), terms: [{ field: ['data', 'v'] }] }));
+});
+after(async () => {
+  await Promise.all([h2.close({ force: true }), h1.close({ force: true })]);
+  await srv.stop();
+});
+
+interface Doc {
+  ref: faunadb.values.Ref;
+  ts: number;
+  data: Record<string, unknown>;
+}
+
+const ref = (id: string) => q.Ref(q.Collection('hist'), id);
+
+async function create(id: string, data: object): Promise<Doc> {
+  return (await h2.query(q.Create(ref(id), { data }))) as Doc;
+}
+
+describe('Insert', () => {
+  test('a version before the first one is readable at its time and the present is unchanged', async () => {
+    const doc = await create('1', { v: 'now' });
+    const past = doc.ts - 1000;
+    const ev = (await h1.query(q.Insert(ref('1'), past, 'create', { data: { v: 'old' } }))) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(ev), ['ts', 'action', 'document', 'data']);
+    assert.equal(ev.ts, past);
+    assert.equal(ev.action, 'create');
+    assert.equal((ev.document as faunadb.values.Ref).id, doc.ref.id);
+    assert.deepEqual(ev.data, { v: 'old' });
+    const then = (await h2.query(q.Get(ref('1'), past + 500))) as Doc;
+    assert.equal(then.ts, past);
+    assert.deepEqual(then.data, { v: 'old' });
+    const before = await failure(h2, q.Get(ref('1'), past - 1));
+    assert.equal(before.code, 'instance not found');
+    const nowDoc = (await h2.query(q.Get(ref('1')))) as Doc;
+    assert.equal(nowDoc.ts, doc.ts);
+    assert.deepEqual(nowDoc.data, { v: 'now' });
+    const atThen = (await h2.query(q.At(past, q.Select(['data', 'v'], q.Get(ref('1')))))) as string;
+    assert.equal(atThen, 'old');
+  });
+
+  test('an inserted update is stored as a full create version', async () => {
+    const doc = await create('2', { a: 1, b: 2 });
+    const ev = (await h2.query(q.Insert(ref('2'), doc.ts - 10, 'update', { data: { a: 0 } }))) as Record<string, unknown>;
+    assert.equal(ev.action, 'create');
+    const then = (await h2.query(q.Get(ref('2'), doc.ts - 5))) as Doc;
+    assert.deepEqual(then.data, { a: 0 });
+  });
+
+  test('inserting at an existing ts replaces that version (and keeps indexes current)', async () => {
+    const doc = await create('3', { v: 'orig' });
+    await h2.query(q.Insert(ref('3'), doc.ts, 'create', { data: { v: 'replaced' } }));
+    const now = (await h2.query(q.Get(ref('3')))) as Doc;
+    assert.equal(now.ts, doc.ts);
+    assert.deepEqual(now.data, { v: 'replaced' });
+    const orig = (await h2.query(q.Paginate(q.Match(q.Index('hist_by_v'), 'orig')))) as { data: unknown[] };
+    assert.equal(orig.data.length, 0);
+    const repl = (await h2.query(q.Paginate(q.Match(q.Index('hist_by_v'), 'replaced')))) as { data: unknown[] };
+    assert.equal(repl.data.length, 1);
+  });
+
+  test('a delete tombstone in the past hides the document at that time only', async () => {
+    const doc = await create('4', { v: 1 });
+    const upd = (await h2.query(q.Update(ref('4'), { data: { v: 2 } }))) as Doc;
+    const mid = doc.ts + Math.floor((upd.ts - doc.ts) / 2);
+    const ev = (await h2.query(q.Insert(ref('4'), mid, 'delete', {}))) as Record<string, unknown>;
+    assert.deepEqual(ev.data, null);
+    assert.equal(ev.action, 'delete');
+    assert.equal(await h2.query(q.Exists(ref('4'), mid)), false);
+    assert.equal(await h2.query(q.Exists(ref('4'), mid - 1)), true);
+    assert.equal(await h2.query(q.Exists(ref('4'))), true);
+  });
+
+  test('a delete at the newest time removes the document (and its index entries)', async () => {
+    await create('5', { v: 'five' });
+    await h2.query(q.Insert(ref('5'), q.Now(), 'delete', {}));
+    assert.equal(await h2.query(q.Exists(ref('5'))), false);
+    const page = (await h2.query(q.Paginate(q.Match(q.Index('hist_by_v'), 'five')))) as { data: unknown[] };
+    assert.equal(page.data.length, 0);
+  });
+
+  test('inserting into a document that never existed creates its history', async () => {
+    const ts = (await h2.query(q.ToMicros(q.Now()))) as number;
+    await h2.query(q.Insert(ref('6'), ts - 100, 'create', { data: { v: 'six' } }));
+    const d = (await h2.query(q.Get(ref('6')))) as Doc;
+    assert.equal(d.ts, ts - 100);
+    assert.deepEqual(d.data, { v: 'six' });
+  });
+
+  test('several inserts in one transaction see each other', async () => {
+    const doc = await create('7', { v: 0 });
+    const r = (await h2.query(
+      q.Do(
+        q.Insert(ref('7'), doc.ts - 20, 'create', { data: { v: -2 } }),
+        q.Insert(ref('7'), doc.ts - 10, 'create', { data: { v: -1 } }),
+        q.Remove(ref('7'), doc.ts - 20, 'create'),
+        [q.Exists(ref('7'), doc.ts - 15), q.Select(['data', 'v'], q.Get(ref('7'), doc.ts - 5))],
+      ),
+    )) as unknown[];
+    assert.deepEqual(r, [false, -1]);
+    assert.equal(await h2.query(q.Exists(ref('7'), doc.ts - 15)), false);
+  });
+
+  test('errors: future ts, bad action, unknown collection, non-document ref', async () => {
+    await create('8', { v: 8 });
+    const future = await failure(h2, q.Insert(ref('8'), q.TimeAdd(q.Now(), 1, 'hour'), 'create', {}));
+    assert.equal(future.status, 400);
+    assert.equal(future.code, 'invalid write time');
+    assert.equal(future.description, 'Cannot write outside of snapshot time.');
+    const bad = await failure(h2, q.Insert(ref('8'), 1, 5, {}));
+    assert.equal(bad.code, 'invalid argument');
+    assert.equal(bad.description, "String 'create', 'update', or 'delete' expected, Integer provided.");
+    assert.deepEqual(bad.position, ['action']);
+    const unknown = await failure(h2, q.Insert(q.Ref(q.Collection('nope'), '1'), 1, 'create', {}));
+    assert.equal(unknown.code, 'invalid ref');
+    const coll = await failure(h2, q.Insert(q.Collection('hist'), 1, 'create', {}));
+    assert.equal(coll.code, 'invalid argument');
+    assert.equal(coll.description, 'Cannot insert event for specified ref.');
+    const rm = await failure(h2, q.Remove(q.Collection('hist'), 1, 'create'));
+    assert.equal(rm.description, 'Cannot remove event for specified ref.');
+  });
+});
+
+describe('Remove', () => {
+  test('removes the version at ts; update is matched as create', async () => {
+    const doc = await create('101', { v: 1 });
+    const upd = (await h2.query(q.Update(ref('101'), { data: { v: 2 } }))) as Doc;
+    assert.equal(await h2.query(q.Remove(ref('101'), upd.ts, 'update')), null);
+    const now = (await h2.query(q.Get(ref('101')))) as Doc;
+    assert.equal(now.ts, doc.ts);
+    assert.deepEqual(now.data, { v: 1 });
+    const page = (await h2.query(q.Paginate(q.Match(q.Index('hist_by_v'), 1)))) as { data: unknown[] };
+    assert.equal(page.data.length, 1);
+  });
+
+  test('an action that does not match, or no version at ts, changes nothing', async () => {
+    const doc = await create('102', { v: 1 });
+    assert.equal(await h2.query(q.Remove(ref('102'), doc.ts, 'delete')), null);
+    assert.equal(await h2.query(q.Remove(ref('102'), doc.ts - 1, 'create')), null);
+    assert.equal(await h2.query(q.Remove(ref('199'), doc.ts, 'create')), null);
+    assert.equal(await h2.query(q.Exists(ref('102'))), true);
+  });
+
+  test('removing the only version removes the document', async () => {
+    const doc = await create('103', { v: '103' });
+    await h2.query(q.Remove(ref('103'), doc.ts, 'create'));
+    assert.equal(await h2.query(q.Exists(ref('103'))), false);
+    const page = (await h2.query(q.Paginate(q.Match(q.Index('hist_by_v'), '103')))) as { data: unknown[] };
+    assert.equal(page.data.length, 0);
+  });
+});
+
+describe('history retention (MVT)', () => {
+  const MINUTE = 60_000_000;
+  const parse = (s: string) => Date.parse(s);
+
+  test('reading below snapshot − history_days − 15 min is 400 bad request', async () => {
+    await h2.query(q.CreateCollection({ name: 'short', history_days: 0 }));
+    await h2.query(q.Create(q.Ref(q.Collection('short'), '1'), { data: {} }));
+    for (const expr of [
+      q.Get(q.Ref(q.Collection('short'), '1'), q.TimeSubtract(q.Now(), 16, 'minutes')),
+      q.At(q.TimeSubtract(q.Now(), 16, 'minutes'), q.Get(q.Ref(q.Collection('short'), '1'))),
+      q.Exists(q.Ref(q.Collection('short'), '1'), q.TimeSubtract(q.Now(), 16, 'minutes')),
+    ]) {
+      const f = await failure(h2, expr);
+      assert.equal(f.status, 400);
+      assert.equal(f.code, 'bad request');
+      const m = /^Requested timestamp (\S+) less than minimum allowed timestamp (\S+)\.$/.exec(f.description);
+      assert.ok(m, f.description);
+      assert.equal(parse(m[2]) - parse(m[1]), 60_000);
+    }
+    // Within the 15-minute grace: allowed (the document did not exist yet).
+    const f = await failure(h2, q.Get(q.Ref(q.Collection('short'), '1'), q.TimeSubtract(q.Now(), 14, 'minutes')));
+    assert.equal(f.code, 'instance not found');
+    assert.ok(MINUTE > 0);
+  });
+
+  test('history_days null keeps history forever', async () => {
+    await h2.query(q.CreateCollection({ name: 'forever' }));
+    await h2.query(q.Update(q.Collection('forever'), { history_days: null }));
+    const c = (await h2.query(q.Get(q.Collection('forever')))) as Record<string, unknown>;
+    assert.equal(c.history_days, null);
+    await h2.query(q.Create(q.Ref(q.Collection('forever'), '1'), { data: {} }));
+    const f = await failure(h2, q.Get(q.Ref(q.Collection('forever'), '1'), 1));
+    assert.equal(f.code, 'instance not found');
+  });
+
+  test('the default of 30 days refuses a read at the epoch', async () => {
+    await h2.query(q.Create(q.Ref(q.Collection('hist'), '201'), { data: {} }));
+    const f = await failure(h2, q.Get(q.Ref(q.Collection('hist'), '201'), 1));
+    assert.equal(f.code, 'bad request');
+    assert.match(f.description, /^Requested timestamp 1970-01-01T00:00:00.000001Z less than minimum allowed timestamp /);
+  });
+});
