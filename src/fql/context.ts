@@ -32,6 +32,8 @@ export class EvalContext {
     Promise.reject(new Error('no lambda evaluator'));
   /** Valid time for reads under At(); undefined = the snapshot. */
   readAt: bigint | undefined;
+  /** Why writes are refused right now ("get requests", "set filters", "auth predicates"), if they are. */
+  writesRefusedIn: string | undefined;
 
   constructor(
     readonly txn: Txn,
@@ -39,8 +41,36 @@ export class EvalContext {
     public scope: Scope,
     readonly catalog: Catalog,
     readonly deadline: number,
-    readonly readOnly: boolean,
-  ) {}
+    readOnly: boolean,
+  ) {
+    this.writesRefusedIn = readOnly ? 'get requests' : undefined;
+  }
+
+  get readOnly(): boolean {
+    return this.writesRefusedIn !== undefined;
+  }
+
+  /**
+   * Runs `fn` with some of this context's state replaced (a set lambda's read time, a predicate's
+   * scope, refused writes), restoring it afterwards. Evaluation within one query is sequential,
+   * so the transaction's shared state (compute units, schema writes, …) stays one.
+   */
+  async within<T>(
+    overrides: { readAt?: bigint | undefined; scope?: Scope; refuseWritesIn?: string },
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    const saved = { readAt: this.readAt, scope: this.scope, writesRefusedIn: this.writesRefusedIn };
+    if ('readAt' in overrides) this.readAt = overrides.readAt;
+    if (overrides.scope) this.scope = overrides.scope;
+    if (overrides.refuseWritesIn) this.writesRefusedIn = overrides.refuseWritesIn;
+    try {
+      return await fn();
+    } finally {
+      this.readAt = saved.readAt;
+      this.scope = saved.scope;
+      this.writesRefusedIn = saved.writesRefusedIn;
+    }
+  }
 
   get snapshotTs(): bigint {
     return this.txn.snapshotTs;
@@ -57,10 +87,10 @@ export class EvalContext {
   }
 
   assertWritable(position: Position): void {
-    if (this.readOnly)
+    if (this.writesRefusedIn !== undefined)
       throw new QueryError(
         'invalid expression',
-        'Call performs a write, which is not allowed in get requests.',
+        `Call performs a write, which is not allowed in ${this.writesRefusedIn}.`,
         position,
       );
     if (this.readAt !== undefined && this.readAt !== this.txn.snapshotTs)

@@ -20,7 +20,7 @@ import {
 import type { EvalContext } from './context';
 import type { Env } from './env';
 import type { LambdaExpr } from '../wire/expr';
-import { errors, QueryError, type Position } from '../values/errors';
+import { errors, type Position } from '../values/errors';
 import { typeRank, valuesEqual, compareValues } from '../values/order';
 import { Lambda, Page, Ref, SetV, typeName, type Obj, type Value } from '../values/types';
 import { resolveRef } from '../model/resolve';
@@ -259,29 +259,11 @@ async function* withSource(scan: AsyncIterable<SetEntry>, set: Value): AsyncGene
 }
 
 /**
- * A context for evaluating a set's lambda while it is scanned: reads happen at the scan's valid
- * time, and writes are refused (Filter and Join lambdas may not write).
+ * Applies a set's lambda while the set is scanned: reads happen at the scan's valid time, and
+ * writes are refused (Filter and Join lambdas may not write).
  */
-function lambdaContext(ctx: EvalContext, at: bigint | undefined, what: string): EvalContext {
-  let readAt = at;
-  const refuse = (pos: Position) => {
-    throw new QueryError('invalid expression', `Call performs a write, which is not allowed in ${what}.`, pos);
-  };
-  return new Proxy(ctx, {
-    get(target, prop) {
-      if (prop === 'readAt') return readAt;
-      if (prop === 'readOnly') return true;
-      if (prop === 'assertWritable') return refuse;
-      return Reflect.get(target, prop, target) as unknown;
-    },
-    set(target, prop, value) {
-      if (prop === 'readAt') {
-        readAt = value as bigint | undefined;
-        return true;
-      }
-      return Reflect.set(target, prop, value, target);
-    },
-  });
+function applySetLambda(ctx: EvalContext, lambda: Lambda, value: Value, at: bigint | undefined, what: string, pos: Position): Promise<Value> {
+  return ctx.within({ readAt: at, refuseWritesIn: what }, () => applyLambda(lambda, [value], ctx, pos));
 }
 
 // ---- operands ------------------------------------------------------------------------------------
@@ -645,9 +627,8 @@ defineSetShape('filter', async (ctx, set, pos) => {
   if (!(lambda instanceof Lambda)) throw errors.invalidArgument('Invalid set.', pos);
   const inner = await operandSource(ctx, set.expr.get('collection') ?? null, pos);
   return xsource(set, inner.compare, async function* (ctx, b) {
-    const lctx = lambdaContext(ctx, b.at, 'set filters');
     for await (const e of xscan(inner, ctx, b)) {
-      const keep = await applyLambda(lambda, [e.value], lctx, pos);
+      const keep = await applySetLambda(ctx, lambda, e.value, b.at, 'set filters', pos);
       if (typeof keep !== 'boolean') throw errors.typeMismatch('Boolean', typeName(keep), pos);
       if (keep) yield e;
     }
@@ -677,7 +658,7 @@ defineSetShape('join', async (ctx, set, pos) => {
       const match: Obj = new Map<string, Value>([['match', target], ['terms', value]]);
       return sourceOf(ctx, new SetV(match), pos);
     }
-    const s = await applyLambda(target, [value], lambdaContext(ctx, at, 'set joins'), pos);
+    const s = await applySetLambda(ctx, target, value, at, 'set joins', pos);
     if (!isSetOperand(s)) mismatch('Set', s, pos);
     return operandSource(ctx, s, pos);
   };

@@ -230,36 +230,15 @@ function predicateArgs(pred: Lambda, action: Action, full: Value[]): Value[] {
 /** Runs a predicate read-only as the database's internal identity; only exactly `true` grants. */
 export async function runPredicate(ctx: EvalContext, pred: Lambda, args: Value[]): Promise<boolean> {
   try {
-    return (await ctx.applyLambda(pred, args, predicateContext(ctx))) === true;
+    // Predicates read everything in the database as its internal identity, and may not write.
+    const scope: Scope = { ...ctx.scope, role: 'admin', token: undefined, roles: undefined, jwtRoles: undefined };
+    return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, () => ctx.applyLambda(pred, args, ctx))) === true;
   } catch (e) {
     if (e instanceof Error && e.constructor.name === 'QueryTimeout') throw e;
     return false;
   }
 }
 
-/** A view of ctx for auth predicates: may read everything in the db, may not write. */
-function predicateContext(ctx: EvalContext): EvalContext {
-  let scope: Scope = { ...ctx.scope, role: 'admin', token: undefined, roles: undefined, jwtRoles: undefined };
-  let readAt = ctx.readAt;
-  const refuse = (pos: Position) => {
-    throw new QueryError('invalid expression', 'Call performs a write, which is not allowed in auth predicates.', pos);
-  };
-  return new Proxy(ctx, {
-    get(target, prop) {
-      if (prop === 'scope') return scope;
-      if (prop === 'readAt') return readAt;
-      if (prop === 'readOnly') return true;
-      if (prop === 'assertWritable') return refuse;
-      return Reflect.get(target, prop, target) as unknown;
-    },
-    set(target, prop, value) {
-      if (prop === 'scope') scope = value as Scope;
-      else if (prop === 'readAt') readAt = value as bigint | undefined;
-      else return Reflect.set(target, prop, value, target);
-      return true;
-    },
-  });
-}
 
 const membershipCache = new WeakMap<Txn, Promise<bigint[]>>();
 

@@ -252,6 +252,9 @@ describe('routes and protocol errors', () => {
     const sum = await httpRequest(srv.url, { path: `/?q=${encodeURIComponent('{"add":[1,2]}')}`, headers: auth() });
     assert.equal(sum.status, 200);
     assert.equal(sum.body, '{"resource":3}');
+    const write = await httpRequest(srv.url, { path: `/?q=${encodeURIComponent('{"new_id":null}')}`, headers: auth() });
+    assert.equal(write.status, 400);
+    assert.equal(write.body, '{"errors":[{"position":[],"code":"invalid expression","description":"Call performs a write, which is not allowed in get requests."}]}');
   });
 
   test('a simple query works through the driver on both protocols, with metrics', async () => {

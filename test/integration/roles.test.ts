@@ -274,3 +274,18 @@ describe('creating with a chosen id', () => {
     await (await keyWithRole(q.Role('with_id'))).query(q.Create(q.Ref(q.Collection('posts'), '9003'), { data: {} }));
   });
 });
+
+describe('predicates that write', () => {
+  test('deny, and write nothing', async () => {
+    await root.query(q.CreateCollection({ name: 'audit' }));
+    await root.query(
+      q.CreateRole({
+        name: 'writes_in_predicate',
+        privileges: [{ resource: q.Collection('posts'), actions: { read: q.Query(q.Lambda('r', q.IsObject(q.Create(q.Collection('audit'), {})))) } }],
+      }),
+    );
+    const post = (await root.query(q.Create(q.Collection('posts'), { data: {} }))) as Doc;
+    await denied(await keyWithRole(q.Role('writes_in_predicate')), q.Get(post.ref));
+    assert.deepEqual(((await root.query(q.Paginate(q.Documents(q.Collection('audit'))))) as { data: unknown[] }).data, []);
+  });
+});

@@ -411,3 +411,11 @@ describe('with indexes', () => {
     assert.equal(await query(q.Count(q.Join(docsA(), q.Index('sb_by_owner')))), 5);
   });
 });
+
+describe('lambdas of sets', () => {
+  test('a Filter lambda may not write', async () => {
+    const writes = q.Filter(docsA(), q.Lambda('r', q.IsString(q.NewId())));
+    const f = await failure(c.h2, q.Paginate(writes));
+    assert.deepEqual([f.status, f.code, f.description], [400, 'invalid expression', 'Call performs a write, which is not allowed in set filters.']);
+  });
+});
