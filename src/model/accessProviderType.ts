@@ -6,11 +6,11 @@
 import type { EvalContext } from '../fql/context';
 import { errors, type Position } from '../values/errors';
 import { Lambda, Ref, type Obj, type Value } from '../values/types';
-import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
+import { Failures, pick, stripNulls, validateName } from './data';
 import { zbase32 } from './ids';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
-import { inOrder } from './schemaFields';
+import { applyPatch, inOrder } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'issuer', 'jwks_uri', 'roles', 'data'] as const;
@@ -106,25 +106,8 @@ export const accessProviderType: NativeType = {
     f.throwIfAny(pos);
     await unique(ctx, db, name, params.get('issuer'), pos, id);
     ctx.secretsChanged = true;
-    let out: Obj;
-    if (replace) {
-      out = new Map();
-      for (const k of KEPT_ON_REPLACE) if (old.has(k)) out.set(k, old.get(k) as Value);
-      for (const k of WRITABLE) {
-        const v = params.get(k);
-        if (v !== undefined && v !== null) out.set(k, stripNulls(v));
-      }
-    } else {
-      out = new Map(old);
-      for (const k of WRITABLE) {
-        if (!params.has(k)) continue;
-        const v = params.get(k) as Value;
-        // name, issuer and jwks_uri are required: null leaves them as they are.
-        if (v === null) {
-          if (k === 'roles' || k === 'data') out.delete(k);
-        } else out.set(k, k === 'data' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
-      }
-    }
+    // name, issuer and jwks_uri are required: null leaves them as they are.
+    const out = applyPatch(old, params, { writable: WRITABLE, keep: KEPT_ON_REPLACE, required: ['name', 'issuer', 'jwks_uri'] }, replace);
     if (!out.has('audience')) out.set('audience', audienceOf(db));
     return inOrder(out, [...WRITABLE, 'audience']);
   },

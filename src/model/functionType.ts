@@ -6,10 +6,10 @@
 import type { EvalContext } from '../fql/context';
 import { Lambda, Ref, type Obj, type Value } from '../values/types';
 import { isBuiltinRole } from './auth';
-import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
+import { Failures, pick, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
-import { inOrder, uniqueName } from './schemaFields';
+import { applyPatch, inOrder, uniqueName } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'body', 'role', 'data', 'permissions'] as const;
@@ -63,25 +63,7 @@ export const functionType: NativeType = {
     }
     await validate(ctx, db, params, f, replace);
     f.throwIfAny(pos);
-    if (replace) {
-      // Replace overwrites every writable field but keeps the name unless a new one is given.
-      const out: Obj = new Map();
-      for (const k of WRITABLE) {
-        const v = params.get(k);
-        if (v !== undefined && v !== null) out.set(k, stripNulls(v));
-        else if (k === 'name' && old.has('name')) out.set('name', old.get('name') as Value);
-      }
-      return inOrder(out, WRITABLE);
-    }
-    const merged: Obj = new Map(old);
-    for (const k of WRITABLE) {
-      if (!params.has(k)) continue;
-      const v = params.get(k) as Value;
-      if (v === null) {
-        if (k !== 'name' && k !== 'body') merged.delete(k);
-      } else merged.set(k, k === 'data' || k === 'permissions' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
-    }
-    return inOrder(merged, WRITABLE);
+    return inOrder(applyPatch(old, params, { writable: WRITABLE, keep: ['name'], required: ['name', 'body'], merged: ['data', 'permissions'] }, replace), WRITABLE);
   },
   render(_id, fields) {
     const out: [string, Value][] = [];

@@ -9,14 +9,14 @@ import { Ref, Time, type Obj, type Value } from '../values/types';
 import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
 import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey } from './catalog';
 import { nextInternalId } from './internalIds';
-import { inOrder, uniqueName } from './schemaFields';
+import { applyPatch, inOrder, uniqueName } from './schemaFields';
 import { indexType } from './indexSchema';
 import { functionType } from './functionType';
 import { roleType } from './roleType';
 import { tokenType } from './tokenType';
 import { credentialsType } from './credentialsType';
 import { accessProviderType } from './accessProviderType';
-import { deepMerge, Failures, pick, stripNulls, validateName } from './data';
+import { Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
 import { issueKeySecret } from './secrets';
 import { schemaOf } from './resolve';
@@ -55,26 +55,6 @@ function validateLong(params: Obj, key: string, f: Failures, min?: bigint, max?:
 }
 
 
-/** Merge (update) or overwrite (replace) user-writable fields; `keep` survive a replace. */
-function applyPatch(old: Obj, params: Obj, writable: readonly string[], keep: readonly string[], replace: boolean): Obj {
-  const out: Obj = new Map();
-  if (replace) {
-    for (const k of keep) if (old.has(k)) out.set(k, old.get(k) as Value);
-    for (const k of writable) {
-      const v = params.get(k);
-      if (v !== undefined && v !== null) out.set(k, stripNulls(v));
-    }
-    return inOrder(out, [...keep, ...writable], true);
-  }
-  const merged: Obj = new Map(old);
-  for (const k of writable) {
-    if (!params.has(k)) continue;
-    const v = params.get(k) as Value;
-    if (v === null) merged.delete(k);
-    else merged.set(k, k === 'data' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
-  }
-  return merged;
-}
 
 
 const COLLECTION_WRITABLE = ['name', 'history_days', 'ttl_days', 'data', 'permissions'] as const;
@@ -106,7 +86,7 @@ export const collectionType: NativeType = {
     validateLong(params, 'ttl_days', f, 0n);
     validateData(params, f);
     f.throwIfAny(pos);
-    return applyPatch(old, params, COLLECTION_WRITABLE, ['name', 'history_days'], replace);
+    return applyPatch(old, params, { writable: COLLECTION_WRITABLE, keep: ['name', 'history_days'] }, replace);
   },
   render(_id, fields) {
     const out: [string, Value][] = [];
@@ -142,7 +122,7 @@ export const databaseType: NativeType = {
     validateData(params, f);
     validateLong(params, 'priority', f, 1n, 500n);
     f.throwIfAny(pos);
-    return applyPatch(old, params, DATABASE_WRITABLE, ['name'], replace);
+    return applyPatch(old, params, { writable: DATABASE_WRITABLE, keep: ['name'] }, replace);
   },
   render(id, fields) {
     const out: [string, Value][] = [['name', fields.get('name') as Value], ['global_id', zbase32(id)]];
@@ -211,7 +191,7 @@ export const keyType: NativeType = {
     await validateKey(ctx, db, params, f, replace);
     f.throwIfAny(pos);
     ctx.secretsChanged = true;
-    return applyPatch(old, params, KEY_WRITABLE, ['hashed_secret'], replace);
+    return applyPatch(old, params, { writable: KEY_WRITABLE, keep: ['hashed_secret'] }, replace);
   },
   render(_id, fields, once) {
     const out: [string, Value][] = [];

@@ -8,10 +8,10 @@
 import type { EvalContext } from '../fql/context';
 import { errors, type Position } from '../values/errors';
 import { isNativeName, Lambda, Ref, type Obj, type Value } from '../values/types';
-import { deepMerge, Failures, stripNulls, validateName } from './data';
+import { Failures, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
-import { inOrder, uniqueName } from './schemaFields';
+import { applyPatch, inOrder, uniqueName } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'privileges', 'membership', 'data'] as const;
@@ -166,25 +166,7 @@ export const roleType: NativeType = {
     }
     await validate(ctx, db, params, f);
     f.throwIfAny(pos);
-    let out: Obj;
-    if (replace) {
-      out = new Map();
-      for (const k of WRITABLE) {
-        const v = params.get(k);
-        if (v !== undefined && v !== null) out.set(k, stripNulls(v));
-        else if (k === 'name' && old.has('name')) out.set('name', old.get('name') as Value);
-      }
-    } else {
-      out = new Map(old);
-      for (const k of WRITABLE) {
-        if (!params.has(k)) continue;
-        const v = params.get(k) as Value;
-        if (v === null) {
-          if (k !== 'name') out.delete(k);
-        } else out.set(k, k === 'data' ? deepMerge(old.get(k) ?? null, v) : stripNulls(v));
-      }
-    }
-    out = inOrder(out, WRITABLE);
+    const out = inOrder(applyPatch(old, params, { writable: WRITABLE, keep: ['name'], required: ['name'] }, replace), WRITABLE);
     await checkMembershipLimit(ctx, db, out, id, pos);
     ctx.secretsChanged = true;
     return out;
