@@ -79,14 +79,16 @@ export const collectionType: NativeType = {
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
     if (params.has('name') || replace) {
-      const name = validateName(params.get('name') ?? old.get('name'), f);
+      // Replace without a name keeps it; an explicit null is a missing required value.
+      const given = params.get('name');
+      const name = validateName(given === undefined ? old.get('name') : given, f);
       if (name) await uniqueName(ctx, db, 'collections', name, 'Collection', pos, id);
     }
     validateLong(params, 'history_days', f, 0n);
     validateLong(params, 'ttl_days', f, 0n);
     validateData(params, f);
     f.throwIfAny(pos);
-    return applyPatch(old, params, { writable: COLLECTION_WRITABLE, keep: ['name', 'history_days'] }, replace);
+    return applyPatch(old, params, { writable: COLLECTION_WRITABLE, keep: ['name', 'history_days'], required: ['name'] }, replace);
   },
   render(_id, fields) {
     const out: [string, Value][] = [];
@@ -122,7 +124,7 @@ export const databaseType: NativeType = {
     validateData(params, f);
     validateLong(params, 'priority', f, 1n, 500n);
     f.throwIfAny(pos);
-    return applyPatch(old, params, { writable: DATABASE_WRITABLE, keep: ['name'] }, replace);
+    return applyPatch(old, params, { writable: DATABASE_WRITABLE, keep: ['name'], required: ['name'] }, replace);
   },
   render(id, fields) {
     const out: [string, Value][] = [['name', fields.get('name') as Value], ['global_id', zbase32(id)]];
@@ -140,7 +142,7 @@ const KEY_WRITABLE = ['role', 'database', 'priority', 'data', 'ttl'] as const;
 async function validateKey(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
   const role = params.get('role');
   if (role === undefined || role === null) {
-    if (creating) f.required(['role']);
+    if (creating || role === null) f.required(['role']);
   } else if (Array.isArray(role)) {
     for (let i = 0; i < role.length; i++) await validateKeyRole(ctx, db, role[i], ['role', i], f, false);
   } else await validateKeyRole(ctx, db, role, ['role'], f, true);
@@ -191,7 +193,7 @@ export const keyType: NativeType = {
     await validateKey(ctx, db, params, f, replace);
     f.throwIfAny(pos);
     ctx.secretsChanged = true;
-    return applyPatch(old, params, { writable: KEY_WRITABLE, keep: ['hashed_secret'] }, replace);
+    return applyPatch(old, params, { writable: KEY_WRITABLE, keep: ['hashed_secret'], required: ['role'] }, replace);
   },
   render(_id, fields, once) {
     const out: [string, Value][] = [];

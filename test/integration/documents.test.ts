@@ -73,6 +73,24 @@ describe('collections', () => {
     assert.deepEqual([wrongType.code, wrongType.description], ['invalid argument', 'Object expected, String provided.']);
   });
 
+  test('null for a required field is a validation failure, never a nameless document', async () => {
+    await h2.query(q.CreateCollection({ name: 'named' }));
+    await h2.query(q.CreateDatabase({ name: 'named_db' }));
+    const key = (await h2.query(q.CreateKey({ role: 'server' }))) as { ref: faunadb.values.Ref };
+    for (const [expr, field] of [
+      [q.Update(q.Collection('named'), { name: null }), 'name'],
+      [q.Update(q.Database('named_db'), { name: null }), 'name'],
+      [q.Update(key.ref, { role: null }), 'role'],
+    ] as const) {
+      const res = await raw(expr);
+      assert.equal(res.status, 400);
+      const err = JSON.parse(res.body).errors[0];
+      assert.equal(err.code, 'validation failed');
+      assert.deepEqual(err.failures, [{ field: [field], code: 'value required', description: 'Required value not found.' }]);
+    }
+    assert.equal(((await h2.query(q.Get(q.Collection('named')))) as { name: string }).name, 'named');
+  });
+
   test('Collection(), Collections(), rename and delete', async () => {
     await h2.query(q.CreateCollection({ name: 'old_name' }));
     const page = (await h2.query(q.Paginate(q.Collections()))) as { data: { id: string }[] };
