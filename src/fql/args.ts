@@ -165,6 +165,11 @@ export function asTimestamp(v: Value, pos: Position): bigint {
   mismatch('Time or Integer', v, pos);
 }
 
+/** The valid time of a read at `ts` µs: undefined (the present) for any time at or after the snapshot. */
+export function readTimeOf(ctx: EvalContext, ts: bigint): bigint | undefined {
+  return ts >= ctx.snapshotTs ? undefined : ts;
+}
+
 /** Checks an evaluated boolean result (If conditions, And/Or operands, Filter results). */
 export function expectBoolean(v: Value, pos: Position): boolean {
   if (typeof v !== 'boolean') mismatch('Boolean', v, pos);

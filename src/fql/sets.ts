@@ -4,7 +4,7 @@
 // the same SetSource interface.
 
 import { define } from './registry';
-import { evalArg, evalOptional, argPos, asLong, asTimestamp, mismatch } from './args';
+import { evalArg, evalOptional, argPos, asLong, asTimestamp, mismatch, readTimeOf } from './args';
 import { errors, type Position } from '../values/errors';
 import { Page, Ref, SetV, type Value } from '../values/types';
 import { compareValues } from '../values/order';
@@ -272,8 +272,7 @@ define('paginate', async (call, env, ctx) => {
   const tsV = await evalOptional(call, 'ts', env, ctx);
   let at = ctx.readAt;
   if (tsV !== undefined && tsV !== null) {
-    const ts = asTimestamp(tsV, argPos(call, 'ts'));
-    at = ts >= ctx.snapshotTs ? undefined : ts;
+    at = readTimeOf(ctx, asTimestamp(tsV, argPos(call, 'ts')));
   }
   if (events || (input instanceof SetV && input.expr.has('events'))) {
     // Historical view (fql-v4.md §5.5): events.ts renders event cursors.

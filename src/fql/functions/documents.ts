@@ -1,7 +1,7 @@
 // Document reads and writes, schema document creation, keys, NewId, Now and At.
 
 import { define } from '../registry';
-import { evalArg, evalOptional, argPos, asObj, asString, asTimestamp, mismatch } from '../args';
+import { evalArg, evalOptional, argPos, asObj, asString, asTimestamp, mismatch, readTimeOf } from '../args';
 import { evalExpr } from '../evaluator';
 import { errors } from '../../values/errors';
 import { Ref, SetV, type Obj, type Value } from '../../values/types';
@@ -24,8 +24,7 @@ import type { EvalContext } from '../context';
 async function tsArg(call: CallExpr, env: Env, ctx: EvalContext): Promise<bigint | undefined> {
   const v = await evalOptional(call, 'ts', env, ctx);
   if (v === undefined || v === null) return undefined;
-  const ts = asTimestamp(v, argPos(call, 'ts'));
-  return ts >= ctx.snapshotTs ? undefined : ts;
+  return readTimeOf(ctx, asTimestamp(v, argPos(call, 'ts')));
 }
 
 function refArg(v: Value, call: CallExpr, key: string): Ref {
@@ -113,13 +112,7 @@ define('new_id', async (call, _env, ctx) => {
 
 define('at', async (call, env, ctx) => {
   const ts = asTimestamp(await evalArg(call, 'at', env, ctx), argPos(call, 'at'));
-  const saved = ctx.readAt;
   // A time at or after the snapshot reads (and may write) the present.
-  ctx.readAt = ts >= ctx.snapshotTs ? undefined : ts;
-  try {
-    return await evalExpr(call.args.get('expr')!, env, ctx);
-  } finally {
-    ctx.readAt = saved;
-  }
+  return ctx.within({ readAt: readTimeOf(ctx, ts) }, () => evalExpr(call.args.get('expr')!, env, ctx));
 });
 
