@@ -238,3 +238,20 @@ export async function rawQuery(url: string, secret: string, body: string, http2 
   });
   return res.body;
 }
+
+/** Driver clients for any number of secrets; close() closes every one (both protocols of each). */
+export class ClientPool {
+  private readonly all: DriverClients[] = [];
+
+  constructor(private readonly url: string) {}
+
+  client(secret: string, proto: 'h2' | 'h1' = 'h2'): Client {
+    const c = clients(this.url, secret);
+    this.all.push(c);
+    return c[proto];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all.map((c) => c.close()));
+  }
+}

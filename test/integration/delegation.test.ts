@@ -5,26 +5,25 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
-import { startFlora, clients, type FloraProcess } from '../helpers/server';
+import { startFlora, type FloraProcess, ClientPool } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
 let server: faunadb.Client;
-const opened: faunadb.Client[] = [];
+let pool: ClientPool;
 
 type Doc = Record<string, unknown> & { ref: faunadb.values.Ref };
 type Page = { data: unknown[] };
 
 function client(secret: string): faunadb.Client {
-  const c = clients(srv.url, secret).h2;
-  opened.push(c);
-  return c;
+  return pool.client(secret);
 }
 
 before(async () => {
   srv = await startFlora();
-  root = clients(srv.url, srv.secret).h2;
+  pool = new ClientPool(srv.url);
+  root = pool.client(srv.secret);
   await root.query(q.CreateCollection({ name: 'users' }));
   // Created before any token exists: kept up to date by every token write.
   await root.query(
@@ -39,8 +38,7 @@ before(async () => {
   server = client(key.secret);
 });
 after(async () => {
-  for (const c of opened) await c.close({ force: true });
-  await root.close({ force: true });
+  await pool.close();
   await srv.stop();
 });
 

@@ -4,29 +4,27 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q, values } from 'faunadb';
-import { startFlora, clients, type FloraProcess } from '../helpers/server';
+import { startFlora, type FloraProcess, ClientPool } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
-const opened: faunadb.Client[] = [];
+let pool: ClientPool;
 
 before(async () => {
   srv = await startFlora();
-  root = clients(srv.url, srv.secret).h2;
+  pool = new ClientPool(srv.url);
+  root = pool.client(srv.secret);
 });
 after(async () => {
-  for (const c of opened) await c.close({ force: true });
-  await root.close({ force: true });
+  await pool.close();
   await srv.stop();
 });
 
 type Proto = 'h2' | 'h1';
 
 function client(secret: string, proto: Proto): faunadb.Client {
-  const c = clients(srv.url, secret)[proto];
-  opened.push(c);
-  return c;
+  return pool.client(secret, proto);
 }
 
 interface FnDoc {

@@ -4,31 +4,29 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
-import { startFlora, clients, httpRequest, type FloraProcess } from '../helpers/server';
+import { startFlora, httpRequest, type FloraProcess, ClientPool } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
-const opened: faunadb.Client[] = [];
+let pool: ClientPool;
 
 type Doc = Record<string, unknown> & { ref: faunadb.values.Ref };
 
 before(async () => {
   srv = await startFlora();
-  root = clients(srv.url, srv.secret).h2;
+  pool = new ClientPool(srv.url);
+  root = pool.client(srv.secret);
   await root.query(q.CreateCollection({ name: 'users' }));
   await root.query(q.CreateIndex({ name: 'users_by_email', source: q.Collection('users'), terms: [{ field: ['data', 'email'] }], unique: true }));
 });
 after(async () => {
-  for (const c of opened) await c.close({ force: true });
-  await root.close({ force: true });
+  await pool.close();
   await srv.stop();
 });
 
 function client(secret: string, http1 = false): faunadb.Client {
-  const c = http1 ? clients(srv.url, secret).h1 : clients(srv.url, secret).h2;
-  opened.push(c);
-  return c;
+  return pool.client(secret, http1 ? 'h1' : 'h2');
 }
 
 let n = 0;

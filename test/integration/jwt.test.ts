@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import faunadb, { query as q } from 'faunadb';
-import { startFlora, clients, type FloraProcess } from '../helpers/server';
+import { startFlora, type FloraProcess, ClientPool } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
@@ -17,7 +17,7 @@ let jwks: http.Server;
 let jwksUri = '';
 let jwksHits = 0;
 let audience = '';
-const opened: faunadb.Client[] = [];
+let pool: ClientPool;
 
 const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -27,7 +27,8 @@ type Doc = Record<string, unknown> & { ref: faunadb.values.Ref };
 
 before(async () => {
   srv = await startFlora();
-  root = clients(srv.url, srv.secret).h2;
+  pool = new ClientPool(srv.url);
+  root = pool.client(srv.secret);
   const jwk = { ...signing.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' };
   jwks = http.createServer((req, res) => {
     jwksHits++;
@@ -38,12 +39,10 @@ before(async () => {
   jwksUri = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
   const db = (await root.query(q.CreateDatabase({ name: 'jwtdb' }))) as Doc;
   audience = `https://db.fauna.com/db/${db.global_id as string}`;
-  admin = clients(srv.url, `${srv.secret}:jwtdb:admin`).h2;
-  opened.push(admin);
+  admin = pool.client(`${srv.secret}:jwtdb:admin`);
 });
 after(async () => {
-  for (const c of opened) await c.close({ force: true });
-  await root.close({ force: true });
+  await pool.close();
   await srv.stop();
   jwks.close();
 });
@@ -62,9 +61,7 @@ function claims(extra: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 function client(secret: string): faunadb.Client {
-  const c = clients(srv.url, secret).h2;
-  opened.push(c);
-  return c;
+  return pool.client(secret);
 }
 
 async function status(c: faunadb.Client, expr: faunadb.ExprArg): Promise<number> {

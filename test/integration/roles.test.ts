@@ -5,18 +5,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
-import { startFlora, clients, type FloraProcess } from '../helpers/server';
+import { startFlora, type FloraProcess, ClientPool } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
-const opened: faunadb.Client[] = [];
+let pool: ClientPool;
 
 type Doc = Record<string, unknown> & { ref: faunadb.values.Ref };
 
 before(async () => {
   srv = await startFlora();
-  root = clients(srv.url, srv.secret).h2;
+  pool = new ClientPool(srv.url);
+  root = pool.client(srv.secret);
   await root.query(q.CreateCollection({ name: 'users' }));
   await root.query(q.CreateCollection({ name: 'posts' }));
   await root.query(q.CreateCollection({ name: 'secrets' }));
@@ -24,15 +25,12 @@ before(async () => {
   await root.query(q.CreateIndex({ name: 'all_posts', source: q.Collection('posts') }));
 });
 after(async () => {
-  for (const c of opened) await c.close({ force: true });
-  await root.close({ force: true });
+  await pool.close();
   await srv.stop();
 });
 
 function client(secret: string): faunadb.Client {
-  const c = clients(srv.url, secret).h2;
-  opened.push(c);
-  return c;
+  return pool.client(secret);
 }
 
 async function denied(c: faunadb.Client, expr: faunadb.ExprArg): Promise<void> {
