@@ -7,7 +7,7 @@
 // roles; a predicate grants only when it returns exactly `true`, and an error in it denies.
 // Predicates run read-only, as an internal identity that can read everything in the database.
 
-import type { EvalContext } from '../fql/context';
+import { QueryTimeout, type EvalContext } from '../fql/context';
 import { errors, QueryError, type Position } from '../values/errors';
 import { Lambda, Ref, type Value } from '../values/types';
 import type { Txn } from '../storage/types';
@@ -234,7 +234,7 @@ export async function runPredicate(ctx: EvalContext, pred: Lambda, args: Value[]
     const scope: Scope = { ...ctx.scope, role: 'admin', token: undefined, roles: undefined, jwtRoles: undefined };
     return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, () => ctx.applyLambda(pred, args, ctx))) === true;
   } catch (e) {
-    if (e instanceof Error && e.constructor.name === 'QueryTimeout') throw e;
+    if (e instanceof QueryTimeout) throw e;
     return false;
   }
 }

@@ -439,9 +439,12 @@ describe('request and response headers', () => {
   }
 
   test('X-Query-Timeout is passed through and bounded', async () => {
-    // There is no reliably slow FQL expression to time out with, so this pins the validation and that a
-    // fast query under a short timeout still answers. The 503 "time out" path is enforced by the HTTP
-    // layer's own timer (src/server/query.ts) and by the service.
+    // ~4 million lambda applications: seconds of work, far past a 50 ms timeout.
+    const grams = '{"ngram":{"repeat":"ab","number":1024},"min":1,"max":2}';
+    const slow = `{"count":{"map":{"lambda":"x","expr":{"count":{"map":{"lambda":"y","expr":{"var":"y"}},"collection":${grams}}}},"collection":${grams}}}`;
+    const timedOut = await query(slow, { 'x-query-timeout': '50' });
+    assert.equal(timedOut.status, 503);
+    assert.equal(timedOut.body, '{"errors":[{"code":"time out","description":"Read timed out"}]}');
     const res = await query('{"add":[1,2]}', { 'x-query-timeout': '5000' });
     assert.equal(res.status, 200);
     const client = new Client({ secret: srv.secret, endpoint: srv.url, queryTimeout: 3000 });
