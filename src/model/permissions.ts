@@ -117,19 +117,14 @@ export async function checkSetRead(
     if (!(await mayPossibly(ctx, 'read', t))) throw errors.permissionDenied(pos);
   } else await checkAccess(ctx, 'read', t, pos, args);
   const scopeAtCheck = ctx.scope;
-  return async (c, ref) => {
-    const saved = c.scope;
-    c.scope = scopeAtCheck;
-    try {
-      const target = await resolveRef(c, ref, pos);
-      if (target.kind !== 'doc') return true;
-      return await allowed(c, 'read', target, [ref]);
-    } catch {
-      return false;
-    } finally {
-      c.scope = saved;
-    }
-  };
+  // Documents are checked as the scope that opened the set, wherever the scan is consumed.
+  return (c, ref) =>
+    c
+      .within({ scope: scopeAtCheck }, async () => {
+        const target = await resolveRef(c, ref, pos);
+        return target.kind !== 'doc' || (await allowed(c, 'read', target, [ref]));
+      })
+      .catch(() => false);
 }
 
 /** Whether any grant (static or predicate) for `action` on `t` exists: predicates are not run. */

@@ -72,23 +72,22 @@ define('call', async (call, env, ctx) => {
   const body = entry.fields.get('body');
   if (!(body instanceof Lambda)) mismatch('Lambda', body ?? null, fnPos);
 
-  const saved = ctx.scope;
+  const caller = ctx.scope;
   const role = entry.fields.get('role');
   // The caller's identity stays visible, but a token's own allowances must not shadow the role
   // (permissions.allowed consults `roles` and `token` before `role`), so they are dropped inside.
   // User-defined roles (names, refs, arrays) run the body with exactly those roles.
-  if (isBuiltinRole(role)) ctx.scope = { ...saved, role, token: undefined, roles: undefined, jwtRoles: undefined };
+  let scope = caller;
+  if (isBuiltinRole(role)) scope = { ...caller, role, token: undefined, roles: undefined, jwtRoles: undefined };
   else if (role !== undefined && role !== null) {
     const schema = await schemaOf(ctx, target.db);
-    const roles = target.db === saved.db ? roleIdsOf(role, (name) => schema.get('roles', name)?.id) : undefined;
-    ctx.scope = { ...saved, role: 'client', token: undefined, roles: roles ?? [], jwtRoles: undefined };
+    const roles = target.db === caller.db ? roleIdsOf(role, (name) => schema.get('roles', name)?.id) : undefined;
+    scope = { ...caller, role: 'client', token: undefined, roles: roles ?? [], jwtRoles: undefined };
   }
   try {
-    return await applyLambda(rebase(body), [args], ctx, call.pos);
+    return await ctx.within({ scope }, () => applyLambda(rebase(body), [args], ctx, call.pos));
   } catch (e) {
     if (!(e instanceof QueryError) || e.code === 'stack overflow') throw e;
     throw new QueryError('call error', 'Calling the function resulted in an error.', call.pos, 400, undefined, [e]);
-  } finally {
-    ctx.scope = saved;
   }
 });
