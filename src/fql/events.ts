@@ -8,7 +8,7 @@
 
 import { define } from './registry';
 import { argPos, evalArg, mismatch } from './args';
-import { defineSetShape, compareCursors, isSetLike, setEventsPaginator, type ScanBounds, type SetEntry, type SetSource } from './sets';
+import { defineSetShape, compareCursors, isSetLike, paginateSet, setEventsPaginator, type ScanBounds, type SetEntry, type SetSource } from './sets';
 import { matchedIndex } from './match';
 import type { EvalContext } from './context';
 import { errors, type Position } from '../values/errors';
@@ -289,34 +289,7 @@ interface EventPageRequest {
 /** Paginate over an events set: event cursors in, rendered event cursors out. */
 export async function paginateEvents(ctx: EvalContext, set: SetV, req: EventPageRequest): Promise<Page> {
   const source = await eventsSource(ctx, set, req.pos);
-  const { size } = req;
-  if (req.before !== undefined) {
-    const to = req.before === null ? undefined : parseCursor(req.before, req.pos);
-    const items: SetEntry[] = [];
-    for await (const e of source.scan(ctx, { to, reverse: true })) {
-      items.push(e);
-      if (items.length > size) break;
-    }
-    const more = items.length > size;
-    const page = items.slice(0, size).reverse();
-    return new Page(
-      page.map((e) => e.value),
-      more && page.length ? source.render(page[0]) : undefined,
-      req.before === null ? undefined : req.before,
-    );
-  }
-  const from = req.after === undefined || req.after === null ? undefined : parseCursor(req.after, req.pos);
-  const items: SetEntry[] = [];
-  for await (const e of source.scan(ctx, { from, reverse: false })) {
-    items.push(e);
-    if (items.length > size) break;
-  }
-  const more = items.length > size;
-  return new Page(
-    items.slice(0, size).map((e) => e.value),
-    req.after === undefined || req.after === null ? undefined : req.after,
-    more ? source.render(items[size]) : undefined,
-  );
+  return paginateSet(ctx, source, req, { parse: (v) => parseCursor(v, req.pos), render: (e) => source.render(e) });
 }
 
 setEventsPaginator((ctx, input, wrap, req) =>

@@ -202,10 +202,18 @@ function asCursor(v: Value): Value[] {
   return Array.isArray(v) ? v : [v];
 }
 
-export async function paginateSet(ctx: EvalContext, source: SetSource, req: PageRequest): Promise<Page> {
+/** How a kind of set reads cursors given to Paginate and writes the ones it returns. */
+export interface CursorCodec {
+  parse(v: Value): Value[];
+  render(e: SetEntry): Value;
+}
+
+const VALUE_CURSORS: CursorCodec = { parse: asCursor, render: (e) => e.cursor };
+
+export async function paginateSet(ctx: EvalContext, source: SetSource, req: PageRequest, cursors: CursorCodec = VALUE_CURSORS): Promise<Page> {
   const { size } = req;
   if (req.before !== undefined) {
-    const to = req.before === null ? undefined : asCursor(req.before);
+    const to = req.before === null ? undefined : cursors.parse(req.before);
     const items: SetEntry[] = [];
     for await (const e of source.scan(ctx, { to, reverse: true, at: req.at })) {
       items.push(e);
@@ -215,11 +223,11 @@ export async function paginateSet(ctx: EvalContext, source: SetSource, req: Page
     const page = items.slice(0, size).reverse();
     return new Page(
       page.map((e) => e.value),
-      more && page.length ? page[0].cursor : undefined,
+      more && page.length ? cursors.render(page[0]) : undefined,
       req.before === null ? undefined : req.before,
     );
   }
-  const from = req.after === undefined || req.after === null ? undefined : asCursor(req.after);
+  const from = req.after === undefined || req.after === null ? undefined : cursors.parse(req.after);
   const items: SetEntry[] = [];
   for await (const e of source.scan(ctx, { from, reverse: false, at: req.at })) {
     items.push(e);
@@ -229,7 +237,7 @@ export async function paginateSet(ctx: EvalContext, source: SetSource, req: Page
   return new Page(
     items.slice(0, size).map((e) => e.value),
     req.after === undefined || req.after === null ? undefined : req.after,
-    more ? items[size].cursor : undefined,
+    more ? cursors.render(items[size]) : undefined,
   );
 }
 

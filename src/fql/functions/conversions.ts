@@ -154,7 +154,8 @@ function toNumber(v: Value, to: string, pos: Position): bigint | number {
 
 // --- the functions -------------------------------------------------------------------------
 
-conversion('to_string', (v, pos) => {
+/** ToString's text of a value (also Format's `%s`). */
+export function toFqlString(v: Value, pos: Position): string {
   if (typeof v === 'string') return v; // also action names
   if (v === null) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
@@ -163,8 +164,9 @@ conversion('to_string', (v, pos) => {
   if (v instanceof Time) return formatTime(v.nanos);
   if (v instanceof DateV) return formatDate(v.days);
   cannotCast(v, 'String', pos);
-});
+}
 
+conversion('to_string', toFqlString);
 conversion('to_number', (v, pos) => toNumber(v, 'Number', pos));
 
 conversion('to_double', (v, pos) => {

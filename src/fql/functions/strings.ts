@@ -20,10 +20,10 @@
 //  * a backreference to a group that did not participate matches the empty string (Java: fails).
 
 import { errors, type Position } from '../../values/errors';
-import { DateV, Time, typeName, type Value } from '../../values/types';
+import { DateV, Time, type Value } from '../../values/types';
 import type { CallExpr } from '../../wire/expr';
-import { encodeValue, formatDouble } from '../../wire/encode';
-import { NANOS_PER_DAY, civilFromDays, daysFromCivil, formatDate, formatTime } from '../../wire/time';
+import { encodeValue } from '../../wire/encode';
+import { NANOS_PER_DAY, civilFromDays, daysFromCivil } from '../../wire/time';
 import type { EvalContext } from '../context';
 import type { Env } from '../env';
 import {
@@ -38,6 +38,7 @@ import {
   mismatch,
 } from '../args';
 import { define } from '../registry';
+import { toFqlString } from './conversions';
 
 // --- argument helpers ------------------------------------------------------------------------
 
@@ -1233,17 +1234,6 @@ function formatDateTime(nanos: bigint, suffix: string): string {
   }
 }
 
-/** %s text of a value (FQL to_string). */
-function toStr(v: Value, pos: Position): string {
-  if (typeof v === 'string') return v;
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number') return formatDouble(v);
-  if (v instanceof Time) return formatTime(v.nanos);
-  if (v instanceof DateV) return formatDate(v.days);
-  throw errors.invalidArgument(`Cannot cast ${typeName(v)} to String.`, pos);
-}
 
 function truncate(s: string, spec: Spec): string {
   if (spec.precision === undefined) return s;
@@ -1287,7 +1277,7 @@ define('format', async (call, env, ctx) => {
     switch (spec.conv) {
       case 's':
       case 'S': {
-        const s = justify(truncate(toStr(v, pos), spec), spec);
+        const s = justify(truncate(toFqlString(v, pos), spec), spec);
         out += spec.conv === 'S' ? s.toUpperCase() : s;
         return;
       }
