@@ -1,6 +1,8 @@
 // The boundary between the HTTP layer (server/) and query execution (fql/).
 // Nothing here knows about HTTP framing; the server turns a QueryResult into a response.
 
+import type { EvalContext } from './context';
+
 export interface QueryRequest {
   /** Raw request body text (UTF-8). */
   body: string;
@@ -37,6 +39,15 @@ export interface QueryResult {
 
 export interface QueryService {
   query(req: QueryRequest): Promise<QueryResult>;
+  /**
+   * Authenticates and runs `fn` in one transaction (re-run on conflict): the way in for front ends
+   * other than FQL text (GraphQL, streams). Throws ProtocolError, QueryError or QueryTimeout.
+   */
+  transact<T>(
+    authorization: string | undefined,
+    fn: (ctx: EvalContext) => Promise<T>,
+    opts?: TransactOptions,
+  ): Promise<TransactResult<T>>;
   /** Current server time in µs (X-Txn-Time for requests that run no transaction). */
   now(): bigint;
   /** Waits for in-flight work, then closes storage. */
@@ -48,4 +59,24 @@ export interface FloraConfig {
   port: number;
   dataDir: string;
   rootSecret: string;
+}
+
+export interface TransactOptions {
+  readOnly?: boolean;
+  /** Overrides the reason writes are refused (e.g. "stream requests"). */
+  refuseWritesIn?: string;
+  timeoutMs?: number;
+  lastSeenTxn?: bigint;
+  /** Called once the secret is accepted (before `fn` runs). */
+  authenticated?: () => void;
+}
+
+export interface TransactResult<T> {
+  result: T;
+  /** The context of the attempt that committed. */
+  ctx: EvalContext;
+  /** Commit time for a transaction that wrote, else its snapshot time. */
+  ts: bigint;
+  retries: number;
+  metrics: QueryMetrics;
 }

@@ -1,6 +1,6 @@
 // The query service: authenticate, decode, evaluate in one transaction, render.
 
-import type { QueryMetrics, QueryRequest, QueryResult, QueryService } from './api';
+import type { QueryMetrics, QueryRequest, QueryResult, QueryService, TransactOptions, TransactResult } from './api';
 import type { Store, TxnMetrics } from '../storage/types';
 import { Catalog } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
@@ -8,7 +8,7 @@ import { runPurges } from '../model/purge';
 import { decodeQueryBody } from '../wire/decode';
 import type { Expr } from '../wire/expr';
 import { errors, ProtocolError, QueryError } from '../values/errors';
-import type { Obj, Value } from '../values/types';
+import type { Obj } from '../values/types';
 import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
@@ -16,11 +16,6 @@ import { protocolErrorBody, queryErrorBody, resourceBody } from './render';
 import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
-
-interface Evaluated {
-  value: Value;
-  ctx: EvalContext;
-}
 
 export class Executor implements QueryService {
   private readonly catalog = new Catalog();
@@ -58,9 +53,44 @@ export class Executor implements QueryService {
     }
   }
 
+  /**
+   * Authenticates `authorization` and runs `fn` in one transaction (re-run on conflict), then does
+   * what a commit implies (schema cache, secret cache, purges, index builds). This is the one way
+   * into the evaluator for every front end: FQL queries, GraphQL requests and streams.
+   * Throws ProtocolError (401 and others), QueryError, or QueryTimeout.
+   */
+  async transact<T>(
+    authorization: string | undefined,
+    fn: (ctx: EvalContext) => Promise<T>,
+    opts: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    const secret = secretFromHeader(authorization);
+    if (!secret) throw errors.unauthorized();
+    const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+    const run = await this.store.run<{ value: T; ctx: EvalContext }>(
+      async (txn) => {
+        const scope = await this.auth.authenticate(secret, txn);
+        if (!scope) throw errors.unauthorized();
+        opts.authenticated?.();
+        const ctx = new EvalContext(txn, scope, this.catalog, deadline, !!opts.readOnly);
+        if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
+        ctx.evalBinding = bindingEvaluator(ctx);
+        ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
+        return { value: await fn(ctx), ctx };
+      },
+      // A client can only have seen times this server issued; a later value is bogus and must not
+      // push the clock forward.
+      { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()) },
+    );
+    const { value, ctx } = run.result;
+    if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
+    if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
+    if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
+    for (const b of ctx.indexBuilds) this.builder.start(b.db, b.index);
+    return { result: value, ctx, ts: run.ts, retries: run.retries, metrics: toMetrics(run.metrics, ctx.computeUnits, run.retries) };
+  }
+
   private async run(req: QueryRequest): Promise<QueryResult> {
-    const secret = secretFromHeader(req.authorization);
-    if (!secret) return this.protocolError(errors.unauthorized());
     // Parse errors are reported only once the caller is known to be authorised.
     let expr: Expr | undefined;
     let parseError: QueryError | undefined;
@@ -70,44 +100,29 @@ export class Executor implements QueryService {
       if (!(e instanceof QueryError)) throw e;
       parseError = e;
     }
-    const deadline = Date.now() + req.timeoutMs;
-    let metrics: TxnMetrics | undefined;
-    let units = 0;
+    let last: EvalContext | undefined; // the latest attempt, for the metrics of an error response
     try {
-      const run = await this.store.run<Evaluated>(
-        async (txn) => {
-          const scope = await this.auth.authenticate(secret, txn);
-          if (!scope) throw errors.unauthorized();
+      const run = await this.transact(
+        req.authorization,
+        (ctx) => {
+          last = ctx;
           if (parseError) throw parseError;
-          const ctx = new EvalContext(txn, scope, this.catalog, deadline, !!req.readOnly);
-          ctx.evalBinding = bindingEvaluator(ctx);
-          ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
-          try {
-            return { value: await evalExpr(expr!, Env.empty, ctx), ctx };
-          } finally {
-            metrics = txn.metrics;
-            units = ctx.computeUnits;
-          }
+          return evalExpr(expr!, Env.empty, ctx);
         },
-        // A client can only have seen times this server issued; a later value is bogus and must not
-        // push the clock forward.
-        { minSnapshotTs: req.lastSeenTxn === undefined ? undefined : min(req.lastSeenTxn, this.store.now()) },
+        { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn },
       );
-      const { value, ctx } = run.result;
-      if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
-      if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
-      if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
-      for (const b of ctx.indexBuilds) this.builder.start(b.db, b.index);
-      const fresh = value instanceof Map && ctx.freshDocs.has(value as Obj);
+      const fresh = run.result instanceof Map && run.ctx.freshDocs.has(run.result as Obj);
       return {
         status: fresh ? 201 : 200,
-        body: resourceBody(value, run.ts),
+        body: resourceBody(run.result, run.ts),
         txnTime: run.ts,
-        metrics: toMetrics(run.metrics, ctx.computeUnits, run.retries),
+        metrics: run.metrics,
       };
     } catch (e) {
-      if (e instanceof QueryError)
-        return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics: toMetrics(metrics, units, 0) };
+      if (e instanceof QueryError) {
+        const metrics = toMetrics(last?.txn.metrics, last?.computeUnits ?? 0, 0);
+        return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics };
+      }
       if (e instanceof ProtocolError) return this.protocolError(e);
       if (e instanceof QueryTimeout)
         return this.protocolError(new ProtocolError(503, 'time out', 'Read timed out'));
