@@ -30,6 +30,8 @@ export class EvalContext {
   /** Applies a lambda value (set by the executor: the evaluator lives above model/); used by auth predicates. */
   applyLambda: (lambda: Lambda, args: Value[], ctx: EvalContext) => Promise<Value> = () =>
     Promise.reject(new Error('no lambda evaluator'));
+  /** Resolves a secret as the Authorization header would (set by the executor; used by KeyFromSecret for JWTs). */
+  authenticate: (secret: string) => Promise<Scope | undefined> = () => Promise.resolve(undefined);
   /** Valid time for reads under At(); undefined = the snapshot. */
   readAt: bigint | undefined;
   /** Why writes are refused right now ("get requests", "set filters", "auth predicates"), if they are. */

@@ -76,6 +76,7 @@ export class Executor implements QueryService {
         if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
         ctx.evalBinding = bindingEvaluator(ctx);
         ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
+        ctx.authenticate = (s) => this.auth.authenticate(s, txn);
         return { value: await fn(ctx), ctx };
       },
       // A client can only have seen times this server issued; a later value is bogus and must not

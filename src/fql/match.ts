@@ -48,7 +48,7 @@ export async function matchedIndex(
     throw errors.invalidArgument('An index cannot be created and read in the same transaction.', pos);
   // User roles: `read` on the index (predicate gets the terms), then each document is filtered by
   // `read` on its collection unless the index grants `unrestricted_read`.
-  const visible = await checkSetRead(ctx, t, pos, [terms]);
+  const visible = await checkSetRead(ctx, { ...t, entries: true }, pos, [terms]);
   return { def: indexDefOf(t.db, t.entry), visible };
 }
 

@@ -129,7 +129,7 @@ async function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 
 async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<SetSource> {
   const t = await resolveRef(ctx, ref, pos);
   if (t.kind !== 'native') throw errors.typeMismatch('Set', 'Ref', pos);
-  await checkAccess(ctx, 'read', t, pos);
+  const visible = await checkSetRead(ctx, t, pos);
   const native = t.native;
   const dbRef = ref.database;
   const named = native !== 'keys' && native !== 'tokens' && native !== 'credentials';
@@ -155,6 +155,7 @@ async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<
       })) {
         const name = doc.version.data?.get('name');
         const elem = named ? Ref.schema(native, String(name), dbRef) : new Ref(String(doc.id), Ref.native(native, dbRef));
+        if (visible && !(await visible(ctx, elem))) continue;
         yield { cursor: [elem], value: elem };
       }
     },

@@ -34,6 +34,8 @@ export interface Scope {
   identity?: Ref;
   /** Id of the identity's credentials document when the scope was resolved (a token may read it). */
   credentials?: bigint;
+  /** Set for a key scoped to `@doc/…`: it acts as `identity`, with that identity's membership roles. */
+  docScoped?: boolean;
   /** User-defined roles (internal ids in `db`) that replace `role`: a key whose `role` names roles,
    * an `@role/<name>` scoped secret, or a UDF with such a role. Tokens get theirs by membership. */
   roles?: bigint[];
@@ -133,8 +135,12 @@ export class Authenticator {
   /** Resolves a secret to a Scope, or undefined (→ 401). */
   async authenticate(secret: string, txn: Txn): Promise<Scope | undefined> {
     const hit = this.cache.get(secret);
-    if (hit && (hit.expiresAt === undefined || hit.expiresAt > txn.snapshotTs))
-      return !hit.token || (await this.tokenStillValid(hit, txn)) ? hit : undefined;
+    if (hit && (hit.expiresAt === undefined || hit.expiresAt > txn.snapshotTs)) {
+      if (hit.token) return (await this.tokenStillValid(hit, txn)) ? hit : undefined;
+      // An `@doc/…` scope needs its identity document to still exist.
+      if (hit.identity) return (await identityExists(this.catalog, txn, hit.db, hit.identity)) ? hit : undefined;
+      return hit;
+    }
     if (hit) return undefined;
     const gen = this.generation;
     // JWT hook: `ey…` secrets containing '.' are JWTs (access providers, model/jwt.ts).
@@ -240,11 +246,16 @@ export class Authenticator {
     const role = rest[rest.length - 1];
     const dbPath = rest.length >= 2 ? rest.slice(0, -1).join(':') : '';
     const userRole = role.startsWith('@role/') ? role.slice(6) : undefined;
-    if (!isBuiltinRole(role) && userRole === undefined) {
-      // `@doc/…` scopes (identities) are not supported: refuse rather than widen.
+    const doc = docScope(role);
+    if (!isBuiltinRole(role) && userRole === undefined && !doc) {
+      // Anything else after the first `:` is ignored (fql-v4.md §6.2), but an unknown `@…` form
+      // is refused rather than silently widened.
       return role.startsWith('@') ? undefined : base;
     }
-    if (base.role !== 'admin' || base.roles) return undefined;
+    if (base.roles) return undefined;
+    // Admin or server keys may act as a document (`@doc/…`); only admin keys may choose a database or role.
+    if (doc && base.role === 'server' && !dbPath) return this.identityScope(base, base.db, base.path, doc, txn);
+    if (base.role !== 'admin') return undefined;
     let db = base.db;
     const path = [...base.path];
     for (const name of dbPath ? dbPath.split('/') : []) {
@@ -254,12 +265,19 @@ export class Authenticator {
       db = child.id;
       path.push(name);
     }
+    if (doc) return this.identityScope(base, db, path, doc, txn);
     if (userRole !== undefined) {
       const entry = userRole ? (await this.catalog.schema(txn, db, false)).get('roles', userRole) : undefined;
       if (!entry) return undefined;
       return { ...base, db, path, role: 'client', roles: [entry.id] };
     }
     return { ...base, db, path, role: role as BuiltinRole };
+  }
+
+  /** A key acting as an identity document: identity-based roles apply, CurrentIdentity() works. */
+  private async identityScope(base: Scope, db: bigint, path: string[], doc: Ref, txn: Txn): Promise<Scope | undefined> {
+    if (!(await identityExists(this.catalog, txn, db, doc))) return undefined;
+    return { ...base, db, path, role: 'client', identity: doc, docScoped: true, roles: undefined };
   }
 
   /** Names of database `db` from the top, found by walking the parent links. */
@@ -278,6 +296,12 @@ export class Authenticator {
     }
     return path;
   }
+}
+
+/** `@doc/<collection>/<id>` (or the legacy `classes/…`, `collections/…` forms) → the identity ref. */
+function docScope(role: string): Ref | undefined {
+  const m = /^(?:@doc|classes|collections)\/([^/]+)\/(\d+)$/.exec(role);
+  return m ? new Ref(m[2], Ref.collection(m[1])) : undefined;
 }
 
 /** Meta key holding a database's parent scope id (databases can move). */

@@ -1,5 +1,6 @@
 // KeyFromSecret: the key document a secret belongs to, if the caller may see it.
 
+import { looksLikeJwt } from './jwt';
 import type { EvalContext } from '../fql/context';
 import { QueryError, type Position } from '../values/errors';
 import type { Obj } from '../values/types';
@@ -13,6 +14,7 @@ import type { Target } from './resolve';
 
 export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Position): Promise<Obj> {
   const notFound = () => new QueryError('instance not found', `No key found for secret ${secret}.`, pos, 400);
+  if (looksLikeJwt(secret)) return jwtDatabase(ctx, secret, notFound);
   const decoded = decodeSecret(secret.split(':')[0]);
   if (!decoded || decoded.kind !== 'key') throw notFound();
   const loc = await ctx.txn.getMeta(keyLocationKey(decoded.id));
@@ -27,4 +29,17 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
   const t: Target = { kind: 'secretDoc', db, native: 'keys', id: decoded.id, self: false, scoped: dbRef !== undefined };
   if (!(await allowed(ctx, 'read', t)) || !(await verifySecret(decoded, secret.split(':')[0], hash))) throw notFound();
   return render(t, dbRef, { key, version });
+}
+
+/**
+ * A JWT names no key document: KeyFromSecret answers with the database it authenticates into,
+ * `{database: ref}` relative to the caller (no `database` field for the caller's own database, as
+ * for a key document).
+ */
+async function jwtDatabase(ctx: EvalContext, jwt: string, notFound: () => QueryError): Promise<Obj> {
+  const scope = await ctx.authenticate(jwt);
+  if (!scope) throw notFound();
+  const dbRef = await dbRefFromCaller(ctx, scope.db);
+  if (dbRef === null) throw notFound();
+  return new Map(dbRef ? [['database', dbRef]] : []);
 }

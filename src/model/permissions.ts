@@ -68,7 +68,7 @@ export async function checkAccess(ctx: EvalContext, action: Action, t: Target, p
 
 /** True when the scope is governed by user-defined roles (keys/UDFs with roles, tokens, JWTs). */
 export function usesRoles(scope: Scope): boolean {
-  return scope.roles !== undefined || scope.token !== undefined || scope.jwtRoles !== undefined;
+  return scope.roles !== undefined || scope.token !== undefined || scope.docScoped === true || scope.jwtRoles !== undefined;
 }
 
 export async function allowed(ctx: EvalContext, action: Action, t: Target, args?: Value[]): Promise<boolean> {
@@ -81,6 +81,8 @@ export async function allowed(ctx: EvalContext, action: Action, t: Target, args?
       clientAllowed(action, t) ||
       rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false)
     );
+  // A key scoped to `@doc/…`: the identity's membership roles, like a token without its allowances.
+  if (scope.docScoped) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false);
   const role = scope.role;
   const native = nativeOf(t);
   const reading = action === 'read' || action === 'history_read' || action === 'unrestricted_read';
@@ -97,7 +99,7 @@ export async function allowed(ctx: EvalContext, action: Action, t: Target, args?
 }
 
 /**
- * Reading a set (Documents of a collection, Match of an index): throws 403 when nothing could be
+ * Reading a set (Documents of a collection, a native collection, Match of an index): throws 403 when nothing could be
  * read; returns a per-document filter when each document must pass `read` on its collection
  * (no `unrestricted_read`), or undefined when every element is visible.
  */
@@ -112,8 +114,8 @@ export async function checkSetRead(
     return undefined;
   }
   if (await allowed(ctx, 'unrestricted_read', t, args ?? [null])) return undefined;
-  if (t.kind === 'doc') {
-    // Documents(coll): any possible read grant on the collection; each document is then checked.
+  if (t.kind === 'doc' || t.kind === 'native') {
+    // Documents(coll), Collections(), Keys(), …: any possible read grant; each element is then checked.
     if (!(await mayPossibly(ctx, 'read', t))) throw errors.permissionDenied(pos);
   } else await checkAccess(ctx, 'read', t, pos, args);
   const scopeAtCheck = ctx.scope;
@@ -122,7 +124,7 @@ export async function checkSetRead(
     c
       .within({ scope: scopeAtCheck }, async () => {
         const target = await resolveRef(c, ref, pos);
-        return target.kind !== 'doc' || (await allowed(c, 'read', target, [ref]));
+        return target.kind === 'native' || (await allowed(c, 'read', target, [ref]));
       })
       .catch(() => false);
 }
@@ -131,8 +133,8 @@ export async function checkSetRead(
 async function mayPossibly(ctx: EvalContext, action: Action, t: Target): Promise<boolean> {
   const scope = ctx.scope;
   if (!scope.roles && scope.token && tokenAllowed(scope, action, t)) return true;
-  if (!scope.roles && (scope.token || scope.jwtRoles) && clientAllowed(action, t)) return true;
-  const roles = scope.roles ?? (scope.token || scope.jwtRoles ? await membershipRoles(ctx) : []);
+  if (!scope.roles && (scope.token || scope.docScoped || scope.jwtRoles) && clientAllowed(action, t)) return true;
+  const roles = scope.roles ?? (scope.token || scope.docScoped || scope.jwtRoles ? await membershipRoles(ctx) : []);
   return rolesAllow(ctx, roles, action, t, undefined, true);
 }
 
@@ -144,7 +146,7 @@ function clientAllowed(action: Action, t: Target): boolean {
   if (t.kind === 'schema') {
     const perms = t.entry?.fields.get('permissions');
     if (!(perms instanceof Map)) return false;
-    if (t.native === 'indexes' && action === 'read') return perms.get('read') === 'public';
+    if (t.native === 'indexes' && action === 'read' && t.entries) return perms.get('read') === 'public';
     if (t.native === 'functions' && action === 'call') return perms.get('call') === 'public';
     return false;
   }
@@ -176,7 +178,7 @@ function covers(resource: Value | undefined, t: Target, action: Action): boolean
       return resource.nativeParent === 'collections' && resource.id === t.coll.name;
     case 'schema':
       if (
-        (t.native === 'indexes' && (action === 'read' || action === 'unrestricted_read')) ||
+        (t.native === 'indexes' && t.entries && (action === 'read' || action === 'unrestricted_read')) ||
         (t.native === 'functions' && action === 'call') ||
         (t.native === 'collections' && action === 'unrestricted_read')
       )
@@ -226,7 +228,7 @@ function predicateArgs(pred: Lambda, action: Action, full: Value[]): Value[] {
 export async function runPredicate(ctx: EvalContext, pred: Lambda, args: Value[]): Promise<boolean> {
   try {
     // Predicates read everything in the database as its internal identity, and may not write.
-    const scope: Scope = { ...ctx.scope, role: 'admin', token: undefined, roles: undefined, jwtRoles: undefined };
+    const scope: Scope = { ...ctx.scope, role: 'admin', token: undefined, docScoped: undefined, roles: undefined, jwtRoles: undefined };
     return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, () => ctx.applyLambda(pred, args, ctx))) === true;
   } catch (e) {
     if (e instanceof QueryTimeout) throw e;

@@ -9,7 +9,16 @@ export type Target =
   /** A native collection itself, e.g. Collections() or Keys(). */
   | { kind: 'native'; db: bigint; native: NativeName; scoped: boolean }
   /** A named schema document (collection, index, database, …); `entry` is absent if it does not exist. */
-  | { kind: 'schema'; db: bigint; native: NamedNative; name: string; entry?: SchemaEntry; scoped: boolean }
+  | {
+      kind: 'schema';
+      db: bigint;
+      native: NamedNative;
+      name: string;
+      entry?: SchemaEntry;
+      scoped: boolean;
+      /** Set when an index's entries (a Match) are read rather than its definition document. */
+      entries?: boolean;
+    }
   /** A key, token or credentials document. */
   | { kind: 'secretDoc'; db: bigint; native: 'keys' | 'tokens' | 'credentials'; id: bigint; self: boolean; scoped: boolean }
   /** A document in a user collection. */

@@ -188,6 +188,20 @@ describe('JWT authentication', () => {
     for (const [what, token] of bad) assert.equal(await status(client(token), q.CurrentIdentity()), 401, what);
   });
 
+  test('KeyFromSecret of a JWT names the database it authenticates into', async () => {
+    const token = jwt(claims({ sub: 'kfs' }));
+    const fromRoot = (await root.query(q.KeyFromSecret(token))) as { database: faunadb.values.Ref };
+    assert.deepEqual(Object.keys(fromRoot), ['database']);
+    assert.equal(fromRoot.database.id, 'jwtdb');
+    assert.equal(fromRoot.database.collection?.id, 'databases');
+    // From inside the database itself there is no database ref to give, as for a key document.
+    assert.deepEqual(await admin.query(q.KeyFromSecret(token)), {});
+    // A JWT that does not authenticate is not found, with the secret echoed as Fauna does.
+    const expired = jwt(claims({ exp: Math.floor(Date.now() / 1000) - 10 }));
+    const f = await failure(root, q.KeyFromSecret(expired));
+    assert.deepEqual([f.status, f.code, f.description], [400, 'instance not found', `No key found for secret ${expired}.`]);
+  });
+
   test('deleting the provider revokes its JWTs', async () => {
     const token = jwt(claims({ sub: 'gone' }));
     const c = client(token);

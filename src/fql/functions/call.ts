@@ -41,7 +41,7 @@ async function mayCall(ctx: EvalContext, t: Target, entry: SchemaEntry, args: Va
   // predicate receives the call's arguments.
   if (usesRoles(ctx.scope)) {
     const perms = entry.fields.get('permissions');
-    if ((ctx.scope.token || ctx.scope.jwtRoles) && !ctx.scope.roles && perms instanceof Map && perms.get('call') === 'public') return true;
+    if ((ctx.scope.token || ctx.scope.docScoped || ctx.scope.jwtRoles) && !ctx.scope.roles && perms instanceof Map && perms.get('call') === 'public') return true;
     return allowed(ctx, 'call', t, [args]);
   }
   switch (ctx.scope.role as string) {
@@ -78,11 +78,11 @@ define('call', async (call, env, ctx) => {
   // (permissions.allowed consults `roles` and `token` before `role`), so they are dropped inside.
   // User-defined roles (names, refs, arrays) run the body with exactly those roles.
   let scope = caller;
-  if (isBuiltinRole(role)) scope = { ...caller, role, token: undefined, roles: undefined, jwtRoles: undefined };
+  if (isBuiltinRole(role)) scope = { ...caller, role, token: undefined, docScoped: undefined, roles: undefined, jwtRoles: undefined };
   else if (role !== undefined && role !== null) {
     const schema = await schemaOf(ctx, target.db);
     const roles = target.db === caller.db ? roleIdsOf(role, (name) => schema.get('roles', name)?.id) : undefined;
-    scope = { ...caller, role: 'client', token: undefined, roles: roles ?? [], jwtRoles: undefined };
+    scope = { ...caller, role: 'client', token: undefined, docScoped: undefined, roles: roles ?? [], jwtRoles: undefined };
   }
   try {
     return await ctx.within({ scope }, () => applyLambda(rebase(body), [args], ctx, call.pos));
