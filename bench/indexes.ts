@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFlora } from '../src/flora';
+import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
 
 interface SizeResult {
@@ -67,7 +68,7 @@ async function populate(service: QueryService, coll: string, n: number): Promise
 
 async function measureSize(size: number, seconds: number): Promise<SizeResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'flora-bench-idx-'));
-  const service = await createFlora({ host: '127.0.0.1', port: 0, dataDir: dir, rootSecret: 'secret' });
+  const service = await createFlora({ ...defaultConfig(), port: 0, dataDir: dir });
   try {
     await q(service, { create_collection: wrap({ name: 'docs' }) });
     const t0 = Date.now();
@@ -133,7 +134,7 @@ async function measureSize(size: number, seconds: number): Promise<SizeResult> {
 /** Create with 3 indexes on the collection against Create with none, interleaved. */
 async function measureCreates(seconds: number): Promise<{ none: number; three: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'flora-bench-idx-'));
-  const service = await createFlora({ host: '127.0.0.1', port: 0, dataDir: dir, rootSecret: 'secret' });
+  const service = await createFlora({ ...defaultConfig(), port: 0, dataDir: dir });
   try {
     for (const name of ['plain', 'indexed']) await q(service, { create_collection: wrap({ name }) });
     for (const [name, field] of [['ix_a', 'a'], ['ix_b', 'b'], ['ix_c', 'c']])

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFlora } from '../src/flora';
+import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
 import { DOCUMENT_DATA } from './ceiling';
 
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   const concurrency = arg('--concurrency', 32);
   const docs = 10_000;
   const dir = mkdtempSync(path.join(tmpdir(), 'flora-bench-service-'));
-  const service = await createFlora({ host: '127.0.0.1', port: 0, dataDir: dir, rootSecret: 'secret' });
+  const service = await createFlora({ ...defaultConfig(), port: 0, dataDir: dir });
   try {
     await service.query({ body: JSON.stringify({ create_collection: wrap({ name: 'bench' }) }), authorization: 'Bearer secret', timeoutMs: 60_000 });
     for (let start = 1; start <= docs; start += 1000) {

@@ -37,6 +37,14 @@ function nonEmpty(what: string) {
   };
 }
 
+function nonNegativeInteger(what: string, min = 0) {
+  return (raw: string, source: string): number => {
+    if (!/^\d{1,15}$/.test(raw) || Number(raw) < min)
+      throw new ConfigError(`Invalid ${what} '${raw}' (from ${source}): expected an integer of at least ${min}.`);
+    return Number(raw);
+  };
+}
+
 export const SETTINGS = [
   setting({
     key: 'port', flag: '--port', env: 'FLORA_PORT', defaultValue: 8443,
@@ -53,6 +61,14 @@ export const SETTINGS = [
   setting({
     key: 'rootSecret', flag: '--root-secret', env: 'FLORA_ROOT_SECRET', defaultValue: 'secret',
     help: 'Secret of the root key', parse: nonEmpty('root secret'),
+  }),
+  setting({
+    key: 'collectIntervalMs', flag: '--collect-interval-ms', env: 'FLORA_COLLECT_INTERVAL_MS', defaultValue: 300_000,
+    help: 'Milliseconds between passes of the history and ttl collector', parse: nonNegativeInteger('collector interval', 1),
+  }),
+  setting({
+    key: 'historyGraceSeconds', flag: '--history-grace-seconds', env: 'FLORA_HISTORY_GRACE_SECONDS', defaultValue: 900,
+    help: 'Grace period kept below history_days before history is collected', parse: nonNegativeInteger('history grace'),
   }),
 ] as const;
 

@@ -5,12 +5,14 @@ import type { FloraConfig } from './fql/api';
 import { Executor } from './fql/executor';
 import { openLmdbEngine } from './storage/lmdbEngine';
 import { openStore } from './storage/store';
+import { retention } from './model/retention';
 
 export async function createFlora(config: FloraConfig): Promise<Executor> {
   mkdirSync(config.dataDir, { recursive: true });
   const engine = await openLmdbEngine(config.dataDir);
   const store = await openStore(engine);
-  const executor = new Executor(store, config.rootSecret);
+  retention.graceMicros = BigInt(config.historyGraceSeconds) * 1_000_000n;
+  const executor = new Executor(store, config.rootSecret, config.collectIntervalMs);
   await executor.start();
   return executor;
 }

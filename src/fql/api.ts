@@ -59,6 +59,10 @@ export interface FloraConfig {
   port: number;
   dataDir: string;
   rootSecret: string;
+  /** Milliseconds between passes of the history/expiry collector. */
+  collectIntervalMs: number;
+  /** Grace added below `history_days` before history may be collected and reads are refused (fql-v4.md §4.4). */
+  historyGraceSeconds: number;
 }
 
 export interface TransactOptions {

@@ -16,6 +16,7 @@ import { protocolErrorBody, queryErrorBody, resourceBody } from './render';
 import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
+import { HistoryCollector } from './historyCollector';
 
 export class Executor implements QueryService {
   private readonly catalog = new Catalog();
@@ -24,10 +25,14 @@ export class Executor implements QueryService {
   private inFlight = 0;
   private drained: (() => void) | undefined;
 
+  private readonly collector: HistoryCollector;
+
   constructor(
     private readonly store: Store,
     rootSecret: string,
+    collectIntervalMs = 300_000,
   ) {
+    this.collector = new HistoryCollector(store, this.catalog, collectIntervalMs);
     this.auth = new Authenticator(rootSecret, this.catalog);
     this.builder = new IndexBuilder(store, this.catalog, (db, ts) => {
       this.catalog.changed([db], ts);
@@ -38,6 +43,7 @@ export class Executor implements QueryService {
   /** Resumes background work a previous run left unfinished (index builds). */
   async start(): Promise<void> {
     await this.builder.resume();
+    this.collector.start();
   }
 
   now(): bigint {
@@ -158,6 +164,7 @@ export class Executor implements QueryService {
   async close(): Promise<void> {
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     await this.builder.stop();
+    await this.collector.stop();
     await Promise.all(this.backgroundWork);
     await this.store.close();
   }

@@ -3,11 +3,10 @@
 // maintain the index too, and a batch that races a write is re-run (optimistic concurrency), so
 // nothing written meanwhile is missed. The index is marked active when the last batch commits.
 
-import type { Store } from '../storage/types';
+import type { Store, Txn } from '../storage/types';
 import { ProtocolError } from '../values/errors';
 import type { Catalog } from '../model/catalog';
 import { NATIVE_IDS, schemaConflictKey } from '../model/catalog';
-import type { Scope } from '../model/auth';
 import { indexDefOf } from '../model/indexSchema';
 import {
   buildStateKey,
@@ -20,8 +19,8 @@ import {
   sourceCollections,
 } from '../model/indexBuild';
 import { schemaOf } from '../model/resolve';
-import { EvalContext } from './context';
-import { bindingEvaluator } from './bindings';
+import type { EvalContext } from './context';
+import { backgroundContext } from './backgroundContext';
 
 const BATCH = 256;
 const LOG_EVERY = 10_000;
@@ -58,11 +57,8 @@ export class IndexBuilder {
     await Promise.all(this.running.values());
   }
 
-  private context(txn: Parameters<Parameters<Store['run']>[0]>[0], db: bigint): EvalContext {
-    const scope: Scope = { db, path: [], role: 'admin', root: true };
-    const ctx = new EvalContext(txn, scope, this.catalog, Number.MAX_SAFE_INTEGER, false);
-    ctx.evalBinding = bindingEvaluator(ctx);
-    return ctx;
+  private context(txn: Txn, db: bigint): EvalContext {
+    return backgroundContext(txn, this.catalog, db);
   }
 
   private async build(db: bigint, index: number): Promise<void> {

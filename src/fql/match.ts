@@ -13,6 +13,7 @@ import { indexDefOf } from '../model/indexSchema';
 import type { IndexDef } from '../model/indexDef';
 import { cursorBound, decodePayload, prefixEnd, termsPrefix } from '../model/indexer';
 import { isCutBound } from '../model/indexKeys';
+import { checkIndexMinValidTime } from '../model/retention';
 
 /** Match's index argument: an index ref, or an index name. */
 function indexRefOf(v: Value, pos: Position): Ref {
@@ -88,6 +89,7 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
         const bound = cursorBound(def, terms, b.to);
         to = b.toInclusive ? prefixEnd(bound) : bound;
       }
+      if (b.at !== undefined) await checkIndexMinValidTime(ctx, def, b.at);
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
         const { terms: entryTerms, values, ref } = decodePayload(e.payload);
         if (confirm && !entryTerms.every((t, i) => valuesEqual(t, terms[i]))) continue;

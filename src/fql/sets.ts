@@ -11,6 +11,7 @@ import { compareValues } from '../values/order';
 import type { EvalContext } from './context';
 import { resolveRef, schemaOf, type Target } from '../model/resolve';
 import { dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
+import { checkMinValidTime } from '../model/retention';
 import { checkAccess, checkSetRead } from '../model/permissions';
 import { NATIVE_IDS, type NamedNative } from '../model/catalog';
 
@@ -109,6 +110,7 @@ async function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 
     set,
     compare: byCursor,
     async *scan(ctx, b) {
+      if (b.at !== undefined) checkMinValidTime(ctx, t.coll, b.at);
       const toId = (v: Value[] | undefined) => (v && v.length ? idBound(v[0]) : undefined);
       const upper = toId(b.to);
       for await (const doc of ctx.txn.scan(t.db, Number(t.coll.id), {

@@ -1,6 +1,7 @@
 // Reading and writing documents of every kind: user documents and the native schema/key documents.
 // Results are rendered as FQL documents: {ref, ts, …fields}.
 
+import { checkMinValidTime, noteTtl } from './retention';
 import type { EvalContext } from '../fql/context';
 import type { DocKey, Version } from '../storage/types';
 import { errors, QueryError, type Position } from '../values/errors';
@@ -13,8 +14,6 @@ import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
-import type { SchemaEntry } from './catalog';
-import { formatTime } from '../wire/time';
 
 export interface StoredDoc {
   key: DocKey;
@@ -203,6 +202,7 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   }
   const password = credentialsParam(params, pos);
   ctx.txn.putVersion(key, 'create', fields);
+  noteTtl(ctx, t.db, Number(t.coll.id), fields);
   if (password !== undefined) await setPassword(ctx, key, refOf(t, undefined), password);
   await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), null, { ts: ctx.snapshotTs, fields }, pos);
   const out = render(t, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: fields } });
@@ -304,6 +304,7 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
   if (roles && t.kind === 'doc') await checkAccess(ctx, 'write', t, pos, [old, fields, refOf(t, undefined)]);
   const password = t.kind === 'doc' ? credentialsParam(params, pos) : undefined;
   ctx.txn.putVersion(doc.key, 'update', fields);
+  if (t.kind === 'doc') noteTtl(ctx, t.db, Number(t.coll.id), fields);
   if (password !== undefined) await setPassword(ctx, doc.key, refOf(t, undefined), password);
   if (t.kind === 'doc')
     await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
@@ -327,17 +328,9 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
   const doc = await readLive(ctx, t);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const before = render(t, dbRefOf(ref), doc);
-  ctx.txn.putVersion(doc.key, 'delete', null);
-  if (t.kind === 'doc') {
-    await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), null, pos);
-    // The identity's credentials go with it.
-    const cred = await credentialsOf(ctx, doc.key);
-    if (cred) {
-      ctx.txn.putVersion({ db: t.db, coll: NATIVE_IDS.credentials, id: cred.id }, 'delete', null);
-      ctx.secretsChanged = true;
-    }
-  }
-  if (t.kind !== 'doc') {
+  if (t.kind === 'doc') await removeUserDocument(ctx, t, doc, pos);
+  else {
+    ctx.txn.putVersion(doc.key, 'delete', null);
     await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), null, pos);
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);
@@ -346,6 +339,17 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
     if (t.kind === 'schema' && t.native === 'indexes') ctx.purges.push({ db: t.db, index: Number(doc.key.id) });
   }
   return before;
+}
+
+/** Writes a user document's delete: its index entries and its credentials go with it. */
+export async function removeUserDocument(ctx: EvalContext, t: Target & { kind: 'doc' }, doc: StoredDoc, pos: Position): Promise<void> {
+  ctx.txn.putVersion(doc.key, 'delete', null);
+  await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), null, pos);
+  const cred = await credentialsOf(ctx, doc.key);
+  if (cred) {
+    ctx.txn.putVersion({ db: t.db, coll: NATIVE_IDS.credentials, id: cred.id }, 'delete', null);
+    ctx.secretsChanged = true;
+  }
 }
 
 /** The schema document of a database, as the parent sees it (for MoveDatabase). */
@@ -358,26 +362,7 @@ export async function databaseEntry(ctx: EvalContext, ref: Ref, pos: Position): 
 
 export { schemaOf };
 
-// ---- history retention and history writes (Insert / Remove, fql-v4.md §4.4, §7) ----------------
-
-const GRACE_MICROS = 15n * 60_000_000n;
-const DAY_MICROS = 86_400_000_000n;
-
-/** Minimum valid time of a collection: snapshot − history_days − 15 min; undefined = forever. */
-export function minValidTime(ctx: EvalContext, coll: SchemaEntry): bigint | undefined {
-  const days = coll.fields.get('history_days');
-  if (typeof days !== 'bigint') return undefined;
-  return ctx.snapshotTs - days * DAY_MICROS - GRACE_MICROS;
-}
-
-/** 400 bad request when `at` lies below the collection's MVT. */
-export function checkMinValidTime(ctx: EvalContext, coll: SchemaEntry, at: bigint): void {
-  const mvt = minValidTime(ctx, coll);
-  if (mvt !== undefined && at < mvt)
-    throw errors.badRequest(
-      `Requested timestamp ${formatTime(at * 1000n)} less than minimum allowed timestamp ${formatTime(mvt * 1000n)}.`,
-    );
-}
+// ---- history writes (Insert / Remove, fql-v4.md §7) -----------------------------------------------
 
 export type HistoryAction = 'create' | 'update' | 'delete';
 
@@ -413,6 +398,7 @@ export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, acti
   const key = docKeyOf(t)!;
   const before = await ctx.txn.getVersion(key);
   await ctx.txn.putVersionAt(key, ts, stored, fields);
+  if (fields) noteTtl(ctx, t.db, Number(t.coll.id), fields);
   await reindexNewest(ctx, t, before, pos);
   return new Map<string, Value>([
     ['ts', ts],

@@ -61,6 +61,11 @@ function encodeEvent(action: IndexAction, payload: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Whether a stored H value records a remove (the collector drops removes below the MVT). */
+export function isRemoveEvent(value: Uint8Array): boolean {
+  return decodeAction(value[0]) === 'remove';
+}
+
 function decodeAction(byte: number): IndexAction {
   const action = ACTIONS[byte];
   if (action === undefined) throw new Error(`corrupt index record (action ${byte})`);

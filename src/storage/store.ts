@@ -18,6 +18,8 @@ import {
   databaseRange,
   decodeU64Value,
   docConflictKey,
+  historyKeyEntry,
+  historyKeyTs,
   docPrefix,
   docRangeEnd,
   encodeU64Value,
@@ -51,7 +53,7 @@ import {
   type VersionAction,
 } from './types';
 import { decodeValue, encodeValue } from './valueCodec';
-import { TxnIndexes, type IndexWriteSet } from './indexTxn';
+import { isRemoveEvent, TxnIndexes, type IndexWriteSet } from './indexTxn';
 import { prefixEnd } from './tuple';
 
 const U64_LIMIT = 1n << 64n;
@@ -354,6 +356,44 @@ class MvccStore implements Store {
         });
         removed += victims.length;
       }
+      if (last === undefined) return removed;
+      start = new Uint8Array(last.length + 1);
+      start.set(last);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  async collectIndexHistory(db: bigint, index: number, mvt: bigint, batchSize = 1000): Promise<number> {
+    let start = indexKey(KeyTag.IndexHistory, db, index);
+    const end = prefixEnd(start);
+    let removed = 0;
+    // The newest event ≤ mvt seen of the current entry: superseded by a newer one ≤ mvt, and not
+    // needed at all when it is a remove (the entry is absent at the MVT either way).
+    let newest: { entry: string; key: Uint8Array; remove: boolean } | undefined;
+    const settle = (ops: WriteOp[]) => {
+      if (newest?.remove) ops.push({ key: newest.key, value: null });
+      newest = undefined;
+    };
+    for (;;) {
+      if (this.closed) return removed;
+      const ops: WriteOp[] = [];
+      let last: Uint8Array | undefined;
+      for await (const kv of this.engine.range({ start, end, limit: batchSize })) {
+        last = kv.key;
+        const entry = Buffer.from(historyKeyEntry(kv.key)).toString('latin1');
+        if (newest && newest.entry !== entry) settle(ops);
+        if (historyKeyTs(kv.key) > mvt) {
+          if (newest) settle(ops);
+          continue;
+        }
+        if (newest) ops.push({ key: newest.key, value: null });
+        newest = { entry, key: new Uint8Array(kv.key), remove: isRemoveEvent(kv.value) };
+      }
+      if (last === undefined) settle(ops);
+      // Events below the MVT are never read (such reads are refused) nor written again, so they
+      // are removed directly rather than through conflict-checked transactions.
+      if (ops.length > 0) await this.engine.write(ops);
+      removed += ops.length;
       if (last === undefined) return removed;
       start = new Uint8Array(last.length + 1);
       start.set(last);

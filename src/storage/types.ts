@@ -172,9 +172,15 @@ export interface Store {
    * History retention (one forced pass): removes the versions of collection `coll` that no read at
    * or after `mvt` can see — every version older than a document's newest version with ts ≤ mvt.
    * Removals go through transactions of at most `batchSize` versions (conflict-checked like
-   * Remove). Returns the number of versions removed. Index history is not collected.
+   * Remove). Returns the number of versions removed. Index history: collectIndexHistory.
    */
   collectHistory(db: bigint, coll: number, mvt: bigint, batchSize?: number): Promise<number>;
+  /**
+   * Index history retention (one pass over index `index`): removes the add/remove events that no
+   * read at or after `mvt` needs — per entry, every event ≤ mvt but the newest, and that one too
+   * when it is a remove. Returns the number of events removed.
+   */
+  collectIndexHistory(db: bigint, index: number, mvt: bigint, batchSize?: number): Promise<number>;
   close(): Promise<void>;
 }
 

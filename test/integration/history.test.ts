@@ -192,6 +192,28 @@ describe('history retention (MVT)', () => {
     assert.ok(MINUTE > 0);
   });
 
+  test('Paginate(set, {ts}) below the MVT of the set\'s collections is 400 bad request, whatever the set shape', async () => {
+    await h2.query(q.CreateIndex({ name: 'short_all', source: q.Collection('short') }));
+    await h2.query(q.CreateIndex({ name: 'any_all', source: { collection: '_' } }));
+    const past = q.TimeSubtract(q.Now(), 16, 'minutes');
+    for (const set of [
+      q.Documents(q.Collection('short')),
+      q.Match(q.Index('short_all')),
+      q.Match(q.Index('any_all')),
+      q.Union(q.Match(q.Index('short_all')), q.Documents(q.Collection('hist'))),
+      q.Distinct(q.Match(q.Index('short_all'))),
+    ]) {
+      const f = await failure(h2, q.Paginate(set, { ts: past }));
+      assert.deepEqual([f.status, f.code], [400, 'bad request'], JSON.stringify(set));
+      assert.match(f.description, /^Requested timestamp \S+ less than minimum allowed timestamp \S+\.$/);
+      const inAt = await failure(h2, q.At(past, q.Paginate(set)));
+      assert.equal(inAt.code, 'bad request');
+    }
+    // Within the grace, and for a collection with the default 30 days, the past is readable.
+    assert.deepEqual(await h2.query(q.Paginate(q.Match(q.Index('short_all')), { ts: q.TimeSubtract(q.Now(), 14, 'minutes') })), { data: [] });
+    assert.ok(await h2.query(q.Paginate(q.Documents(q.Collection('hist')), { ts: q.TimeSubtract(q.Now(), 1, 'days') })));
+  });
+
   test('history_days null keeps history forever', async () => {
     await h2.query(q.CreateCollection({ name: 'forever' }));
     await h2.query(q.Update(q.Collection('forever'), { history_days: null }));

@@ -374,3 +374,29 @@ test('invalid index writes are refused when buffered', async () => {
     });
   });
 });
+
+test('collectIndexHistory keeps what reads at or after the MVT need, in any batch size', async () => {
+  for (const batch of [1, 2, 1000]) {
+    await withStore(async (store) => {
+      const a = k(1);
+      const b = k(2);
+      const c = k(3);
+      await putEntries(store, [a, 'add', 'a1'], [b, 'add', 'b1'], [c, 'add', 'c1']);
+      await putEntries(store, [a, 'remove', 'a1'], [b, 'remove', 'b1']);
+      const t3 = await putEntries(store, [a, 'add', 'a3'], [c, 'remove', 'c1']);
+      const mvt = t3;
+      const t4 = await putEntries(store, [b, 'add', 'b4']);
+      const atMvt = await scan(store, { at: mvt });
+      const atT4 = await scan(store, { at: t4 });
+      // a: add t1 and remove t2 superseded by add t3 (kept). b: add t1 superseded, remove t2 dropped,
+      // add t4 after the MVT kept. c: add t1 superseded, remove t3 dropped.
+      assert.equal(await store.collectIndexHistory(DB, IX, mvt, batch), 6, `batch ${batch}`);
+      const events = (await store.run(async (txn) => showEvents(await collect(txn.indexHistory(DB, IX))))).result;
+      assert.deepEqual(events, [[1, 'add', t3], [2, 'add', t4]], `batch ${batch}`);
+      assert.deepEqual(await scan(store, { at: mvt }), atMvt);
+      assert.deepEqual(await scan(store, { at: t4 }), atT4);
+      assert.deepEqual(await scan(store), [[1, 'a3', t3], [2, 'b4', t4]]);
+      assert.equal(await store.collectIndexHistory(DB, IX, mvt, batch), 0);
+    });
+  }
+});
