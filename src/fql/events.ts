@@ -8,7 +8,7 @@
 
 import { define } from './registry';
 import { argPos, evalArg, mismatch } from './args';
-import { defineSetShape, compareCursors, isSetLike, paginateSet, setEventsPaginator, type ScanBounds, type SetEntry, type SetSource } from './sets';
+import { defineSetShape, compareCursors, isSetLike, paginateSet, setEventsPaginator, sourceOf, type ScanBounds, type SetEntry, type SetSource } from './sets';
 import { matchedIndex } from './match';
 import type { EvalContext } from './context';
 import { errors, type Position } from '../values/errors';
@@ -82,6 +82,7 @@ async function eventsSource(ctx: EvalContext, set: SetV, pos: Position): Promise
       }
     }
     if (head === 'match') return matchEvents(ctx, set, inner, pos);
+    if (head !== undefined && SET_ALGEBRA.has(head)) return algebraEvents(ctx, set, inner, head, pos);
     if (head === 'range' || head === 'filter' || head === 'reverse' || head === 'events')
       throw errors.invalidArgument(UNSUPPORTED, pos);
   }
@@ -185,9 +186,8 @@ function setEvent(ts: bigint | TxnTime, sortTs: bigint, action: 'add' | 'remove'
 }
 
 /**
- * Documents(coll): add on create, remove on delete, from the versions of the collection's
- * documents. Limitation: the store scans only documents live at the snapshot, so documents
- * deleted by then contribute no events.
+ * Documents(coll): add on create, remove on delete, from the versions of every document of the
+ * collection, deleted ones included.
  */
 async function documentsEvents(ctx: EvalContext, set: SetV, t: Target & { kind: 'doc' }, dbRef: Ref | undefined): Promise<EventSource> {
   const collName = t.coll.name;
@@ -196,7 +196,7 @@ async function documentsEvents(ctx: EvalContext, set: SetV, t: Target & { kind: 
     const fromTs = tsBound(b.from);
     const toTs = tsBound(b.to);
     const out: SetEntry[] = [];
-    for await (const doc of ctx.txn.scan(t.db, Number(t.coll.id), {})) {
+    for await (const doc of ctx.txn.scan(t.db, Number(t.coll.id), { withDeleted: true })) {
       if (!(await readable(ctx, doc.id))) continue;
       const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
       const key: DocKey = { db: t.db, coll: Number(t.coll.id), id: doc.id };
@@ -232,6 +232,57 @@ async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Positi
       if (confirm && !entryTerms.every((x, i) => valuesEqual(x, terms[i]))) continue;
       if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
       out.push(setEvent(e.ts, ts, e.action, ref, values));
+    }
+    return out;
+  });
+}
+
+const SET_ALGEBRA = new Set(['union', 'intersection', 'difference', 'distinct']);
+
+/**
+ * Union/Intersection/Difference/Distinct of historical sets: an element's membership can only
+ * change when one of the operands has an event for it, so each operand event is a candidate,
+ * and the combined set is read just before and at its ts: add when the element joined the
+ * combination, remove when it left it, nothing when its membership did not change.
+ */
+async function algebraEvents(ctx: EvalContext, set: SetV, inner: SetV, head: string, pos: Position): Promise<EventSource> {
+  const arg = inner.expr.get(head) ?? null;
+  const operands = head === 'distinct' || !Array.isArray(arg) ? [arg] : arg;
+  const subs: EventSource[] = [];
+  for (const v of operands) {
+    if (isEventsSet(v)) throw errors.invalidArgument('Sets are not compatible.', pos);
+    if (!(v instanceof SetV) && !(v instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+    subs.push(await eventsSource(ctx, eventsSet(v, pos), pos));
+  }
+  // Distinct keeps one element per value: membership is whether any element has that value.
+  const whole = await sourceOf(ctx, head === 'distinct' ? (arg as SetV | Ref) : inner, pos);
+  const present = async (ctx: EvalContext, element: Value[], byValue: boolean, at: bigint): Promise<boolean> => {
+    if (at < 0n) return false;
+    const bound = byValue && element.length > 1 ? element.slice(0, -1) : element;
+    for await (const e of whole.scan(ctx, { from: bound, to: bound, toInclusive: true, reverse: false, at: at < ctx.snapshotTs ? at : undefined })) {
+      const c = compareCursors(e.cursor.slice(0, bound.length), bound);
+      if (c === 0) return true;
+      if (c > 0) return false;
+    }
+    return false;
+  };
+  return sortedSource(set, async (ctx, b) => {
+    const candidates: SetEntry[] = [];
+    for (const sub of subs) for await (const e of sub.scan(ctx, { ...b, reverse: false })) candidates.push(e);
+    candidates.sort(byCursor);
+    const out: SetEntry[] = [];
+    let last: { ts: bigint; element: Value[] } | undefined;
+    for (const e of candidates) {
+      const [ts, , ref, values] = e.cursor as [bigint, bigint, Value, Value[] | undefined];
+      const element = Array.isArray(values) ? [...values, ref] : [ref];
+      if (last && last.ts === ts && compareCursors(last.element, element) === 0) continue;
+      last = { ts, element };
+      const byValue = head === 'distinct';
+      const before = await present(ctx, element, byValue, ts - 1n);
+      const after = await present(ctx, element, byValue, ts);
+      if (before === after) continue;
+      const stamp = isObj(e.value) ? (e.value.get('ts') as bigint | TxnTime) : ts;
+      out.push(setEvent(stamp, ts, after ? 'add' : 'remove', ref, Array.isArray(values) ? values : undefined));
     }
     return out;
   });

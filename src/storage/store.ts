@@ -657,6 +657,7 @@ class TxnImpl implements Txn {
     const to = opts.toId !== undefined && opts.toId < U64_LIMIT ? opts.toId : U64_LIMIT;
     if (from >= to) return;
     const reverse = opts.reverse === true;
+    const withDeleted = opts.withDeleted === true;
     const before = reverse ? (x: bigint, y: bigint) => x > y : (x: bigint, y: bigint) => x < y;
 
     // Own writes to this range, in scan order.
@@ -677,23 +678,23 @@ class TxnImpl implements Txn {
       let oi = 0;
       for await (const doc of this.latestVersions(db, coll, from, to, at, reverse)) {
         for (; oi < own.length && before(own[oi].key.id, doc.id); oi++) {
-          if (own[oi].action === 'delete') continue;
+          if (own[oi].action === 'delete' && !withDeleted) continue;
           last = own[oi].key.id;
           yield ownLive(own[oi]);
         }
         if (oi < own.length && own[oi].key.id === doc.id) {
           const b = own[oi++];
-          if (b.action === 'delete') continue;
+          if (b.action === 'delete' && !withDeleted) continue;
           last = doc.id;
           yield ownLive(b);
           continue;
         }
-        if (doc.version.action === 'delete') continue;
+        if (doc.version.action === 'delete' && !withDeleted) continue;
         last = doc.id;
         yield { id: doc.id, version: doc.version };
       }
       for (; oi < own.length; oi++) {
-        if (own[oi].action === 'delete') continue;
+        if (own[oi].action === 'delete' && !withDeleted) continue;
         last = own[oi].key.id;
         yield ownLive(own[oi]);
       }

@@ -33,6 +33,8 @@ export interface ScanOptions {
   reverse?: boolean;
   /** Read as of this time (µs); defaults to the snapshot. */
   at?: bigint;
+  /** Also yield documents whose latest version at `at` is a delete (for set events). */
+  withDeleted?: boolean;
 }
 
 export interface HistoryOptions {
@@ -95,7 +97,7 @@ export interface Txn {
   getVersion(key: DocKey, at?: bigint): Promise<Version | null>;
   /** Every version of one document in ts order (for history/events). */
   history(key: DocKey, opts?: HistoryOptions): AsyncIterable<Version>;
-  /** Documents of one collection that are live (latest version not a delete) at `opts.at`, by id. */
+  /** Documents of one collection that are live (latest version not a delete) at `opts.at`, by id; `withDeleted` adds the deleted ones. */
   scan(db: bigint, coll: number, opts?: ScanOptions): AsyncIterable<LiveDoc>;
   /** Buffers a new version; ts becomes the commit time. Several writes to one doc collapse. */
   putVersion(key: DocKey, action: VersionAction, data: Obj | null): void;
