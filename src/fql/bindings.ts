@@ -32,6 +32,8 @@ function pureTxn(snapshotTs: bigint): Txn {
     putMeta: write,
     putIndexEntry: write,
     putIndexHistory: write,
+    putIndexCurrent: write,
+    removeIndexHistory: write,
     writeConflictKey: write,
   };
 }

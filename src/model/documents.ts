@@ -2,6 +2,7 @@
 // Results are rendered as FQL documents: {ref, ts, …fields}.
 
 import { checkMinValidTime, noteTtl } from './retention';
+import { rewriteIndexHistory } from './indexHistory';
 import type { EvalContext } from '../fql/context';
 import type { DocKey, Version } from '../storage/types';
 import { errors, QueryError, type Position } from '../values/errors';
@@ -366,24 +367,17 @@ export { schemaOf };
 
 export type HistoryAction = 'create' | 'update' | 'delete';
 
-function liveState(v: Version | null): DocState | null {
-  if (!v || v.action === 'delete') return null;
-  return { ts: typeof v.ts === 'bigint' ? v.ts : 0n, fields: v.data ?? new Map() };
-}
-
 function historyTarget(t: Target, verb: 'insert' | 'remove', pos: Position): Target & { kind: 'doc' } {
   if (t.kind === 'doc') return t;
   if (verb === 'insert' && t.kind === 'secretDoc' && t.native === 'keys') throw errors.notImplemented('insert into keys', pos);
   throw errors.invalidArgument(`Cannot ${verb} event for specified ref.`, pos);
 }
 
-/** Keeps the current index entries right when the newest version of a document changed. */
-async function reindexNewest(ctx: EvalContext, t: Target & { kind: 'doc' }, before: Version | null, pos: Position): Promise<void> {
-  const key = docKeyOf(t)!;
-  const after = await ctx.txn.getVersion(key);
-  if (before === after || (before && after && before.ts === after.ts && before.action === after.action && before.data === after.data)) return;
-  const fix = (s: DocState | null) => (s && s.ts === 0n ? { ts: ctx.snapshotTs, fields: s.fields } : s);
-  await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), fix(liveState(before)), fix(liveState(after)), pos);
+/** Every version of a document, oldest first (what its index history is derived from). */
+async function versionsOf(ctx: EvalContext, key: DocKey): Promise<Version[]> {
+  const out: Version[] = [];
+  for await (const v of ctx.txn.history(key)) out.push(v);
+  return out;
 }
 
 /** Insert(ref, ts, action, params): writes a full version at ts ≤ snapshot; returns the event. */
@@ -396,10 +390,10 @@ export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, acti
   const data = fields?.get('data') ?? null;
   await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, data]);
   const key = docKeyOf(t)!;
-  const before = await ctx.txn.getVersion(key);
+  const before = await versionsOf(ctx, key);
   await ctx.txn.putVersionAt(key, ts, stored, fields);
   if (fields) noteTtl(ctx, t.db, Number(t.coll.id), fields);
-  await reindexNewest(ctx, t, before, pos);
+  await rewriteIndexHistory(ctx, t.db, t.coll, refOf(t, undefined), before, await versionsOf(ctx, key), pos);
   return new Map<string, Value>([
     ['ts', ts],
     ['action', stored],
@@ -421,8 +415,8 @@ export async function removeVersion(ctx: EvalContext, ref: Ref, ts: bigint, acti
     if (v.ts === ts && (v.action === 'delete' ? 'delete' : 'create') === wanted) found = true;
   }
   if (!found) return null;
-  const before = await ctx.txn.getVersion(key);
+  const before = await versionsOf(ctx, key);
   await ctx.txn.removeVersionAt(key, ts);
-  await reindexNewest(ctx, t, before, pos);
+  await rewriteIndexHistory(ctx, t.db, t.coll, refOf(t, undefined), before, await versionsOf(ctx, key), pos);
   return null;
 }

@@ -100,7 +100,7 @@ export async function applyEntryChanges(
   }
 }
 
-function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { key: Uint8Array; entry: IndexEntryValue }> {
+export function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { key: Uint8Array; entry: IndexEntryValue }> {
   const out = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();
   for (const entry of entries) {
     const key = entryKey(def, entry);
@@ -113,7 +113,7 @@ function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { key: Ui
  * A unique index refuses a second document with the same terms and values. The scan of that range
  * is recorded for conflicts, so of two racing writers of one value exactly one commits.
  */
-async function checkUnique(ctx: EvalContext, def: IndexDef, entry: IndexEntryValue, ref: Ref, pos: Position): Promise<void> {
+export async function checkUnique(ctx: EvalContext, def: IndexDef, entry: IndexEntryValue, ref: Ref, pos: Position): Promise<void> {
   const from = cursorBound(def, entry.terms, entry.values);
   for await (const other of ctx.txn.scanIndex(def.db, def.id, { from, to: from.length ? prefixEnd(from) : undefined })) {
     const o = decodePayload(other.payload);

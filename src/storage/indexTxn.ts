@@ -76,6 +76,16 @@ interface Buffered {
   key: Uint8Array;
   action: IndexAction;
   payload: Uint8Array;
+  /** putIndexCurrent: the state's valid time (no H event is written); else the commit time. */
+  validTs?: bigint;
+}
+
+/** A buffered H change at an explicit time: an event, or the removal of one (`drop`). */
+interface BufferedEvent {
+  key: Uint8Array;
+  action: IndexAction | 'drop';
+  payload: Uint8Array;
+  ts: bigint;
 }
 
 interface BufferedIndex {
@@ -83,8 +93,8 @@ interface BufferedIndex {
   index: number;
   /** putIndexEntry changes by entry key (last one wins). */
   entries: Map<string, Buffered>;
-  /** putIndexHistory events by entry key and ts (last one wins). */
-  events: Map<string, Buffered & { ts: bigint }>;
+  /** putIndexHistory events and removeIndexHistory drops by entry key and ts (last one wins). */
+  events: Map<string, BufferedEvent>;
 }
 
 /** An entry-key range [from, to) of one index read at the snapshot (to null: unbounded). */
@@ -131,17 +141,30 @@ export class TxnIndexes {
     return b;
   }
 
-  put(db: bigint, index: number, entry: IndexEntryWrite): void {
+  /** putIndexEntry (at the commit time), or putIndexCurrent with an explicit valid time. */
+  put(db: bigint, index: number, entry: IndexEntryWrite, validTs?: bigint): void {
+    if (validTs !== undefined) this.checkPast(validTs);
     const b = this.bufferFor(db, index, entry);
-    b.entries.set(binary(entry.key), { key: copy(entry.key), action: entry.action, payload: copy(entry.payload) });
+    b.entries.set(binary(entry.key), { key: copy(entry.key), action: entry.action, payload: copy(entry.payload), validTs });
     this.writeCount++;
   }
 
   putHistory(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void {
-    if (ts < 0n || ts > this.snapshotTs) throw new RangeError(`index history time ${ts} is not in [0, snapshot ${this.snapshotTs}]`);
+    this.checkPast(ts);
     const b = this.bufferFor(db, index, entry);
     b.events.set(`${binary(entry.key)}@${ts}`, { key: copy(entry.key), action: entry.action, payload: copy(entry.payload), ts });
     this.writeCount++;
+  }
+
+  dropHistory(db: bigint, index: number, key: Uint8Array, ts: bigint): void {
+    this.checkPast(ts);
+    const b = this.bufferFor(db, index, { key, action: 'remove', payload: EMPTY });
+    b.events.set(`${binary(key)}@${ts}`, { key: copy(key), action: 'drop', payload: EMPTY, ts });
+    this.writeCount++;
+  }
+
+  private checkPast(ts: bigint): void {
+    if (ts < 0n || ts > this.snapshotTs) throw new RangeError(`index history time ${ts} is not in [0, snapshot ${this.snapshotTs}]`);
   }
 
   /** This transaction's putIndexEntry changes with keys in [from, to), in `order`. */
@@ -373,13 +396,15 @@ export class TxnIndexes {
       const keys: Uint8Array[] = [];
       for (const e of b.entries.values()) {
         const event = encodeEvent(e.action, e.payload);
-        push({ key: indexKey(KeyTag.IndexEntry, b.db, b.index, e.key), value: concat(encodeU64Value(ts), event) });
-        push({ key: indexHistoryKey(b.db, b.index, e.key, ts), value: event });
+        push({ key: indexKey(KeyTag.IndexEntry, b.db, b.index, e.key), value: concat(encodeU64Value(e.validTs ?? ts), event) });
+        if (e.validTs === undefined) push({ key: indexHistoryKey(b.db, b.index, e.key, ts), value: event });
         keys.push(e.key);
         count++;
       }
       for (const e of b.events.values()) {
-        push({ key: indexHistoryKey(b.db, b.index, e.key, e.ts), value: encodeEvent(e.action, e.payload) });
+        const key = indexHistoryKey(b.db, b.index, e.key, e.ts);
+        if (e.action === 'drop') ops.push({ key, value: null });
+        else push({ key, value: encodeEvent(e.action, e.payload) });
         count++;
       }
       if (keys.length > 0) (writes ??= new Map()).set(id, keys.sort(compare));
@@ -389,7 +414,7 @@ export class TxnIndexes {
 }
 
 function ownEntry(b: Buffered): IndexEntry {
-  return { key: b.key, payload: b.payload, ts: TxnTime.instance };
+  return { key: b.key, payload: b.payload, ts: b.validTs ?? TxnTime.instance };
 }
 
 /** A read stopped early observed only the part of its range up to the last entry handed out. */

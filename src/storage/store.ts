@@ -819,6 +819,16 @@ class TxnImpl implements Txn {
     this.indexes.putHistory(db, index, entry, ts);
   }
 
+  putIndexCurrent(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void {
+    this.check();
+    this.indexes.put(db, index, entry, ts);
+  }
+
+  removeIndexHistory(db: bigint, index: number, key: Uint8Array, ts: bigint): void {
+    this.check();
+    this.indexes.dropHistory(db, index, key, ts);
+  }
+
   // ---- commit support ------------------------------------------------------------------
 
   conflictsWith(rec: CommitRecord): boolean {

@@ -121,6 +121,14 @@ export interface Txn {
    */
   putIndexHistory(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void;
   /**
+   * Sets an entry's current state as of an explicit past valid time `ts` (≤ the snapshot) without a
+   * history event (history rewrites by Insert/Remove write their events with putIndexHistory).
+   * Conflict-tracked like putIndexEntry. A `remove` at ts 0 leaves an entry that never existed.
+   */
+  putIndexCurrent(db: bigint, index: number, entry: IndexEntryWrite, ts: bigint): void;
+  /** Buffers the removal of the history event of entry `key` at exactly `ts` (history rewrites). */
+  removeIndexHistory(db: bigint, index: number, key: Uint8Array, ts: bigint): void;
+  /**
    * Entries present at `opts.at` whose key lies in [from, to), in key order. Lazy: stopping early
    * reads (and records for conflicts) only the part handed out. At the snapshot the scanned range
    * is recorded, so a concurrent commit that adds or removes an entry in it conflicts.

@@ -167,6 +167,73 @@ describe('Remove', () => {
   });
 });
 
+describe('index history follows Insert and Remove', () => {
+  type Ev = { ts: number; action: string; document: faunadb.values.Ref };
+  const matchAt = async (v: string, ts: number) =>
+    ((await h2.query(q.Paginate(q.Match(q.Index('hist_by_v'), v), { ts }))) as { data: faunadb.values.Ref[] }).data.map((r) => r.id);
+  const matchNow = async (v: string) => ((await h2.query(q.Paginate(q.Match(q.Index('hist_by_v'), v)))) as { data: faunadb.values.Ref[] }).data.map((r) => r.id);
+  const events = async (v: string, id: string) =>
+    ((await h2.query(q.Paginate(q.Events(q.Match(q.Index('hist_by_v'), v))))) as { data: Ev[] }).data
+      .filter((e) => e.document.id === id)
+      .map((e) => [e.action, e.ts]);
+
+  test('an inserted past version is in the index at its time, and leaves it at the next version', async () => {
+    const doc = await create('50', { v: 'ix-now' });
+    const past = doc.ts - 1000;
+    await h2.query(q.Insert(ref('50'), past, 'create', { data: { v: 'ix-old' } }));
+    assert.deepEqual(await matchAt('ix-old', past), ['50']);
+    assert.deepEqual(await matchAt('ix-old', past + 999), ['50']);
+    assert.deepEqual(await matchAt('ix-old', doc.ts), []);
+    assert.deepEqual(await matchAt('ix-now', past), []);
+    assert.deepEqual(await matchNow('ix-old'), []);
+    assert.deepEqual(await matchNow('ix-now'), ['50']);
+    assert.deepEqual(await events('ix-old', '50'), [['add', past], ['remove', doc.ts]]);
+    assert.deepEqual(await events('ix-now', '50'), [['add', doc.ts]]);
+  });
+
+  test('removing a version removes the index events it produced', async () => {
+    const doc = await create('51', { v: 'r-a' });
+    const updated = (await h2.query(q.Update(ref('51'), { data: { v: 'r-b' } }))) as Doc;
+    assert.deepEqual(await events('r-a', '51'), [['add', doc.ts], ['remove', updated.ts]]);
+    // Without the update the document keeps its first value, now and at the update's time.
+    await h2.query(q.Remove(ref('51'), updated.ts, 'update'));
+    assert.deepEqual(await events('r-a', '51'), [['add', doc.ts]]);
+    assert.deepEqual(await events('r-b', '51'), []);
+    assert.deepEqual(await matchNow('r-a'), ['51']);
+    assert.deepEqual(await matchNow('r-b'), []);
+    assert.deepEqual(await matchAt('r-a', updated.ts), ['51']);
+  });
+
+  test('an insert between the newest version and now becomes the current entry at its own time', async () => {
+    const doc = await create('52', { v: 'n-a' });
+    const later = (await h2.query(q.Select('ts', q.Create(ref('53'), { data: {} })))) as number; // moves time on
+    const t = later - 1;
+    await h2.query(q.Insert(ref('52'), t, 'update', { data: { v: 'n-b' } }));
+    assert.deepEqual(await matchNow('n-b'), ['52']);
+    assert.deepEqual(await matchNow('n-a'), []);
+    assert.deepEqual(await matchAt('n-b', t), ['52']);
+    assert.deepEqual(await matchAt('n-a', t - 1), ['52']);
+    assert.deepEqual(await events('n-b', '52'), [['add', t]]);
+    assert.deepEqual(await events('n-a', '52'), [['add', doc.ts], ['remove', t]]);
+    // Removing it again restores the first value as current.
+    await h2.query(q.Remove(ref('52'), t, 'create'));
+    assert.deepEqual(await matchNow('n-a'), ['52']);
+    assert.deepEqual(await matchNow('n-b'), []);
+    assert.deepEqual(await events('n-b', '52'), []);
+  });
+
+  test('a unique index refuses an insert that would make the current version a duplicate', async () => {
+    await h2.query(q.CreateCollection({ name: 'uniq_hist' }));
+    await h2.query(q.CreateIndex({ name: 'uniq_hist_v', source: q.Collection('uniq_hist'), terms: [{ field: ['data', 'v'] }], unique: true }));
+    await h2.query(q.Create(q.Ref(q.Collection('uniq_hist'), '1'), { data: { v: 'taken' } }));
+    const mine = (await h2.query(q.Create(q.Ref(q.Collection('uniq_hist'), '2'), { data: { v: 'free' } }))) as Doc;
+    const f = await failure(h2, q.Insert(q.Ref(q.Collection('uniq_hist'), '2'), mine.ts, 'create', { data: { v: 'taken' } }));
+    assert.equal(f.code, 'instance not unique');
+    // A duplicate only in the past does not matter to a unique index (it checks the present).
+    await h2.query(q.Insert(q.Ref(q.Collection('uniq_hist'), '2'), mine.ts - 10, 'create', { data: { v: 'taken' } }));
+  });
+});
+
 describe('history retention (MVT)', () => {
   const MINUTE = 60_000_000;
   const parse = (s: string) => Date.parse(s);
