@@ -6,37 +6,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { Client, query as q, type ExprArg } from 'faunadb';
+import { Client, query as q } from 'faunadb';
 import { startFlora } from '../test/helpers/server';
+import { closedLoop, numberArg } from './harness';
 
 const BCRYPT_COST = 5; // model/credentialsType.ts (bcryptjs)
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`bad ${name}`);
-  return v;
-}
-
-async function run(client: Client, expr: () => ExprArg, seconds: number, concurrency: number): Promise<{ ops: number; secs: number }> {
-  const deadline = Date.now() + seconds * 1000;
-  let ops = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) {
-        await client.query(expr());
-        ops++;
-      }
-    }),
-  );
-  return { ops, secs: Number(process.hrtime.bigint() - started) / 1e9 };
-}
-
 async function main(): Promise<void> {
-  const seconds = arg('--seconds', 1);
-  const rounds = arg('--rounds', 6);
-  const concurrency = arg('--concurrency', 16);
+  const seconds = numberArg('--seconds', 1);
+  const rounds = numberArg('--rounds', 6);
+  const concurrency = numberArg('--concurrency', 16);
   const docs = 1000;
   const flora = await startFlora();
   const root = new Client({ secret: flora.secret, endpoint: flora.url });
@@ -66,12 +45,12 @@ async function main(): Promise<void> {
     ];
     clients.push(...contenders.map(([, c]) => c));
     const get = () => q.Get(q.Ref(q.Collection('bench'), String(1 + Math.floor(Math.random() * docs))));
-    for (const [, c] of contenders) await run(c, get, 0.5, concurrency); // warm-up
+    for (const [, c] of contenders) await closedLoop(() => c.query(get()), 0.5, concurrency); // warm-up
     const totals = new Map<string, { ops: number; secs: number }>(contenders.map(([n]) => [n, { ops: 0, secs: 0 }]));
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? contenders : [...contenders].reverse();
       for (const [name, c] of order) {
-        const res = await run(c, get, seconds, concurrency);
+        const res = await closedLoop(() => c.query(get()), seconds, concurrency);
         const t = totals.get(name)!;
         t.ops += res.ops;
         t.secs += res.secs;
@@ -87,8 +66,8 @@ async function main(): Promise<void> {
 
     const user = q.Ref(q.Collection('users'), '1');
     const login = () => q.Login(user, { password: 'secret-password', ttl: q.TimeAdd(q.Now(), 1, 'hour') });
-    await run(root, login, 0.5, 8); // warm-up
-    const l = await run(root, login, Math.max(3, seconds * 3), 8);
+    await closedLoop(() => root.query(login()), 0.5, 8); // warm-up
+    const l = await closedLoop(() => root.query(login()), Math.max(3, seconds * 3), 8);
     console.log(`Login (BCrypt cost ${BCRYPT_COST}, bcryptjs), 8 in flight: ${(l.ops / l.secs).toFixed(0)} logins/s`);
   } finally {
     for (const c of clients) await c.close({ force: true });

@@ -3,53 +3,29 @@
 // interleaved rounds, in process: no HTTP, no driver, so the ratio is the storage's): an Events
 // page of 64 from the start and from the middle, and Get at a past ts (middle of the history).
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createFlora } from '../src/flora';
-import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`bad ${name}`);
-  return v;
-}
+import { closedLoop, numberArg, runMain, withService } from './harness';
 
 const AUTH = 'Bearer secret';
 const REF = { ref: { collection: 'hist' }, id: '1' };
 
 async function query(service: QueryService, body: unknown): Promise<string> {
-  const r = await service.query({ body: JSON.stringify(body), authorization: AUTH, timeoutMs: 600_000 });
+  const r = await service.query({ body: typeof body === 'string' ? body : JSON.stringify(body), authorization: AUTH, timeoutMs: 600_000 });
   if (r.status >= 300) throw new Error(r.body);
   return r.body;
 }
 
 async function rate(service: QueryService, body: string, seconds: number, concurrency: number): Promise<number> {
-  const deadline = Date.now() + seconds * 1000;
-  let ops = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) {
-        const r = await service.query({ body, authorization: AUTH, timeoutMs: 60_000 });
-        if (r.status >= 300) throw new Error(r.body);
-        ops++;
-      }
-    }),
-  );
-  return ops / (Number(process.hrtime.bigint() - started) / 1e9);
+  const { ops, secs } = await closedLoop(() => query(service, body), seconds, concurrency);
+  return ops / secs;
 }
 
 async function main(): Promise<void> {
-  const seconds = arg('--seconds', 2);
-  const rounds = arg('--rounds', 5);
-  const versions = arg('--versions', 10_000);
+  const seconds = numberArg('--seconds', 2);
+  const rounds = numberArg('--rounds', 5);
+  const versions = numberArg('--versions', 10_000);
   const concurrency = 8;
-  const dir = mkdtempSync(path.join(tmpdir(), 'flora-bench-history-'));
-  const service = await createFlora({ ...defaultConfig(), port: 0, dataDir: dir });
-  try {
+  await withService('history', async (service) => {
     await query(service, { create_collection: { object: { name: 'hist', history_days: null } } });
     await query(service, { create: REF, params: { object: { data: { object: { n: 0 } } } } });
     const stamps: bigint[] = [];
@@ -77,13 +53,7 @@ async function main(): Promise<void> {
       const ops = totals.get(name)! / rounds;
       console.log(`  ${name.padEnd(34)} ${ops.toFixed(0).padStart(7)} ops/s  (ratio to Get now ${(ops / base).toFixed(2)})`);
     }
-  } finally {
-    await service.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

@@ -2,20 +2,9 @@
 // Flora's query service in process, with no HTTP and no driver: what the database itself sustains
 // for point Get and Create (real storage, real group commit) when the client costs nothing.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createFlora } from '../src/flora';
-import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
 import { DOCUMENT_DATA } from './ceiling';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`bad ${name}`);
-  return v;
-}
+import { closedLoop, numberArg, runMain, withService } from './harness';
 
 /** The driver's wire form of a plain object: {"object": …} all the way down. */
 function wrap(v: unknown): unknown {
@@ -24,29 +13,20 @@ function wrap(v: unknown): unknown {
   return v;
 }
 
+/** Ops/s of one query body (a fresh body per call) from `concurrency` callers. */
 async function run(service: QueryService, body: () => string, seconds: number, concurrency: number): Promise<number> {
-  const deadline = Date.now() + seconds * 1000;
-  let ops = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) {
-        const r = await service.query({ body: body(), authorization: 'Bearer secret', timeoutMs: 60_000 });
-        if (r.status >= 300) throw new Error(r.body);
-        ops++;
-      }
-    }),
-  );
-  return ops / (Number(process.hrtime.bigint() - started) / 1e9);
+  const { ops, secs } = await closedLoop(async () => {
+    const r = await service.query({ body: body(), authorization: 'Bearer secret', timeoutMs: 60_000 });
+    if (r.status >= 300) throw new Error(r.body);
+  }, seconds, concurrency);
+  return ops / secs;
 }
 
 async function main(): Promise<void> {
-  const seconds = arg('--seconds', 5);
-  const concurrency = arg('--concurrency', 32);
+  const seconds = numberArg('--seconds', 5);
+  const concurrency = numberArg('--concurrency', 32);
   const docs = 10_000;
-  const dir = mkdtempSync(path.join(tmpdir(), 'flora-bench-service-'));
-  const service = await createFlora({ ...defaultConfig(), port: 0, dataDir: dir });
-  try {
+  await withService('service', async (service) => {
     await service.query({ body: JSON.stringify({ create_collection: wrap({ name: 'bench' }) }), authorization: 'Bearer secret', timeoutMs: 60_000 });
     for (let start = 1; start <= docs; start += 1000) {
       const creates = Array.from({ length: 1000 }, (_, i) => ({
@@ -61,13 +41,7 @@ async function main(): Promise<void> {
     const getOps = await run(service, get, seconds, concurrency);
     const createOps = await run(service, () => createBody, seconds, concurrency);
     console.log(`service (in process, ${concurrency} in flight, ${seconds}s each): point Get ${getOps.toFixed(0)}/s, Create ${createOps.toFixed(0)}/s`);
-  } finally {
-    await service.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

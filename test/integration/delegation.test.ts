@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, type FloraProcess, ClientPool } from '../helpers/server';
-import { failure } from '../helpers/faunaErrors';
+import { failure, statusOf } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
@@ -57,15 +57,6 @@ async function clientNames(user: faunadb.values.Ref, index = 'tokens_by_instance
   return page.data.map((row) => (row as [string, faunadb.values.Ref])[0]).sort();
 }
 
-async function status(c: faunadb.Client, expr: faunadb.ExprArg): Promise<number> {
-  try {
-    await c.query(expr);
-    return 200;
-  } catch (e) {
-    return (e as { requestResult?: { statusCode: number } }).requestResult?.statusCode ?? -1;
-  }
-}
-
 describe('delegation through an index over Tokens()', () => {
   test('lists one token per client and revokes them one by one', async () => {
     const user = await newUser();
@@ -90,14 +81,14 @@ describe('delegation through an index over Tokens()', () => {
     // Revoking app-b: delete its token.
     await server.query(q.Delete(b.ref));
     assert.deepEqual(await clientNames(user), ['app-a', 'app-c']);
-    assert.equal(await status(cb, q.Add(1, 1)), 401);
-    assert.equal(await status(ca, q.CurrentIdentity()), 200);
+    assert.equal(await statusOf(cb, q.Add(1, 1)), 401);
+    assert.equal(await statusOf(ca, q.CurrentIdentity()), 200);
 
     // Revoking app-c: the client logs itself out.
     assert.equal(await cc.query(q.Logout(false)), true);
     assert.deepEqual(await clientNames(user), ['app-a']);
-    assert.equal(await status(cc, q.Add(1, 1)), 401);
-    assert.equal(await status(ca, q.CurrentIdentity()), 200);
+    assert.equal(await statusOf(cc, q.Add(1, 1)), 401);
+    assert.equal(await statusOf(ca, q.CurrentIdentity()), 200);
     assert.deepEqual(await clientNames(other), ['app-x']);
   });
 
@@ -113,7 +104,7 @@ describe('delegation through an index over Tokens()', () => {
     assert.deepEqual(await clientNames(user), ['app-a3', 'app-b', 'app-d']);
     assert.equal(await client(made.secret).query(q.Logout(true)), true);
     assert.deepEqual(await clientNames(user), []);
-    assert.equal(await status(client(a.secret), q.Add(1, 1)), 401);
+    assert.equal(await statusOf(client(a.secret), q.Add(1, 1)), 401);
   });
 
   test('an index created after the logins is built from the existing tokens', async () => {

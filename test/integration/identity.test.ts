@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, httpRequest, type FloraProcess, ClientPool } from '../helpers/server';
-import { failure } from '../helpers/faunaErrors';
+import { failure, statusOf } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
@@ -46,15 +46,6 @@ async function login(ref: faunadb.ExprArg, password: string, extra: Record<strin
 function sameRef(actual: unknown, expected: faunadb.values.Ref): void {
   assert.ok(actual instanceof faunadb.values.Ref, `not a ref: ${String(actual)}`);
   assert.equal(JSON.stringify(actual), JSON.stringify(expected));
-}
-
-async function status(c: faunadb.Client, expr: faunadb.ExprArg): Promise<number> {
-  try {
-    await c.query(expr);
-    return 200;
-  } catch (e) {
-    return (e as { requestResult?: { statusCode: number } }).requestResult?.statusCode ?? -1;
-  }
 }
 
 for (const http1 of [false, true]) {
@@ -114,12 +105,12 @@ for (const http1 of [false, true]) {
       const cc = client(c.secret, http1);
       const co = client(other.secret, http1);
       assert.equal(await ca.query(q.Logout(false)), true);
-      assert.equal(await status(ca, q.CurrentIdentity()), 401);
-      assert.equal(await status(cb, q.CurrentIdentity()), 200);
+      assert.equal(await statusOf(ca, q.CurrentIdentity()), 401);
+      assert.equal(await statusOf(cb, q.CurrentIdentity()), 200);
       assert.equal(await cb.query(q.Logout(true)), true);
-      assert.equal(await status(cb, q.CurrentIdentity()), 401);
-      assert.equal(await status(cc, q.CurrentIdentity()), 401);
-      assert.equal(await status(co, q.CurrentIdentity()), 200);
+      assert.equal(await statusOf(cb, q.CurrentIdentity()), 401);
+      assert.equal(await statusOf(cc, q.CurrentIdentity()), 401);
+      assert.equal(await statusOf(co, q.CurrentIdentity()), 200);
       assert.equal(await root.query(q.Exists(c.ref)), false);
       assert.equal(await root.query(q.Exists(other.ref)), true);
       // Not a token: false.
@@ -145,19 +136,19 @@ for (const http1 of [false, true]) {
       const { ref } = await newUser('old');
       const t = await login(ref, 'old');
       await root.query(q.Update(ref, { credentials: { password: 'new' } }));
-      assert.equal(await status(client(t.secret, http1), q.CurrentIdentity()), 200);
+      assert.equal(await statusOf(client(t.secret, http1), q.CurrentIdentity()), 200);
       assert.equal((await failure(root, q.Login(ref, { password: 'old' }))).code, 'authentication failed');
       const fresh = await login(ref, 'new');
-      assert.equal(await status(client(fresh.secret, http1), q.CurrentIdentity()), 200);
+      assert.equal(await statusOf(client(fresh.secret, http1), q.CurrentIdentity()), 200);
 
       const expired = await login(ref, 'new', { ttl: q.Time('2000-01-01T00:00:00Z') });
-      assert.equal(await status(client(expired.secret, http1), q.Add(1, 1)), 401);
+      assert.equal(await statusOf(client(expired.secret, http1), q.Add(1, 1)), 401);
       const later = await login(ref, 'new', { ttl: q.TimeAdd(q.Now(), 1, 'hour') });
-      assert.equal(await status(client(later.secret, http1), q.Add(1, 1)), 200);
+      assert.equal(await statusOf(client(later.secret, http1), q.Add(1, 1)), 200);
 
       // Deleting the identity ends its tokens.
       await root.query(q.Delete(ref));
-      assert.equal(await status(client(later.secret, http1), q.Add(1, 1)), 401);
+      assert.equal(await statusOf(client(later.secret, http1), q.Add(1, 1)), 401);
       assert.equal((await failure(root, q.Login(ref, { password: 'new' }))).code, 'authentication failed');
     });
 

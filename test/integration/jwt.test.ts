@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, type FloraProcess, ClientPool } from '../helpers/server';
-import { failure } from '../helpers/faunaErrors';
+import { failure, statusOf } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
@@ -62,15 +62,6 @@ function claims(extra: Record<string, unknown> = {}): Record<string, unknown> {
 
 function client(secret: string): faunadb.Client {
   return pool.client(secret);
-}
-
-async function status(c: faunadb.Client, expr: faunadb.ExprArg): Promise<number> {
-  try {
-    await c.query(expr);
-    return 200;
-  } catch (e) {
-    return (e as { requestResult?: { statusCode: number } }).requestResult?.statusCode ?? -1;
-  }
 }
 
 describe('access providers', () => {
@@ -140,7 +131,7 @@ describe('access providers', () => {
 
   test('server keys cannot manage access providers', async () => {
     const server = client(`${srv.secret}:jwtdb:server`);
-    assert.equal(await status(server, q.CreateAccessProvider({ name: 's', issuer: 's', jwks_uri: jwksUri })), 403);
+    assert.equal(await statusOf(server, q.CreateAccessProvider({ name: 's', issuer: 's', jwks_uri: jwksUri })), 403);
   });
 });
 
@@ -185,7 +176,7 @@ describe('JWT authentication', () => {
       ['HS256', jwt(claims(), { alg: 'HS256' })],
       ['garbage', 'eyJhbGciOiJSUzI1NiJ9.bm9wZQ.c2ln'],
     ];
-    for (const [what, token] of bad) assert.equal(await status(client(token), q.CurrentIdentity()), 401, what);
+    for (const [what, token] of bad) assert.equal(await statusOf(client(token), q.CurrentIdentity()), 401, what);
   });
 
   test('KeyFromSecret of a JWT names the database it authenticates into', async () => {
@@ -210,7 +201,7 @@ describe('JWT authentication', () => {
     const b = client(jwt(claims({ iss: 'https://b.example/', sub: 'b' })));
     assert.equal(await b.query(q.CurrentIdentity()), 'b');
     await admin.query(q.Delete(q.AccessProvider('idp-b')));
-    assert.equal(await status(b, q.CurrentIdentity()), 401);
+    assert.equal(await statusOf(b, q.CurrentIdentity()), 401);
     assert.equal(await c.query(q.CurrentIdentity()), 'gone');
   });
 });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, type FloraProcess, ClientPool } from '../helpers/server';
-import { failure } from '../helpers/faunaErrors';
+import { failure, statusOf } from '../helpers/faunaErrors';
 
 let srv: FloraProcess;
 let root: faunadb.Client;
@@ -46,15 +46,6 @@ after(async () => {
   await srv.stop();
 });
 
-async function status(c: faunadb.Client, expr: faunadb.ExprArg): Promise<number> {
-  try {
-    await c.query(expr);
-    return 200;
-  } catch (e) {
-    return (e as { requestResult?: { statusCode: number } }).requestResult?.statusCode ?? -1;
-  }
-}
-
 async function key(role: string): Promise<string> {
   return ((await root.query(q.CreateKey({ role }))) as { secret: string }).secret;
 }
@@ -68,12 +59,12 @@ describe('@doc scoped secrets', () => {
       // The token is the key used (none for the root secret), as for any key.
       assert.equal(await c.query(q.HasCurrentToken()), base !== srv.secret);
       assert.equal(((await c.query(q.Get(alice))) as Doc).data.name, 'alice');
-      assert.equal(await status(c, q.Get(bob)), 403);
+      assert.equal(await statusOf(c, q.Get(bob)), 403);
       await c.query(q.Update(alice, { data: { seen: true } }));
-      assert.equal(await status(c, q.Update(bob, { data: { seen: true } })), 403);
+      assert.equal(await statusOf(c, q.Update(bob, { data: { seen: true } })), 403);
       // The key's own powers are gone: no schema changes, no other collections.
-      assert.equal(await status(c, q.CreateCollection({ name: 'nope' })), 403);
-      assert.equal(await status(c, q.Paginate(q.Documents(q.Collection('notes')))), 403);
+      assert.equal(await statusOf(c, q.CreateCollection({ name: 'nope' })), 403);
+      assert.equal(await statusOf(c, q.Paginate(q.Documents(q.Collection('notes')))), 403);
     }
   });
 
@@ -94,7 +85,7 @@ describe('@doc scoped secrets', () => {
       ['non-numeric id', `${srv.secret}:@doc/people/abc`],
       ['unknown @ form', `${srv.secret}:@thing/people/1`],
     ];
-    for (const [what, secret] of cases) assert.equal(await status(pool.client(secret), q.Now()), 401, what);
+    for (const [what, secret] of cases) assert.equal(await statusOf(pool.client(secret), q.Now()), 401, what);
   });
 
   test('deleting the identity document refuses the scoped secret on the next request', async () => {
@@ -102,7 +93,7 @@ describe('@doc scoped secrets', () => {
     const c = pool.client(`${srv.secret}:@doc/people/${carol.id}`);
     assert.deepEqual(await c.query(q.CurrentIdentity()), carol);
     await root.query(q.Delete(carol));
-    assert.equal(await status(c, q.CurrentIdentity()), 401);
+    assert.equal(await statusOf(c, q.CurrentIdentity()), 401);
   });
 });
 
@@ -165,7 +156,7 @@ describe('history privileges', () => {
     const c = pool.client(`${srv.secret}:@role/notes_historian`);
     const page = (await c.query(q.Paginate(q.Events(note)))) as { data: { action: string }[] };
     assert.deepEqual(page.data.map((e) => e.action), ['create', 'update']);
-    assert.equal(await status(c, q.Paginate(q.Events(other))), 403);
+    assert.equal(await statusOf(c, q.Paginate(q.Events(other))), 403);
   });
 
   test('a history_write predicate receives [ref, ts, action, data]', async () => {
@@ -174,13 +165,13 @@ describe('history privileges', () => {
     const inserted = (await c.query(q.Insert(note, at, 'update', { data: { v: 50 } }))) as { action: string };
     assert.equal(inserted.action, 'create'); // an inserted update is stored as a full version
     assert.equal(((await root.query(q.Get(note, at))) as Doc).data.v, 50);
-    assert.equal(await status(c, q.Insert(note, at, 'update', { data: { v: 500 } })), 403);
-    assert.equal(await status(c, q.Insert(note, at, 'create', { data: { v: 5 } })), 403);
-    assert.equal(await status(c, q.Insert(other, at, 'update', { data: { v: 5 } })), 403);
+    assert.equal(await statusOf(c, q.Insert(note, at, 'update', { data: { v: 500 } })), 403);
+    assert.equal(await statusOf(c, q.Insert(note, at, 'create', { data: { v: 5 } })), 403);
+    assert.equal(await statusOf(c, q.Insert(other, at, 'update', { data: { v: 5 } })), 403);
     // Remove passes null data; with the predicate's Select default that is allowed for update only.
-    assert.equal(await status(c, q.Remove(note, at, 'update')), 200);
+    assert.equal(await statusOf(c, q.Remove(note, at, 'update')), 200);
     assert.equal(((await root.query(q.Get(note, at))) as Doc).data.v, 1);
-    assert.equal(await status(pool.client(`${srv.secret}:@role/notes_reader`), q.Insert(note, at, 'update', { data: { v: 1 } })), 403);
+    assert.equal(await statusOf(pool.client(`${srv.secret}:@role/notes_reader`), q.Insert(note, at, 'update', { data: { v: 1 } })), 403);
   });
 });
 
@@ -198,9 +189,9 @@ describe('native sets under roles', () => {
     const page = (await c.query(q.Paginate(q.Collections()))) as { data: faunadb.values.Ref[] };
     assert.deepEqual(page.data.map((r) => r.id), ['people']);
     assert.equal(((await c.query(q.Get(q.Collection('people')))) as Doc).name, 'people');
-    assert.equal(await status(c, q.Get(q.Collection('notes'))), 403);
+    assert.equal(await statusOf(c, q.Get(q.Collection('notes'))), 403);
     // No grant at all on a native collection: the set read itself is denied.
-    assert.equal(await status(c, q.Paginate(q.Indexes())), 403);
+    assert.equal(await statusOf(c, q.Paginate(q.Indexes())), 403);
   });
 
   test('a static read grant shows every element', async () => {
@@ -219,13 +210,13 @@ describe('index entries versus index definitions', () => {
     assert.equal(((await c.query(q.Paginate(q.Match(q.Index('catalog_all'))))) as { data: unknown[] }).data.length, 1);
     const f = await failure(c, q.Get(q.Index('catalog_all')));
     assert.deepEqual([f.status, f.code], [403, 'permission denied']);
-    assert.equal(await status(c, q.Exists(q.Index('catalog_all'))), 403);
+    assert.equal(await statusOf(c, q.Exists(q.Index('catalog_all'))), 403);
   });
 
   test('a role with read on an index reads its entries; its definition needs read on Indexes()', async () => {
     await root.query(q.CreateRole({ name: 'catalog_index', privileges: [{ resource: q.Index('catalog_all'), actions: { read: true } }, { resource: q.Collection('catalog'), actions: { read: true } }] }));
     const c = pool.client(`${srv.secret}:@role/catalog_index`);
     assert.equal(((await c.query(q.Paginate(q.Match(q.Index('catalog_all'))))) as { data: unknown[] }).data.length, 1);
-    assert.equal(await status(c, q.Get(q.Index('catalog_all'))), 403);
+    assert.equal(await statusOf(c, q.Get(q.Index('catalog_all'))), 403);
   });
 });
