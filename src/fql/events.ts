@@ -10,10 +10,11 @@ import { define } from './registry';
 import { argPos, evalArg, mismatch } from './args';
 import { defineSetShape, compareCursors, isSetLike, paginateSet, setEventsPaginator, sourceOf, type ScanBounds, type SetEntry, type SetSource } from './sets';
 import { matchedIndex } from './match';
+import { applySetLambda } from './setOps';
 import type { EvalContext } from './context';
 import { errors, type Position } from '../values/errors';
 import { valuesEqual } from '../values/order';
-import { DateV, Page, Ref, SetV, Time, TxnTime, isObj, type Obj, type Value } from '../values/types';
+import { DateV, Lambda, Page, Ref, SetV, Time, TxnTime, isObj, type Obj, type Value } from '../values/types';
 import { resolveRef, type Target } from '../model/resolve';
 import { dbRefOf, docKeyOf } from '../model/documents';
 import { allowed, checkAccess } from '../model/permissions';
@@ -83,6 +84,7 @@ async function eventsSource(ctx: EvalContext, set: SetV, pos: Position): Promise
     }
     if (head === 'match') return matchEvents(ctx, set, inner, pos);
     if (head !== undefined && SET_ALGEBRA.has(head)) return algebraEvents(ctx, set, inner, head, pos);
+    if (head === 'join') return joinEvents(ctx, set, inner, pos);
     if (head === 'range' || head === 'filter' || head === 'reverse' || head === 'events')
       throw errors.invalidArgument(UNSUPPORTED, pos);
   }
@@ -239,27 +241,39 @@ async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Positi
 
 const SET_ALGEBRA = new Set(['union', 'intersection', 'difference', 'distinct']);
 
+/** A moment an element of a combined set may have joined or left it. */
+interface Candidate {
+  ts: bigint;
+  /** The event's own ts (a transaction time for this transaction's writes). */
+  stamp: bigint | TxnTime;
+  /** The element's cursor in the combined set: [...values, ref] or [ref]. */
+  element: Value[];
+}
+
+function candidateOf(e: SetEntry): Candidate {
+  const [ts, , ref, values] = e.cursor as [bigint, bigint, Value, Value[] | undefined];
+  const stamp = isObj(e.value) ? (e.value.get('ts') as bigint | TxnTime) : ts;
+  return { ts, stamp, element: Array.isArray(values) ? [...values, ref] : [ref] };
+}
+
 /**
- * Union/Intersection/Difference/Distinct of historical sets: an element's membership can only
- * change when one of the operands has an event for it, so each operand event is a candidate,
- * and the combined set is read just before and at its ts: add when the element joined the
- * combination, remove when it left it, nothing when its membership did not change.
+ * The events of a set combined from historical sets (set algebra, Join): an element's membership
+ * can only change when some underlying set has an event that involves it, so each such event is a
+ * candidate, and the combined set is read just before and at its ts — add when the element joined
+ * the combination, remove when it left, nothing when its membership did not change. With
+ * `byValue` (Distinct) membership is whether any element has the candidate's values.
  */
-async function algebraEvents(ctx: EvalContext, set: SetV, inner: SetV, head: string, pos: Position): Promise<EventSource> {
-  const arg = inner.expr.get(head) ?? null;
-  const operands = head === 'distinct' || !Array.isArray(arg) ? [arg] : arg;
-  const subs: EventSource[] = [];
-  for (const v of operands) {
-    if (isEventsSet(v)) throw errors.invalidArgument('Sets are not compatible.', pos);
-    if (!(v instanceof SetV) && !(v instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
-    subs.push(await eventsSource(ctx, eventsSet(v, pos), pos));
-  }
-  // Distinct keeps one element per value: membership is whether any element has that value.
-  const whole = await sourceOf(ctx, head === 'distinct' ? (arg as SetV | Ref) : inner, pos);
-  const present = async (ctx: EvalContext, element: Value[], byValue: boolean, at: bigint): Promise<boolean> => {
+function membershipEvents(
+  set: SetV,
+  whole: SetSource,
+  candidates: (ctx: EvalContext, b: ScanBounds) => Promise<Candidate[]>,
+  byValue: boolean,
+): EventSource {
+  const present = async (ctx: EvalContext, element: Value[], at: bigint): Promise<boolean> => {
     if (at < 0n) return false;
     const bound = byValue && element.length > 1 ? element.slice(0, -1) : element;
-    for await (const e of whole.scan(ctx, { from: bound, to: bound, toInclusive: true, reverse: false, at: at < ctx.snapshotTs ? at : undefined })) {
+    const when = at < ctx.snapshotTs ? at : undefined;
+    for await (const e of whole.scan(ctx, { from: bound, to: bound, toInclusive: true, reverse: false, at: when })) {
       const c = compareCursors(e.cursor.slice(0, bound.length), bound);
       if (c === 0) return true;
       if (c > 0) return false;
@@ -267,25 +281,108 @@ async function algebraEvents(ctx: EvalContext, set: SetV, inner: SetV, head: str
     return false;
   };
   return sortedSource(set, async (ctx, b) => {
-    const candidates: SetEntry[] = [];
-    for (const sub of subs) for await (const e of sub.scan(ctx, { ...b, reverse: false })) candidates.push(e);
-    candidates.sort(byCursor);
+    const all = (await candidates(ctx, b)).sort((x, y) => (x.ts < y.ts ? -1 : x.ts > y.ts ? 1 : compareCursors(x.element, y.element)));
     const out: SetEntry[] = [];
-    let last: { ts: bigint; element: Value[] } | undefined;
-    for (const e of candidates) {
-      const [ts, , ref, values] = e.cursor as [bigint, bigint, Value, Value[] | undefined];
-      const element = Array.isArray(values) ? [...values, ref] : [ref];
-      if (last && last.ts === ts && compareCursors(last.element, element) === 0) continue;
-      last = { ts, element };
-      const byValue = head === 'distinct';
-      const before = await present(ctx, element, byValue, ts - 1n);
-      const after = await present(ctx, element, byValue, ts);
+    let last: Candidate | undefined;
+    for (const c of all) {
+      if (last && last.ts === c.ts && compareCursors(last.element, c.element) === 0) continue;
+      last = c;
+      const before = await present(ctx, c.element, c.ts - 1n);
+      const after = await present(ctx, c.element, c.ts);
       if (before === after) continue;
-      const stamp = isObj(e.value) ? (e.value.get('ts') as bigint | TxnTime) : ts;
-      out.push(setEvent(stamp, ts, after ? 'add' : 'remove', ref, Array.isArray(values) ? values : undefined));
+      const ref = c.element[c.element.length - 1];
+      const values = c.element.length > 1 ? c.element.slice(0, -1) : undefined;
+      out.push(setEvent(c.stamp, c.ts, after ? 'add' : 'remove', ref, values));
     }
     return out;
   });
+}
+
+/** The events sources of set operands (refs or sets); a historical operand cannot be combined. */
+async function operandEvents(ctx: EvalContext, operands: Value[], pos: Position): Promise<EventSource[]> {
+  const out: EventSource[] = [];
+  for (const v of operands) {
+    if (isEventsSet(v)) throw errors.invalidArgument('Sets are not compatible.', pos);
+    if (!(v instanceof SetV) && !(v instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+    out.push(await eventsSource(ctx, eventsSet(v, pos), pos));
+  }
+  return out;
+}
+
+async function scanAll(source: SetSource, ctx: EvalContext, b: ScanBounds): Promise<SetEntry[]> {
+  const out: SetEntry[] = [];
+  for await (const e of source.scan(ctx, { ...b, reverse: false })) out.push(e);
+  return out;
+}
+
+/** Union/Intersection/Difference/Distinct: candidates are the operands' events. */
+async function algebraEvents(ctx: EvalContext, set: SetV, inner: SetV, head: string, pos: Position): Promise<EventSource> {
+  const arg = inner.expr.get(head) ?? null;
+  const subs = await operandEvents(ctx, head === 'distinct' || !Array.isArray(arg) ? [arg] : arg, pos);
+  const whole = await sourceOf(ctx, head === 'distinct' ? (arg as SetV | Ref) : inner, pos);
+  return membershipEvents(set, whole, async (ctx, b) => (await Promise.all(subs.map((s) => scanAll(s, ctx, b)))).flat().map(candidateOf), head === 'distinct');
+}
+
+/**
+ * Join(source, index or lambda): an element joins or leaves when a source element whose value
+ * leads to it comes or goes (every element of that value's target set, just before and at that
+ * time, is a candidate), or when it enters or leaves a target set: every event of the target
+ * index, or for a lambda, every event of the target set of each source value of the window.
+ */
+async function joinEvents(ctx: EvalContext, set: SetV, inner: SetV, pos: Position): Promise<EventSource> {
+  const target = inner.expr.get('with');
+  if (!(target instanceof Ref) && !(target instanceof Lambda)) throw errors.invalidArgument('Invalid set.', pos);
+  const [source] = await operandEvents(ctx, [inner.expr.get('join') ?? null], pos);
+  const def = target instanceof Ref ? (await matchedIndex(ctx, target, pos, [])).def : undefined;
+  const whole = await sourceOf(ctx, inner, pos);
+  const targetSet = async (ctx: EvalContext, value: Value, at: bigint | undefined): Promise<SetV | Ref> => {
+    if (target instanceof Ref) return new SetV(new Map<string, Value>([['match', target], ['terms', value]]));
+    const s = await applySetLambda(ctx, target, value, at, 'set joins', pos);
+    if (!(s instanceof SetV) && !(s instanceof Ref)) mismatch('Set', s, pos);
+    return s;
+  };
+  const valueOf = (element: Value[]): Value => (element.length <= 2 ? element[0] : element.slice(0, -1));
+  return membershipEvents(
+    set,
+    whole,
+    async (ctx, b) => {
+      const out: Candidate[] = [];
+      const values: Value[] = [];
+      for (const e of await scanAll(source, ctx, b)) {
+        const c = candidateOf(e);
+        const value = valueOf(c.element);
+        values.push(value);
+        for (const at of [c.ts - 1n, c.ts]) {
+          if (at < 0n) continue;
+          const when = at < ctx.snapshotTs ? at : undefined;
+          const matched = await sourceOf(ctx, await targetSet(ctx, value, when), pos);
+          for await (const m of matched.scan(ctx, { reverse: false, at: when })) out.push({ ...c, element: m.cursor });
+        }
+      }
+      const fromTs = tsBound(b.from);
+      const toTs = tsBound(b.to);
+      if (def) {
+        for await (const e of ctx.txn.indexHistory(def.db, def.id, { fromTs })) {
+          const ts = tsOf(ctx, e.ts);
+          if (toTs !== undefined && ts > toTs) continue;
+          const { values: v, ref } = decodePayload(e.payload);
+          out.push({ ts, stamp: e.ts, element: [...v, ref] });
+        }
+        return out;
+      }
+      // Source values present when the window opens, then those that came within it.
+      if (fromTs !== undefined && fromTs > 0n) {
+        const plain = await sourceOf(ctx, inner.expr.get('join') as SetV | Ref, pos);
+        for await (const e of plain.scan(ctx, { reverse: false, at: fromTs - 1n < ctx.snapshotTs ? fromTs - 1n : undefined })) values.push(e.value);
+      }
+      for (const value of values) {
+        const sub = await eventsSource(ctx, eventsSet(await targetSet(ctx, value, undefined), pos), pos);
+        for (const e of await scanAll(sub, ctx, b)) out.push(candidateOf(e));
+      }
+      return out;
+    },
+    false,
+  );
 }
 
 const ACTIONS = new Map<bigint, string>([[0n, 'add'], [1n, 'update'], [2n, 'delete'], [3n, 'remove']]);

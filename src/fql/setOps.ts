@@ -262,7 +262,7 @@ async function* withSource(scan: AsyncIterable<SetEntry>, set: Value): AsyncGene
  * Applies a set's lambda while the set is scanned: reads happen at the scan's valid time, and
  * writes are refused (Filter and Join lambdas may not write).
  */
-function applySetLambda(ctx: EvalContext, lambda: Lambda, value: Value, at: bigint | undefined, what: string, pos: Position): Promise<Value> {
+export function applySetLambda(ctx: EvalContext, lambda: Lambda, value: Value, at: bigint | undefined, what: string, pos: Position): Promise<Value> {
   return ctx.within({ readAt: at, refuseWritesIn: what }, () => applyLambda(lambda, [value], ctx, pos));
 }
 

@@ -197,3 +197,41 @@ describe('events of Union, Intersection, Difference and Distinct', () => {
     assert.deepEqual([f.code, f.description], ['invalid argument', 'Sets are not compatible.']);
   });
 });
+
+describe('events of Join with an index', () => {
+  const author = (id: string) => q.Ref(q.Collection('authors'), id);
+  const book = (id: string) => q.Ref(q.Collection('books'), id);
+  const ts: number[] = [];
+  const step = async (expr: faunadb.ExprArg) => ts.push((await c.h2.query<{ ts: number }>(q.Let({ r: expr }, { ts: q.Select(['ts'], q.Var('r')) }))).ts);
+  const joined = () => q.Join(q.Match(q.Index('authors_by_country'), 'NL'), q.Index('books_by_author'));
+
+  before(async () => {
+    await c.h2.query(q.CreateCollection({ name: 'authors' }));
+    await c.h2.query(q.CreateCollection({ name: 'books' }));
+    await c.h2.query(q.CreateIndex({ name: 'authors_by_country', source: q.Collection('authors'), terms: [{ field: ['data', 'country'] }] }));
+    await c.h2.query(q.CreateIndex({ name: 'books_by_author', source: q.Collection('books'), terms: [{ field: ['data', 'author'] }] }));
+    await step(q.Create(author('1'), { data: { country: 'NL' } })); // t1
+    await step(q.Create(book('1'), { data: { author: author('1') } })); // t2: book 1 joins through its own entry
+    await step(q.Create(author('2'), { data: { country: 'DE' } })); // t3
+    await step(q.Create(book('2'), { data: { author: author('2') } })); // t4: not joined (author 2 is not NL)
+    await step(q.Update(author('2'), { data: { country: 'NL' } })); // t5: book 2 joins through its author
+    await c.h2.query(q.Delete(book('1'))); // t6: book 1 leaves
+    ts.push((await c.h2.query<EvPage>(q.Paginate(q.Events(book('1'))))).data[1].ts);
+    await step(q.Update(author('1'), { data: { country: 'DE' } })); // t7: nothing left to leave
+  });
+
+  test('elements join and leave through the source and through the target index', async () => {
+    const page = await c.h1.query<EvPage>(q.Paginate(q.Events(joined())));
+    assert.deepEqual(page.data.map((e) => [e.action, e.document.id, ts.indexOf(e.ts) + 1]), [['add', '1', 2], ['add', '2', 5], ['remove', '1', 6]]);
+    assert.deepEqual(await c.h2.query(q.Paginate(joined(), { events: true })), page);
+  });
+
+  test('a Join with a lambda target has the same events', async () => {
+    const viaLambda = q.Join(q.Match(q.Index('authors_by_country'), 'NL'), q.Lambda('a', q.Match(q.Index('books_by_author'), q.Var('a'))));
+    const page = await c.h2.query<EvPage>(q.Paginate(q.Events(viaLambda)));
+    assert.deepEqual(page.data.map((e) => [e.action, e.document.id, ts.indexOf(e.ts) + 1]), [['add', '1', 2], ['add', '2', 5], ['remove', '1', 6]]);
+    // A window that opens after author 1 became NL still sees book 1 leave.
+    const late = await c.h2.query<EvPage>(q.Paginate(q.Events(viaLambda), { after: ts[2] }));
+    assert.deepEqual(late.data.map((e) => [e.action, e.document.id, ts.indexOf(e.ts) + 1]), [['add', '2', 5], ['remove', '1', 6]]);
+  });
+});
