@@ -59,6 +59,8 @@ export interface FloraConfig {
   port: number;
   dataDir: string;
   rootSecret: string;
+  /** A second port serving only /graphql, /import and /ping (DECISIONS #6); off when undefined. */
+  graphqlPort?: number;
 }
 
 export interface TransactOptions {
