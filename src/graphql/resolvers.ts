@@ -337,7 +337,7 @@ async function buildData(rc: GqlContext, t: GType, input: Input, mode: 'create' 
       continue;
     }
     if (mode !== 'update' && !has) continue;
-    if (mode === 'partial' && value === null && f.nonNull)
+    if (mode === 'partial' && value === null && f.nonNull && !t.embedded)
       throw new GqlError(`The field '${where}' is required: it cannot be set to null.`, 'invalid argument');
     data.set(f.name, await fieldInput(rc, f, value ?? null, mode === 'partial'));
   }
