@@ -62,6 +62,8 @@ export function executionError(e: GraphQLError): ErrorJson {
     out.message = original.description;
     out.extensions = { code: original.code };
   } else if (original && !(original instanceof GraphQLError)) {
+    // Not an error of the request: a bug. Say what it was, and log it.
+    console.error('flora: unexpected error in a GraphQL resolver:', original);
     out.message = original.message;
   }
   if (e.locations) out.locations = [...e.locations];

@@ -294,14 +294,23 @@ export function analyze(doc: DocumentNode): GModel {
     if (inputs.has(ret) || (generatedTypes.has(ret) && !ret.endsWith('Page')))
       throw nodeError(`The field '${where}.${f.name.value}' cannot return the input type '${ret}'.`, f.type);
   };
+  // Generated operation names: declaring one without @resolver (as in a downloaded schema) keeps
+  // the generated operation.
+  const generatedNames = new Set<string>();
+  for (const t of collectionTypes) {
+    generatedNames.add(`Query.find${t.name}ByID`);
+    for (const m of ['create', 'update', 'delete', 'partialUpdate']) generatedNames.add(`Mutation.${m}${t.name}`);
+  }
   for (const f of queryNode?.fields ?? []) {
-    checkArgs(f, 'Query');
     const res = directive(f, 'resolver');
+    if (!res && generatedNames.has(`Query.${f.name.value}`)) continue;
+    checkArgs(f, 'Query');
     const op = res ? resolverOp('Query', f) : indexOp(f, types, enums);
     queries.push(op);
     declared.set(`Query.${op.name}`, op);
   }
   for (const f of mutationNode?.fields ?? []) {
+    if (!directive(f, 'resolver') && generatedNames.has(`Mutation.${f.name.value}`)) continue;
     checkArgs(f, 'Mutation');
     if (!directive(f, 'resolver'))
       throw nodeError(`The mutation '${f.name.value}' needs a @resolver: only generated mutations work without one.`, f);
