@@ -357,7 +357,7 @@ export function analyze(doc: DocumentNode): GModel {
   const allQueries = [...generatedQueries, ...queries];
   const allMutations = [...generatedMutations, ...mutations];
   for (const op of allQueries)
-    if (op.paginated || op.list) generatedTypes.add(pageName(opNamed(op, types)));
+    if (op.paginated || op.list) generatedTypes.add(pageName(opNamed(op)));
 
   if (allQueries.length === 0) throw nodeError('The schema must declare at least one type or query.', undefined);
 
@@ -380,9 +380,8 @@ export function analyze(doc: DocumentNode): GModel {
 }
 
 /** The named type an operation's result is made of. */
-export function opNamed(op: GOp, types: Map<string, GType>): string {
+export function opNamed(op: GOp): string {
   if (op.node) return namedOf(op.node.type);
-  void types;
   return op.target!;
 }
 

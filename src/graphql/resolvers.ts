@@ -18,11 +18,10 @@ import {
 import type { EvalContext } from '../fql/context';
 import { Env } from '../fql/env';
 import { evalExpr } from '../fql/evaluator';
-import { QueryError } from '../values/errors';
 import { Page, Ref, type Obj, type Value } from '../values/types';
 import type { Expr } from '../wire/expr';
 import * as F from './fql';
-import { isLinkField, namedOf, type GField, type GModel, type GOp, type GRelation, type GType } from './model';
+import { isLinkField, type GField, type GModel, type GOp, type GRelation, type GType } from './model';
 import { DocSrc, EmbSrc, GqlError, decodeCursor, inputToFql, pageOut, scalarOut, scalarToFql, type PageOut } from './values';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -108,7 +107,7 @@ export function attachResolvers(schema: GraphQLSchema, model: GModel): void {
       fields._id.resolve = (s: DocSrc) => s.ref.id;
       fields._ts.resolve = (s: DocSrc) => s.ts;
     }
-    for (const f of t.fields) fields[f.name].resolve = fieldResolver(t, f, fields[f.name], model);
+    for (const f of t.fields) fields[f.name].resolve = fieldResolver(t, f, fields[f.name]);
   }
   const query = schema.getQueryType()!.getFields();
   for (const op of model.queries) query[op.name].resolve = opResolver(op, query[op.name], model);
@@ -118,7 +117,7 @@ export function attachResolvers(schema: GraphQLSchema, model: GModel): void {
 
 // --- fields of object types ------------------------------------------------------------------
 
-function fieldResolver(t: GType, f: GField, field: GraphQLField<unknown, unknown>, model: GModel): Resolver {
+function fieldResolver(t: GType, f: GField, field: GraphQLField<unknown, unknown>): Resolver {
   const where = `${t.name}.${f.name}`;
   const type = field.type;
   const stored = (s: DocSrc | EmbSrc) => s.data.get(f.name) ?? null;
@@ -161,7 +160,6 @@ function fieldResolver(t: GType, f: GField, field: GraphQLField<unknown, unknown
     case 'm2m': {
       const r = f.relation!;
       const index = isHolderSide(r, t, f) ? r.link!.byHolder : r.link!.byOther;
-      void model;
       return (s: DocSrc, args, rc: GqlContext) => rc.page(F.match(F.lit(F.indexRef(index)), F.lit(s.ref)), args, where, true);
     }
   }
@@ -546,4 +544,3 @@ async function deleteDoc(rc: GqlContext, t: GType, id: string, where: string): P
   return doc;
 }
 
-export { namedOf, QueryError };

@@ -5,8 +5,6 @@
 
 import { print, type FieldDefinitionNode, type InputValueDefinitionNode, type StringValueNode, type TypeNode, Kind } from 'graphql';
 import {
-  isListType,
-  namedOf,
   opNamed,
   pageName,
   relationInputName,
@@ -73,12 +71,12 @@ export function servedSdl(model: GModel): string {
   const pages = new Set<string>();
 
   for (const t of model.types.values()) {
-    out.push(objectType(t, model, pages));
-    out.push(inputType(t, model, false));
-    out.push(inputType(t, model, true));
+    out.push(objectType(t, pages));
+    out.push(inputType(t, false));
+    out.push(inputType(t, true));
     if (!t.embedded) {
       pages.add(t.name);
-      for (const f of t.fields) if (isRelationInput(f)) out.push(relationInput(t, f, model));
+      for (const f of t.fields) if (isRelationInput(f)) out.push(relationInput(t, f));
     }
   }
   for (const e of model.enums.values()) out.push(print(e));
@@ -104,7 +102,7 @@ function isRelationInput(f: GField): boolean {
   return f.kind === 'ref' || f.kind === 'refs' || f.kind === 'o2oInverse' || f.kind === 'o2mList' || f.kind === 'm2m';
 }
 
-function objectType(t: GType, model: GModel, pages: Set<string>): string {
+function objectType(t: GType, pages: Set<string>): string {
   const lines: string[] = [];
   if (!t.embedded) {
     lines.push(`${doc("The document's ID.", '  ')}  _id: ID!`);
@@ -117,12 +115,11 @@ function objectType(t: GType, model: GModel, pages: Set<string>): string {
       lines.push(`${d}  ${f.name}(${PAGE_ARGS.join(', ')}): ${pageName(f.named)}!`);
     } else lines.push(`${d}  ${f.name}: ${print(f.type)}`);
   }
-  void model;
   return `${doc(description(t.node))}type ${t.name} {\n${lines.join('\n')}\n}`;
 }
 
 /** `<T>Input` / `PartialUpdate<T>Input` (graphql.md A.3.1). */
-function inputType(t: GType, model: GModel, partial: boolean): string {
+function inputType(t: GType, partial: boolean): string {
   const name = partial ? `PartialUpdate${t.name}Input` : `${t.name}Input`;
   const lines: string[] = [];
   for (const f of t.fields) {
@@ -135,12 +132,11 @@ function inputType(t: GType, model: GModel, partial: boolean): string {
     } else type = print(partial ? nullable(f.type) : f.type);
     lines.push(`  ${f.name}: ${type}`);
   }
-  void model;
   if (lines.length === 0) lines.push('  _: Boolean'); // never: object types without fields get none
   return `${doc(`'${t.name}' input values`)}input ${name} {\n${lines.join('\n')}\n}`;
 }
 
-function relationInput(t: GType, f: GField, model: GModel): string {
+function relationInput(t: GType, f: GField): string {
   const B = f.named;
   const many = f.kind === 'refs' || f.kind === 'o2mList' || f.kind === 'm2m';
   const lines = many
@@ -155,7 +151,6 @@ function relationInput(t: GType, f: GField, model: GModel): string {
       ];
   if (!many && !f.nonNull)
     lines.push(`${doc(`If true, disconnects this document from the document of type '${B}'.`, '  ')}  disconnect: Boolean`);
-  void model;
   return (
     `${doc(`Allow manipulating the relationship between the types '${t.name}' and '${B}' using the field '${t.name}.${f.name}'.`)}` +
     `input ${relationInputName(t.name, f.name)} {\n${lines.join('\n')}\n}`
@@ -208,7 +203,7 @@ function opField(op: GOp, model: GModel, pages: Set<string>): string {
       const paged = op.paginated || (op.kind === 'index' && op.list);
       const args = printArgs(f.arguments, paged ? PAGE_ARGS : []);
       if (paged) {
-        const named = opNamed(op, model.types);
+        const named = opNamed(op);
         pages.add(named);
         return `${doc(userDoc, '  ')}  ${op.name}${args}: ${pageName(named)}!`;
       }
@@ -217,4 +212,3 @@ function opField(op: GOp, model: GModel, pages: Set<string>): string {
   }
 }
 
-export { isListType, namedOf };

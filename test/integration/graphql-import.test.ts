@@ -268,6 +268,19 @@ describe('import', () => {
     assert.match(res.body, /Invalid mode 'sideways'/);
   });
 
+  test('declaring a generated operation without @resolver keeps the generated one', async () => {
+    const { secret } = await freshDb();
+    await mustImport(
+      srv.url,
+      secret,
+      `type Cat { name: String! }
+       type Query { findCatByID(id: ID!): Cat }
+       type Mutation { createCat(data: CatInput!): Cat!  deleteCat(id: ID!): Cat }`,
+    );
+    const cat = (await ok(srv.url, secret, 'mutation { createCat(data: {name: "Tom"}) { _id } }')).createCat;
+    assert.deepEqual(await ok(srv.url, secret, `{ findCatByID(id: "${cat._id}") { name } }`), { findCatByID: { name: 'Tom' } });
+  });
+
   test('the schema survives a restart', async () => {
     const own = await startFlora();
     try {

@@ -29,7 +29,7 @@ type Post {
 }
 type Comment { text: String!  post: Post! }
 type Group { name: String!  members: [User] @relation }
-type Query { allUsers: [User!]  allPosts: [Post!]  allGroups: [Group!] }
+type Query { allUsers: [User!]  allPosts: [Post!]  allGroups: [Group!]  postsByAuthor(author: ID!): [Post!] }
 `;
 
 before(async () => {
@@ -112,6 +112,10 @@ describe('relations', () => {
     await db.query(q.Create(q.Collection('Post'), { data: { title: 'p4', author: q.Ref(q.Collection('User'), ann._id) } }));
     let user = (await run(`{ findUserByID(id: "${ann._id}") { posts { data { title } } } }`)).findUserByID;
     assert.deepEqual(names(user.posts), ['p1', 'p2', 'p3', 'p4']);
+
+    // An index query whose ID argument names a ref field matches the ref.
+    const byAuthor = (await run(`{ postsByAuthor(author: "${ann._id}") { data { title } } }`)).postsByAuthor;
+    assert.deepEqual(names(byAuthor), ['p1', 'p2', 'p3', 'p4']);
 
     // Pages of the relation.
     const first = (await run(`{ findUserByID(id: "${ann._id}") { posts(_size: 3) { data { title } after } } }`)).findUserByID.posts;
