@@ -25,6 +25,9 @@ import { isLinkField, type GField, type GModel, type GOp, type GRelation, type G
 import { DocSrc, EmbSrc, GqlError, decodeCursor, inputToFql, pageOut, scalarOut, scalarToFql, type PageOut } from './values';
 
 export const DEFAULT_PAGE_SIZE = 50;
+
+/** Heads of the expressions resolvers run that may write. */
+const WRITES = new Set(['create', 'update', 'replace', 'delete', 'call']);
 export const MAX_PAGE_SIZE = 100_000;
 
 /** The context value of one GraphQL request: its transaction, and FQL evaluation in order. */
@@ -42,14 +45,25 @@ export class GqlContext {
    * while its body runs).
    */
   eval(e: Expr): Promise<Value> {
+    // Anything that may write makes documents read so far stale.
+    if (e.t === 'call' && WRITES.has(e.fn)) this.docs.clear();
     const run = this.chain.then(() => evalExpr(e, Env.empty, this.ctx));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
+  /** Documents read by ref in this request (many books share an author), until the next write. */
+  private readonly docs = new Map<string, Promise<Value>>();
+
   /** The document behind `ref`, or null when it does not exist (dangling refs resolve to null). */
   async fetch(ref: Ref, where: string): Promise<DocSrc | null> {
-    return DocSrc.of(await this.eval(F.call('if', F.exists(F.lit(ref)), { then: F.get(F.lit(ref)), else: F.lit(null) })), where);
+    const key = ref.toString();
+    let doc = this.docs.get(key);
+    if (!doc) {
+      doc = this.eval(F.call('if', F.exists(F.lit(ref)), { then: F.get(F.lit(ref)), else: F.lit(null) }));
+      this.docs.set(key, doc);
+    }
+    return DocSrc.of(await doc, where);
   }
 
   async fetchAll(refs: Value[], where: string): Promise<(DocSrc | null)[]> {
