@@ -217,10 +217,7 @@ function opResolver(op: GOp, field: GraphQLField<unknown, unknown>, model: GMode
     case 'resolver':
       return resolverField(op, field, model, where);
     case 'create':
-      return async (_s, args, rc: GqlContext) => {
-        const ref = await createDoc(rc, t!, args.data as Input, new Map());
-        return rc.fetch(ref, where);
-      };
+      return async (_s, args, rc: GqlContext) => DocSrc.of(await createDoc(rc, t!, args.data as Input, new Map()), where);
     case 'update':
     case 'partialUpdate':
       return (_s, args, rc: GqlContext) => updateDoc(rc, t!, args.id as string, args.data as Input, op.kind === 'partialUpdate', where);
@@ -406,14 +403,14 @@ async function relationInput(
   switch (f.kind) {
     case 'ref': {
       if (ops.connect !== undefined && ops.connect !== null) data.set(f.name, await mustExist(rc, B, ops.connect, where));
-      else if (ops.create !== undefined && ops.create !== null) data.set(f.name, await createDoc(rc, B, ops.create as Input, new Map()));
+      else if (ops.create !== undefined && ops.create !== null) data.set(f.name, await createRef(rc, B, ops.create as Input, new Map()));
       else if (ops.disconnect === true) data.set(f.name, null);
       return;
     }
     case 'refs': {
       const current = old?.get(f.name);
       let refs: Value[] = Array.isArray(current) ? [...current] : [];
-      for (const input of list<Input>(ops.create)) refs.push(await createDoc(rc, B, input, new Map()));
+      for (const input of list<Input>(ops.create)) refs.push(await createRef(rc, B, input, new Map()));
       for (const id of list<string>(ops.connect)) {
         const ref = await mustExist(rc, B, id, where);
         if (!refs.some((r) => r instanceof Ref && r.equals(ref))) refs.push(ref);
@@ -468,7 +465,7 @@ async function relationInput(
       const r = f.relation!;
       const holder = isHolderSide(r, t, f);
       after.push(async (self) => {
-        for (const input of list<Input>(ops.create)) await link(rc, r, holder, self, await createDoc(rc, B, input, new Map()));
+        for (const input of list<Input>(ops.create)) await link(rc, r, holder, self, await createRef(rc, B, input, new Map()));
         for (const id of list<string>(ops.connect)) await link(rc, r, holder, self, await mustExist(rc, B, id, where));
         for (const id of list<string>(ops.disconnect)) {
           const ref = refFor(B, String(id));
@@ -498,14 +495,21 @@ async function unlink(rc: GqlContext, r: GRelation, holder: boolean, self: Ref, 
   for (const ref of refs) await rc.eval(F.del(F.lit(ref)));
 }
 
-/** Creates a document of type `t` (and everything its relation inputs ask for); returns its ref. */
-async function createDoc(rc: GqlContext, t: GType, input: Input, extra: Obj): Promise<Ref> {
+/**
+ * Creates a document of type `t` (and everything its relation inputs ask for); returns it as Create
+ * returned it (the relation work afterwards changes other documents only).
+ */
+async function createDoc(rc: GqlContext, t: GType, input: Input, extra: Obj): Promise<Obj> {
   const built = await buildData(rc, t, input ?? {}, 'create');
   for (const [k, x] of extra) built.data.set(k, x);
   const doc = (await rc.eval(F.create(F.lit(F.collectionRef(t.collection!)), F.lit(new Map([['data', built.data]]))))) as Obj;
   const ref = doc.get('ref') as Ref;
   for (const step of built.after) await step(ref);
-  return ref;
+  return doc;
+}
+
+async function createRef(rc: GqlContext, t: GType, input: Input, extra: Obj): Promise<Ref> {
+  return (await createDoc(rc, t, input, extra)).get('ref') as Ref;
 }
 
 /**
@@ -519,9 +523,9 @@ async function updateDoc(rc: GqlContext, t: GType, id: string, input: Input, par
   if (!doc) return null;
   const built = await buildData(rc, t, input ?? {}, partial ? 'partial' : 'update', doc.data);
   const patch = partial ? built.data : replacement(doc.data, built.data);
-  await rc.eval(F.update(F.lit(ref), F.lit(new Map([['data', patch]]))));
+  const updated = await rc.eval(F.update(F.lit(ref), F.lit(new Map([['data', patch]]))));
   for (const step of built.after) await step(ref);
-  return rc.fetch(ref, where);
+  return DocSrc.of(updated, where);
 }
 
 /** An Update patch that makes the declared fields exactly `next` (nested objects included). */
