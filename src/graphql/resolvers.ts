@@ -18,6 +18,7 @@ import {
 import type { EvalContext } from '../fql/context';
 import { Env } from '../fql/env';
 import { evalExpr } from '../fql/evaluator';
+import { usesRoles } from '../model/permissions';
 import { Page, Ref, type Obj, type Value } from '../values/types';
 import type { Expr } from '../wire/expr';
 import * as F from './fql';
@@ -34,10 +35,15 @@ export const MAX_PAGE_SIZE = 100_000;
 export class GqlContext {
   private chain: Promise<unknown> = Promise.resolve();
 
+  /** Reads are checked document by document (tokens, keys with user roles, client keys). */
+  readonly restricted: boolean;
+
   constructor(
     readonly ctx: EvalContext,
     readonly model: GModel,
-  ) {}
+  ) {
+    this.restricted = usesRoles(ctx.scope) || ctx.scope.role === 'client';
+  }
 
   /**
    * Evaluates `e` in the request's transaction. graphql-js resolves sibling fields concurrently;
@@ -284,7 +290,11 @@ async function output(rc: GqlContext, v: Value, type: GraphQLOutputType, where: 
     const t = model.types.get(type.name);
     if (t && !t.embedded) {
       if (v instanceof Ref) return rc.fetch(v, where);
-      return DocSrc.of(v, where);
+      const doc = DocSrc.of(v, where);
+      // A function may run with a role of its own; what the caller is shown, the caller must be
+      // able to read (graphql.md A.2.5). Keys with built-in roles other than client read anything.
+      if (doc && rc.restricted) return rc.fetch(doc.ref, where);
+      return doc;
     }
     if (!(v instanceof Map)) throw new GqlError(`The value at '${where}' does not match the schema: an object expected.`);
     return new EmbSrc(v);

@@ -190,7 +190,7 @@ function checkObject(def: ObjectTypeDefinitionNode): void {
       noDirectives(a, `argument '${a.name.value}'`);
     }
   }
-  if (embedded && fields.size === 0) throw nodeError(`The embedded type '${name}' must have fields.`, def.name);
+  if (!root && fields.size === 0) throw nodeError(`The type '${name}' must have fields.`, def.name);
 }
 
 /** `placement`: where the directives are (undefined = a root type, where none are allowed). */

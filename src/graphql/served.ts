@@ -132,7 +132,6 @@ function inputType(t: GType, partial: boolean): string {
     } else type = print(partial ? nullable(f.type) : f.type);
     lines.push(`  ${f.name}: ${type}`);
   }
-  if (lines.length === 0) lines.push('  _: Boolean'); // never: object types without fields get none
   return `${doc(`'${t.name}' input values`)}input ${name} {\n${lines.join('\n')}\n}`;
 }
 

@@ -195,11 +195,20 @@ describe('ABAC', () => {
       secret,
       `type Todo { title: String!  secret: Boolean }
        type Account { email: String! @unique }
-       type Query { allTodos: [Todo!]  ping: String @resolver(name: "ping") }`,
+       type Query { allTodos: [Todo!]  ping: String @resolver(name: "ping")  pick(title: String!): Todo @resolver(name: "pick") }`,
     );
     await db.query(q.Update(q.Function('ping'), { body: q.Query(q.Lambda('_', 'pong')) }));
     await db.query(q.Create(q.Collection('Todo'), { data: { title: 'public' } }));
     const hidden = (await db.query(q.Create(q.Collection('Todo'), { data: { title: 'hidden', secret: true } }))) as { ref: { id: string } };
+    // A function running as `server` that returns any document by title.
+    await db.query(
+      q.Update(q.Function('pick'), {
+        role: 'server',
+        body: q.Query(
+          q.Lambda(['title'], q.Get(q.Select(0, q.Select('data', q.Paginate(q.Filter(q.Documents(q.Collection('Todo')), q.Lambda('r', q.Equals(q.Var('title'), q.Select(['data', 'title'], q.Get(q.Var('r'))))))))))),
+        ),
+      }),
+    );
     await db.query(q.Create(q.Collection('Account'), { data: { email: 'a@x.io' }, credentials: { password: 'pw' } }));
     await db.query(
       q.CreateRole({
@@ -208,6 +217,7 @@ describe('ABAC', () => {
         privileges: [
           { resource: q.Collection('Todo'), actions: { read: q.Query(q.Lambda('ref', q.Not(q.Select(['data', 'secret'], q.Get(q.Var('ref')), false)))) } },
           { resource: q.Index('allTodos'), actions: { read: true } },
+          { resource: q.Function('pick'), actions: { call: true } },
         ],
       }),
     );
@@ -224,6 +234,11 @@ describe('ABAC', () => {
     const write = await fails(srv.url, token, 'mutation { createTodo(data: {title: "nope"}) { _id } }');
     assert.equal(write.extensions!.code, 'permission denied');
     assert.deepEqual(write.path, ['createTodo']);
+    // A function with its own role may read more, but the caller is shown only what it may read.
+    assert.deepEqual(await ok(srv.url, token, '{ pick(title: "public") { title } }'), { pick: { title: 'public' } });
+    const picked = await fails(srv.url, token, '{ pick(title: "hidden") { title } }');
+    assert.equal(picked.extensions!.code, 'permission denied');
+    assert.deepEqual(picked.path, ['pick']);
     const call = await fails(srv.url, token, '{ ping }');
     assert.equal(call.extensions!.code, 'permission denied');
     assert.equal(await db.query(q.Count(q.Documents(q.Collection('Todo')))), 2);
