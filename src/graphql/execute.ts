@@ -8,6 +8,7 @@ import { QueryTimeout } from '../fql/context';
 import { secretFromHeader } from '../model/auth';
 import { ProtocolError, QueryError } from '../values/errors';
 import { apiFor, type PreparedOperation, type ServedApi } from './api';
+import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
 import { GqlContext } from './resolvers';
 import { responseJson } from './values';
@@ -132,6 +133,8 @@ export async function runGraphql(
       return { status: e.status, body: errorBody(e.description) };
     }
     if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
+    if (e instanceof SchemaImportError)
+      return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: `The stored GraphQL schema cannot be served: ${e.message} Import a schema again.` }] }) };
     if (e instanceof QueryError)
       return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
     throw e;

@@ -41,7 +41,8 @@ function plain(j: JsonValue): unknown {
   if (Array.isArray(j)) return j.map(plain);
   if (j instanceof Map) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of j) out[k] = plain(v);
+    // defineProperty: a `__proto__` key is data, not the object's prototype.
+    for (const [k, v] of j) Object.defineProperty(out, k, { value: plain(v), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return j;
