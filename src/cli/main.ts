@@ -49,8 +49,10 @@ async function start(args: readonly string[]): Promise<number> {
   const { createFlora } = await import('../flora');
   const service = await createFlora(config);
   let server;
+  // With a GraphQL-only port, the service is closed once both listeners have drained.
+  const ownsService = config.graphqlPort === undefined;
   try {
-    server = await startServer(service, config);
+    server = await startServer(service, config, { ownsService });
   } catch (err) {
     await service.close().catch(() => undefined);
     process.stderr.write(`flora: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
@@ -63,6 +65,7 @@ async function start(args: readonly string[]): Promise<number> {
       graphqlServer = await startServer(service, { host: config.host, port: config.graphqlPort }, { router: buildGraphqlRouter(service), ownsService: false });
     } catch (err) {
       await server.close().catch(() => undefined);
+      await service.close().catch(() => undefined);
       process.stderr.write(`flora: cannot listen on ${config.host}:${config.graphqlPort}: ${(err as Error).message}\n`);
       return 1;
     }
@@ -74,8 +77,8 @@ async function start(args: readonly string[]): Promise<number> {
   const main = server;
   const running = {
     close: async () => {
-      await graphqlServer?.close();
-      await main.close();
+      await Promise.all([graphqlServer?.close(), main.close()]);
+      if (!ownsService) await service.close();
     },
     forceClose: () => {
       graphqlServer?.forceClose();
