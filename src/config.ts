@@ -70,6 +70,10 @@ export const SETTINGS = [
     key: 'historyGraceSeconds', flag: '--history-grace-seconds', env: 'FLORA_HISTORY_GRACE_SECONDS', defaultValue: 900,
     help: 'Grace period kept below history_days before history is collected', parse: nonNegativeInteger('history grace'),
   }),
+  setting({
+    key: 'graphqlPort', flag: '--graphql-port', env: 'FLORA_GRAPHQL_PORT', defaultValue: undefined,
+    help: 'Extra port serving only the GraphQL API (/graphql, /import, /ping), e.g. 8084', parse: parsePort,
+  }),
 ] as const;
 
 export function defaultConfig(): FloraConfig {
@@ -115,7 +119,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
 export function configHelp(): string {
   const rows = SETTINGS.map((s) => {
     const left = `  ${s.flag} <value>`.padEnd(26);
-    return `${left}${s.help} (env ${s.env}, default ${JSON.stringify(s.defaultValue)})`;
+    return `${left}${s.help} (env ${s.env}, default ${s.defaultValue === undefined ? 'off' : JSON.stringify(s.defaultValue)})`;
   });
   return rows.join('\n');
 }

@@ -1,7 +1,8 @@
 // The `flora` command. `flora start` runs the server until SIGTERM/SIGINT.
 
 import { ConfigError, configHelp, loadConfig } from '../config';
-import { startServer } from '../server/server';
+import { startServer, type RunningServer } from '../server/server';
+import { buildGraphqlRouter } from '../server/routes';
 
 const USAGE = `Usage: flora <command> [options]
 
@@ -48,17 +49,42 @@ async function start(args: readonly string[]): Promise<number> {
   const { createFlora } = await import('../flora');
   const service = await createFlora(config);
   let server;
+  // With a GraphQL-only port, the service is closed once both listeners have drained.
+  const ownsService = config.graphqlPort === undefined;
   try {
-    server = await startServer(service, config);
+    server = await startServer(service, config, { ownsService });
   } catch (err) {
     await service.close().catch(() => undefined);
     process.stderr.write(`flora: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
     return 1;
   }
+  // GraphQL-only port (DECISIONS #6), when configured.
+  let graphqlServer: RunningServer | undefined;
+  if (config.graphqlPort !== undefined) {
+    try {
+      graphqlServer = await startServer(service, { host: config.host, port: config.graphqlPort }, { router: buildGraphqlRouter(service), ownsService: false });
+    } catch (err) {
+      await server.close().catch(() => undefined);
+      await service.close().catch(() => undefined);
+      process.stderr.write(`flora: cannot listen on ${config.host}:${config.graphqlPort}: ${(err as Error).message}\n`);
+      return 1;
+    }
+    process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
+  }
   // Tests and scripts wait for exactly this line.
   process.stdout.write(`Flora listening on ${server.address}\n`);
 
-  const running = server;
+  const main = server;
+  const running = {
+    close: async () => {
+      await Promise.all([graphqlServer?.close(), main.close()]);
+      if (!ownsService) await service.close();
+    },
+    forceClose: () => {
+      graphqlServer?.forceClose();
+      main.forceClose();
+    },
+  };
   return new Promise<number>((resolve) => {
     let stopping = false;
     const onSignal = () => {

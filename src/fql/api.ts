@@ -63,6 +63,8 @@ export interface FloraConfig {
   collectIntervalMs: number;
   /** Grace added below `history_days` before history may be collected and reads are refused (fql-v4.md §4.4). */
   historyGraceSeconds: number;
+  /** A second port serving only /graphql, /import and /ping (DECISIONS #6); off when undefined. */
+  graphqlPort?: number;
 }
 
 export interface TransactOptions {

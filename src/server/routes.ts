@@ -2,6 +2,7 @@
 // /api/v1/logs…) are one `add` each.
 
 import type { QueryService } from '../fql/api';
+import { graphqlHandlers } from './graphql';
 import { ping } from './ping';
 import { queryHandlers } from './query';
 import { Router } from './router';
@@ -15,5 +16,25 @@ export function buildRouter(service: QueryService): Router {
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
     .add('/linearized', { POST: query.post })
     .add('/ping', { GET: ping, HEAD: ping })
-    .add('/tokens/self', { GET: self, HEAD: self, POST: self });
+    .add('/tokens/self', { GET: self, HEAD: self, POST: self })
+    // --- GraphQL (issue 7) ---
+    .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
+    .add('/import', { POST: graphql(service).importSchema });
 }
+
+// --- GraphQL (issue 7): the routes of the optional second port (FLORA_GRAPHQL_PORT, DECISIONS #6) ---
+const graphqlByService = new WeakMap<QueryService, ReturnType<typeof graphqlHandlers>>();
+
+function graphql(service: QueryService): ReturnType<typeof graphqlHandlers> {
+  let h = graphqlByService.get(service);
+  if (!h) graphqlByService.set(service, (h = graphqlHandlers(service)));
+  return h;
+}
+
+export function buildGraphqlRouter(service: QueryService): Router {
+  return new Router()
+    .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
+    .add('/import', { POST: graphql(service).importSchema })
+    .add('/ping', { GET: ping, HEAD: ping });
+}
+// --- end GraphQL ---

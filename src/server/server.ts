@@ -16,6 +16,7 @@ import {
   type Outcome,
 } from './responses';
 import { buildRouter } from './routes';
+import type { Router } from './router';
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:8443` (the actual port when 0 was asked for). */
@@ -27,11 +28,19 @@ export interface RunningServer {
   forceClose(): void;
 }
 
+export interface ServerOptions {
+  /** Routes to serve instead of the main port's (e.g. the GraphQL port's). */
+  router?: Router;
+  /** False for an extra listener: closing it leaves the service open. Default true. */
+  ownsService?: boolean;
+}
+
 export async function startServer(
   service: QueryService,
   config: Pick<FloraConfig, 'host' | 'port'>,
+  options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const router = buildRouter(service);
+  const router = options.router ?? buildRouter(service);
 
   const handle = async (ctx: RequestContext): Promise<Outcome> => {
     try {
@@ -91,7 +100,7 @@ export async function startServer(
     address: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     close: () => {
-      closed ??= listener.close().then(() => service.close());
+      closed ??= listener.close().then(() => (options.ownsService === false ? undefined : service.close()));
       return closed;
     },
     forceClose: () => listener.destroyAll(),

@@ -1,0 +1,148 @@
+// One GraphQL request = one transaction (graphql.md A.1.1): authenticate, load the database's
+// served API, parse and validate (cached per API), execute with graphql-js, and answer in the
+// GraphQL shape. An operation that wrote and then failed is rolled back whole.
+
+import { GraphQLError, execute, getOperationAST, parse, validate } from 'graphql';
+import type { QueryMetrics, QueryService } from '../fql/api';
+import { QueryTimeout } from '../fql/context';
+import { secretFromHeader } from '../model/auth';
+import { ProtocolError, QueryError } from '../values/errors';
+import { apiFor, type PreparedOperation, type ServedApi } from './api';
+import { SchemaImportError } from './sdl';
+import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
+import { GqlContext } from './resolvers';
+import { responseJson } from './values';
+
+export interface GraphqlRequest {
+  query: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+export interface GraphqlAnswer {
+  status: number;
+  body: string;
+  txnTime?: bigint;
+  metrics?: QueryMetrics;
+}
+
+export interface RunOptions {
+  timeoutMs?: number;
+  /** GET requests may only run queries. */
+  queriesOnly?: boolean;
+}
+
+interface Payload {
+  data?: unknown;
+  errors?: ErrorJson[];
+}
+
+/** Thrown out of the transaction to roll back an operation that wrote and failed. */
+class Rollback extends Error {
+  constructor(readonly payload: Payload) {
+    super('rollback');
+  }
+}
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_CACHED_OPERATIONS = 1000;
+
+function prepare(api: ServedApi, query: string): PreparedOperation {
+  const hit = api.operations.get(query);
+  if (hit) return hit;
+  let prepared: PreparedOperation;
+  try {
+    const document = parse(query);
+    const errors = validate(api.schema, document);
+    prepared = errors.length ? { errors } : { document };
+  } catch (e) {
+    if (!(e instanceof GraphQLError)) throw e;
+    prepared = { errors: [e], syntax: true };
+  }
+  if (api.operations.size >= MAX_CACHED_OPERATIONS) api.operations.clear();
+  api.operations.set(query, prepared);
+  return prepared;
+}
+
+export function errorBody(message: string): string {
+  return JSON.stringify({ errors: [{ message }] });
+}
+
+export async function runGraphql(
+  service: QueryService,
+  authorization: string | undefined,
+  request: GraphqlRequest,
+  opts: RunOptions = {},
+): Promise<GraphqlAnswer> {
+  if (!authorization || authorization.trim() === '') return { status: 401, body: errorBody('Missing authorization header.') };
+  if (!secretFromHeader(authorization)) return { status: 401, body: errorBody('Invalid authorization header.') };
+  const { query, variables, operationName } = request;
+  if (typeof query !== 'string' || query.trim() === '')
+    return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: 'No query was given: the request needs a `query`.' }] }) };
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))
+    return { status: 400, body: errorBody('`variables` must be an object.') };
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    return { status: 400, body: errorBody('`operationName` must be a string.') };
+
+  try {
+    const run = await service.transact(
+      authorization,
+      async (ctx): Promise<Payload> => {
+        const api = await apiFor(ctx.txn, ctx.scope.db);
+        if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
+        const prepared = prepare(api, query);
+        if (prepared.errors)
+          return { data: null, errors: prepared.errors.map((e) => (prepared.syntax ? syntaxError(e) : validationError(e))) };
+        const document = prepared.document!;
+        if (opts.queriesOnly) {
+          const op = getOperationAST(document, (operationName as string | undefined) ?? undefined);
+          if (op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
+        }
+        const rc = new GqlContext(ctx, api.model);
+        const result = await execute({
+          schema: api.schema,
+          document,
+          contextValue: rc,
+          variableValues: (variables as Record<string, unknown> | null | undefined) ?? undefined,
+          operationName: (operationName as string | null | undefined) ?? undefined,
+        });
+        const errors = result.errors ?? [];
+        for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;
+        if (!('data' in result) || result.data === undefined) return { data: null, errors: errors.map(requestError) };
+        const payload: Payload = { data: result.data };
+        if (errors.length) payload.errors = errors.map(executionError);
+        if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
+        return payload;
+      },
+      { timeoutMs: opts.timeoutMs },
+    );
+    return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics };
+  } catch (e) {
+    if (e instanceof Rollback) return { status: 200, body: responseJson(e.payload, 0n) };
+    if (e instanceof HttpFailure) return { status: e.status, body: errorBody(e.message) };
+    if (e instanceof ProtocolError) {
+      if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
+      return { status: e.status, body: errorBody(e.description) };
+    }
+    if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
+    if (e instanceof SchemaImportError)
+      return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: `The stored GraphQL schema cannot be served: ${e.message} Import a schema again.` }] }) };
+    if (e instanceof QueryError)
+      return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
+    throw e;
+  }
+}
+
+/** Errors that stop an operation before it runs (variable coercion, unknown operation name). */
+function requestError(e: GraphQLError): ErrorJson {
+  const out = validationError(e);
+  return out;
+}

@@ -1,0 +1,135 @@
+// HTTP handlers of the GraphQL API (graphql.md A.1): POST|GET /graphql (JSON `{data, errors}`;
+// GraphQL-level failures are HTTP 200) and POST /import (raw SDL in, text/plain out). The work is
+// in src/graphql/; these only read requests and shape answers.
+
+import type { QueryService } from '../fql/api';
+import { errorBody, runGraphql, type GraphqlAnswer, type GraphqlRequest } from '../graphql/execute';
+import { importSchema, type ImportMode } from '../graphql/importer';
+import { parseJson } from '../wire/json';
+import type { JsonValue } from '../wire/expr';
+import { BodyTooLarge, type RequestContext } from './context';
+import { parseQueryHeaders } from './headers';
+import { BODY_LIMIT } from './query';
+import type { Outcome } from './responses';
+import type { Handler } from './router';
+
+const JSON_TYPE = 'application/json;charset=utf-8';
+const TEXT_TYPE = 'text/plain;charset=utf-8';
+
+/** `X-Schema-Preview` codes: the partial-update preview was promoted, so it is accepted and ignored. */
+const PREVIEW_CODES: ReadonlySet<string> = new Set(['partial-update-mutation']);
+
+function badPreview(ctx: RequestContext): string | undefined {
+  const header = ctx.headers['x-schema-preview'];
+  if (header === undefined) return undefined;
+  for (const code of header.split(/[\s,]+/).filter(Boolean))
+    if (!PREVIEW_CODES.has(code)) return `Invalid schema preview code: '${code}'.`;
+  return undefined;
+}
+
+function json(status: number, body: string, extra?: Partial<Outcome>): Outcome {
+  return { status, body, ...extra, headers: { 'content-type': JSON_TYPE } };
+}
+
+function text(status: number, body: string): Outcome {
+  return { status, body, headers: { 'content-type': TEXT_TYPE } };
+}
+
+/** JSON with exact integers: numbers beyond 2^53 stay bigints (for Long), objects become plain. */
+function plain(j: JsonValue): unknown {
+  if (typeof j === 'bigint') return Number.isSafeInteger(Number(j)) ? Number(j) : j;
+  if (Array.isArray(j)) return j.map(plain);
+  if (j instanceof Map) {
+    const out: Record<string, unknown> = {};
+    // defineProperty: a `__proto__` key is data, not the object's prototype.
+    for (const [k, v] of j) Object.defineProperty(out, k, { value: plain(v), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return j;
+}
+
+function timeoutOf(ctx: RequestContext): number | undefined {
+  try {
+    return parseQueryHeaders(ctx.headers).timeoutMs;
+  } catch {
+    return undefined;
+  }
+}
+
+async function answer(service: QueryService, ctx: RequestContext, request: GraphqlRequest, queriesOnly: boolean): Promise<Outcome> {
+  const preview = badPreview(ctx);
+  if (preview) return json(400, errorBody(preview));
+  const started = process.hrtime.bigint();
+  let a: GraphqlAnswer;
+  try {
+    a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx) });
+  } catch (err) {
+    console.error('flora: internal error in /graphql:', err);
+    return json(500, errorBody(`Internal server error: ${(err as Error).message}`));
+  }
+  const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
+  return json(a.status, a.body, { txnTime: a.txnTime, metrics: a.metrics, queryTimeMs });
+}
+
+export function graphqlHandlers(service: QueryService): { post: Handler; get: Handler; importSchema: Handler } {
+  return {
+    post: async (ctx) => {
+      let body: string;
+      try {
+        body = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
+      } catch (err) {
+        if (err instanceof BodyTooLarge) return json(413, errorBody('The request body is too large.'));
+        throw err;
+      }
+      const type = (ctx.headers['content-type'] ?? '').toLowerCase();
+      let request: GraphqlRequest;
+      if (type.startsWith('application/graphql')) request = { query: body, operationName: ctx.query.get('operationName') ?? undefined };
+      else if (body.trim() === '') request = { query: undefined };
+      else {
+        let parsed: unknown;
+        try {
+          parsed = plain(parseJson(body));
+        } catch {
+          return json(400, errorBody('The request body is not valid JSON.'));
+        }
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+          return json(400, errorBody('The request body must be a JSON object with a `query`.'));
+        request = parsed as GraphqlRequest;
+      }
+      return answer(service, ctx, request, false);
+    },
+    get: async (ctx) => {
+      const variables = ctx.query.get('variables');
+      let parsed: unknown;
+      if (variables) {
+        try {
+          parsed = plain(parseJson(variables));
+        } catch {
+          return json(400, errorBody('The `variables` parameter is not valid JSON.'));
+        }
+      }
+      return answer(service, ctx, { query: ctx.query.get('query') ?? undefined, variables: parsed, operationName: ctx.query.get('operationName') ?? undefined }, true);
+    },
+    importSchema: async (ctx) => {
+      const preview = badPreview(ctx);
+      if (preview) return text(400, preview);
+      const mode = ctx.query.get('mode') ?? 'merge';
+      if (mode !== 'merge' && mode !== 'replace' && mode !== 'override')
+        return text(400, `Invalid mode '${mode}': use merge, replace or override.`);
+      let body: string;
+      try {
+        body = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
+      } catch (err) {
+        if (err instanceof BodyTooLarge) return text(413, 'The schema is too large.');
+        throw err;
+      }
+      try {
+        const a = await importSchema(service, ctx.headers.authorization, body, mode as ImportMode);
+        return text(a.status, a.body);
+      } catch (err) {
+        console.error('flora: internal error in /import:', err);
+        return text(500, `Internal server error: ${(err as Error).message}`);
+      }
+    },
+  };
+}
