@@ -165,22 +165,12 @@ function opField(op: GOp, model: GModel, pages: Set<string>): string {
   const node = op.node as FieldDefinitionNode | undefined;
   const userDoc = node ? description(node) : undefined;
 
-  if (op.generated && !node) {
-    switch (op.generated) {
-      case 'findByID':
-        return line(`Find a document from the collection of '${T}' by its id.`, op.name, [idArg], T!);
-      case 'list':
-        pages.add(T!);
-        return line(undefined, op.name, PAGE_ARGS, `${pageName(T!)}!`);
-      case 'create':
-        return line(`Create a new document in the collection of '${T}'`, op.name, [dataArg(`${T}Input`)], `${T}!`);
-      case 'update':
-        return line(`Update an existing document in the collection of '${T}'`, op.name, [idArg, dataArg(`${T}Input`)], T!);
-      case 'delete':
-        return line(`Delete an existing document in the collection of '${T}'`, op.name, [idArg], T!);
-    }
-  }
-  switch (op.kind) {
+  // A generated UDF resolver without a declaration is printed like the operation it stands for.
+  const kind = op.generated && !node ? op.generated : op.kind;
+  switch (kind) {
+    case 'list':
+      pages.add(T!);
+      return line(undefined, op.name, PAGE_ARGS, `${pageName(T!)}!`);
     case 'findByID':
       return line(`Find a document from the collection of '${T}' by its id.`, op.name, [idArg], T!);
     case 'create':
