@@ -20,12 +20,28 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
     }
     case 'array': {
       const out: Value[] = new Array(e.items.length);
-      for (let i = 0; i < e.items.length; i++) out[i] = await evalExpr(e.items[i], env, ctx);
+      let failed: QueryError[] | undefined;
+      for (let i = 0; i < e.items.length; i++) {
+        try {
+          out[i] = await evalExpr(e.items[i], env, ctx);
+        } catch (err) {
+          (failed ??= []).push(elementError(err));
+        }
+      }
+      if (failed) throw QueryError.accumulate(failed);
       return out;
     }
     case 'object': {
       const out = new Map<string, Value>();
-      for (const [k, x] of e.entries) out.set(k, await evalExpr(x, env, ctx));
+      let failed: QueryError[] | undefined;
+      for (const [k, x] of e.entries) {
+        try {
+          out.set(k, await evalExpr(x, env, ctx));
+        } catch (err) {
+          (failed ??= []).push(elementError(err));
+        }
+      }
+      if (failed) throw QueryError.accumulate(failed);
       return out;
     }
     case 'let': {
@@ -38,6 +54,12 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
     case 'call':
       return evalCall(e, env, ctx);
   }
+}
+
+/** Errors of literal elements accumulate (fql-v4.md §1.7); anything else (a timeout) stops at once. */
+function elementError(err: unknown): QueryError {
+  if (err instanceof QueryError) return err;
+  throw err;
 }
 
 function evalCall(call: CallExpr, env: Env, ctx: EvalContext): Promise<Value> {

@@ -24,7 +24,7 @@ function queryErrorJson(e: QueryError): string {
 }
 
 export function queryErrorBody(e: QueryError): string {
-  return `{"errors":[${queryErrorJson(e)}]}`;
+  return `{"errors":[${[e, ...e.also].map(queryErrorJson).join(',')}]}`;
 }
 
 export function protocolErrorBody(e: Pick<ProtocolError, 'code' | 'description'>): string {

@@ -23,6 +23,17 @@ export class QueryError extends Error {
     super(`${code}: ${description}`);
   }
 
+  /** Further errors reported after this one (the elements of an array or object literal, fql-v4.md §1.7). */
+  also: QueryError[] = [];
+
+  /** The first of several errors, carrying the others. */
+  static accumulate(list: QueryError[]): QueryError {
+    const [first, ...rest] = list;
+    first.also = [...first.also, ...rest.flatMap((e) => [e, ...e.also])];
+    for (const e of rest) e.also = [];
+    return first;
+  }
+
   at(position: Position): QueryError {
     this.position = position;
     return this;

@@ -88,6 +88,8 @@ define('call', async (call, env, ctx) => {
     return await ctx.within({ scope }, () => applyLambda(rebase(body), [args], ctx, call.pos));
   } catch (e) {
     if (!(e instanceof QueryError) || e.code === 'stack overflow') throw e;
-    throw new QueryError('call error', 'Calling the function resulted in an error.', call.pos, 400, undefined, [e]);
+    const cause = [e, ...e.also];
+    e.also = [];
+    throw new QueryError('call error', 'Calling the function resulted in an error.', call.pos, 400, undefined, cause);
   }
 });
