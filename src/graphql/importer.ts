@@ -53,7 +53,21 @@ function mayImport(scope: Scope): boolean {
   return !usesRoles(scope) && (scope.role === 'admin' || scope.role === 'server');
 }
 
-export async function importSchema(
+/** Imports run one at a time in this process: each takes several transactions, which must not interleave. */
+let importQueue: Promise<unknown> = Promise.resolve();
+
+export function importSchema(
+  service: QueryService,
+  authorization: string | undefined,
+  text: string,
+  mode: ImportMode,
+): Promise<ImportAnswer> {
+  const turn = importQueue.then(() => importNow(service, authorization, text, mode));
+  importQueue = turn.catch(() => undefined);
+  return turn;
+}
+
+async function importNow(
   service: QueryService,
   authorization: string | undefined,
   text: string,

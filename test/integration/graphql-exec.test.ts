@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import faunadb, { query as q, values } from 'faunadb';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { ClientPool, httpRequest, rawQuery, startFlora, type FloraProcess } from '../helpers/server';
-import { fails, gql, mustImport, ok } from './graphqlHelpers';
+import { fails, gql, mustImport, ok } from '../helpers/graphql';
 
 let srv: FloraProcess;
 let pool: ClientPool;

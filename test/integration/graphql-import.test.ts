@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q, values } from 'faunadb';
 import { ClientPool, httpRequest, startFlora, type FloraProcess } from '../helpers/server';
-import { fails, freePort, gql, importSchema, mustImport, ok } from './graphqlHelpers';
+import { fails, freePort, gql, importSchema, mustImport, ok } from '../helpers/graphql';
 
 let srv: FloraProcess;
 let pool: ClientPool;
@@ -320,5 +320,18 @@ describe('GraphQL-only port (FLORA_GRAPHQL_PORT)', () => {
     } finally {
       await own.stop();
     }
+  });
+});
+
+describe('concurrent imports', () => {
+  test('imports into one database run one after the other: merges of different types both land', async () => {
+    const { secret, client } = await freshDb();
+    const sdls = ['type Apple { name: String }', 'type Pear { name: String }', 'type Plum { name: String }'];
+    const answers = await Promise.all(sdls.map((sdl) => importSchema(srv.url, secret, sdl)));
+    for (const a of answers) assert.equal(a.status, 200, a.body);
+    const names = ((await client.query(q.Paginate(q.Collections()))) as { data: values.Ref[] }).data.map((r) => r.id).sort();
+    assert.deepEqual(names, ['Apple', 'Pear', 'Plum']);
+    const types = await ok<{ __schema: { types: { name: string }[] } }>(srv.url, secret, '{ __schema { types { name } } }');
+    for (const t of ['Apple', 'Pear', 'Plum']) assert.ok(types.__schema.types.some((x) => x.name === t), t);
   });
 });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q, values } from 'faunadb';
 import { ClientPool, startFlora, type FloraProcess } from '../helpers/server';
-import { fails, mustImport, ok } from './graphqlHelpers';
+import { fails, mustImport, ok } from '../helpers/graphql';
 
 let srv: FloraProcess;
 let pool: ClientPool;

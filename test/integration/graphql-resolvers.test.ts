@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import faunadb, { query as q } from 'faunadb';
 import { ClientPool, startFlora, type FloraProcess } from '../helpers/server';
-import { fails, gql, mustImport, ok } from './graphqlHelpers';
+import { fails, gql, importSchema, mustImport, ok } from '../helpers/graphql';
 
 let srv: FloraProcess;
 let pool: ClientPool;
@@ -179,9 +179,7 @@ describe('@generateUDFResolvers', () => {
 
   test('is refused on a type involved in a relationship', async () => {
     const { secret } = await freshDb();
-    const res = await import('./graphqlHelpers').then((h) =>
-      h.importSchema(srv.url, secret, 'type Cat @generateUDFResolvers { name: String!  owner: Owner }\ntype Owner { cats: [Cat] @relation }'),
-    );
+    const res = await importSchema(srv.url, secret, 'type Cat @generateUDFResolvers { name: String!  owner: Owner }\ntype Owner { cats: [Cat] @relation }');
     assert.equal(res.status, 400);
     assert.match(res.body, /@generateUDFResolvers cannot be used on the type 'Cat'/);
   });

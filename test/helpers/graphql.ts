@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
-import { httpRequest, type RawResponse } from '../helpers/server';
+import { httpRequest, type RawResponse } from './server';
 
 export interface GqlError {
   message: string;
