@@ -6,7 +6,8 @@ import { startServer } from '../server/server';
 const USAGE = `Usage: flora <command> [options]
 
 Commands:
-  start      Start the server (HTTP/1.1 and HTTP/2 on one port)
+  start        Start the server (HTTP/1.1 and HTTP/2 on one port)
+  export-logs  Export the query log of a time range (see 'flora export-logs --help')
 
 Options for start (flags win over environment variables):
 ${configHelp()}
@@ -21,6 +22,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === 'export-logs') return (await import('../logs/cli')).exportLogs(rest); // query-log export client
   if (command !== 'start') {
     process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);
     return 2;
@@ -48,9 +50,19 @@ async function start(args: readonly string[]): Promise<number> {
   const { createFlora } = await import('../flora');
   const service = await createFlora(config);
   let server;
+  const { LogSystem } = await import('../logs/index'); // query log + log-export API
+  let logs;
   try {
-    server = await startServer(service, config);
+    logs = await LogSystem.open(config, service);
   } catch (err) {
+    await service.close().catch(() => undefined);
+    process.stderr.write(`flora: cannot open the query log: ${(err as Error).message}\n`);
+    return 1;
+  }
+  try {
+    server = await startServer(service, config, { logs });
+  } catch (err) {
+    await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);
     process.stderr.write(`flora: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
     return 1;

@@ -35,6 +35,8 @@ export interface QueryResult {
   metrics?: QueryMetrics;
   /** Extra response headers (e.g. WWW-Authenticate on 401). */
   headers?: Record<string, string>;
+  /** The database the request authenticated into (absent when it did not): for the query log. */
+  database?: { id: bigint; path: string[] };
 }
 
 export interface QueryService {
@@ -59,6 +61,19 @@ export interface FloraConfig {
   port: number;
   dataDir: string;
   rootSecret: string;
+  // --- query log and log export (src/logs; defaults in src/config.ts) ---
+  /** '' = `<dataDir>/logs`. */
+  logDir?: string;
+  regionGroup?: string;
+  logRetentionDays?: number;
+  logQueries?: boolean;
+  logFlushMs?: number;
+  logBufferMb?: number;
+  logUrlTtlSeconds?: number;
+  logExportTimeoutSeconds?: number;
+  /** Base of presigned URLs; '' = from the request's Host header. */
+  publicUrl?: string;
+  // --- end query log ---
 }
 
 export interface TransactOptions {

@@ -2,12 +2,14 @@
 // /api/v1/logs…) are one `add` each.
 
 import type { QueryService } from '../fql/api';
+import type { LogSystem } from '../logs/index';
+import { isLogsPath, logsApi } from './logsApi';
 import { ping } from './ping';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
 
-export function buildRouter(service: QueryService): Router {
+export function buildRouter(service: QueryService, logs?: LogSystem): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
   return new Router()
@@ -15,5 +17,6 @@ export function buildRouter(service: QueryService): Router {
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
     .add('/linearized', { POST: query.post })
     .add('/ping', { GET: ping, HEAD: ping })
-    .add('/tokens/self', { GET: self, HEAD: self, POST: self });
+    .add('/tokens/self', { GET: self, HEAD: self, POST: self })
+    .add(isLogsPath, logsApi(service, logs)); // log-export API; 404 when the server runs without logs
 }

@@ -6,6 +6,10 @@ import { BodyTooLarge, ClientClosed, createExchange, type HttpResponse, type Req
 import { corsHeaders, isPreflight, preflightHeaders } from './cors';
 import { responseTraceparent } from './headers';
 import { listen } from './listener';
+import type { LogSystem } from '../logs/index';
+import { NO_LOGGER } from '../logs/types';
+import { isDownloadPath, serveDownload } from './logsDownload';
+import { logOutcome } from './logsHook';
 import {
   BUILD,
   CONTENT_TYPE,
@@ -27,11 +31,23 @@ export interface RunningServer {
   forceClose(): void;
 }
 
+export interface ServerOptions {
+  /**
+   * The query log and the log-export API (src/logs). Without it nothing is logged and
+   * /api/v1/logs answers 404. Closed by close() after the last request (so every request is logged).
+   */
+  logs?: LogSystem;
+}
+
 export async function startServer(
   service: QueryService,
   config: Pick<FloraConfig, 'host' | 'port'>,
+  opts: ServerOptions = {},
 ): Promise<RunningServer> {
-  const router = buildRouter(service);
+  const { logs } = opts;
+  // Routes that answer outside the Outcome path (e.g. streams) log through `logs.logger` themselves.
+  const logger = logs?.logger ?? NO_LOGGER;
+  const router = buildRouter(service, logs);
 
   const handle = async (ctx: RequestContext): Promise<Outcome> => {
     try {
@@ -73,12 +89,27 @@ export async function startServer(
       return;
     }
     const { ctx, send } = exchange;
+    const startedMs = Date.now();
+    // Presigned log-export downloads stream a file: they bypass the JSON Outcome path.
+    if (logs && isDownloadPath(ctx.path)) {
+      void serveDownload(logs, ctx, res, logger, startedMs);
+      return;
+    }
     handle(ctx)
-      .then((outcome) => send(finalize(ctx, outcome)))
+      .then((outcome) => {
+        const response = finalize(ctx, outcome);
+        const doneMs = Date.now(); // the record's TS: before the client can have the answer
+        send(response);
+        logOutcome(logger, ctx, outcome, response, startedMs, doneMs); // query log: after the response is out
+      })
       .catch((err: unknown) => {
         console.error('flora: cannot write response:', err);
         try {
-          send(finalize(ctx, internalError(err)));
+          const outcome = internalError(err);
+          const response = finalize(ctx, outcome);
+          const doneMs = Date.now();
+          send(response);
+          logOutcome(logger, ctx, outcome, response, startedMs, doneMs);
         } catch {
           res.destroy();
         }
@@ -86,12 +117,17 @@ export async function startServer(
   });
 
   const { address: host, port } = listener.address;
+  const address = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (logs) logs.serverAddress = address;
   let closed: Promise<void> | undefined;
   return {
-    address: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    address,
     port,
     close: () => {
-      closed ??= listener.close().then(() => service.close());
+      closed ??= listener
+        .close()
+        .then(() => logs?.close())
+        .then(() => service.close());
       return closed;
     },
     forceClose: () => listener.destroyAll(),

@@ -1,0 +1,217 @@
+// The asynchronous, batched writer of the query log. append() is synchronous, cheap and never
+// throws: it queues a line, and a background loop appends queued lines to the hour's file every
+// `flushMs` (sooner once `batchBytes` are waiting). Memory is bounded: when the queue plus the batch
+// being written would exceed `maxBufferBytes` (the disk cannot keep up), new lines are dropped and
+// counted instead of slowing requests down. A failed write is counted too and never surfaces to a
+// request.
+
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileNameOfHour } from './files';
+
+export interface WriterOptions {
+  dir: string;
+  /** Longest a line waits before it is written (ms). */
+  flushMs: number;
+  /** Queued plus in-flight bytes beyond which new lines are dropped. */
+  maxBufferBytes: number;
+  /** Queued bytes that start a write before flushMs is up. Default 1 MiB (or the buffer / 4). */
+  batchBytes?: number;
+  /** Where drop and write-failure warnings go (rate-limited). Default: stderr. */
+  warn?: (message: string) => void;
+}
+
+export interface WriterStats {
+  /** Lines appended to files. */
+  written: number;
+  /** Lines refused because the buffer was full (or the writer closed). */
+  dropped: number;
+  /** Lines lost to write errors. */
+  failed: number;
+  /** Bytes waiting or being written right now. */
+  bufferedBytes: number;
+  /** The most bytes ever waiting or being written at once. */
+  peakBufferedBytes: number;
+}
+
+const WARN_EVERY_MS = 60_000;
+
+export class LogWriter {
+  private lines: string[] = [];
+  private hours: string[] = [];
+  private queuedBytes = 0;
+  private inFlightBytes = 0;
+  /** Lines accepted so far / lines whose write finished (successfully or not). */
+  private accepted = 0;
+  private processed = 0;
+  private waiters: { upTo: number; resolve: () => void }[] = [];
+  private draining: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private file: { hour: string; fh: FileHandle } | undefined;
+  private dirReady = false;
+  private lastWarning = 0;
+  private readonly batchBytes: number;
+  private readonly stat: WriterStats = { written: 0, dropped: 0, failed: 0, bufferedBytes: 0, peakBufferedBytes: 0 };
+
+  constructor(private readonly opts: WriterOptions) {
+    this.batchBytes = opts.batchBytes ?? Math.min(1024 * 1024, Math.max(1, Math.floor(opts.maxBufferBytes / 4)));
+  }
+
+  /** Queues one line (without newline) for the hour file `hourKey` (`YYYY-MM-DDTHH`). False if dropped. */
+  append(line: string, hourKey: string): boolean {
+    const bytes = line.length + 1;
+    if (this.closed || this.queuedBytes + this.inFlightBytes + bytes > this.opts.maxBufferBytes) {
+      this.stat.dropped++;
+      this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: the log disk is not keeping up`);
+      return false;
+    }
+    this.lines.push(line);
+    this.hours.push(hourKey);
+    this.queuedBytes += bytes;
+    this.accepted++;
+    const buffered = this.queuedBytes + this.inFlightBytes;
+    if (buffered > this.stat.peakBufferedBytes) this.stat.peakBufferedBytes = buffered;
+    if (this.queuedBytes >= this.batchBytes) this.kick();
+    else if (!this.timer && !this.draining) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.kick();
+      }, this.opts.flushMs);
+      this.timer.unref();
+    }
+    return true;
+  }
+
+  /** Resolves once every line appended before the call has been written (or has failed). */
+  flush(): Promise<void> {
+    const upTo = this.accepted;
+    if (this.processed >= upTo) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+    this.kick();
+    return done;
+  }
+
+  stats(): WriterStats {
+    return { ...this.stat, bufferedBytes: this.queuedBytes + this.inFlightBytes };
+  }
+
+  /** Writes what is queued, refuses further lines, closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    await this.draining;
+    await this.closeFile(true);
+  }
+
+  private kick(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (!this.draining) {
+      this.draining = this.drain().finally(() => {
+        this.draining = undefined;
+        // Lines that arrived during the last write wait for the timer (or the next batch), unless
+        // someone is waiting for them.
+        if (this.lines.length && (this.waiters.length || this.queuedBytes >= this.batchBytes)) this.kick();
+        else if (this.lines.length && !this.timer) {
+          this.timer = setTimeout(() => {
+            this.timer = undefined;
+            this.kick();
+          }, this.opts.flushMs);
+          this.timer.unref();
+        }
+      });
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.lines.length) {
+      const lines = this.lines;
+      const hours = this.hours;
+      this.lines = [];
+      this.hours = [];
+      this.inFlightBytes = this.queuedBytes;
+      this.queuedBytes = 0;
+      // Consecutive lines of the same hour go out in one write.
+      let start = 0;
+      for (let i = 1; i <= lines.length; i++) {
+        if (i === lines.length || hours[i] !== hours[start]) {
+          await this.write(hours[start], lines, start, i);
+          start = i;
+        }
+      }
+      this.inFlightBytes = 0;
+      this.processed += lines.length;
+      this.wake();
+      if (!this.waiters.length && this.queuedBytes < this.batchBytes) break;
+    }
+  }
+
+  private wake(): void {
+    if (!this.waiters.length) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) (w.upTo <= this.processed ? w.resolve() : still.push(w));
+    this.waiters = still;
+  }
+
+  private async write(hour: string, lines: string[], from: number, to: number): Promise<void> {
+    let data = '';
+    for (let i = from; i < to; i++) data += `${lines[i]}\n`;
+    try {
+      const fh = await this.fileFor(hour);
+      await fh.appendFile(data, 'utf8');
+      this.stat.written += to - from;
+    } catch (err) {
+      this.stat.failed += to - from;
+      this.warn(`query log: cannot write ${path.join(this.opts.dir, fileNameOfHour(hour))}: ${(err as Error).message}`);
+      await this.closeFile(false);
+    }
+  }
+
+  private async fileFor(hour: string): Promise<FileHandle> {
+    if (this.file?.hour === hour) return this.file.fh;
+    await this.closeFile(false);
+    if (!this.dirReady) {
+      await mkdir(this.opts.dir, { recursive: true });
+      this.dirReady = true;
+    }
+    const fh = await open(path.join(this.opts.dir, fileNameOfHour(hour)), 'a+');
+    try {
+      // A crash can leave a torn last line; start on a fresh line so that the next record stays whole.
+      const { size } = await fh.stat();
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await fh.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) await fh.appendFile('\n');
+      }
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      throw err;
+    }
+    this.file = { hour, fh };
+    return fh;
+  }
+
+  private async closeFile(sync: boolean): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    if (!file) return;
+    try {
+      if (sync) await file.fh.datasync();
+    } catch {
+      // best effort
+    }
+    await file.fh.close().catch(() => undefined);
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = now;
+    (this.opts.warn ?? ((m: string) => console.error(`flora: ${m}`)))(message);
+  }
+}
