@@ -55,6 +55,8 @@ export function logSettings(config: FloraConfig, env: NodeJS.ProcessEnv = proces
 
 /** The RequestLogger that writes records through a LogWriter. */
 export class QueryLog implements RequestLogger {
+  /** Off: records are not even built (bench/logs.ts compares the two on one server). */
+  enabled = true;
   private hourStart = 0;
   private hourKey = '';
   private failures = 0;
@@ -65,6 +67,7 @@ export class QueryLog implements RequestLogger {
   ) {}
 
   log(entry: RequestLogEntry): void {
+    if (!this.enabled) return;
     try {
       const ts = entry.ts ?? Date.now();
       this.writer.append(buildRecord(entry, ts, this.record), this.hourOf(ts));

@@ -9,16 +9,20 @@ import type { Redactor } from './redact';
 import { shapeFql } from './shape';
 import { API_VERSIONS } from '../server/headers';
 
-let lastMs = NaN;
-let lastTs = '';
+let lastSecond = NaN;
+let secondPrefix = '';
 
 /** `YYYY-MM-DD HH:mm:ss.SSS Z` in UTC: sorts as text in time order. */
 export function formatTs(ms: number): string {
-  if (ms === lastMs) return lastTs; // many records share a millisecond under load
-  const iso = new Date(ms).toISOString(); // YYYY-MM-DDTHH:mm:ss.SSSZ
-  lastMs = ms;
-  lastTs = `${iso.slice(0, 10)} ${iso.slice(11, 23)} Z`;
-  return lastTs;
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    // Many records share a second: its `YYYY-MM-DD HH:mm:ss.` is made once.
+    const iso = new Date(second * 1000).toISOString(); // YYYY-MM-DDTHH:mm:ss.000Z
+    secondPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 20)}`;
+    lastSecond = second;
+  }
+  const milli = ms - second * 1000;
+  return `${secondPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli} Z`;
 }
 
 export const TS_LENGTH = 25;
@@ -28,40 +32,43 @@ export interface RecordOptions {
   redactor: Redactor;
 }
 
-/** The stored line (no newline) of one request logged at `nowMs`. */
+const int = (n: number | undefined): number => (n !== undefined && Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0);
+
+/**
+ * The stored line (no newline) of one request logged at `nowMs`. Written out by hand rather than
+ * with JSON.stringify of an object: this runs for every request.
+ */
 export function buildRecord(entry: RequestLogEntry, nowMs: number, opts: RecordOptions): string {
   const m = entry.metrics;
-  const record = {
-    API_VERSION: entry.apiVersion !== undefined && API_VERSIONS.includes(entry.apiVersion) ? entry.apiVersion : '4',
-    BYTES_IN: entry.bytesIn,
-    BYTES_OUT: entry.bytesOut,
-    BYTE_READ_OPS: m?.byteReadOps ?? 0,
-    BYTE_WRITE_OPS: m?.byteWriteOps ?? 0,
-    COMPUTE_OPS: m?.computeOps ?? 0,
-    DATABASE: entry.database ? [opts.regionGroup, ...entry.database.path] : [],
-    FQL_SHAPE: entry.fqlShape ?? (entry.fql !== undefined ? shapeFql(entry.fql) : ''),
-    QUERY_TIME_MS: Math.max(0, Math.round(entry.queryTimeMs)),
-    RATE_LIMITS_HIT: [] as string[],
-    REGION_GROUP: opts.regionGroup,
-    REQUEST_HEADERS: opts.redactor.requestHeaders(entry.headers),
-    REQUEST_METHOD: entry.method,
-    RESPONSE_CODE: String(entry.status),
-    TAGS: tagsObject(entry.tags, opts.redactor),
-    TRACEPARENT: entry.traceparent ?? '',
-    TS: formatTs(nowMs),
-    TXN_RETRIES: m?.txnRetries ?? 0,
+  const apiVersion = entry.apiVersion !== undefined && API_VERSIONS.includes(entry.apiVersion) ? entry.apiVersion : '4';
+  const database = entry.database ? JSON.stringify([opts.regionGroup, ...entry.database.path]) : '[]';
+  const shape = entry.fqlShape ?? (entry.fql !== undefined ? shapeFql(entry.fql) : '');
+  return (
+    `{"API_VERSION":"${apiVersion}","BYTES_IN":${int(entry.bytesIn)},"BYTES_OUT":${int(entry.bytesOut)}` +
+    `,"BYTE_READ_OPS":${int(m?.byteReadOps)},"BYTE_WRITE_OPS":${int(m?.byteWriteOps)},"COMPUTE_OPS":${int(m?.computeOps)}` +
+    `,"DATABASE":${database},"FQL_SHAPE":${JSON.stringify(shape)},"QUERY_TIME_MS":${int(entry.queryTimeMs)}` +
+    `,"RATE_LIMITS_HIT":[],"REGION_GROUP":${JSON.stringify(opts.regionGroup)}` +
+    `,"REQUEST_HEADERS":${opts.redactor.requestHeadersLiteral(entry.headers)},"REQUEST_METHOD":${JSON.stringify(entry.method)}` +
+    `,"RESPONSE_CODE":"${int(entry.status)}","TAGS":${tagsJson(entry.tags, opts.redactor)}` +
+    `,"TRACEPARENT":${JSON.stringify(entry.traceparent ?? '')},"TS":"${formatTs(nowMs)}","TXN_RETRIES":${int(m?.txnRetries)}` +
     // Always present (empty when none), so that the last `_db` of a line is never a tag's.
-    _db: entry.database ? String(entry.database.id) : '',
-  };
-  return JSON.stringify(record);
+    `,"_db":"${entry.database ? entry.database.id : ''}"}`
+  );
 }
 
-function tagsObject(tags: RequestLogEntry['tags'], redactor: Redactor): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!tags) return out;
-  const pairs = Array.isArray(tags) ? tags : Object.entries(tags);
-  for (const [k, v] of pairs as [string, string][]) out[redactor.scrub(k)] = redactor.scrub(v);
-  return out;
+function tagsJson(tags: RequestLogEntry['tags'], redactor: Redactor): string {
+  if (!tags) return '{}';
+  const pairs = (Array.isArray(tags) ? tags : Object.entries(tags)) as [string, string][];
+  if (pairs.length === 0) return '{}';
+  const seen = new Set<string>();
+  let out = '';
+  for (const [k, v] of pairs) {
+    const key = redactor.scrub(k);
+    if (seen.has(key)) continue; // an object has each key once (the validated header never repeats one)
+    seen.add(key);
+    out += `${out ? ',' : '{'}${JSON.stringify(key)}:${JSON.stringify(redactor.scrub(v))}`;
+  }
+  return `${out}}`;
 }
 
 const TS_KEY = '"TS":"';

@@ -15,6 +15,7 @@ export const LOGGED_HEADERS: readonly string[] = [
   'x-performance-hints',
 ];
 
+const LOGGED: ReadonlySet<string> = new Set(LOGGED_HEADERS);
 const HEADER_VALUE_MAX = 256;
 const HIDDEN = '***';
 
@@ -44,11 +45,13 @@ export class Redactor {
 
   /** REQUEST_HEADERS: a JSON object serialised as a string (log-export.md §B.3). */
   requestHeaders(headers: Readonly<Record<string, string>>): string {
+    return JSON.parse(this.requestHeadersLiteral(headers)) as string;
+  }
+
+  /** REQUEST_HEADERS as it appears in a record: the JSON string literal of requestHeaders(). */
+  requestHeadersLiteral(headers: Readonly<Record<string, string>>): string {
     let key = '';
-    for (const name of LOGGED_HEADERS) {
-      const value = headers[name];
-      if (value !== undefined) key += `${name}\u0000${value}\u0000`;
-    }
+    for (const name in headers) if (LOGGED.has(name)) key += `${name}\u0000${headers[name]}\u0000`;
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     const out: Record<string, string> = {};
@@ -58,9 +61,9 @@ export class Redactor {
       const clipped = value.length > HEADER_VALUE_MAX ? `${value.slice(0, HEADER_VALUE_MAX - 1)}…` : value;
       out[name.replace(/-/g, '_')] = this.scrub(clipped);
     }
-    const text = JSON.stringify(out);
+    const literal = JSON.stringify(JSON.stringify(out));
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(key, text);
-    return text;
+    this.cache.set(key, literal);
+    return literal;
   }
 }

@@ -292,10 +292,10 @@ export class ExportRunner {
     }
   }
 
-  /** Gives a request a new download URL: version + 1, valid for urlTtlMs. */
+  /** Gives a request in CreatingNewUrl a new download URL: version + 1, valid for urlTtlMs. */
   private async mint(id: string): Promise<void> {
     const job = this.jobs.get(id);
-    if (!job) return;
+    if (!job || job.state !== 'CreatingNewUrl') return; // minted already (two polls raced)
     try {
       await stat(this.fileOf(id));
     } catch {

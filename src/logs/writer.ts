@@ -1,9 +1,10 @@
 // The asynchronous, batched writer of the query log. append() is synchronous, cheap and never
-// throws: it queues a line, and a background loop appends queued lines to the hour's file every
-// `flushMs` (sooner once `batchBytes` are waiting). Memory is bounded: when the queue plus the batch
-// being written would exceed `maxBufferBytes` (the disk cannot keep up), new lines are dropped and
-// counted instead of slowing requests down. A failed write is counted too and never surfaces to a
-// request.
+// throws: it copies the line (UTF-8) into a chunk of a buffer, and a background loop appends the
+// queued chunks to the hour's file every `flushMs` (sooner once `batchBytes` are waiting). Lines live
+// off the JS heap from the moment they are appended, so a second's worth of records does not burden
+// the garbage collector. Memory is bounded: when the chunks queued plus the ones being written would
+// exceed `maxBufferBytes` (the disk cannot keep up), new lines are dropped and counted instead of
+// slowing requests down. A failed write is counted too and never surfaces to a request.
 
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -15,7 +16,7 @@ export interface WriterOptions {
   flushMs: number;
   /** Queued plus in-flight bytes beyond which new lines are dropped. */
   maxBufferBytes: number;
-  /** Queued bytes that start a write before flushMs is up. Default 1 MiB (or the buffer / 4). */
+  /** Queued bytes that start a write before flushMs is up. Default 256 KiB (or the buffer / 4). */
   batchBytes?: number;
   /** Where drop and write-failure warnings go (rate-limited). Default: stderr. */
   warn?: (message: string) => void;
@@ -28,17 +29,29 @@ export interface WriterStats {
   dropped: number;
   /** Lines lost to write errors. */
   failed: number;
-  /** Bytes waiting or being written right now. */
+  /** Bytes of the chunks waiting or being written right now. */
   bufferedBytes: number;
   /** The most bytes ever waiting or being written at once. */
   peakBufferedBytes: number;
 }
 
+interface Chunk {
+  /** `YYYY-MM-DDTHH`: every line of a chunk belongs to one hour file. */
+  hour: string;
+  buf: Buffer;
+  used: number;
+  lines: number;
+}
+
 const WARN_EVERY_MS = 60_000;
+/** Size of a chunk (a line longer than this gets a chunk of its own). */
+const CHUNK_BYTES = 64 * 1024;
+/** Written chunks kept for reuse. */
+const SPARE_CHUNKS = 8;
 
 export class LogWriter {
-  private lines: string[] = [];
-  private hours: string[] = [];
+  private queue: Chunk[] = [];
+  private spare: Buffer[] = [];
   private queuedBytes = 0;
   private inFlightBytes = 0;
   /** Lines accepted so far / lines whose write finished (successfully or not). */
@@ -55,31 +68,29 @@ export class LogWriter {
   private readonly stat: WriterStats = { written: 0, dropped: 0, failed: 0, bufferedBytes: 0, peakBufferedBytes: 0 };
 
   constructor(private readonly opts: WriterOptions) {
-    this.batchBytes = opts.batchBytes ?? Math.min(1024 * 1024, Math.max(1, Math.floor(opts.maxBufferBytes / 4)));
+    this.batchBytes = opts.batchBytes ?? Math.min(256 * 1024, Math.max(1, Math.floor(opts.maxBufferBytes / 4)));
   }
 
   /** Queues one line (without newline) for the hour file `hourKey` (`YYYY-MM-DDTHH`). False if dropped. */
   append(line: string, hourKey: string): boolean {
-    const bytes = line.length + 1;
-    if (this.closed || this.queuedBytes + this.inFlightBytes + bytes > this.opts.maxBufferBytes) {
-      this.stat.dropped++;
-      this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: the log disk is not keeping up`);
-      return false;
+    const bytes = Buffer.byteLength(line, 'utf8') + 1;
+    let chunk = this.queue.length ? this.queue[this.queue.length - 1] : undefined;
+    if (this.closed) return this.drop();
+    if (!chunk || chunk.hour !== hourKey || chunk.buf.length - chunk.used < bytes) {
+      const size = Math.max(CHUNK_BYTES, bytes);
+      if (this.queuedBytes + this.inFlightBytes + size > this.opts.maxBufferBytes) return this.drop();
+      chunk = { hour: hourKey, buf: (size === CHUNK_BYTES && this.spare.pop()) || Buffer.allocUnsafe(size), used: 0, lines: 0 };
+      this.queue.push(chunk);
+      this.queuedBytes += size;
+      const buffered = this.queuedBytes + this.inFlightBytes;
+      if (buffered > this.stat.peakBufferedBytes) this.stat.peakBufferedBytes = buffered;
     }
-    this.lines.push(line);
-    this.hours.push(hourKey);
-    this.queuedBytes += bytes;
+    chunk.used += chunk.buf.write(line, chunk.used, 'utf8');
+    chunk.buf[chunk.used++] = 0x0a;
+    chunk.lines++;
     this.accepted++;
-    const buffered = this.queuedBytes + this.inFlightBytes;
-    if (buffered > this.stat.peakBufferedBytes) this.stat.peakBufferedBytes = buffered;
     if (this.queuedBytes >= this.batchBytes) this.kick();
-    else if (!this.timer && !this.draining) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.kick();
-      }, this.opts.flushMs);
-      this.timer.unref();
-    }
+    else if (!this.timer && !this.draining) this.arm();
     return true;
   }
 
@@ -106,46 +117,57 @@ export class LogWriter {
     await this.closeFile(true);
   }
 
+  private drop(): false {
+    this.stat.dropped++;
+    this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: the log disk is not keeping up`);
+    return false;
+  }
+
+  private arm(): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.kick();
+    }, this.opts.flushMs);
+    this.timer.unref();
+  }
+
   private kick(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (!this.draining) {
-      this.draining = this.drain().finally(() => {
-        this.draining = undefined;
-        // Lines that arrived during the last write wait for the timer (or the next batch), unless
-        // someone is waiting for them.
-        if (this.lines.length && (this.waiters.length || this.queuedBytes >= this.batchBytes)) this.kick();
-        else if (this.lines.length && !this.timer) {
-          this.timer = setTimeout(() => {
-            this.timer = undefined;
-            this.kick();
-          }, this.opts.flushMs);
-          this.timer.unref();
-        }
-      });
-    }
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      // Lines that arrived during the last write wait for the timer (or the next batch), unless
+      // someone is waiting for them.
+      if (!this.queue.length) return;
+      if (this.waiters.length || this.queuedBytes >= this.batchBytes) this.kick();
+      else if (!this.timer) this.arm();
+    });
   }
 
   private async drain(): Promise<void> {
-    while (this.lines.length) {
-      const lines = this.lines;
-      const hours = this.hours;
-      this.lines = [];
-      this.hours = [];
+    while (this.queue.length) {
+      const chunks = this.queue;
+      this.queue = [];
       this.inFlightBytes = this.queuedBytes;
       this.queuedBytes = 0;
-      // Consecutive lines of the same hour go out in one write.
+      // Consecutive chunks of the same hour go out in one write.
       let start = 0;
-      for (let i = 1; i <= lines.length; i++) {
-        if (i === lines.length || hours[i] !== hours[start]) {
-          await this.write(hours[start], lines, start, i);
+      for (let i = 1; i <= chunks.length; i++) {
+        if (i === chunks.length || chunks[i].hour !== chunks[start].hour) {
+          await this.write(chunks.slice(start, i));
           start = i;
         }
       }
+      let lines = 0;
+      for (const c of chunks) {
+        lines += c.lines;
+        if (c.buf.length === CHUNK_BYTES && this.spare.length < SPARE_CHUNKS) this.spare.push(c.buf);
+      }
       this.inFlightBytes = 0;
-      this.processed += lines.length;
+      this.processed += lines;
       this.wake();
       if (!this.waiters.length && this.queuedBytes < this.batchBytes) break;
     }
@@ -158,15 +180,22 @@ export class LogWriter {
     this.waiters = still;
   }
 
-  private async write(hour: string, lines: string[], from: number, to: number): Promise<void> {
-    let data = '';
-    for (let i = from; i < to; i++) data += `${lines[i]}\n`;
+  private async write(chunks: Chunk[]): Promise<void> {
+    const hour = chunks[0].hour;
+    const lines = chunks.reduce((n, c) => n + c.lines, 0);
     try {
       const fh = await this.fileFor(hour);
-      await fh.appendFile(data, 'utf8');
-      this.stat.written += to - from;
+      let buffers = chunks.map((c) => c.buf.subarray(0, c.used));
+      // writev may write less than asked; continue where it stopped.
+      while (buffers.length) {
+        const { bytesWritten } = await fh.writev(buffers);
+        let left = bytesWritten;
+        while (buffers.length && left >= buffers[0].length) left -= buffers.shift()!.length;
+        if (buffers.length && left > 0) buffers[0] = buffers[0].subarray(left);
+      }
+      this.stat.written += lines;
     } catch (err) {
-      this.stat.failed += to - from;
+      this.stat.failed += lines;
       this.warn(`query log: cannot write ${path.join(this.opts.dir, fileNameOfHour(hour))}: ${(err as Error).message}`);
       await this.closeFile(false);
     }

@@ -131,8 +131,8 @@ class LogsApi {
     });
     // Checked again with no await in between: two concurrent requests with one token make one export.
     const same = job.idempotency_token && this.logs.jobs.findIdempotent(job.owner_db, job.idempotency_token, Date.now());
-    if (same && same.request_id !== job.request_id) return ok(this.view(same, ctx, 'get'), requester);
-    if (this.logs.jobs.get(job.request_id)) return ok(this.view(job, ctx, 'get'), requester); // idempotent repeat
+    const existing = same || this.logs.jobs.get(job.request_id); // a repeat of an earlier request
+    if (existing) return ok(this.view(await this.logs.runner.refreshUrl(existing), ctx, 'get'), requester);
     await this.logs.jobs.put(job);
     const answer = ok(this.view(job, ctx, 'get'), requester); // Pending: the runner may move on at once
     this.logs.runner.submitted();
