@@ -4,7 +4,8 @@
 // off the JS heap from the moment they are appended, so a second's worth of records does not burden
 // the garbage collector. Memory is bounded: when the chunks queued plus the ones being written would
 // exceed `maxBufferBytes` (the disk cannot keep up), new lines are dropped and counted instead of
-// slowing requests down. A failed write is counted too and never surfaces to a request.
+// slowing requests down (up to SPARE_CHUNKS written chunks are kept on top, for reuse). A failed
+// write is counted too and never surfaces to a request.
 
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -44,7 +45,7 @@ interface Chunk {
 }
 
 const WARN_EVERY_MS = 60_000;
-/** Size of a chunk (a line longer than this gets a chunk of its own). */
+/** Size of a chunk (a line longer than this gets a chunk of its own); less for a small buffer. */
 const CHUNK_BYTES = 64 * 1024;
 /** Written chunks kept for reuse. */
 const SPARE_CHUNKS = 8;
@@ -65,10 +66,12 @@ export class LogWriter {
   private dirReady = false;
   private lastWarning = 0;
   private readonly batchBytes: number;
+  private readonly chunkBytes: number;
   private readonly stat: WriterStats = { written: 0, dropped: 0, failed: 0, bufferedBytes: 0, peakBufferedBytes: 0 };
 
   constructor(private readonly opts: WriterOptions) {
     this.batchBytes = opts.batchBytes ?? Math.min(256 * 1024, Math.max(1, Math.floor(opts.maxBufferBytes / 4)));
+    this.chunkBytes = Math.max(4096, Math.min(CHUNK_BYTES, Math.floor(opts.maxBufferBytes / 4)));
   }
 
   /** Queues one line (without newline) for the hour file `hourKey` (`YYYY-MM-DDTHH`). False if dropped. */
@@ -77,9 +80,9 @@ export class LogWriter {
     let chunk = this.queue.length ? this.queue[this.queue.length - 1] : undefined;
     if (this.closed) return this.drop();
     if (!chunk || chunk.hour !== hourKey || chunk.buf.length - chunk.used < bytes) {
-      const size = Math.max(CHUNK_BYTES, bytes);
+      const size = Math.max(this.chunkBytes, bytes);
       if (this.queuedBytes + this.inFlightBytes + size > this.opts.maxBufferBytes) return this.drop();
-      chunk = { hour: hourKey, buf: (size === CHUNK_BYTES && this.spare.pop()) || Buffer.allocUnsafe(size), used: 0, lines: 0 };
+      chunk = { hour: hourKey, buf: (size === this.chunkBytes && this.spare.pop()) || Buffer.allocUnsafe(size), used: 0, lines: 0 };
       this.queue.push(chunk);
       this.queuedBytes += size;
       const buffered = this.queuedBytes + this.inFlightBytes;
@@ -164,7 +167,7 @@ export class LogWriter {
       let lines = 0;
       for (const c of chunks) {
         lines += c.lines;
-        if (c.buf.length === CHUNK_BYTES && this.spare.length < SPARE_CHUNKS) this.spare.push(c.buf);
+        if (c.buf.length === this.chunkBytes && this.spare.length < SPARE_CHUNKS) this.spare.push(c.buf);
       }
       this.inFlightBytes = 0;
       this.processed += lines;
