@@ -45,6 +45,23 @@ function nonNegativeInteger(what: string, min = 0) {
   };
 }
 
+function positiveNumber(what: string, integer = false) {
+  return (raw: string, source: string): number => {
+    const n = Number(raw);
+    if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(n > 0) || (integer && !Number.isInteger(n))) {
+      throw new ConfigError(`Invalid ${what} '${raw}' (from ${source}): expected a positive ${integer ? 'integer' : 'number'}.`);
+    }
+    return n;
+  };
+}
+
+function parseBool(raw: string, source: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`Invalid boolean '${raw}' (from ${source}): expected true or false.`);
+}
+
 export const SETTINGS = [
   setting({
     key: 'port', flag: '--port', env: 'FLORA_PORT', defaultValue: 8443,
@@ -74,6 +91,44 @@ export const SETTINGS = [
     key: 'graphqlPort', flag: '--graphql-port', env: 'FLORA_GRAPHQL_PORT', defaultValue: undefined,
     help: 'Extra port serving only the GraphQL API (/graphql, /import, /ping), e.g. 8084', parse: parsePort,
   }),
+  // --- query log and log export (src/logs) ---
+  setting({
+    key: 'logDir', flag: '--log-dir', env: 'FLORA_LOG_DIR', defaultValue: '',
+    help: "Directory of the query log and exports ('' = <data dir>/logs)", parse: (raw) => raw,
+  }),
+  setting({
+    key: 'regionGroup', flag: '--region-group', env: 'FLORA_REGION_GROUP', defaultValue: 'us-std',
+    help: 'Region group name that log records and exports carry', parse: nonEmpty('region group'),
+  }),
+  setting({
+    key: 'logRetentionDays', flag: '--log-retention-days', env: 'FLORA_LOG_RETENTION_DAYS', defaultValue: 90,
+    help: 'Days query-log files are kept', parse: positiveNumber('retention'),
+  }),
+  setting({
+    key: 'logQueries', flag: '--log-queries', env: 'FLORA_LOG_QUERIES', defaultValue: true,
+    help: 'Write the query log (true/false)', parse: parseBool,
+  }),
+  setting({
+    key: 'logFlushMs', flag: '--log-flush-ms', env: 'FLORA_LOG_FLUSH_MS', defaultValue: 1000,
+    help: 'Longest a query-log record waits before it is written (ms)', parse: positiveNumber('flush interval', true),
+  }),
+  setting({
+    key: 'logBufferMb', flag: '--log-buffer-mb', env: 'FLORA_LOG_BUFFER_MB', defaultValue: 32,
+    help: 'Memory for unwritten query-log records; beyond it records are dropped', parse: positiveNumber('buffer size'),
+  }),
+  setting({
+    key: 'logUrlTtlSeconds', flag: '--log-url-ttl', env: 'FLORA_LOG_URL_TTL_SECONDS', defaultValue: 3600,
+    help: 'Validity of a log export download URL (s)', parse: positiveNumber('URL lifetime'),
+  }),
+  setting({
+    key: 'logExportTimeoutSeconds', flag: '--log-export-timeout', env: 'FLORA_LOG_EXPORT_TIMEOUT_SECONDS', defaultValue: 3600,
+    help: 'A log export not finished this long after its request is TimedOut (s)', parse: positiveNumber('export timeout'),
+  }),
+  setting({
+    key: 'publicUrl', flag: '--public-url', env: 'FLORA_PUBLIC_URL', defaultValue: '',
+    help: "Base URL of log export downloads ('' = from the request's Host)", parse: (raw) => raw.replace(/\/+$/, ''),
+  }),
+  // --- end query log ---
 ] as const;
 
 export function defaultConfig(): FloraConfig {
@@ -117,8 +172,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
 
 /** The options table shown by `flora --help`. */
 export function configHelp(): string {
+  const width = Math.max(26, ...SETTINGS.map((s) => s.flag.length + 11));
   const rows = SETTINGS.map((s) => {
-    const left = `  ${s.flag} <value>`.padEnd(26);
+    const left = `  ${s.flag} <value>`.padEnd(width);
     return `${left}${s.help} (env ${s.env}, default ${s.defaultValue === undefined ? 'off' : JSON.stringify(s.defaultValue)})`;
   });
   return rows.join('\n');

@@ -7,7 +7,8 @@ import { buildGraphqlRouter } from '../server/routes';
 const USAGE = `Usage: flora <command> [options]
 
 Commands:
-  start      Start the server (HTTP/1.1 and HTTP/2 on one port)
+  start        Start the server (HTTP/1.1 and HTTP/2 on one port)
+  export-logs  Export the query log of a time range (see 'flora export-logs --help')
 
 Options for start (flags win over environment variables):
 ${configHelp()}
@@ -22,6 +23,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === 'export-logs') return (await import('../logs/cli')).exportLogs(rest); // query-log export client
   if (command !== 'start') {
     process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);
     return 2;
@@ -49,11 +51,21 @@ async function start(args: readonly string[]): Promise<number> {
   const { createFlora } = await import('../flora');
   const service = await createFlora(config);
   let server;
-  // With a GraphQL-only port, the service is closed once both listeners have drained.
+  // With a GraphQL-only port, the log system and the service are closed once both listeners have drained.
   const ownsService = config.graphqlPort === undefined;
+  const { LogSystem } = await import('../logs/index'); // query log + log-export API
+  let logs;
   try {
-    server = await startServer(service, config, { ownsService });
+    logs = await LogSystem.open(config, service);
   } catch (err) {
+    await service.close().catch(() => undefined);
+    process.stderr.write(`flora: cannot open the query log: ${(err as Error).message}\n`);
+    return 1;
+  }
+  try {
+    server = await startServer(service, config, { logs, ownsService });
+  } catch (err) {
+    await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);
     process.stderr.write(`flora: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
     return 1;
@@ -62,9 +74,10 @@ async function start(args: readonly string[]): Promise<number> {
   let graphqlServer: RunningServer | undefined;
   if (config.graphqlPort !== undefined) {
     try {
-      graphqlServer = await startServer(service, { host: config.host, port: config.graphqlPort }, { router: buildGraphqlRouter(service), ownsService: false });
+      graphqlServer = await startServer(service, { host: config.host, port: config.graphqlPort }, { router: buildGraphqlRouter(service), ownsService: false, logs });
     } catch (err) {
       await server.close().catch(() => undefined);
+      await logs.close().catch(() => undefined);
       await service.close().catch(() => undefined);
       process.stderr.write(`flora: cannot listen on ${config.host}:${config.graphqlPort}: ${(err as Error).message}\n`);
       return 1;
@@ -78,7 +91,10 @@ async function start(args: readonly string[]): Promise<number> {
   const running = {
     close: async () => {
       await Promise.all([graphqlServer?.close(), main.close()]);
-      if (!ownsService) await service.close();
+      if (!ownsService) {
+        await logs.close();
+        await service.close();
+      }
     },
     forceClose: () => {
       graphqlServer?.forceClose();

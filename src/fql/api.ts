@@ -35,6 +35,8 @@ export interface QueryResult {
   metrics?: QueryMetrics;
   /** Extra response headers (e.g. WWW-Authenticate on 401). */
   headers?: Record<string, string>;
+  /** The database the request authenticated into (absent when it did not): for the query log. */
+  database?: { id: bigint; path: string[] };
 }
 
 export interface QueryService {
@@ -65,6 +67,19 @@ export interface FloraConfig {
   historyGraceSeconds: number;
   /** A second port serving only /graphql, /import and /ping (DECISIONS #6); off when undefined. */
   graphqlPort?: number;
+  // --- query log and log export (src/logs; defaults in src/config.ts) ---
+  /** '' = `<dataDir>/logs`. */
+  logDir?: string;
+  regionGroup?: string;
+  logRetentionDays?: number;
+  logQueries?: boolean;
+  logFlushMs?: number;
+  logBufferMb?: number;
+  logUrlTtlSeconds?: number;
+  logExportTimeoutSeconds?: number;
+  /** Base of presigned URLs; '' = from the request's Host header. */
+  publicUrl?: string;
+  // --- end query log ---
 }
 
 export interface TransactOptions {

@@ -124,15 +124,16 @@ export class Executor implements QueryService {
         body: resourceBody(run.result, run.ts),
         txnTime: run.ts,
         metrics: run.metrics,
+        database: databaseOf(run.ctx),
       };
     } catch (e) {
       if (e instanceof QueryError) {
         const metrics = toMetrics(last?.txn.metrics, last?.computeUnits ?? 0, 0);
-        return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics };
+        return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics, database: databaseOf(last) };
       }
-      if (e instanceof ProtocolError) return this.protocolError(e);
+      if (e instanceof ProtocolError) return { ...this.protocolError(e), database: databaseOf(last) };
       if (e instanceof QueryTimeout)
-        return this.protocolError(new ProtocolError(503, 'time out', 'Read timed out'));
+        return { ...this.protocolError(new ProtocolError(503, 'time out', 'Read timed out')), database: databaseOf(last) };
       const message = e instanceof Error ? e.message : String(e);
       return {
         status: 500,
@@ -168,6 +169,11 @@ export class Executor implements QueryService {
     await Promise.all(this.backgroundWork);
     await this.store.close();
   }
+}
+
+/** The authenticated scope's database, for the query log (QueryResult.database). */
+function databaseOf(ctx: EvalContext | undefined): QueryResult['database'] {
+  return ctx ? { id: ctx.scope.db, path: ctx.scope.path } : undefined;
 }
 
 function min(a: bigint, b: bigint): bigint {

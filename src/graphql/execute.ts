@@ -4,6 +4,7 @@
 
 import { GraphQLError, execute, getOperationAST, parse, validate } from 'graphql';
 import type { QueryMetrics, QueryService } from '../fql/api';
+import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
 import { secretFromHeader } from '../model/auth';
 import { ProtocolError, QueryError } from '../values/errors';
@@ -24,6 +25,8 @@ export interface GraphqlAnswer {
   body: string;
   txnTime?: bigint;
   metrics?: QueryMetrics;
+  /** The database the secret acts in, once authenticated (for the query log). */
+  database?: LoggedDatabase;
 }
 
 export interface RunOptions {
@@ -92,10 +95,12 @@ export async function runGraphql(
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
     return { status: 400, body: errorBody('`operationName` must be a string.') };
 
+  let database: LoggedDatabase | undefined;
   try {
     const run = await service.transact(
       authorization,
       async (ctx): Promise<Payload> => {
+        database = { id: ctx.scope.db, path: ctx.scope.path };
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
         const prepared = prepare(api, query);
@@ -124,21 +129,27 @@ export async function runGraphql(
       },
       { timeoutMs: opts.timeoutMs },
     );
-    return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics };
+    return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {
-    if (e instanceof Rollback) return { status: 200, body: responseJson(e.payload, 0n) };
-    if (e instanceof HttpFailure) return { status: e.status, body: errorBody(e.message) };
-    if (e instanceof ProtocolError) {
-      if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
-      return { status: e.status, body: errorBody(e.description) };
-    }
-    if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
-    if (e instanceof SchemaImportError)
-      return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: `The stored GraphQL schema cannot be served: ${e.message} Import a schema again.` }] }) };
-    if (e instanceof QueryError)
-      return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
-    throw e;
+    const answer = failureAnswer(e);
+    return database ? { ...answer, database } : answer;
   }
+}
+
+/** What a failed GraphQL request answers (HTTP errors only for the HTTP kinds, graphql.md A.5). */
+function failureAnswer(e: unknown): GraphqlAnswer {
+  if (e instanceof Rollback) return { status: 200, body: responseJson(e.payload, 0n) };
+  if (e instanceof HttpFailure) return { status: e.status, body: errorBody(e.message) };
+  if (e instanceof ProtocolError) {
+    if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
+    return { status: e.status, body: errorBody(e.description) };
+  }
+  if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
+  if (e instanceof SchemaImportError)
+    return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: `The stored GraphQL schema cannot be served: ${e.message} Import a schema again.` }] }) };
+  if (e instanceof QueryError)
+    return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
+  throw e;
 }
 
 /** Errors that stop an operation before it runs (variable coercion, unknown operation name). */

@@ -20,6 +20,7 @@ import { encodeType, type FunctionPlan, type GModel, type GType, type IndexPlan 
 import { SchemaImportError, checkDocument, mergeDocuments, parseSdl, printDocument } from './sdl';
 import { readSchema, writeSchema } from './storage';
 import { parse, type DocumentNode } from 'graphql';
+import type { LoggedDatabase } from '../logs/types';
 
 export type ImportMode = 'merge' | 'replace' | 'override';
 
@@ -27,6 +28,8 @@ export interface ImportAnswer {
   status: number;
   /** text/plain */
   body: string;
+  /** The database the secret acts in, once authenticated (for the query log). */
+  database?: LoggedDatabase;
 }
 
 class ImportFailure extends Error {
@@ -76,9 +79,12 @@ async function importNow(
   if (!authorization || authorization.trim() === '') return { status: 401, body: 'Missing authorization header.' };
   const secret = secretFromHeader(authorization);
   if (!secret) return { status: 401, body: 'Invalid authorization header.' };
+  let database: LoggedDatabase | undefined;
+  const answer = (a: ImportAnswer): ImportAnswer => (database ? { ...a, database } : a);
   try {
     const run = (fn: (ctx: EvalContext) => Promise<unknown>) =>
       service.transact(authorization, async (ctx) => {
+        database = { id: ctx.scope.db, path: ctx.scope.path };
         if (!mayImport(ctx.scope)) throw new ImportFailure(403, 'Insufficient privileges to import a schema: an admin or server secret is needed.');
         return fn(ctx);
       });
@@ -145,17 +151,17 @@ async function importNow(
       }
       writeSchema(ctx.txn, ctx.scope.db, sdl);
     });
-    return { status: 200, body: successText(secret) };
+    return answer({ status: 200, body: successText(secret) });
   } catch (e) {
-    if (e instanceof SchemaImportError) return { status: 400, body: e.message };
-    if (e instanceof ImportFailure) return { status: e.status, body: e.message };
+    if (e instanceof SchemaImportError) return answer({ status: 400, body: e.message });
+    if (e instanceof ImportFailure) return answer({ status: e.status, body: e.message });
     if (e instanceof ProtocolError) {
-      if (e.status === 401) return { status: 401, body: 'Invalid database secret.' };
-      return { status: e.status, body: e.description };
+      if (e.status === 401) return answer({ status: 401, body: 'Invalid database secret.' });
+      return answer({ status: e.status, body: e.description });
     }
     if (e instanceof QueryError) {
       const inner = unwrapCall(e);
-      return { status: inner.code === 'permission denied' ? 403 : 400, body: `Cannot import the schema: ${inner.description} (${inner.code})` };
+      return answer({ status: inner.code === 'permission denied' ? 403 : 400, body: `Cannot import the schema: ${inner.description} (${inner.code})` });
     }
     throw e;
   }

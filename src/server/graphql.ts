@@ -5,6 +5,7 @@
 import type { QueryService } from '../fql/api';
 import { errorBody, runGraphql, type GraphqlAnswer, type GraphqlRequest } from '../graphql/execute';
 import { importSchema, type ImportMode } from '../graphql/importer';
+import { shapeGraphQL } from '../logs/shape';
 import { parseJson } from '../wire/json';
 import type { JsonValue } from '../wire/expr';
 import { BodyTooLarge, type RequestContext } from './context';
@@ -68,7 +69,8 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
     return json(500, errorBody(`Internal server error: ${(err as Error).message}`));
   }
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
-  return json(a.status, a.body, { txnTime: a.txnTime, metrics: a.metrics, queryTimeMs });
+  const log = { database: a.database, fqlShape: typeof request.query === 'string' ? shapeGraphQL(request.query) : undefined };
+  return json(a.status, a.body, { txnTime: a.txnTime, metrics: a.metrics, queryTimeMs, log });
 }
 
 export function graphqlHandlers(service: QueryService): { post: Handler; get: Handler; importSchema: Handler } {
@@ -125,7 +127,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       }
       try {
         const a = await importSchema(service, ctx.headers.authorization, body, mode as ImportMode);
-        return text(a.status, a.body);
+        return { ...text(a.status, a.body), bytesIn: Buffer.byteLength(body, 'utf8'), log: { database: a.database, fqlShape: shapeGraphQL(body) } };
       } catch (err) {
         console.error('flora: internal error in /import:', err);
         return text(500, `Internal server error: ${(err as Error).message}`);

@@ -42,6 +42,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, body: string
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
 
   let outcome: Outcome;
+  const log = { fql: body, database: answer !== TIMED_OUT && !(answer instanceof Error) ? answer.database : undefined };
   if (answer === TIMED_OUT) {
     outcome = protocolError(503, 'time out', 'Read timed out');
   } else if (answer instanceof Error) {
@@ -55,7 +56,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, body: string
       headers: answer.headers,
     };
   }
-  return withTags({ ...outcome, bytesIn, queryTimeMs });
+  return withTags({ ...outcome, bytesIn, queryTimeMs, log });
 }
 
 const TIMED_OUT = Symbol('timed out');

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueryMetrics } from '../fql/api';
+import type { OutcomeLog } from '../logs/types';
 import type { Position } from '../values/errors';
 
 /** What a route produces; the server turns it into an HttpResponse with the standard headers. */
@@ -19,6 +20,8 @@ export interface Outcome {
   bytesIn?: number;
   /** x-query-time, measured around the query. */
   queryTimeMs?: number;
+  /** What the query log needs from the route (database, FQL for FQL_SHAPE); see src/logs/types.ts. */
+  log?: OutcomeLog;
 }
 
 export const ZERO_METRICS: QueryMetrics = Object.freeze({

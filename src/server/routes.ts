@@ -3,12 +3,14 @@
 
 import type { QueryService } from '../fql/api';
 import { graphqlHandlers } from './graphql';
+import type { LogSystem } from '../logs/index';
+import { isLogsPath, logsApi } from './logsApi';
 import { ping } from './ping';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
 
-export function buildRouter(service: QueryService): Router {
+export function buildRouter(service: QueryService, logs?: LogSystem): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
   return new Router()
@@ -19,7 +21,8 @@ export function buildRouter(service: QueryService): Router {
     .add('/tokens/self', { GET: self, HEAD: self, POST: self })
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
-    .add('/import', { POST: graphql(service).importSchema });
+    .add('/import', { POST: graphql(service).importSchema })
+    .add(isLogsPath, logsApi(service, logs)); // log-export API; 404 when the server runs without logs
 }
 
 // --- GraphQL (issue 7): the routes of the optional second port (FLORA_GRAPHQL_PORT, DECISIONS #6) ---

@@ -6,6 +6,10 @@ import { BodyTooLarge, ClientClosed, createExchange, type HttpResponse, type Req
 import { corsHeaders, isPreflight, preflightHeaders } from './cors';
 import { responseTraceparent } from './headers';
 import { listen } from './listener';
+import type { LogSystem } from '../logs/index';
+import { NO_LOGGER } from '../logs/types';
+import { isDownloadPath, serveDownload } from './logsDownload';
+import { logOutcome } from './logsHook';
 import {
   BUILD,
   CONTENT_TYPE,
@@ -31,16 +35,27 @@ export interface RunningServer {
 export interface ServerOptions {
   /** Routes to serve instead of the main port's (e.g. the GraphQL port's). */
   router?: Router;
-  /** False for an extra listener: closing it leaves the service open. Default true. */
+  /**
+   * False for an extra listener: closing it leaves the log system and the service open (whoever
+   * started the listeners closes them once all have drained). Default true.
+   */
   ownsService?: boolean;
+  /**
+   * The query log and the log-export API (src/logs). Without it nothing is logged and
+   * /api/v1/logs answers 404. Closed by close() after the last request (so every request is logged).
+   */
+  logs?: LogSystem;
 }
 
 export async function startServer(
   service: QueryService,
   config: Pick<FloraConfig, 'host' | 'port'>,
-  options: ServerOptions = {},
+  opts: ServerOptions = {},
 ): Promise<RunningServer> {
-  const router = options.router ?? buildRouter(service);
+  const { logs } = opts;
+  // Routes that answer outside the Outcome path (e.g. streams) log through `logs.logger` themselves.
+  const logger = logs?.logger ?? NO_LOGGER;
+  const router = opts.router ?? buildRouter(service, logs);
 
   const handle = async (ctx: RequestContext): Promise<Outcome> => {
     try {
@@ -82,12 +97,27 @@ export async function startServer(
       return;
     }
     const { ctx, send } = exchange;
+    const startedMs = Date.now();
+    // Presigned log-export downloads stream a file: they bypass the JSON Outcome path.
+    if (logs && isDownloadPath(ctx.path)) {
+      void serveDownload(logs, ctx, res, logger, startedMs);
+      return;
+    }
     handle(ctx)
-      .then((outcome) => send(finalize(ctx, outcome)))
+      .then((outcome) => {
+        const response = finalize(ctx, outcome);
+        const doneMs = Date.now(); // the record's TS: before the client can have the answer
+        send(response);
+        logOutcome(logger, ctx, outcome, response, startedMs, doneMs); // query log: after the response is out
+      })
       .catch((err: unknown) => {
         console.error('flora: cannot write response:', err);
         try {
-          send(finalize(ctx, internalError(err)));
+          const outcome = internalError(err);
+          const response = finalize(ctx, outcome);
+          const doneMs = Date.now();
+          send(response);
+          logOutcome(logger, ctx, outcome, response, startedMs, doneMs);
         } catch {
           res.destroy();
         }
@@ -95,12 +125,19 @@ export async function startServer(
   });
 
   const { address: host, port } = listener.address;
+  const address = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // Presigned download URLs point at the listener that serves the log-export API.
+  if (logs && !opts.router) logs.serverAddress = address;
   let closed: Promise<void> | undefined;
   return {
-    address: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    address,
     port,
     close: () => {
-      closed ??= listener.close().then(() => (options.ownsService === false ? undefined : service.close()));
+      closed ??= listener.close().then(async () => {
+        if (opts.ownsService === false) return;
+        await logs?.close();
+        await service.close();
+      });
       return closed;
     },
     forceClose: () => listener.destroyAll(),

@@ -1,0 +1,79 @@
+// The query log on disk: one NDJSON file per UTC hour, `query-YYYY-MM-DDTHH.ndjson`, holding exactly
+// the records whose TS falls in that hour. The file names are the index: the files of a time range
+// are found by listing the directory, and nothing else has to be kept consistent with them.
+
+import { readdir, stat, unlink } from 'node:fs/promises';
+import * as path from 'node:path';
+
+const HOUR_MS = 3_600_000;
+const FILE_RE = /^query-(\d{4}-\d{2}-\d{2})T(\d{2})\.ndjson$/;
+
+/** `YYYY-MM-DDTHH` of a record TS (`YYYY-MM-DD HH:mm:ss.SSS Z`). */
+export function hourKeyOfTs(ts: string): string {
+  return `${ts.slice(0, 10)}T${ts.slice(11, 13)}`;
+}
+
+export function fileNameOfHour(hourKey: string): string {
+  return `query-${hourKey}.ndjson`;
+}
+
+export interface HourFile {
+  path: string;
+  /** Start of the hour (ms since the epoch). */
+  startMs: number;
+  size: number;
+}
+
+/** The hour a file name covers, as its start in ms, or undefined for other files. */
+export function hourStartOfFile(name: string): number | undefined {
+  const m = FILE_RE.exec(name);
+  if (!m) return undefined;
+  const ms = Date.parse(`${m[1]}T${m[2]}:00:00Z`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Log files that may hold records in [startMs, endMs), oldest first. */
+export async function filesInRange(dir: string, startMs: number, endMs: number): Promise<HourFile[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const out: HourFile[] = [];
+  for (const name of names) {
+    const start = hourStartOfFile(name);
+    if (start === undefined || start + HOUR_MS <= startMs || start >= endMs) continue;
+    const file = path.join(dir, name);
+    try {
+      out.push({ path: file, startMs: start, size: (await stat(file)).size });
+    } catch {
+      // removed by retention meanwhile
+    }
+  }
+  return out.sort((a, b) => a.startMs - b.startMs);
+}
+
+/** Removes hour files that ended more than `retentionDays` before `nowMs`; returns how many. */
+export async function removeExpired(dir: string, retentionDays: number, nowMs: number): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  const cutoff = nowMs - retentionDays * 24 * HOUR_MS;
+  let removed = 0;
+  for (const name of names) {
+    const start = hourStartOfFile(name);
+    if (start === undefined || start + HOUR_MS > cutoff) continue;
+    try {
+      await unlink(path.join(dir, name));
+      removed++;
+    } catch {
+      // already gone
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,98 @@
+// One query-log record: the fields of log-export.md §B.3's exported file, keys in alphabetical order,
+// one JSON object per line. On disk a record carries one internal field after them, `_db` (the
+// scope id of its database, which survives renames and moves), used to decide who may export it; the
+// exporter strips it. Keys sort so that `TS` and `_db` are the last two: a line's time and database
+// are found from its end without parsing it.
+
+import type { RequestLogEntry } from './types';
+import type { Redactor } from './redact';
+import { shapeFql } from './shape';
+import { API_VERSIONS } from '../server/headers';
+
+let lastSecond = NaN;
+let secondPrefix = '';
+
+/** `YYYY-MM-DD HH:mm:ss.SSS Z` in UTC: sorts as text in time order. */
+export function formatTs(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    // Many records share a second: its `YYYY-MM-DD HH:mm:ss.` is made once.
+    const iso = new Date(second * 1000).toISOString(); // YYYY-MM-DDTHH:mm:ss.000Z
+    secondPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 20)}`;
+    lastSecond = second;
+  }
+  const milli = ms - second * 1000;
+  return `${secondPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli} Z`;
+}
+
+export const TS_LENGTH = 25;
+
+export interface RecordOptions {
+  regionGroup: string;
+  redactor: Redactor;
+}
+
+const int = (n: number | undefined): number => (n !== undefined && Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0);
+
+/**
+ * The stored line (no newline) of one request logged at `nowMs`. Written out by hand rather than
+ * with JSON.stringify of an object: this runs for every request.
+ */
+export function buildRecord(entry: RequestLogEntry, nowMs: number, opts: RecordOptions): string {
+  const m = entry.metrics;
+  const apiVersion = entry.apiVersion !== undefined && API_VERSIONS.includes(entry.apiVersion) ? entry.apiVersion : '4';
+  const database = entry.database ? JSON.stringify([opts.regionGroup, ...entry.database.path]) : '[]';
+  const shape = entry.fqlShape ?? (entry.fql !== undefined ? shapeFql(entry.fql) : '');
+  return (
+    `{"API_VERSION":"${apiVersion}","BYTES_IN":${int(entry.bytesIn)},"BYTES_OUT":${int(entry.bytesOut)}` +
+    `,"BYTE_READ_OPS":${int(m?.byteReadOps)},"BYTE_WRITE_OPS":${int(m?.byteWriteOps)},"COMPUTE_OPS":${int(m?.computeOps)}` +
+    `,"DATABASE":${database},"FQL_SHAPE":${JSON.stringify(shape)},"QUERY_TIME_MS":${int(entry.queryTimeMs)}` +
+    `,"RATE_LIMITS_HIT":[],"REGION_GROUP":${JSON.stringify(opts.regionGroup)}` +
+    `,"REQUEST_HEADERS":${opts.redactor.requestHeadersLiteral(entry.headers)},"REQUEST_METHOD":${JSON.stringify(entry.method)}` +
+    `,"RESPONSE_CODE":"${int(entry.status)}","TAGS":${tagsJson(entry.tags, opts.redactor)}` +
+    `,"TRACEPARENT":${JSON.stringify(entry.traceparent ?? '')},"TS":"${formatTs(nowMs)}","TXN_RETRIES":${int(m?.txnRetries)}` +
+    // Always present (empty when none), so that the last `_db` of a line is never a tag's.
+    `,"_db":"${entry.database ? entry.database.id : ''}"}`
+  );
+}
+
+function tagsJson(tags: RequestLogEntry['tags'], redactor: Redactor): string {
+  if (!tags) return '{}';
+  const pairs = (Array.isArray(tags) ? tags : Object.entries(tags)) as [string, string][];
+  if (pairs.length === 0) return '{}';
+  const seen = new Set<string>();
+  let out = '';
+  for (const [k, v] of pairs) {
+    const key = redactor.scrub(k);
+    if (seen.has(key)) continue; // an object has each key once (the validated header never repeats one)
+    seen.add(key);
+    out += `${out ? ',' : '{'}${JSON.stringify(key)}:${JSON.stringify(redactor.scrub(v))}`;
+  }
+  return `${out}}`;
+}
+
+const TS_KEY = '"TS":"';
+const DB_KEY = ',"_db":"';
+
+/** A stored line's TS, or undefined for a line that is not a complete record (a torn write). */
+export function lineTs(line: string): string | undefined {
+  if (line.charCodeAt(0) !== 0x7b || line.charCodeAt(line.length - 1) !== 0x7d) return undefined;
+  const i = line.lastIndexOf(TS_KEY);
+  if (i < 0) return undefined;
+  return line.substr(i + TS_KEY.length, TS_LENGTH);
+}
+
+/** A stored line's `_db` (scope id as decimal text), or undefined when it ran in no database. */
+export function lineDb(line: string): string | undefined {
+  const i = line.lastIndexOf(DB_KEY);
+  if (i < 0) return undefined;
+  const start = i + DB_KEY.length;
+  const end = line.indexOf('"', start);
+  return end <= start ? undefined : line.slice(start, end);
+}
+
+/** The exported form of a stored line: without `_db`. */
+export function exportedLine(line: string): string {
+  const i = line.lastIndexOf(DB_KEY);
+  return i < 0 ? line : `${line.slice(0, i)}}`;
+}

@@ -1,0 +1,69 @@
+// Keeping secrets out of the query log. REQUEST_HEADERS holds only an allow-list of headers that
+// describe the client (never Authorization, Cookie, or anything unknown; not content-length either,
+// which BYTES_IN already gives), and every value that goes into a record from a header or a tag is
+// scrubbed of things that look like credentials.
+
+/** Request headers copied into REQUEST_HEADERS (as `user_agent`, `x_forwarded_for`, …). */
+export const LOGGED_HEADERS: readonly string[] = [
+  'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-real-ip', 'host', 'origin',
+  'content-type', 'accept', 'accept-encoding',
+  'x-fauna-driver', 'x-fauna-source', 'x-faunadb-api-version', 'x-last-seen-txn', 'x-query-timeout',
+  'x-max-retries-on-contention', 'x-runtime-environment', 'x-runtime-environment-os', 'x-nodejs-version',
+  'x-driver-env', 'x-fauna-shell-builtin', 'x-faunadb-formatted-json', 'x-trace',
+  // v10-era names a driver may send; logged like Fauna does, ignored otherwise.
+  'x-query-timeout-ms', 'x-max-contention-retries', 'x-last-txn-ts', 'x-linearized', 'x-typecheck',
+  'x-performance-hints',
+];
+
+const LOGGED: ReadonlySet<string> = new Set(LOGGED_HEADERS);
+const HEADER_VALUE_MAX = 256;
+const HIDDEN = '***';
+
+/**
+ * Key and token secrets (DECISIONS #9), JWTs, and credentials after an auth scheme, in one pass.
+ * Case-insensitive: over-scrubbing a harmless `fna…` word is the cheaper mistake.
+ */
+const SECRET_PATTERN = /fn[AE][A-Za-z0-9_-]{16,}|\bey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*|\b(?:bearer|basic|token|digest)\s+\S+/gi;
+
+/** REQUEST_HEADERS strings are cached by header values (clients repeat theirs); at most this many. */
+const CACHE_MAX = 512;
+
+export class Redactor {
+  private readonly secrets: readonly string[];
+  private readonly cache = new Map<string, string>();
+
+  /** `secrets`: literal values that must never be logged (the root secret). Ones under 4 characters are ignored. */
+  constructor(secrets: readonly string[] = []) {
+    this.secrets = secrets.filter((s) => s.length >= 4);
+  }
+
+  /** The value with credential-looking parts replaced by "***"; a value holding a known secret is hidden whole. */
+  scrub(value: string): string {
+    for (const s of this.secrets) if (value.includes(s)) return HIDDEN;
+    return value.replace(SECRET_PATTERN, HIDDEN);
+  }
+
+  /** REQUEST_HEADERS: a JSON object serialised as a string (log-export.md §B.3). */
+  requestHeaders(headers: Readonly<Record<string, string>>): string {
+    return JSON.parse(this.requestHeadersLiteral(headers)) as string;
+  }
+
+  /** REQUEST_HEADERS as it appears in a record: the JSON string literal of requestHeaders(). */
+  requestHeadersLiteral(headers: Readonly<Record<string, string>>): string {
+    let key = '';
+    for (const name in headers) if (LOGGED.has(name)) key += `${name}\u0000${headers[name]}\u0000`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const out: Record<string, string> = {};
+    for (const name of LOGGED_HEADERS) {
+      const value = headers[name];
+      if (value === undefined) continue;
+      const clipped = value.length > HEADER_VALUE_MAX ? `${value.slice(0, HEADER_VALUE_MAX - 1)}…` : value;
+      out[name.replace(/-/g, '_')] = this.scrub(clipped);
+    }
+    const literal = JSON.stringify(JSON.stringify(out));
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(key, literal);
+    return literal;
+  }
+}

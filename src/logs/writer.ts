@@ -1,0 +1,249 @@
+// The asynchronous, batched writer of the query log. append() is synchronous, cheap and never
+// throws: it copies the line (UTF-8) into a chunk of a buffer, and a background loop appends the
+// queued chunks to the hour's file every `flushMs` (sooner once `batchBytes` are waiting). Lines live
+// off the JS heap from the moment they are appended, so a second's worth of records does not burden
+// the garbage collector. Memory is bounded: when the chunks queued plus the ones being written would
+// exceed `maxBufferBytes` (the disk cannot keep up), new lines are dropped and counted instead of
+// slowing requests down (up to SPARE_CHUNKS written chunks are kept on top, for reuse). A failed
+// write is counted too and never surfaces to a request.
+
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileNameOfHour } from './files';
+
+export interface WriterOptions {
+  dir: string;
+  /** Longest a line waits before it is written (ms). */
+  flushMs: number;
+  /** Queued plus in-flight bytes beyond which new lines are dropped. */
+  maxBufferBytes: number;
+  /** Queued bytes that start a write before flushMs is up. Default 256 KiB (or the buffer / 4). */
+  batchBytes?: number;
+  /** Where drop and write-failure warnings go (rate-limited). Default: stderr. */
+  warn?: (message: string) => void;
+}
+
+export interface WriterStats {
+  /** Lines appended to files. */
+  written: number;
+  /** Lines refused because the buffer was full (or the writer closed). */
+  dropped: number;
+  /** Lines lost to write errors. */
+  failed: number;
+  /** Bytes of the chunks waiting or being written right now. */
+  bufferedBytes: number;
+  /** The most bytes ever waiting or being written at once. */
+  peakBufferedBytes: number;
+}
+
+interface Chunk {
+  /** `YYYY-MM-DDTHH`: every line of a chunk belongs to one hour file. */
+  hour: string;
+  buf: Buffer;
+  used: number;
+  lines: number;
+}
+
+const WARN_EVERY_MS = 60_000;
+/** Size of a chunk (a line longer than this gets a chunk of its own); less for a small buffer. */
+const CHUNK_BYTES = 64 * 1024;
+/** Written chunks kept for reuse. */
+const SPARE_CHUNKS = 8;
+
+export class LogWriter {
+  private queue: Chunk[] = [];
+  private spare: Buffer[] = [];
+  private queuedBytes = 0;
+  private inFlightBytes = 0;
+  /** Lines accepted so far / lines whose write finished (successfully or not). */
+  private accepted = 0;
+  private processed = 0;
+  private waiters: { upTo: number; resolve: () => void }[] = [];
+  private draining: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private file: { hour: string; fh: FileHandle } | undefined;
+  private dirReady = false;
+  private lastWarning = 0;
+  private readonly batchBytes: number;
+  private readonly chunkBytes: number;
+  private readonly stat: WriterStats = { written: 0, dropped: 0, failed: 0, bufferedBytes: 0, peakBufferedBytes: 0 };
+
+  constructor(private readonly opts: WriterOptions) {
+    this.batchBytes = opts.batchBytes ?? Math.min(256 * 1024, Math.max(1, Math.floor(opts.maxBufferBytes / 4)));
+    this.chunkBytes = Math.max(4096, Math.min(CHUNK_BYTES, Math.floor(opts.maxBufferBytes / 4)));
+  }
+
+  /** Queues one line (without newline) for the hour file `hourKey` (`YYYY-MM-DDTHH`). False if dropped. */
+  append(line: string, hourKey: string): boolean {
+    const bytes = Buffer.byteLength(line, 'utf8') + 1;
+    let chunk = this.queue.length ? this.queue[this.queue.length - 1] : undefined;
+    if (this.closed) return this.drop();
+    if (!chunk || chunk.hour !== hourKey || chunk.buf.length - chunk.used < bytes) {
+      const size = Math.max(this.chunkBytes, bytes);
+      if (this.queuedBytes + this.inFlightBytes + size > this.opts.maxBufferBytes) return this.drop();
+      chunk = { hour: hourKey, buf: (size === this.chunkBytes && this.spare.pop()) || Buffer.allocUnsafe(size), used: 0, lines: 0 };
+      this.queue.push(chunk);
+      this.queuedBytes += size;
+      const buffered = this.queuedBytes + this.inFlightBytes;
+      if (buffered > this.stat.peakBufferedBytes) this.stat.peakBufferedBytes = buffered;
+    }
+    chunk.used += chunk.buf.write(line, chunk.used, 'utf8');
+    chunk.buf[chunk.used++] = 0x0a;
+    chunk.lines++;
+    this.accepted++;
+    if (this.queuedBytes >= this.batchBytes) this.kick();
+    else if (!this.timer && !this.draining) this.arm();
+    return true;
+  }
+
+  /** Resolves once every line appended before the call has been written (or has failed). */
+  flush(): Promise<void> {
+    const upTo = this.accepted;
+    if (this.processed >= upTo) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+    this.kick();
+    return done;
+  }
+
+  stats(): WriterStats {
+    return { ...this.stat, bufferedBytes: this.queuedBytes + this.inFlightBytes };
+  }
+
+  /** Writes what is queued, refuses further lines, closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    await this.draining;
+    await this.closeFile(true);
+  }
+
+  private drop(): false {
+    this.stat.dropped++;
+    this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: the log disk is not keeping up`);
+    return false;
+  }
+
+  private arm(): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.kick();
+    }, this.opts.flushMs);
+    this.timer.unref();
+  }
+
+  private kick(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      // Lines that arrived during the last write wait for the timer (or the next batch), unless
+      // someone is waiting for them.
+      if (!this.queue.length) return;
+      if (this.waiters.length || this.queuedBytes >= this.batchBytes) this.kick();
+      else if (!this.timer) this.arm();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length) {
+      const chunks = this.queue;
+      this.queue = [];
+      this.inFlightBytes = this.queuedBytes;
+      this.queuedBytes = 0;
+      // Consecutive chunks of the same hour go out in one write.
+      let start = 0;
+      for (let i = 1; i <= chunks.length; i++) {
+        if (i === chunks.length || chunks[i].hour !== chunks[start].hour) {
+          await this.write(chunks.slice(start, i));
+          start = i;
+        }
+      }
+      let lines = 0;
+      for (const c of chunks) {
+        lines += c.lines;
+        if (c.buf.length === this.chunkBytes && this.spare.length < SPARE_CHUNKS) this.spare.push(c.buf);
+      }
+      this.inFlightBytes = 0;
+      this.processed += lines;
+      this.wake();
+      if (!this.waiters.length && this.queuedBytes < this.batchBytes) break;
+    }
+  }
+
+  private wake(): void {
+    if (!this.waiters.length) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) (w.upTo <= this.processed ? w.resolve() : still.push(w));
+    this.waiters = still;
+  }
+
+  private async write(chunks: Chunk[]): Promise<void> {
+    const hour = chunks[0].hour;
+    const lines = chunks.reduce((n, c) => n + c.lines, 0);
+    try {
+      const fh = await this.fileFor(hour);
+      let buffers = chunks.map((c) => c.buf.subarray(0, c.used));
+      // writev may write less than asked; continue where it stopped.
+      while (buffers.length) {
+        const { bytesWritten } = await fh.writev(buffers);
+        let left = bytesWritten;
+        while (buffers.length && left >= buffers[0].length) left -= buffers.shift()!.length;
+        if (buffers.length && left > 0) buffers[0] = buffers[0].subarray(left);
+      }
+      this.stat.written += lines;
+    } catch (err) {
+      this.stat.failed += lines;
+      this.warn(`query log: cannot write ${path.join(this.opts.dir, fileNameOfHour(hour))}: ${(err as Error).message}`);
+      await this.closeFile(false);
+    }
+  }
+
+  private async fileFor(hour: string): Promise<FileHandle> {
+    if (this.file?.hour === hour) return this.file.fh;
+    await this.closeFile(false);
+    if (!this.dirReady) {
+      await mkdir(this.opts.dir, { recursive: true });
+      this.dirReady = true;
+    }
+    const fh = await open(path.join(this.opts.dir, fileNameOfHour(hour)), 'a+');
+    try {
+      // A crash can leave a torn last line; start on a fresh line so that the next record stays whole.
+      const { size } = await fh.stat();
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await fh.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) await fh.appendFile('\n');
+      }
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      throw err;
+    }
+    this.file = { hour, fh };
+    return fh;
+  }
+
+  private async closeFile(sync: boolean): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    if (!file) return;
+    try {
+      if (sync) await file.fh.datasync();
+    } catch {
+      // best effort
+    }
+    await file.fh.close().catch(() => undefined);
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = now;
+    (this.opts.warn ?? ((m: string) => console.error(`flora: ${m}`)))(message);
+  }
+}

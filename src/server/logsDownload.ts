@@ -1,0 +1,90 @@
+// Presigned downloads of export files: `GET /api/v1/logs/<id>/<id>.jsonl.gz?version&expires&signature`.
+// No Authorization: the HMAC signature is the permission (logs/signing.ts). A wrong or missing
+// signature and an expired URL are 403 (as an object store answers), a request or file that is gone
+// 404. The file is streamed straight to the response, so it is written outside the JSON Outcome path.
+
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import type { LogSystem } from '../logs/index';
+import type { RequestLogger } from '../logs/types';
+import type { RequestContext } from './context';
+import { responseTraceparent } from './headers';
+import type { AnyResponse } from './listener';
+
+const DOWNLOAD = /^\/api\/v1\/logs\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/\1\.jsonl\.gz$/;
+
+export function isDownloadPath(path: string): boolean {
+  return DOWNLOAD.test(path);
+}
+
+/** Answers a download request on `res` and logs it. Never throws. */
+export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: AnyResponse, logger: RequestLogger, startedMs: number): Promise<void> {
+  let status = 500;
+  let bytesOut = 0;
+  let ts = Date.now();
+  try {
+    ({ status, bytesOut, ts } = await answer(logs, ctx, res));
+  } catch {
+    if (!res.headersSent) {
+      status = 500;
+      sendJson(res, 500, 'Internal error.');
+    } else {
+      res.destroy();
+    }
+  }
+  logger.log({
+    ts,
+    method: ctx.method,
+    headers: ctx.headers,
+    status,
+    bytesIn: 0,
+    bytesOut,
+    queryTimeMs: ts - startedMs,
+    traceparent: responseTraceparent(ctx.headers.traceparent),
+  });
+}
+
+/** Status, bytes sent, and when the answer was decided (the record's TS). */
+async function answer(logs: LogSystem, ctx: RequestContext, res: AnyResponse): Promise<{ status: number; bytesOut: number; ts: number }> {
+  const fail = (status: number, message: string, headers?: Record<string, string>) => {
+    const ts = Date.now();
+    const bytesOut = sendJson(res, status, message, headers);
+    return { status, bytesOut, ts };
+  };
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return fail(405, 'Only GET is allowed here.', { allow: 'GET' });
+  const id = DOWNLOAD.exec(ctx.path)![1];
+  const verdict = logs.signer.verify(ctx.path, ctx.query, Date.now());
+  if (verdict === 'invalid') return fail(403, 'The URL signature is invalid.');
+  if (verdict === 'expired') return fail(403, 'The URL has expired; poll the request again for a new one.');
+  const job = logs.jobs.get(id);
+  const file = logs.runner.fileOf(id);
+  let size: number;
+  try {
+    if (!job || (job.state !== 'Complete' && job.state !== 'CreatingNewUrl')) throw new Error('gone');
+    size = (await stat(file)).size;
+  } catch {
+    return fail(404, 'The export file does not exist (any more).');
+  }
+  const ts = Date.now();
+  res.writeHead(200, {
+    'content-type': 'application/gzip',
+    'content-length': String(size),
+    'content-disposition': `attachment; filename="${id}.jsonl.gz"`,
+    'cache-control': 'private, max-age=0',
+  });
+  if (ctx.method === 'HEAD') {
+    res.end();
+    return { status: 200, bytesOut: 0, ts };
+  }
+  await pipeline(createReadStream(file), res as NodeJS.WritableStream);
+  return { status: 200, bytesOut: size, ts };
+}
+
+function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {
+  const body = Buffer.from(JSON.stringify({ message }), 'utf8');
+  if (res.headersSent || res.writableEnded) return 0;
+  res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', 'content-length': String(body.length), ...headers });
+  res.end(body);
+  return body.length;
+}

@@ -1,0 +1,149 @@
+// Helpers of the query-log tests: a Flora process with fast log flushing, the log-export API, and
+// downloads of export files.
+
+import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import { httpRequest, startFlora, type FloraProcess, type StartOptions } from './server';
+
+/** Distinctive, so that "no secret in any record" can look for it. */
+export const ROOT_SECRET = 'Sup3r-R00t-9f4e17';
+
+export const FIELDS = [
+  'API_VERSION', 'BYTES_IN', 'BYTES_OUT', 'BYTE_READ_OPS', 'BYTE_WRITE_OPS', 'COMPUTE_OPS', 'DATABASE', 'FQL_SHAPE',
+  'QUERY_TIME_MS', 'RATE_LIMITS_HIT', 'REGION_GROUP', 'REQUEST_HEADERS', 'REQUEST_METHOD', 'RESPONSE_CODE', 'TAGS',
+  'TRACEPARENT', 'TS', 'TXN_RETRIES',
+];
+
+export interface LogRecord {
+  API_VERSION: string;
+  BYTES_IN: number;
+  BYTES_OUT: number;
+  BYTE_READ_OPS: number;
+  BYTE_WRITE_OPS: number;
+  COMPUTE_OPS: number;
+  DATABASE: string[];
+  FQL_SHAPE: string;
+  QUERY_TIME_MS: number;
+  RATE_LIMITS_HIT: string[];
+  REGION_GROUP: string;
+  REQUEST_HEADERS: string;
+  REQUEST_METHOD: string;
+  RESPONSE_CODE: string;
+  TAGS: Record<string, string>;
+  TRACEPARENT: string;
+  TS: string;
+  TXN_RETRIES: number;
+}
+
+export function startLogged(opts: StartOptions = {}): Promise<FloraProcess> {
+  return startFlora({ ...opts, env: { FLORA_ROOT_SECRET: ROOT_SECRET, FLORA_LOG_FLUSH_MS: '20', ...opts.env } });
+}
+
+export interface ApiAnswer {
+  status: number;
+  headers: Record<string, string>;
+  json: Record<string, unknown>;
+}
+
+/** One call of the log-export API (HTTP/1.1 unless http2). `secret` null = no Authorization. */
+export async function logsApi(
+  srv: { url: string },
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  secret: string | null,
+  http2 = false,
+): Promise<ApiAnswer> {
+  const res = await httpRequest(srv.url, {
+    method,
+    path,
+    http2,
+    headers: { ...(secret === null ? {} : { authorization: `Bearer ${secret}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(res.body) as Record<string, unknown>;
+  } catch {
+    assert.fail(`not JSON (${res.status}): ${res.body}`);
+  }
+  return { status: res.status, headers: res.headers, json };
+}
+
+export const TERMINAL = ['Complete', 'DoesNotExist', 'Failed', 'TimedOut'];
+
+/** Polls GET /api/v1/logs/<id> until `done` accepts the answer. */
+export async function pollUntil(
+  srv: { url: string },
+  id: string,
+  secret: string,
+  done: (a: ApiAnswer) => boolean = (a) => TERMINAL.includes(a.json.state as string),
+  timeoutMs = 60_000,
+): Promise<ApiAnswer> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const a = await logsApi(srv, 'GET', `/api/v1/logs/${id}?type=query&regionGroup=us-std`, undefined, secret);
+    if (done(a)) return a;
+    if (Date.now() > deadline) assert.fail(`export ${id} did not get there: ${JSON.stringify(a.json)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Downloads a presigned URL and parses the gzip JSON lines. */
+export async function download(url: string): Promise<{ text: string; records: LogRecord[] }> {
+  const res = await fetch(url);
+  assert.equal(res.status, 200, `download ${url}: ${res.status} ${await res.clone().text()}`);
+  assert.equal(res.headers.get('content-type'), 'application/gzip');
+  const text = gunzipSync(Buffer.from(await res.arrayBuffer())).toString('utf8');
+  assert.ok(text.endsWith('\n'), 'the file ends with a newline');
+  const records = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LogRecord);
+  for (const r of records) assert.deepEqual(Object.keys(r), FIELDS, 'fields in alphabetical order');
+  return { text, records };
+}
+
+/** Requests an export, waits for it and downloads it (an empty list when it is DoesNotExist). */
+export async function exportLogs(
+  srv: { url: string },
+  secret: string,
+  body: Record<string, unknown>,
+): Promise<{ id: string; final: ApiAnswer; records: LogRecord[]; text: string }> {
+  const created = await logsApi(srv, 'POST', '/api/v1/logs?type=query', body, secret);
+  assert.equal(created.status, 200, JSON.stringify(created.json));
+  const id = created.json.request_id as string;
+  const final = await pollUntil(srv, id, secret);
+  if (final.json.state === 'DoesNotExist') return { id, final, records: [], text: '' };
+  assert.equal(final.json.state, 'Complete', JSON.stringify(final.json));
+  const { text, records } = await download(final.json.presigned_url as string);
+  return { id, final, records, text };
+}
+
+/**
+ * A time window of its own for the requests `fn` makes. A record's TS is taken when its response is
+ * computed, on this machine's clock, so it lies between sending the request and receiving the answer:
+ * the window starts a millisecond after everything before and ends a millisecond after the last
+ * answer, and the clock is past it before anything else is sent. Nothing else may run meanwhile.
+ */
+export async function window<T>(fn: () => Promise<T>, margin = 1): Promise<{ start: string; end: string; result: T }> {
+  const start = Date.now() + margin;
+  await clockPast(start);
+  const result = await fn();
+  const end = Date.now() + margin;
+  await clockPast(end);
+  return { start: new Date(start).toISOString(), end: new Date(end).toISOString(), result };
+}
+
+/** Resolves once the clock has reached `ms`. */
+export async function clockPast(ms: number): Promise<void> {
+  while (Date.now() < ms) await new Promise((r) => setTimeout(r, Math.max(1, ms - Date.now())));
+}
+
+/** Peak resident memory of a process (VmHWM, bytes), from /proc. */
+export async function peakRss(pid: number): Promise<number | undefined> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,107 @@
+// Query-log records (src/logs/record.ts) and header redaction (src/logs/redact.ts).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildRecord, exportedLine, formatTs, lineDb, lineTs } from '../../src/logs/record';
+import { Redactor } from '../../src/logs/redact';
+import type { RequestLogEntry } from '../../src/logs/types';
+
+const KEY_SECRET = 'fnAGq3Zf7yUAAAAAaBcDeFgHiJkLmNoPqRsTuVwXyZ0';
+const opts = { regionGroup: 'us-std', redactor: new Redactor(['Sup3rR00tK3y']) };
+const base: RequestLogEntry = { method: 'POST', headers: {}, status: 200, bytesIn: 10, bytesOut: 20, queryTimeMs: 3.4 };
+const at = Date.UTC(2024, 4, 10, 18, 5, 42, 871);
+
+test('TS is UTC `YYYY-MM-DD HH:mm:ss.SSS Z`', () => {
+  assert.equal(formatTs(at), '2024-05-10 18:05:42.871 Z');
+});
+
+test('every field, in alphabetical order, with _db last', () => {
+  const line = buildRecord(
+    {
+      ...base,
+      headers: { 'user-agent': 'faunadb-js', 'x-forwarded-for': '10.0.0.1', authorization: `Bearer ${KEY_SECRET}` },
+      metrics: { computeOps: 2, byteReadOps: 3, byteWriteOps: 4, storageBytesRead: 0, storageBytesWrite: 0, txnRetries: 1 },
+      database: { id: 42n, path: ['app', 'tenant1'] },
+      fql: '{"get":{"ref":{"collection":"users"},"id":"1"}}',
+      tags: [['route', 'checkout']],
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      apiVersion: '4',
+    },
+    at,
+    opts,
+  );
+  const rec = JSON.parse(line) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(rec), [
+    'API_VERSION', 'BYTES_IN', 'BYTES_OUT', 'BYTE_READ_OPS', 'BYTE_WRITE_OPS', 'COMPUTE_OPS', 'DATABASE', 'FQL_SHAPE',
+    'QUERY_TIME_MS', 'RATE_LIMITS_HIT', 'REGION_GROUP', 'REQUEST_HEADERS', 'REQUEST_METHOD', 'RESPONSE_CODE', 'TAGS',
+    'TRACEPARENT', 'TS', 'TXN_RETRIES', '_db',
+  ]);
+  assert.deepEqual(rec, {
+    API_VERSION: '4', BYTES_IN: 10, BYTES_OUT: 20, BYTE_READ_OPS: 3, BYTE_WRITE_OPS: 4, COMPUTE_OPS: 2,
+    DATABASE: ['us-std', 'app', 'tenant1'], FQL_SHAPE: '{"get":{"ref":{"collection":"users"},"id":"?"}}',
+    QUERY_TIME_MS: 3, RATE_LIMITS_HIT: [], REGION_GROUP: 'us-std',
+    REQUEST_HEADERS: '{"user_agent":"faunadb-js","x_forwarded_for":"10.0.0.1"}', REQUEST_METHOD: 'POST',
+    RESPONSE_CODE: '200', TAGS: { route: 'checkout' }, TRACEPARENT: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    TS: '2024-05-10 18:05:42.871 Z', TXN_RETRIES: 1, _db: '42',
+  });
+  assert.equal(lineTs(line), '2024-05-10 18:05:42.871 Z');
+  assert.equal(lineDb(line), '42');
+  const exported = JSON.parse(exportedLine(line)) as Record<string, unknown>;
+  assert.equal('_db' in exported, false);
+  assert.equal(Object.keys(exported).length, 18);
+});
+
+test('no database: DATABASE [], no _db; unknown API versions log as 4', () => {
+  const line = buildRecord({ ...base, apiVersion: 'bogus' }, at, opts);
+  const rec = JSON.parse(line) as Record<string, unknown>;
+  assert.deepEqual(rec.DATABASE, []);
+  assert.equal(rec.API_VERSION, '4');
+  assert.equal(rec.FQL_SHAPE, '');
+  assert.equal(rec.TRACEPARENT, '');
+  assert.equal(lineDb(line), undefined);
+  assert.equal(exportedLine(line).endsWith('"TXN_RETRIES":0}'), true);
+});
+
+test('a tag named _db or TS cannot pass for the record\'s own', () => {
+  const line = buildRecord({ ...base, tags: [['a', 'b'], ['_db', '7'], ['TS', '9999']] }, at, opts);
+  assert.equal(lineDb(line), undefined);
+  assert.equal(lineTs(line), '2024-05-10 18:05:42.871 Z');
+  assert.deepEqual((JSON.parse(exportedLine(line)) as { TAGS: unknown }).TAGS, { a: 'b', _db: '7', TS: '9999' });
+});
+
+test('torn lines are not records', () => {
+  const line = buildRecord(base, at, opts);
+  assert.equal(lineTs(line.slice(0, -1)), undefined);
+  assert.equal(lineTs(line.slice(0, line.indexOf('"TS"'))), undefined);
+  assert.equal(lineTs(line.slice(40)), undefined);
+});
+
+test('REQUEST_HEADERS: an allow-list, never credentials', () => {
+  const r = new Redactor(['Sup3rR00tK3y']);
+  const headers = JSON.parse(
+    r.requestHeaders({
+      authorization: `Basic ${Buffer.from(`${KEY_SECRET}:`).toString('base64')}`,
+      cookie: 'session=abc',
+      'x-api-key': 'k',
+      'proxy-authorization': 'Bearer x',
+      referer: `http://x/?secret=${KEY_SECRET}`,
+      'user-agent': `agent ${KEY_SECRET} Bearer abc.def`,
+      'x-forwarded-for': '10.0.0.1',
+      'x-fauna-driver': 'Sup3rR00tK3y:app:admin',
+      'x-query-timeout': '5000',
+      origin: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3In0.c2lnbmF0dXJl',
+    }),
+  ) as Record<string, string>;
+  assert.deepEqual(headers, {
+    user_agent: 'agent *** ***',
+    x_forwarded_for: '10.0.0.1',
+    origin: '***',
+    x_fauna_driver: '***',
+    x_query_timeout: '5000',
+  });
+});
+
+test('tag values that look like secrets are scrubbed', () => {
+  const rec = JSON.parse(buildRecord({ ...base, tags: { k: KEY_SECRET, root: 'xSup3rR00tK3yx' } }, at, opts)) as { TAGS: unknown };
+  assert.deepEqual(rec.TAGS, { k: '***', root: '***' });
+});
