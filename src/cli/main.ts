@@ -23,7 +23,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command === 'export-logs') return (await import('../logs/cli')).exportLogs(rest); // query-log export client
+  if (command === 'export-logs') return (await import('./exportLogs')).exportLogs(rest); // query-log export client
   if (command !== 'start') {
     process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);
     return 2;
