@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueryMetrics } from '../fql/api';
 import type { Position } from '../values/errors';
+import type { StreamSink } from './streamSink';
 
 /** What a route produces; the server turns it into an HttpResponse with the standard headers. */
 export interface Outcome {
@@ -19,6 +20,8 @@ export interface Outcome {
   bytesIn?: number;
   /** x-query-time, measured around the query. */
   queryTimeMs?: number;
+  /** A streamed body (POST /stream): called with the open response once the head is sent. */
+  stream?: (sink: StreamSink) => void;
 }
 
 export const ZERO_METRICS: QueryMetrics = Object.freeze({

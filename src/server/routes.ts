@@ -6,8 +6,9 @@ import { ping } from './ping';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
+import type { StreamHub } from './stream';
 
-export function buildRouter(service: QueryService): Router {
+export function buildRouter(service: QueryService, streams: StreamHub): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
   return new Router()
@@ -15,5 +16,6 @@ export function buildRouter(service: QueryService): Router {
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
     .add('/linearized', { POST: query.post })
     .add('/ping', { GET: ping, HEAD: ping })
-    .add('/tokens/self', { GET: self, HEAD: self, POST: self });
+    .add('/tokens/self', { GET: self, HEAD: self, POST: self })
+    .add('/stream', { POST: streams.handler });
 }

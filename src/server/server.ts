@@ -16,6 +16,7 @@ import {
   type Outcome,
 } from './responses';
 import { buildRouter } from './routes';
+import { StreamHub } from './stream';
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:8443` (the actual port when 0 was asked for). */
@@ -31,7 +32,8 @@ export async function startServer(
   service: QueryService,
   config: Pick<FloraConfig, 'host' | 'port'>,
 ): Promise<RunningServer> {
-  const router = buildRouter(service);
+  const streams = new StreamHub(service);
+  const router = buildRouter(service, streams);
 
   const handle = async (ctx: RequestContext): Promise<Outcome> => {
     try {
@@ -74,7 +76,9 @@ export async function startServer(
     }
     const { ctx, send } = exchange;
     handle(ctx)
-      .then((outcome) => send(finalize(ctx, outcome)))
+      .then((outcome) =>
+        outcome.stream ? exchange.stream(finalize(ctx, outcome), outcome.stream) : send(finalize(ctx, outcome)),
+      )
       .catch((err: unknown) => {
         console.error('flora: cannot write response:', err);
         try {
@@ -91,6 +95,7 @@ export async function startServer(
     address: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     close: () => {
+      if (!closed) streams.closeAll(); // open streams would keep their connections forever
       closed ??= listener.close().then(() => service.close());
       return closed;
     },

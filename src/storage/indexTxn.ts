@@ -25,7 +25,7 @@ import {
   KeyTag,
 } from './keys';
 import { keySuccessor, prefixEnd } from './tuple';
-import type { IndexAction, IndexEntry, IndexEntryWrite, IndexEvent, IndexScanOptions, TxnMetrics } from './types';
+import type { CommittedIndexEntry, IndexAction, IndexEntry, IndexEntryWrite, IndexEvent, IndexScanOptions, TxnMetrics } from './types';
 
 const U64_LIMIT = 1n << 64n;
 const EMPTY = new Uint8Array(0);
@@ -137,6 +137,15 @@ export class TxnIndexes {
     const b = this.bufferFor(db, index, entry);
     b.events.set(`${binary(entry.key)}@${ts}`, { key: copy(entry.key), action: entry.action, payload: copy(entry.payload), ts });
     this.writeCount++;
+  }
+
+  /** Every putIndexEntry change of this transaction (for the commit feed). */
+  committedEntries(): CommittedIndexEntry[] {
+    const out: CommittedIndexEntry[] = [];
+    for (const b of this.buffered.values()) {
+      for (const e of b.entries.values()) out.push({ db: b.db, index: b.index, key: e.key, action: e.action, payload: e.payload });
+    }
+    return out;
   }
 
   /** This transaction's putIndexEntry changes with keys in [from, to), in `order`. */
