@@ -9,11 +9,12 @@
 // its start time is taken (its snapshot waits for every commit validated before that), and keeps
 // exactly the commits above it: none is lost or seen twice.
 //
-// Each session renders its queued changes in batches, one read-only transaction per batch: that
-// re-authenticates the secret (a deleted key or a logged-out token ends the stream with
-// `permission denied`) and filters out events for documents the caller may not read. A reader
-// that does not keep up is bounded: past MAX_QUEUED_EVENTS unsent changes, its stream ends with an
-// error.
+// Delivery runs in rounds: the sessions with queued changes are grouped by secret, and each group
+// renders its changes in one read-only transaction. That re-authenticates the secret (a deleted
+// key or a logged-out token ends the stream with `permission denied`), filters out events for
+// documents the caller may not read, and renders a change once for all the streams of that secret
+// that follow the same thing. A reader that does not keep up is bounded: past maxQueuedEvents
+// unsent changes (or maxBufferedBytes unsent bytes), its stream ends with an error event.
 
 import { randomBytes } from 'node:crypto';
 import type { QueryService } from '../fql/api';
@@ -38,7 +39,7 @@ import {
   eventLine,
   indexKeyString,
   parseFields,
-  renderChanges,
+  Renderer,
   streamTarget,
   versionConcerns,
   type Change,
@@ -97,6 +98,10 @@ export class StreamHub {
   private readonly byIndex = new Map<string, Set<Session>>();
   private unsubscribe: (() => void) | undefined;
   private closing = false;
+  /** Sessions with something to deliver (changes or a re-authentication). */
+  private readonly dirty = new Set<Session>();
+  private delivering = false;
+  private deliveryScheduled = false;
   readonly limits: StreamLimits;
 
   constructor(
@@ -198,6 +203,7 @@ export class StreamHub {
   remove(session: Session): void {
     this.sessions.delete(session);
     this.evaluating.delete(session);
+    this.dirty.delete(session);
     const t = session.target;
     if (t?.kind === 'document') removeFrom(this.byDoc, docKeyString(t.key), session);
     else if (t?.kind === 'documents') removeFrom(this.byColl, collKeyString(t.db, t.coll), session);
@@ -206,6 +212,72 @@ export class StreamHub {
       this.unsubscribe();
       this.unsubscribe = undefined;
     }
+  }
+
+  /** A session has something to deliver. */
+  wake(session: Session): void {
+    this.dirty.add(session);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.delivering || this.deliveryScheduled) return;
+    this.deliveryScheduled = true;
+    // A macrotask later: the writer's own continuation (e.g. dropping cached secrets after a key
+    // was deleted) runs first, and the changes of several commits gather into one round.
+    setImmediate(() => {
+      this.deliveryScheduled = false;
+      void this.deliver();
+    });
+  }
+
+  /** One delivery round: per secret, one transaction renders what every ready session has queued. */
+  private async deliver(): Promise<void> {
+    this.delivering = true;
+    try {
+      const groups = new Map<string | undefined, Session[]>();
+      for (const s of this.dirty) {
+        if (!s.ready) continue; // closed, blocked on a slow reader (woken again on drain), or idle
+        let group = groups.get(s.authorization);
+        if (!group) groups.set(s.authorization, (group = []));
+        group.push(s);
+      }
+      this.dirty.clear();
+      await Promise.all([...groups].map(([authorization, sessions]) => this.deliverGroup(authorization, sessions)));
+    } catch (e) {
+      console.error('flora: stream delivery failed:', e);
+    } finally {
+      this.delivering = false;
+      if (this.dirty.size > 0) this.schedule();
+    }
+  }
+
+  private async deliverGroup(authorization: string | undefined, sessions: Session[]): Promise<void> {
+    const work = sessions.map((s) => ({ s, batch: s.takeBatch() }));
+    let last: bigint | undefined;
+    for (const w of work) {
+      const ts = w.batch.length > 0 ? w.batch[w.batch.length - 1].ts : undefined;
+      if (ts !== undefined && (last === undefined || ts > last)) last = ts;
+    }
+    let texts: string[];
+    try {
+      const run = await this.service.transact(
+        authorization,
+        async (ctx) => {
+          const renderer = new Renderer(ctx);
+          const out: string[] = [];
+          for (const w of work) out.push(w.batch.length > 0 ? await renderer.render(w.s.target!, w.s.fields, w.s.fieldsKey, w.batch) : '');
+          return out;
+        },
+        // Snapshot at or after the last change: the permission checks see the documents as changed.
+        { readOnly: true, refuseWritesIn: 'stream requests', timeoutMs: BATCH_TIMEOUT_MS, lastSeenTxn: last },
+      );
+      texts = run.result;
+    } catch (e) {
+      for (const w of work) w.s.fail(e);
+      return;
+    }
+    work.forEach((w, i) => w.s.send(texts[i]));
   }
 
   /** The commit feed listener: hands each change to the sessions it concerns. */
@@ -266,19 +338,28 @@ class Session {
   private queued = 0;
   private overflowed = false;
   private recheck = false;
+  /** Waiting for a slow reader's connection to drain. */
+  private blocked = false;
   private sink: StreamSink | undefined;
-  private pumping = false;
-  private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly hub: StreamHub,
-    private readonly authorization: string | undefined,
-    private readonly fields: readonly StreamField[],
-  ) {}
+    readonly authorization: string | undefined,
+    readonly fields: readonly StreamField[],
+  ) {
+    this.fieldsKey = fields.join(',');
+  }
+
+  readonly fieldsKey: string;
 
   get closed(): boolean {
     return this.state === 'closed';
+  }
+
+  /** Open, not waiting for the client, and with something to deliver. */
+  get ready(): boolean {
+    return this.state === 'open' && !this.blocked && (this.queue.length > 0 || this.recheck);
   }
 
   // ---- feeding -----------------------------------------------------------------------------
@@ -321,7 +402,7 @@ class Session {
   requestRecheck(): void {
     if (this.state !== 'ready' && this.state !== 'open') return;
     this.recheck = true;
-    this.schedule();
+    this.wake();
   }
 
   private accepts(ts: bigint): boolean {
@@ -338,7 +419,11 @@ class Session {
 
   private counted(): void {
     if (++this.queued > this.hub.limits.maxQueuedEvents) this.overflow();
-    else this.schedule();
+    else this.wake();
+  }
+
+  private wake(): void {
+    if (this.state === 'open' && !this.blocked && (this.queue.length > 0 || this.recheck)) this.hub.wake(this);
   }
 
   // ---- the response ----------------------------------------------------------------------------
@@ -355,50 +440,11 @@ class Session {
     sink.onClose(() => this.close());
     sink.write(eventLine('start', this.startTs, String(this.startTs)));
     if (this.overflowed) this.overflow();
-    else this.schedule();
+    else if (this.queue.length > 0 || this.recheck) this.wake();
   }
 
-  private schedule(): void {
-    if (this.state !== 'open' || this.scheduled || this.pumping) return;
-    this.scheduled = true;
-    // A macrotask later: the writer's own continuation (e.g. dropping cached secrets after a key
-    // was deleted) runs first, and the changes of several commits gather into one batch.
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.pump();
-    });
-  }
-
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      while (this.state === 'open' && (this.queue.length > 0 || this.recheck)) {
-        const batch = this.takeBatch();
-        this.recheck = false;
-        let text: string;
-        try {
-          text = await this.renderBatch(batch);
-        } catch (e) {
-          this.fail(e);
-          return;
-        }
-        if (this.state !== 'open') return;
-        if (text && !this.sink!.write(text)) {
-          if (this.sink!.buffered > this.hub.limits.maxBufferedBytes) {
-            this.overflow();
-            return;
-          }
-          await this.sink!.drained(); // meanwhile changes queue up, bounded by maxQueuedEvents
-        }
-      }
-    } finally {
-      this.pumping = false;
-      if (this.state === 'open' && (this.queue.length > 0 || this.recheck)) this.schedule();
-    }
-  }
-
-  private takeBatch(): Change[] {
+  /** The oldest queued changes, at most batchSize of them (at least one commit), and the recheck. */
+  takeBatch(): Change[] {
     const batch: Change[] = [];
     let n = 0;
     while (this.queue.length > 0 && (n === 0 || n < this.hub.limits.batchSize)) {
@@ -407,23 +453,28 @@ class Session {
       batch.push(c);
     }
     this.queued -= n;
+    this.recheck = false;
     return batch;
   }
 
-  private async renderBatch(batch: Change[]): Promise<string> {
-    const target = this.target!;
-    const last = batch.length > 0 ? batch[batch.length - 1].ts : undefined;
-    const run = await this.hub.service.transact(
-      this.authorization,
-      (ctx) => (batch.length > 0 ? renderChanges(ctx, target, this.fields, batch) : Promise.resolve('')),
-      // Snapshot at or after the last change: the permission checks see the documents as changed.
-      { readOnly: true, refuseWritesIn: 'stream requests', timeoutMs: BATCH_TIMEOUT_MS, lastSeenTxn: last },
-    );
-    return run.result;
+  /** Writes what a delivery round rendered; waits for a slow reader before the next round. */
+  send(text: string): void {
+    const sink = this.sink;
+    if (this.state !== 'open' || !sink) return;
+    if (text && !sink.write(text)) {
+      if (sink.buffered > this.hub.limits.maxBufferedBytes) return this.overflow();
+      this.blocked = true; // meanwhile changes queue up, bounded by maxQueuedEvents
+      void sink.drained().then(() => {
+        this.blocked = false;
+        this.wake();
+      });
+      return;
+    }
+    if (this.queue.length > 0 || this.recheck) this.wake();
   }
 
-  /** Ends the stream with an error event. */
-  private fail(e: unknown): void {
+  /** A delivery round failed: ends the stream with an error event. */
+  fail(e: unknown): void {
     if (e instanceof ProtocolError && (e.status === 401 || e.status === 403)) {
       this.endWith('permission denied', PERMISSION_LOST);
     } else if (e instanceof QueryTimeout) {

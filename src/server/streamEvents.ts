@@ -6,7 +6,7 @@
 import type { EvalContext } from '../fql/context';
 import { diff } from '../fql/events';
 import { matchedIndex } from '../fql/match';
-import { render, dbRefOf, docKeyOf } from '../model/documents';
+import { dbRefOf, docKeyOf, refOf } from '../model/documents';
 import { decodePayload, termsPrefix } from '../model/indexer';
 import { isCutBound } from '../model/indexKeys';
 import { allowed, checkAccess, checkSetRead } from '../model/permissions';
@@ -15,7 +15,7 @@ import type { CommittedIndexEntry, CommittedVersion, DocKey, Version } from '../
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import { valuesEqual } from '../values/order';
 import { Ref, SetV, typeName, type Obj, type Value } from '../values/types';
-import { encodeValue } from '../wire/encode';
+import { encodeRef, encodeValue } from '../wire/encode';
 import { jsonString } from '../wire/json';
 
 // ---- fields ----------------------------------------------------------------------------------
@@ -43,13 +43,19 @@ export function parseFields(query: URLSearchParams): readonly StreamField[] | Pr
 
 // ---- what a stream follows ---------------------------------------------------------------------
 
-export type StreamTarget =
+export type StreamTarget = (
   /** A document of a user collection (a ref, or the ref of a document version). */
   | { kind: 'document'; ref: Ref; key: DocKey }
   /** Documents(collection): add on create, remove on delete. */
   | { kind: 'documents'; collection: Ref; db: bigint; coll: number }
   /** Match(index, terms): the add/remove changes of the index entries with those terms. */
-  | { kind: 'match'; index: Ref; terms: Value[]; db: bigint; id: number; prefix: Uint8Array; confirm: boolean; arityOk: boolean };
+  | { kind: 'match'; index: Ref; terms: Value[]; db: bigint; id: number; prefix: Uint8Array; confirm: boolean; arityOk: boolean }
+) & {
+  /** Identifies what is followed and how its events render (the same for the same ref or set). */
+  share: string;
+};
+
+const NO_TXN = { txnTs: 0n };
 
 function notStreamable(v: Value): QueryError {
   return errors.invalidArgument(`Expected a Document Ref or Version, or a Set Ref, got ${typeName(v)}.`, []);
@@ -74,7 +80,7 @@ export async function streamTarget(ctx: EvalContext, v: Value): Promise<StreamTa
         if (t.kind === 'schema' && t.native === 'collections') {
           if (!t.entry) throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, []);
           await checkSetRead(ctx, { kind: 'doc', db: t.db, coll: t.entry, id: 0n, scoped: t.scoped }, []);
-          return { kind: 'documents', collection: coll, db: t.db, coll: Number(t.entry.id) };
+          return { kind: 'documents', collection: coll, db: t.db, coll: Number(t.entry.id), share: `c${encodeValue(v, NO_TXN)}` };
         }
       }
     }
@@ -87,6 +93,7 @@ export async function streamTarget(ctx: EvalContext, v: Value): Promise<StreamTa
         const prefix = termsPrefix(def, terms);
         return {
           kind: 'match',
+          share: `m${encodeValue(v, NO_TXN)}`,
           index,
           terms,
           db: def.db,
@@ -106,7 +113,7 @@ async function documentTarget(ctx: EvalContext, ref: Ref, given: Value): Promise
   const key = docKeyOf(t);
   if (t.kind !== 'doc' || !key) throw notStreamable(given);
   await checkAccess(ctx, 'read', t, []);
-  return { kind: 'document', ref, key };
+  return { kind: 'document', ref, key, share: `d${encodeValue(ref, NO_TXN)}` };
 }
 
 /** The string a hub indexes a target by (the same for the changes that concern it). */
@@ -161,35 +168,86 @@ export function errorLine(txn: bigint, code: string, description: string): strin
   return eventLine('error', txn, `{"code":${jsonString(code)},"description":${jsonString(description)}}`);
 }
 
-function pick(fields: readonly StreamField[], all: Partial<Record<StreamField, () => Value>>): Obj {
-  const out: Obj = new Map();
+/** The event object as JSON text: the requested fields that apply, in canonical order. */
+function pick(fields: readonly StreamField[], all: Partial<Record<StreamField, () => string>>): string {
+  let out = '';
   for (const f of fields) {
     const make = all[f];
-    if (make) out.set(f, make());
+    if (make) out += `${out ? ',' : '{'}"${f}":${make()}`;
   }
-  return out;
+  return out ? out + '}' : '{}';
+}
+
+/** A ref and its JSON text (encoded once per transaction). */
+interface RefText {
+  ref: Ref;
+  json: string;
+}
+
+/**
+ * A document as Get renders it, `{ref, ts, …fields}`, written straight to JSON text (the text
+ * encodeValue gives for the rendered object) without building the object first.
+ */
+function docJson(r: RefText, ts: bigint, fields: Obj | null | undefined, txnTs: bigint): string {
+  let out = `{"ref":${r.json},"ts":${ts}`;
+  if (fields) {
+    for (const [k, v] of fields) {
+      // A field that needs escaping or shadows ref/ts: the general way.
+      if (k.charCodeAt(0) === 64 /* @ */ || k === 'ref' || k === 'ts') {
+        const doc: Obj = new Map<string, Value>([['ref', r.ref], ['ts', ts]]);
+        for (const [k2, v2] of fields) doc.set(k2, v2);
+        return encodeValue(doc, { txnTs });
+      }
+      out += `,${jsonString(k)}:${encodeValue(v, { txnTs })}`;
+    }
+  }
+  return out + '}';
 }
 
 const EMPTY: Obj = new Map();
 
+/** What a target resolves to in one transaction (null: it no longer exists, so no events). */
+type Prepared =
+  | { kind: 'document'; t: Target; ref: RefText; readableNow?: boolean }
+  | { kind: 'documents'; collRef: Ref; visible: Visible | undefined }
+  | { kind: 'match'; visible: Visible | undefined };
+
+type Visible = (ctx: EvalContext, ref: Ref) => Promise<boolean>;
+
 /**
- * Renders a batch of changes into event lines, in the caller's current permissions (an event for
- * a document the caller may not read is dropped). Runs inside a read-only transaction whose
- * snapshot includes every change of the batch.
+ * Renders changes into event lines inside one read-only transaction, in the permissions of its
+ * caller at that time (an event for a document the caller may not read is dropped). The snapshot
+ * must include every change rendered. Streams of one secret share a renderer: a target is resolved
+ * once, and a change is rendered once per target and fields, whatever the number of streams that
+ * follow it. Calls must not overlap (evaluation in a context is sequential).
  */
-export async function renderChanges(
-  ctx: EvalContext,
-  target: StreamTarget,
-  fields: readonly StreamField[],
-  changes: readonly Change[],
-): Promise<string> {
-  switch (target.kind) {
-    case 'document':
-      return renderDocument(ctx, target, fields, changes);
-    case 'documents':
-      return renderDocuments(ctx, target, fields, changes);
-    case 'match':
-      return renderMatch(ctx, target, fields, changes);
+export class Renderer {
+  /** By target (its share string: hashed once, as the same string object comes back every time). */
+  private readonly targets = new Map<string, { prep: Prepared | null; byFields: Map<string, Map<bigint, string>> }>();
+
+  constructor(private readonly ctx: EvalContext) {}
+
+  /** `fieldsKey` is `fields` joined with commas. */
+  async render(target: StreamTarget, fields: readonly StreamField[], fieldsKey: string, changes: readonly Change[]): Promise<string> {
+    let entry = this.targets.get(target.share);
+    if (entry === undefined) {
+      entry = { prep: await prepare(this.ctx, target), byFields: new Map() };
+      this.targets.set(target.share, entry);
+    }
+    const prep = entry.prep;
+    if (prep === null) return '';
+    let rendered = entry.byFields.get(fieldsKey);
+    if (rendered === undefined) entry.byFields.set(fieldsKey, (rendered = new Map()));
+    let out = '';
+    for (const change of changes) {
+      let text = rendered.get(change.ts);
+      if (text === undefined) {
+        text = await renderChange(this.ctx, target, prep, fields, change);
+        rendered.set(change.ts, text);
+      }
+      out += text;
+    }
+    return out;
   }
 }
 
@@ -203,58 +261,83 @@ async function orNone<T>(work: Promise<T>): Promise<T | undefined> {
   }
 }
 
+async function prepare(ctx: EvalContext, target: StreamTarget): Promise<Prepared | null> {
+  switch (target.kind) {
+    case 'document': {
+      const t = await orNone(resolveRef(ctx, target.ref, []));
+      // The same document: a collection deleted and created again under the name is another one.
+      if (t?.kind !== 'doc' || t.db !== target.key.db || Number(t.coll.id) !== target.key.coll) return null;
+      const ref = refOf(t, dbRefOf(target.ref));
+      return { kind: 'document', t, ref: { ref, json: encodeRef(ref) } };
+    }
+    case 'documents': {
+      const t = await orNone(resolveRef(ctx, target.collection, []));
+      if (!t || t.kind !== 'schema' || !t.entry || Number(t.entry.id) !== target.coll) return null;
+      const collTarget: Target = { kind: 'doc', db: t.db, coll: t.entry, id: 0n, scoped: t.scoped };
+      const visible = await orNone(checkSetRead(ctx, collTarget, []).then((f) => ({ f })));
+      if (!visible) return null;
+      return { kind: 'documents', collRef: Ref.collection(t.entry.name, dbRefOf(target.collection)), visible: visible.f };
+    }
+    case 'match': {
+      const matched = await orNone(matchedIndex(ctx, target.index, [], target.terms));
+      if (!matched || matched.def.id !== target.id || matched.def.db !== target.db) return null;
+      return { kind: 'match', visible: matched.visible };
+    }
+  }
+}
+
+function renderChange(ctx: EvalContext, target: StreamTarget, prep: Prepared, fields: readonly StreamField[], change: Change): Promise<string> {
+  if (target.kind === 'document' && prep.kind === 'document') return renderDocument(ctx, target, prep, fields, change);
+  if (target.kind === 'documents' && prep.kind === 'documents') return renderDocuments(ctx, prep, fields, change);
+  if (target.kind === 'match' && prep.kind === 'match') return renderMatch(ctx, target, prep, fields, change);
+  throw new Error('stream target and its resolution disagree');
+}
+
 async function renderDocument(
   ctx: EvalContext,
   target: StreamTarget & { kind: 'document' },
+  prep: Prepared & { kind: 'document' },
   fields: readonly StreamField[],
-  changes: readonly Change[],
+  change: Change,
 ): Promise<string> {
+  const { t, ref } = prep;
   const key = target.key;
-  const resolved = await orNone(resolveRef(ctx, target.ref, []));
-  // The same document: a collection deleted and created again under the name is another one.
-  if (resolved?.kind !== 'doc' || resolved.db !== key.db || Number(resolved.coll.id) !== key.coll) return '';
-  const t: Target = resolved;
-  let readableNow: boolean | undefined;
-  // A delete is judged on the document as it was just before it (a predicate that reads the
-  // document would otherwise never grant it); everything else on the current state.
-  const readable = async (v: CommittedVersion): Promise<boolean> => {
-    if (v.action === 'delete' && !v.rewrite) return readableBefore(ctx, v.ts, () => allowed(ctx, 'read', t));
-    return (readableNow ??= await allowed(ctx, 'read', t));
-  };
-  const dbRef = dbRefOf(target.ref);
+  const txnTs = change.ts;
   // The version before a change is read only when the event shows it (diff, prev, a delete's document).
   const wantPrev = fields.includes('diff') || fields.includes('prev');
   const wantDocument = fields.includes('document');
   let out = '';
-  for (const change of changes) {
-    for (const v of change.versions) {
-      if (!(await readable(v))) continue;
-      if (v.rewrite) {
-        const doc = () => (v.action === null ? new Map<string, Value>([['ref', target.ref], ['ts', v.ts]]) : show(t, dbRef, key, v.ts, v.data));
-        const event = pick(fields, { action: () => 'history_rewrite', document: doc });
-        out += eventLine('history_rewrite', change.ts, encodeValue(event, { txnTs: change.ts }));
-        continue;
-      }
-      let prev: Version | null = null;
-      if (wantPrev || (wantDocument && v.action === 'delete')) {
-        prev = await ctx.txn.getVersion(key, v.ts - 1n);
-        if (prev && prev.action === 'delete') prev = null;
-      }
-      const prevFields = prev?.data ?? undefined;
-      const nextFields = v.action === 'delete' ? undefined : (v.data ?? EMPTY);
+  for (const v of change.versions) {
+    // A delete is judged on the document as it was just before it (a predicate that reads the
+    // document would otherwise never grant it); everything else on the current state.
+    const readable =
+      v.action === 'delete' && !v.rewrite
+        ? await readableBefore(ctx, v.ts, () => allowed(ctx, 'read', t))
+        : (prep.readableNow ??= await allowed(ctx, 'read', t));
+    if (!readable) continue;
+    if (v.rewrite) {
       const event = pick(fields, {
-        action: () => v.action!,
-        // A delete shows the document as it was, at the time of the delete.
-        document: () => show(t, dbRef, key, v.ts, v.action === 'delete' ? (prevFields ?? EMPTY) : v.data),
-        diff: () => {
-          const d: Obj = new Map<string, Value>([['ref', target.ref], ['ts', v.ts]]);
-          for (const [k, x] of diff(prevFields, nextFields)) d.set(k, x);
-          return d;
-        },
-        prev: () => (prev ? show(t, dbRef, key, prev.ts as bigint, prev.data) : null),
+        action: () => '"history_rewrite"',
+        document: () => docJson(ref, v.ts, v.action === null ? undefined : v.data, txnTs),
       });
-      out += eventLine('version', change.ts, encodeValue(event, { txnTs: change.ts }));
+      out += eventLine('history_rewrite', txnTs, event);
+      continue;
     }
+    let prev: Version | null = null;
+    if (wantPrev || (wantDocument && v.action === 'delete')) {
+      prev = await ctx.txn.getVersion(key, v.ts - 1n);
+      if (prev && prev.action === 'delete') prev = null;
+    }
+    const prevFields = prev?.data ?? undefined;
+    const nextFields = v.action === 'delete' ? undefined : (v.data ?? EMPTY);
+    const event = pick(fields, {
+      action: () => `"${v.action}"`,
+      // A delete shows the document as it was, at the time of the delete.
+      document: () => docJson(ref, v.ts, v.action === 'delete' ? prevFields : v.data, txnTs),
+      diff: () => docJson(ref, v.ts, diff(prevFields, nextFields), txnTs),
+      prev: () => (prev ? docJson(ref, prev.ts as bigint, prev.data, txnTs) : 'null'),
+    });
+    out += eventLine('version', txnTs, event);
   }
   return out;
 }
@@ -267,46 +350,31 @@ function readableBefore(ctx: EvalContext, ts: bigint, check: () => Promise<boole
   });
 }
 
-/** A document as Get renders it: {ref, ts, …fields}. */
-function show(t: Target, dbRef: Ref | undefined, key: DocKey, ts: bigint, data: Obj | null): Obj {
-  return render(t, dbRef, { key, version: { ts, action: 'update', data: data ?? EMPTY } });
-}
-
-function setEvent(fields: readonly StreamField[], action: 'add' | 'remove', ref: Value, ts: bigint, index: () => Value): Obj {
+function setEvent(fields: readonly StreamField[], action: 'add' | 'remove', refJson: string, ts: bigint, index: () => string): string {
   return pick(fields, {
-    action: () => action,
-    document: () => new Map<string, Value>([['ref', ref], ['ts', ts]]),
+    action: () => `"${action}"`,
+    document: () => `{"ref":${refJson},"ts":${ts}}`,
     index,
   });
 }
 
 async function renderDocuments(
   ctx: EvalContext,
-  target: StreamTarget & { kind: 'documents' },
+  prep: Prepared & { kind: 'documents' },
   fields: readonly StreamField[],
-  changes: readonly Change[],
+  change: Change,
 ): Promise<string> {
-  const t = await orNone(resolveRef(ctx, target.collection, []));
-  if (!t || t.kind !== 'schema' || !t.entry || Number(t.entry.id) !== target.coll) return '';
-  const collTarget: Target = { kind: 'doc', db: t.db, coll: t.entry, id: 0n, scoped: t.scoped };
-  const visible = await orNone(checkSetRead(ctx, collTarget, []).then((f) => ({ f })));
-  if (!visible) return '';
-  const collName = t.entry.name;
-  const dbRef = dbRefOf(target.collection);
-  const collRef = Ref.collection(collName, dbRef);
-  const index = () => new Map<string, Value>([['ref', collRef], ['terms', []], ['values', []]]);
+  const { collRef, visible } = prep;
+  const index = () => `{"ref":${encodeRef(collRef)},"terms":[],"values":[]}`;
   let out = '';
-  for (const change of changes) {
-    // Adds before removes, as Events() orders the changes of one transaction.
-    for (const pass of ['create', 'delete'] as const) {
-      for (const v of change.versions) {
-        if (v.action !== pass) continue;
-        const ref = new Ref(String(v.key.id), collRef);
-        const f = visible.f;
-        if (f && !(await (pass === 'delete' ? readableBefore(ctx, change.ts, () => f(ctx, ref)) : f(ctx, ref)))) continue;
-        const event = setEvent(fields, pass === 'create' ? 'add' : 'remove', ref, change.ts, index);
-        out += eventLine('set', change.ts, encodeValue(event, { txnTs: change.ts }));
-      }
+  // Adds before removes, as Events() orders the changes of one transaction.
+  for (const pass of ['create', 'delete'] as const) {
+    for (const v of change.versions) {
+      if (v.action !== pass) continue;
+      const ref = new Ref(String(v.key.id), collRef);
+      if (visible && !(await (pass === 'delete' ? readableBefore(ctx, change.ts, () => visible(ctx, ref)) : visible(ctx, ref)))) continue;
+      const event = setEvent(fields, pass === 'create' ? 'add' : 'remove', encodeRef(ref), change.ts, index);
+      out += eventLine('set', change.ts, event);
     }
   }
   return out;
@@ -315,24 +383,22 @@ async function renderDocuments(
 async function renderMatch(
   ctx: EvalContext,
   target: StreamTarget & { kind: 'match' },
+  prep: Prepared & { kind: 'match' },
   fields: readonly StreamField[],
-  changes: readonly Change[],
+  change: Change,
 ): Promise<string> {
-  const matched = await orNone(matchedIndex(ctx, target.index, [], target.terms));
-  if (!matched || matched.def.id !== target.id || matched.def.db !== target.db) return '';
-  const { visible } = matched;
+  const { visible } = prep;
   let out = '';
-  for (const change of changes) {
-    for (const pass of ['add', 'remove'] as const) {
-      for (const e of change.entries) {
-        if (e.action !== pass) continue;
-        const { terms, values, ref } = decodePayload(e.payload);
-        if (target.confirm && !terms.every((x, i) => valuesEqual(x, target.terms[i]))) continue;
-        if (visible && !(await (pass === 'remove' ? readableBefore(ctx, change.ts, () => visible(ctx, ref)) : visible(ctx, ref)))) continue;
-        const index = () => new Map<string, Value>([['ref', target.index], ['terms', terms], ['values', values]]);
-        const event = setEvent(fields, pass, ref, change.ts, index);
-        out += eventLine('set', change.ts, encodeValue(event, { txnTs: change.ts }));
-      }
+  for (const pass of ['add', 'remove'] as const) {
+    for (const e of change.entries) {
+      if (e.action !== pass) continue;
+      const { terms, values, ref } = decodePayload(e.payload);
+      if (target.confirm && !terms.every((x, i) => valuesEqual(x, target.terms[i]))) continue;
+      if (visible && !(await (pass === 'remove' ? readableBefore(ctx, change.ts, () => visible(ctx, ref)) : visible(ctx, ref)))) continue;
+      const txnTs = { txnTs: change.ts };
+      const index = () => `{"ref":${encodeRef(target.index)},"terms":${encodeValue(terms, txnTs)},"values":${encodeValue(values, txnTs)}}`;
+      const event = setEvent(fields, pass, encodeValue(ref, txnTs), change.ts, index);
+      out += eventLine('set', change.ts, event);
     }
   }
   return out;
