@@ -1,10 +1,12 @@
-// `node dist/bench/streams.js [--seconds 2] [--rounds 5] [--streams 100] [--concurrency 32]`
+// `node dist/bench/streams.js [--seconds 2] [--rounds 5] [--streams 100] [--concurrency 32]
+//   [--only none,documents,none-create,collection] [--raw-clients]`
 //
 // Write throughput with open streams listening versus none, in one run, in interleaved rounds.
 // Flora runs in this process (query service + HTTP server on a free port); the writes go through
 // the query service in process (32 in flight), so the database's own cost is what is measured,
 // and the event delivery (rendering, permission checks, socket writes) shares the process with
-// them. The stream clients are the official driver (`client.stream`, HTTP/2) in a child process.
+// them. The stream clients are the official driver (`client.stream`, HTTP/2) in a child process
+// (`--raw-clients`: plain HTTP/2 requests and JSON.parse per line instead of the driver).
 //
 // Phases of each round, `--seconds` each:
 //   none        no stream open; Update of one of 100 documents (each writer has its own)
@@ -17,6 +19,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as http2 from 'node:http2';
+import * as os from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFlora } from '../src/flora';
@@ -33,6 +36,11 @@ function arg(name: string, fallback: number): number {
 const AUTH = 'Bearer secret';
 /** `--raw-clients`: stream clients without the driver (cheaper, so less CPU taken from the server). */
 const RAW = process.argv.includes('--raw-clients');
+/**
+ * `--nice-clients`: the stream clients run at the lowest CPU priority, as if they were on other
+ * machines (on 2 shared CPUs they otherwise take CPU from the server).
+ */
+const NICE = process.argv.includes('--nice-clients');
 const DOCS = 100;
 const refJson = (coll: string, id: number) =>
   ({ ref: { collection: coll }, id: String(id) }) as const;
@@ -124,21 +132,15 @@ async function clientMain(url: string, mode: string, n: number, raw: boolean): P
   };
   const expr = (i: number) => (mode === 'documents' ? fq.Ref(fq.Collection('bench_docs'), String(i + 1)) : fq.Documents(fq.Collection('bench_new')));
   if (raw) return rawClients(url, n, expr, onStart, () => cpu0);
-  const subs = Array.from({ length: n }, (_, i) => {
-    const expr = mode === 'documents' ? fq.Ref(fq.Collection('bench_docs'), String(i + 1)) : fq.Documents(fq.Collection('bench_new'));
-    return client
-      .stream(expr)
-      .on('start', () => {
-        if (++startedCount === n) {
-          cpu0 = process.cpuUsage();
-          process.send!({ ready: true });
-        }
-      })
+  const subs = Array.from({ length: n }, (_, i) =>
+    client
+      .stream(expr(i))
+      .on('start', onStart)
       .on('version', () => events++)
       .on('set', () => events++)
       .on('error', (e: unknown) => errors.push(String((e as Error)?.message ?? JSON.stringify(e))))
-      .start();
-  });
+      .start(),
+  );
   process.on('message', async (msg: { expect: number }) => {
     const deadline = Date.now() + 30_000;
     while (events < msg.expect && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -152,6 +154,7 @@ async function clientMain(url: string, mode: string, n: number, raw: boolean): P
 
 function spawnClients(url: string, mode: string, n: number): Promise<{ child: ChildProcess; report: (expect: number) => Promise<ChildReport> }> {
   const child = fork(__filename, ['--client', url, mode, String(n), RAW ? 'raw' : 'driver'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  if (NICE) os.setPriority(child.pid!, 19);
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`stream clients exited with ${code}`)));
     child.once('message', () => {
@@ -224,8 +227,6 @@ async function main(): Promise<void> {
       return JSON.stringify({ update: refJson('bench_docs', id), params: { object: { data: { object: { n: ++n } } } } });
     };
     const create = () => JSON.stringify({ create: { collection: 'bench_new' }, params: { object: { data: { object: { n: ++n } } } } });
-    await write(service, update, 1, concurrency); // warm-up
-    await write(service, create, 1, concurrency);
 
     const totals: Record<string, { ops: number; secs: number }> = {};
     const add = (phase: string, r: { rate: number; ops: number }) => {
@@ -234,7 +235,8 @@ async function main(): Promise<void> {
       t.secs += r.ops / r.rate;
     };
     const problems: string[] = [];
-    for (let round = 1; round <= rounds; round++) {
+    // Round 0 warms every path up (the JIT, the stream code) and is not counted.
+    for (let round = 0; round <= rounds; round++) {
       for (const [phase, body, mode, fanout] of [
         ['none', update, undefined, 0],
         ['documents', update, 'documents', 1],
@@ -244,11 +246,11 @@ async function main(): Promise<void> {
         if (only && !only.includes(phase)) continue;
         const clients = mode ? await spawnClients(server.address, mode, streams) : undefined;
         const cpu0 = process.cpuUsage();
-        const r = await write(service, body, seconds, concurrency);
+        const r = await write(service, body, round === 0 ? 1 : seconds, concurrency);
         const cpu = process.cpuUsage(cpu0);
-        add(phase, r);
+        if (round > 0) add(phase, r);
         const perWrite = (cpu.user + cpu.system) / r.ops;
-        let line = `round ${round} ${phase.padEnd(11)} ${r.rate.toFixed(0).padStart(6)} writes/s, server ${perWrite.toFixed(0)} µs CPU/write`;
+        let line = `${round === 0 ? 'warm-up' : `round ${round}`} ${phase.padEnd(11)} ${r.rate.toFixed(0).padStart(6)} writes/s, server ${perWrite.toFixed(0)} µs CPU/write`;
         if (clients) {
           const expect = r.ops * fanout;
           const rep = await clients.report(expect);
