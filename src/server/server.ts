@@ -96,7 +96,9 @@ export async function startServer(
     port,
     close: () => {
       if (!closed) streams.closeAll(); // open streams would keep their connections forever
-      closed ??= listener.close().then(() => service.close());
+      closed ??= listener.close()
+        .then(() => streams.idle())
+        .then(() => service.close());
       return closed;
     },
     forceClose: () => listener.destroyAll(),

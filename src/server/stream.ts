@@ -102,6 +102,8 @@ export class StreamHub {
   private readonly dirty = new Set<Session>();
   private delivering = false;
   private deliveryScheduled = false;
+  /** The delivery round in progress (its transactions must end before storage closes). */
+  private round: Promise<void> = Promise.resolve();
   readonly limits: StreamLimits;
 
   constructor(
@@ -180,6 +182,14 @@ export class StreamHub {
     for (const s of [...this.sessions]) s.shutdown();
   }
 
+  /** Resolves once no delivery round is running (after closeAll: before storage is closed). */
+  async idle(): Promise<void> {
+    while (this.delivering || this.deliveryScheduled) {
+      await this.round;
+      if (this.deliveryScheduled) await new Promise((r) => setImmediate(r));
+    }
+  }
+
   private add(session: Session): void {
     this.sessions.add(session);
     this.evaluating.add(session);
@@ -227,7 +237,7 @@ export class StreamHub {
     // was deleted) runs first, and the changes of several commits gather into one round.
     setImmediate(() => {
       this.deliveryScheduled = false;
-      void this.deliver();
+      this.round = this.deliver();
     });
   }
 

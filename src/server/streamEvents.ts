@@ -179,7 +179,7 @@ function pick(fields: readonly StreamField[], all: Partial<Record<StreamField, (
 }
 
 /** A ref and its JSON text (encoded once per transaction). */
-interface RefText {
+export interface RefText {
   ref: Ref;
   json: string;
 }
@@ -188,7 +188,7 @@ interface RefText {
  * A document as Get renders it, `{ref, ts, …fields}`, written straight to JSON text (the text
  * encodeValue gives for the rendered object) without building the object first.
  */
-function docJson(r: RefText, ts: bigint, fields: Obj | null | undefined, txnTs: bigint): string {
+export function docJson(r: RefText, ts: bigint, fields: Obj | null | undefined, txnTs: bigint): string {
   let out = `{"ref":${r.json},"ts":${ts}`;
   if (fields) {
     for (const [k, v] of fields) {

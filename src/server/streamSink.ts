@@ -38,6 +38,9 @@ export function openStreamSink(res: AnyResponse, protocol: Protocol, head: HttpR
   }
   const h1 = res as http.ServerResponse;
   if (h1.destroyed || h1.writableEnded) return closedSink();
+  // A stream holds its connection for as long as it lasts: close it afterwards (also lets a
+  // shutdown finish without waiting for idle keep-alive connections to time out).
+  h1.shouldKeepAlive = false;
   h1.writeHead(head.status, headers); // no content-length: chunked on HTTP/1.1
   h1.flushHeaders();
   return new Sink(h1, () => h1.destroy());

@@ -531,6 +531,28 @@ describe('permissions', () => {
     assert.equal(log.of('set').length, 1);
   });
 
+  test('a token that logs out ends its stream the same way', async () => {
+    await root.query(q.CreateCollection({ name: 'stream_users' }));
+    await root.query(
+      q.CreateRole({
+        name: 'stream_users_read',
+        membership: [{ resource: q.Collection('stream_users') }],
+        privileges: [{ resource: q.Collection('perm'), actions: { read: true } }],
+      }),
+    );
+    const user = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('stream_users'), { credentials: { password: 'pw' }, data: {} }));
+    const login = await root.query<{ secret: string }>(q.Login(user.ref, { password: 'pw' }));
+    const tc = pool.client(login.secret, 'h1');
+    const { sub, log } = watch(tc.stream(q.Documents(q.Collection('perm'))));
+    await started(log);
+    await root.query(q.Create(q.Collection('perm'), {}));
+    await log.until(() => log.of('set').length === 1);
+    assert.equal(await pool.client(login.secret, 'h2').query(q.Logout(true)), true);
+    await log.until(() => log.of('error').length >= 1, 10_000, 'the error event');
+    sub.close();
+    assert.deepEqual(log.of('error')[0].data, { code: 'permission denied', description: 'Authorization lost during stream evaluation.' });
+  });
+
   test('events for documents the caller cannot read are filtered out', async () => {
     await root.query(
       q.CreateRole({
@@ -653,10 +675,20 @@ describe('limits and shutdown', () => {
       // Shutdown with open streams (HTTP/2 and HTTP/1.1) finishes promptly.
       const openH2 = watch(admin.stream(ref));
       const openH1 = watch(smallPool.client(small.secret, 'h1').stream(q.Documents(q.Collection('slow'))));
+      // And a raw HTTP/1.1 client that would keep its connection alive.
+      const agent = new http.Agent({ keepAlive: true });
+      const rawReq = http.request(new URL('/stream', small.url), { method: 'POST', agent, headers: { authorization: `Bearer ${small.secret}` } });
+      rawReq.end(wire(ref));
+      const rawRes = await new Promise<http.IncomingMessage>((resolve) => rawReq.once('response', resolve));
+      assert.equal(rawRes.headers.connection, 'close');
+      const rawEnded = new Promise((resolve) => rawRes.once('end', resolve));
+      rawRes.resume();
       await Promise.all([started(openH2.log), started(openH1.log)]);
       const t0 = Date.now();
       assert.equal(await small.stop(), 0);
-      assert.ok(Date.now() - t0 < 10_000, 'shutdown did not wait for the streams');
+      assert.ok(Date.now() - t0 < 3_000, `shutdown waited ${Date.now() - t0} ms for the streams`);
+      await rawEnded;
+      agent.destroy();
       await openH2.log.until(() => openH2.log.of('error').length > 0, 5_000, 'end of the HTTP/2 stream');
       await openH1.log.until(() => openH1.log.of('error').length > 0, 5_000, 'end of the HTTP/1.1 stream');
       openH2.sub.close();

@@ -7,7 +7,11 @@ import { withStore } from '../helpers/store';
 import type { CommitEvent, DocKey } from '../../src/storage/types';
 import { ProtocolError } from '../../src/values/errors';
 import { obj, type Obj, type Value } from '../../src/values/types';
-import { parseFields } from '../../src/server/streamEvents';
+import { docJson, parseFields } from '../../src/server/streamEvents';
+import { render } from '../../src/model/documents';
+import { encodeRef, encodeValue } from '../../src/wire/encode';
+import { Ref, Time, TxnTime } from '../../src/values/types';
+import type { Target } from '../../src/model/resolve';
 
 const doc = (id: bigint, coll = 1024): DocKey => ({ db: 1n, coll, id });
 const data = (fields: [string, Value][]): Obj => obj([['data', obj(fields)]]);
@@ -138,5 +142,24 @@ test('stream fields: default, canonical order, unknown names', () => {
     assert.equal(e.status, 400);
     assert.equal(e.code, 'invalid url parameter');
     assert.match(e.description, /^Invalid url parameter fields\. .*\.$/);
+  }
+});
+
+test('event documents are written as the same JSON text as Get renders them', () => {
+  const coll = { native: 'collections' as const, id: 1024n, name: 'c', fields: new Map(), ts: 1n };
+  const t: Target = { kind: 'doc', db: 0n, coll, id: 7n, scoped: false };
+  const ref = Ref.doc('c', '7');
+  const key = { db: 0n, coll: 1024, id: 7n };
+  const cases: (Obj | null)[] = [
+    null,
+    new Map(),
+    obj([['data', obj([['a', 1n], ['nested', obj([['@weird', 'x']])], ['when', TxnTime.instance]])]]),
+    obj([['data', obj([['n', 1.5]])], ['ttl', new Time(1_700_000_000_000_000n)]]),
+    obj([['@odd', 1n]]), // a stored field that needs the @obj escape
+    obj([['ts', 5n], ['data', obj([])]]), // a field shadowing ts
+  ];
+  for (const fields of cases) {
+    const expected = encodeValue(render(t, undefined, { key, version: { ts: 42n, action: 'update', data: fields ?? new Map() } }), { txnTs: 99n });
+    assert.equal(docJson({ ref, json: encodeRef(ref) }, 42n, fields, 99n), expected);
   }
 });
