@@ -1,12 +1,15 @@
 // `node dist/bench/streams.js [--seconds 2] [--rounds 5] [--streams 100] [--concurrency 32]
-//   [--only none,documents,none-create,collection] [--raw-clients]`
+//   [--only none,documents,none-create,collection] [--driver-clients] [--same-priority]`
 //
 // Write throughput with open streams listening versus none, in one run, in interleaved rounds.
 // Flora runs in this process (query service + HTTP server on a free port); the writes go through
 // the query service in process (32 in flight), so the database's own cost is what is measured,
 // and the event delivery (rendering, permission checks, socket writes) shares the process with
-// them. The stream clients are the official driver (`client.stream`, HTTP/2) in a child process
-// (`--raw-clients`: plain HTTP/2 requests that count the event lines instead of the driver).
+// them. The stream clients run in a child process at the lowest CPU priority, as if on another
+// machine (the bench has 2 CPUs for everything): plain HTTP/2 requests that count the event lines,
+// so that they take as little CPU as possible from the server. `--driver-clients` uses the
+// official driver (`client.stream`) instead, which parses every event; `--same-priority` leaves
+// the clients at normal priority.
 //
 // Phases of each round, `--seconds` each:
 //   none        no stream open; Update of one of 100 documents (each writer has its own)
@@ -34,13 +37,8 @@ function arg(name: string, fallback: number): number {
 }
 
 const AUTH = 'Bearer secret';
-/** `--raw-clients`: stream clients without the driver (cheaper, so less CPU taken from the server). */
-const RAW = process.argv.includes('--raw-clients');
-/**
- * `--nice-clients`: the stream clients run at the lowest CPU priority, as if they were on other
- * machines (on 2 shared CPUs they otherwise take CPU from the server).
- */
-const NICE = process.argv.includes('--nice-clients');
+const RAW = !process.argv.includes('--driver-clients');
+const NICE = !process.argv.includes('--same-priority');
 const DOCS = 100;
 const refJson = (coll: string, id: number) =>
   ({ ref: { collection: coll }, id: String(id) }) as const;
@@ -266,6 +264,7 @@ async function main(): Promise<void> {
     }
     const rate = (p: string) => (totals[p] ? totals[p].ops / totals[p].secs : NaN);
     console.log('');
+    console.log(`stream clients: ${RAW ? 'plain HTTP/2, counting lines' : 'the official driver'}, ${NICE ? 'lowest CPU priority' : 'normal CPU priority'}`);
     console.log(`| phase | writes/s | vs none |`);
     console.log(`|---|---|---|`);
     console.log(`| none (Update) | ${rate('none').toFixed(0)} | 1.000 |`);

@@ -155,6 +155,7 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       // Straight to the stream: the compat writeHead re-validates every header one by one, which
       // was the largest single cost of an HTTP/2 response. Our header names are already lower case.
       const stream = (res as http2.Http2ServerResponse).stream;
+      if (!stream || stream.destroyed || stream.closed) return; // reset by the client: nobody to answer
       stream.respond({ ...out, ':status': response.status }, { endStream: empty });
       if (empty) done();
       else stream.end(body, done);
