@@ -370,7 +370,7 @@ describe('delivery', () => {
     const h1res = await new Promise<http.IncomingMessage>((resolve) => h1req.once('response', resolve));
     await new Promise((resolve) => h1res.once('data', resolve));
     await h2first;
-    assert.equal(await openStreams(), 5);
+    await openStreamsBackTo(4); // all four are open (an earlier probe may still be closing)
 
     // Traffic while they go away.
     const traffic = (async () => {
