@@ -428,8 +428,14 @@ class Session {
   }
 
   private counted(): void {
-    if (++this.queued > this.hub.limits.maxQueuedEvents) this.overflow();
-    else this.wake();
+    if (++this.queued <= this.hub.limits.maxQueuedEvents) return this.wake();
+    // Called from the commit feed: whatever happens here must not reach the other streams.
+    try {
+      this.overflow();
+    } catch (e) {
+      console.error('flora: stream %s failed:', this.id, e);
+      this.close();
+    }
   }
 
   private wake(): void {
