@@ -2,6 +2,7 @@
 // Nothing here knows about HTTP framing; the server turns a QueryResult into a response.
 
 import type { EvalContext } from './context';
+import type { CommitListener } from '../storage/types';
 
 export interface QueryRequest {
   /** Raw request body text (UTF-8). */
@@ -52,6 +53,8 @@ export interface QueryService {
   ): Promise<TransactResult<T>>;
   /** Current server time in µs (X-Txn-Time for requests that run no transaction). */
   now(): bigint;
+  /** The store's commit feed (streams): see Store.onCommit. */
+  onCommit(listener: CommitListener): () => void;
   /** Waits for in-flight work, then closes storage. */
   close(): Promise<void>;
 }

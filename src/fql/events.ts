@@ -93,7 +93,7 @@ async function eventsSource(ctx: EvalContext, set: SetV, pos: Position): Promise
 }
 
 /** The recursive diff of two data objects: changed or added keys, removed keys as null. */
-function diff(prev: Obj | undefined, next: Obj | undefined): Obj {
+export function diff(prev: Obj | undefined, next: Obj | undefined): Obj {
   const out: Obj = new Map();
   const a = prev ?? new Map<string, Value>();
   const b = next ?? new Map<string, Value>();

@@ -1,7 +1,7 @@
 // The query service: authenticate, decode, evaluate in one transaction, render.
 
 import type { QueryMetrics, QueryRequest, QueryResult, QueryService, TransactOptions, TransactResult } from './api';
-import type { Store, TxnMetrics } from '../storage/types';
+import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
 import { runPurges } from '../model/purge';
@@ -48,6 +48,10 @@ export class Executor implements QueryService {
 
   now(): bigint {
     return this.store.now();
+  }
+
+  onCommit(listener: CommitListener): () => void {
+    return this.store.onCommit(listener);
   }
 
   async query(req: QueryRequest): Promise<QueryResult> {

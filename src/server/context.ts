@@ -5,6 +5,7 @@
 import type * as http from 'node:http';
 import * as http2 from 'node:http2';
 import type { AnyRequest, AnyResponse, Protocol } from './listener';
+import { closedSink, openStreamSink, type StreamSink } from './streamSink';
 
 export interface RequestContext {
   readonly protocol: Protocol;
@@ -50,6 +51,8 @@ export interface Exchange {
   ctx: RequestContext;
   /** Writes the response once; later calls (and calls after the client left) are ignored. */
   send(response: HttpResponse): void;
+  /** Instead of send: sends the head (its body is ignored) and hands over a sink for the body. */
+  stream(head: HttpResponse, start: (sink: StreamSink) => void): void;
 }
 
 export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Protocol): Exchange {
@@ -152,6 +155,7 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       // Straight to the stream: the compat writeHead re-validates every header one by one, which
       // was the largest single cost of an HTTP/2 response. Our header names are already lower case.
       const stream = (res as http2.Http2ServerResponse).stream;
+      if (!stream || stream.destroyed || stream.closed) return; // reset by the client: nobody to answer
       stream.respond({ ...out, ':status': response.status }, { endStream: empty });
       if (empty) done();
       else stream.end(body, done);
@@ -162,7 +166,13 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     else res.end(body, done);
   };
 
-  return { ctx, send };
+  const stream = (head: HttpResponse, start: (sink: StreamSink) => void) => {
+    const open = !(sent || res.headersSent || res.writableEnded || res.destroyed);
+    sent = true;
+    start(open ? openStreamSink(res, protocol, head) : closedSink());
+  };
+
+  return { ctx, send, stream };
 }
 
 const CONNECTION_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection'];

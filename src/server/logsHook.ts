@@ -13,9 +13,12 @@ export function logOutcome(
   response: HttpResponse,
   startedMs: number,
   doneMs: number,
+  /** Bytes sent when the body was streamed rather than given in `response`. */
+  streamedBytes?: number,
 ): void {
   try {
-    logger.log(entryOf(ctx, outcome, response, startedMs, doneMs));
+    const entry = entryOf(ctx, outcome, response, startedMs, doneMs);
+    logger.log(streamedBytes === undefined ? entry : { ...entry, bytesOut: streamedBytes });
   } catch {
     // The query log never fails a request (RequestLogger.log does not throw; this is belt and braces).
   }

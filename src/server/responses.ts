@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { QueryMetrics } from '../fql/api';
 import type { OutcomeLog } from '../logs/types';
 import type { Position } from '../values/errors';
+import type { StreamSink } from './streamSink';
 
 /** What a route produces; the server turns it into an HttpResponse with the standard headers. */
 export interface Outcome {
@@ -22,6 +23,8 @@ export interface Outcome {
   queryTimeMs?: number;
   /** What the query log needs from the route (database, FQL for FQL_SHAPE); see src/logs/types.ts. */
   log?: OutcomeLog;
+  /** A streamed body (POST /stream): called with the open response once the head is sent. */
+  stream?: (sink: StreamSink) => void;
 }
 
 export const ZERO_METRICS: QueryMetrics = Object.freeze({

@@ -9,8 +9,9 @@ import { ping } from './ping';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
+import type { StreamHub } from './stream';
 
-export function buildRouter(service: QueryService, logs?: LogSystem): Router {
+export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
   return new Router()
@@ -19,6 +20,7 @@ export function buildRouter(service: QueryService, logs?: LogSystem): Router {
     .add('/linearized', { POST: query.post })
     .add('/ping', { GET: ping, HEAD: ping })
     .add('/tokens/self', { GET: self, HEAD: self, POST: self })
+    .add('/stream', { POST: streams.handler })
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })

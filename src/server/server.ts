@@ -21,6 +21,7 @@ import {
 } from './responses';
 import { buildRouter } from './routes';
 import type { Router } from './router';
+import { StreamHub } from './stream';
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:8443` (the actual port when 0 was asked for). */
@@ -53,9 +54,9 @@ export async function startServer(
   opts: ServerOptions = {},
 ): Promise<RunningServer> {
   const { logs } = opts;
-  // Routes that answer outside the Outcome path (e.g. streams) log through `logs.logger` themselves.
   const logger = logs?.logger ?? NO_LOGGER;
-  const router = opts.router ?? buildRouter(service, logs);
+  const streams = new StreamHub(service);
+  const router = opts.router ?? buildRouter(service, streams, logs);
 
   const handle = async (ctx: RequestContext): Promise<Outcome> => {
     try {
@@ -106,6 +107,14 @@ export async function startServer(
     handle(ctx)
       .then((outcome) => {
         const response = finalize(ctx, outcome);
+        if (outcome.stream) {
+          // A stream is logged once, when it ends, with everything it sent.
+          exchange.stream(response, (sink) => {
+            sink.onClose(() => logOutcome(logger, ctx, outcome, { ...response, body: '' }, startedMs, Date.now(), sink.written));
+            outcome.stream!(sink);
+          });
+          return;
+        }
         const doneMs = Date.now(); // the record's TS: before the client can have the answer
         send(response);
         logOutcome(logger, ctx, outcome, response, startedMs, doneMs); // query log: after the response is out
@@ -133,7 +142,9 @@ export async function startServer(
     address,
     port,
     close: () => {
+      if (!closed) streams.closeAll(); // open streams would keep their connections forever
       closed ??= listener.close().then(async () => {
+        await streams.idle();
         if (opts.ownsService === false) return;
         await logs?.close();
         await service.close();

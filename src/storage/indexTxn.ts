@@ -25,7 +25,7 @@ import {
   KeyTag,
 } from './keys';
 import { keySuccessor, prefixEnd } from './tuple';
-import type { IndexAction, IndexEntry, IndexEntryWrite, IndexEvent, IndexScanOptions, TxnMetrics } from './types';
+import type { CommittedIndexEntry, IndexAction, IndexEntry, IndexEntryWrite, IndexEvent, IndexScanOptions, TxnMetrics } from './types';
 
 const U64_LIMIT = 1n << 64n;
 const EMPTY = new Uint8Array(0);
@@ -165,6 +165,15 @@ export class TxnIndexes {
 
   private checkPast(ts: bigint): void {
     if (ts < 0n || ts > this.snapshotTs) throw new RangeError(`index history time ${ts} is not in [0, snapshot ${this.snapshotTs}]`);
+  }
+
+  /** Every putIndexEntry change of this transaction (for the commit feed). */
+  committedEntries(): CommittedIndexEntry[] {
+    const out: CommittedIndexEntry[] = [];
+    for (const b of this.buffered.values()) {
+      for (const e of b.entries.values()) out.push({ db: b.db, index: b.index, key: e.key, action: e.action, payload: e.payload });
+    }
+    return out;
   }
 
   /** This transaction's putIndexEntry changes with keys in [from, to), in `order`. */

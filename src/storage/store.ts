@@ -51,6 +51,8 @@ import {
   type TxnMetrics,
   type Version,
   type VersionAction,
+  type CommitEvent,
+  type CommitListener,
 } from './types';
 import { decodeValue, encodeValue } from './valueCodec';
 import { isRemoveEvent, TxnIndexes, type IndexWriteSet } from './indexTxn';
@@ -152,6 +154,8 @@ interface CommitRecord {
   resolve(): void;
   reject(e: unknown): void;
   isDurable: boolean;
+  /** What the commit changed, for the commit feed; only recorded while it has listeners. */
+  changes?: CommitEvent;
 }
 
 /** Thrown at commit; carries the commit we lost to so the retry can wait for it. */
@@ -191,6 +195,9 @@ class MvccStore implements Store {
   /** Serializes retried attempts so a hot spot drains one txn at a time instead of thrashing. */
   private retryQueue: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Commit feed (streams): listeners, and commits with changes not yet delivered, in ts order. */
+  private readonly commitListeners = new Set<CommitListener>();
+  private feed: CommitRecord[] = [];
 
   constructor(
     readonly engine: Engine,
@@ -202,6 +209,39 @@ class MvccStore implements Store {
 
   now(): bigint {
     return max(this.clock(), this.issuedTs);
+  }
+
+  // ---- commit feed -----------------------------------------------------------------------
+
+  onCommit(listener: CommitListener): () => void {
+    const entry: CommitListener = (c) => listener(c); // one registration per call, even of one function
+    this.commitListeners.add(entry);
+    return () => {
+      this.commitListeners.delete(entry);
+    };
+  }
+
+  /** Whether commits must record their changes for the feed. */
+  get feedActive(): boolean {
+    return this.commitListeners.size > 0;
+  }
+
+  /** Hands durable commits to the listeners, oldest first, stopping at the first one not yet durable. */
+  private deliverCommits(): void {
+    let n = 0;
+    while (n < this.feed.length && this.feed[n].isDurable) {
+      const rec = this.feed[n++];
+      const changes = rec.changes!;
+      rec.changes = undefined;
+      for (const listener of this.commitListeners) {
+        try {
+          listener(changes);
+        } catch (e) {
+          console.error('flora: commit listener failed:', e);
+        }
+      }
+    }
+    if (n > 0) this.feed.splice(0, n);
   }
 
   /**
@@ -352,6 +392,7 @@ class MvccStore implements Store {
       }
       if (victims.length > 0) {
         await this.run(async (txn) => {
+          (txn as TxnImpl).unreported = true; // retention is not a history rewrite (commit feed)
           for (const v of victims) await txn.removeVersionAt({ db, coll, id: v.id }, v.ts);
         });
         removed += victims.length;
@@ -442,6 +483,7 @@ class MvccStore implements Store {
     const ts = max(this.clock(), this.issuedTs + 1n);
     const rec = txn.buildCommit(ts); // may throw (unencodable value): then nothing was issued
     this.issuedTs = ts;
+    if (rec.changes) this.feed.push(rec);
     this.log.push(rec);
     this.pending.push(rec);
     this.queued.push(rec);
@@ -509,8 +551,11 @@ class MvccStore implements Store {
     } else {
       // A failed commit never happened: nobody may conflict with it.
       this.log = this.log.filter((r) => !done.has(r));
+      if (this.feed.length > 0) this.feed = this.feed.filter((r) => !done.has(r));
       for (const rec of batch) rec.reject(error);
     }
+    // Before the writers' continuations run: a stream hears of a write before its writer's response.
+    if (this.feed.length > 0) this.deliverCommits();
     this.prune();
   }
 }
@@ -526,6 +571,8 @@ class TxnImpl implements Txn {
   private readonly historyEdits = new Map<string, HistoryEdits>();
   private readonly indexes: TxnIndexes;
   private finished = false;
+  /** Set for internal maintenance (history collection) that the commit feed must not report. */
+  unreported = false;
 
   constructor(
     private readonly store: MvccStore,
@@ -897,7 +944,20 @@ class TxnImpl implements Txn {
       reject = rej;
     });
     durable.catch(() => {}); // observed by run(); avoid unhandled rejections from waiters' copies
-    return { ts, keys, docs, indexes: ix.writes, ops, durable, resolve, reject, isDurable: false };
+    const changes = this.store.feedActive && !this.unreported ? this.feedChanges(ts) : undefined;
+    return { ts, keys, docs, indexes: ix.writes, ops, durable, resolve, reject, isDurable: false, changes };
+  }
+
+  /** The versions and index entries this transaction writes, as the commit feed reports them. */
+  private feedChanges(ts: bigint): CommitEvent {
+    const versions: CommitEvent['versions'] = [];
+    for (const b of this.versions.values()) versions.push({ key: b.key, ts, action: b.action, data: b.data, rewrite: false });
+    for (const h of this.historyEdits.values()) {
+      for (const [vts, e] of h.edits) {
+        versions.push({ key: h.key, ts: vts, action: e ? e.action : null, data: e ? e.data : null, rewrite: true });
+      }
+    }
+    return { ts, versions, indexes: this.indexes.committedEntries() };
   }
 }
 

@@ -161,6 +161,40 @@ export interface RunResult<T> {
   metrics: TxnMetrics;
 }
 
+// ---- commit feed (streams) ------------------------------------------------------------------
+
+/** A document version a commit wrote, as the commit feed reports it. */
+export interface CommittedVersion {
+  key: DocKey;
+  /** The version's time: the commit ts, or the explicit past time of an Insert/Remove. */
+  ts: bigint;
+  /** Null when a past version was removed (Remove). */
+  action: VersionAction | null;
+  /** The stored fields (as the transaction wrote them); null for a delete or a removal. */
+  data: Obj | null;
+  /** True for Insert/Remove of a past version (a history rewrite), false for a new version. */
+  rewrite: boolean;
+}
+
+/** An index entry change a commit wrote with putIndexEntry (index history replays are not reported). */
+export interface CommittedIndexEntry {
+  db: bigint;
+  index: number;
+  key: Uint8Array;
+  action: IndexAction;
+  payload: Uint8Array;
+}
+
+/** What one durable commit changed. Values are shared with the store: listeners must not mutate them. */
+export interface CommitEvent {
+  ts: bigint;
+  versions: CommittedVersion[];
+  indexes: CommittedIndexEntry[];
+}
+
+/** Called synchronously once a commit is durable, in commit-ts order. Must not throw (errors are logged). */
+export type CommitListener = (commit: CommitEvent) => void;
+
 export interface Store {
   /**
    * Runs `fn` in a transaction: snapshot reads, buffered writes, optimistic validation at commit,
@@ -191,6 +225,13 @@ export interface Store {
    * when it is a remove. Returns the number of events removed.
    */
   collectIndexHistory(db: bigint, index: number, mvt: bigint, batchSize?: number): Promise<number>;
+  /**
+   * Commit feed: `listener` sees every commit that becomes durable from now on, in ts order.
+   * Commits validated before the call may be missed; a snapshot taken afterwards with
+   * minSnapshotTs ≥ now() includes all of them. History collection (retention) is not reported.
+   * Costs nothing while no listener is registered. Returns the unsubscribe function.
+   */
+  onCommit(listener: CommitListener): () => void;
   close(): Promise<void>;
 }
 
