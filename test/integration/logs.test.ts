@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { query as q } from 'faunadb';
 import { ClientPool, httpRequest, type FloraProcess, type RawResponse } from '../helpers/server';
@@ -475,6 +476,33 @@ describe('requests', () => {
     assert.equal(mutation.FQL_SHAPE, 'mutation { createNote(data: {text: "?"}) { _id } }');
     assert.equal(mutation.RESPONSE_CODE, '200');
     assert.ok(mutation.BYTE_WRITE_OPS > 0);
+  });
+
+  test('a stream is logged once, when it ends, with the bytes it sent', async () => {
+    await rootQuery({ create_collection: { object: { name: 'streamlogs' } } });
+    const doc = await rootQuery({ create: { collection: 'streamlogs' }, params: { object: { data: { object: { n: 1 } } } } });
+    const { start, end, result: received } = await window(async () => {
+      const req = http.request(`${srv.url}/stream`, { method: 'POST', headers: { authorization: `Bearer ${ROOT_SECRET}` } });
+      req.end(JSON.stringify(doc.ref));
+      const res = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
+      let text = '';
+      for await (const chunk of res) {
+        text += String(chunk);
+        if (text.includes('\n')) break; // the start event: enough, hang up
+      }
+      res.destroy();
+      // The server notices the client left and logs the stream: wait for that before the window ends.
+      await new Promise((r) => res.socket?.once('close', r) ?? r(undefined));
+      return text;
+    }, 200);
+    const { records } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+    // The one request of the window; its body (a ref) is shaped like any FQL body.
+    const streamed = records;
+    assert.equal(streamed.length, 1, JSON.stringify(records));
+    assert.match(String(streamed[0].FQL_SHAPE), /^\{"@ref":/);
+    assert.equal(streamed[0].RESPONSE_CODE, '200');
+    assert.deepEqual(streamed[0].DATABASE, ['us-std']);
+    assert.ok(Number(streamed[0].BYTES_OUT) >= Buffer.byteLength(received.split('\n')[0]), JSON.stringify(streamed[0]));
   });
 
   test('downloads need a valid signature', async () => {
