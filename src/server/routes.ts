@@ -9,7 +9,8 @@ import { ping } from './ping';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
-import type { StreamHub } from './stream';
+import type { StreamHub } from '../streams/hub';
+import { streamRoute } from './stream';
 
 export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem): Router {
   const query = queryHandlers(service);
@@ -20,7 +21,7 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     .add('/linearized', { POST: query.post })
     .add('/ping', { GET: ping, HEAD: ping })
     .add('/tokens/self', { GET: self, HEAD: self, POST: self })
-    .add('/stream', { POST: streams.handler })
+    .add('/stream', { POST: streamRoute(streams) })
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })

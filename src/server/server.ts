@@ -21,7 +21,7 @@ import {
 } from './responses';
 import { buildRouter } from './routes';
 import type { Router } from './router';
-import { StreamHub } from './stream';
+import { StreamHub } from '../streams/hub';
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:8443` (the actual port when 0 was asked for). */

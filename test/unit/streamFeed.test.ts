@@ -7,7 +7,7 @@ import { withStore } from '../helpers/store';
 import type { CommitEvent, DocKey } from '../../src/storage/types';
 import { ProtocolError } from '../../src/values/errors';
 import { obj, type Obj, type Value } from '../../src/values/types';
-import { docJson, parseFields } from '../../src/server/streamEvents';
+import { docJson, parseFields } from '../../src/streams/events';
 import { render } from '../../src/model/documents';
 import { encodeRef, encodeValue } from '../../src/wire/encode';
 import { Ref, Time, TxnTime } from '../../src/values/types';
