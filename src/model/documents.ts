@@ -10,7 +10,7 @@ import { Ref, Time, TxnTime, type Obj, type Value } from '../values/types';
 import { NATIVE_IDS, schemaConflictKey, type NamedNative } from './catalog';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
-import { NATIVE_TYPES, type NativeType } from './nativeTypes';
+import { keyType, NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { resolveRef, schemaOf, type Target } from './resolve';
@@ -369,8 +369,33 @@ export type HistoryAction = 'create' | 'update' | 'delete';
 
 function historyTarget(t: Target, verb: 'insert' | 'remove', pos: Position): Target & { kind: 'doc' } {
   if (t.kind === 'doc') return t;
-  if (verb === 'insert' && t.kind === 'secretDoc' && t.native === 'keys') throw errors.notImplemented('insert into keys', pos);
   throw errors.invalidArgument(`Cannot ${verb} event for specified ref.`, pos);
+}
+
+/**
+ * Insert into a key's history (fql-v4.md §7: user documents and keys): a full key version validated
+ * like a Replace of the key, keeping its secret's hash; a key that never existed has no secret to
+ * keep. The secret cache is dropped: the present of the key may have changed.
+ */
+async function insertKeyVersion(ctx: EvalContext, t: Target & { kind: 'secretDoc' }, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
+  const key: DocKey = { db: t.db, coll: NATIVE_IDS.keys, id: t.id };
+  const stored: HistoryAction = action === 'delete' ? 'delete' : 'create';
+  await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, params.get('data') ?? null]);
+  let latest: Version | null = null;
+  for await (const v of ctx.txn.history(key, { reverse: true })) if (v.data) {
+    latest = v;
+    break;
+  }
+  if (!latest?.data) throw errors.invalidArgument('Cannot insert event for specified ref.', pos);
+  const fields = stored === 'delete' ? null : await keyType.update(ctx, t.db, t.id, latest.data, params, true, pos);
+  await ctx.txn.putVersionAt(key, ts, stored, fields);
+  ctx.secretsChanged = true;
+  return new Map<string, Value>([
+    ['ts', ts],
+    ['action', stored],
+    ['document', refOf(t, dbRefOf(ref))],
+    ['data', fields?.get('data') ?? null],
+  ]);
 }
 
 /** Every version of a document, oldest first (what its index history is derived from). */
@@ -383,8 +408,11 @@ async function versionsOf(ctx: EvalContext, key: DocKey): Promise<Version[]> {
 /** Insert(ref, ts, action, params): writes a full version at ts ≤ snapshot; returns the event. */
 export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
-  const t = historyTarget(await resolveRef(ctx, ref, pos), 'insert', pos);
+  const resolved = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (ts > ctx.snapshotTs) throw new QueryError('invalid write time', 'Cannot write outside of snapshot time.', pos);
+  if (resolved.kind === 'secretDoc' && resolved.native === 'keys' && !resolved.scoped)
+    return insertKeyVersion(ctx, resolved, ref, ts, action, params, pos);
+  const t = historyTarget(resolved, 'insert', pos);
   const stored: HistoryAction = action === 'delete' ? 'delete' : 'create';
   const fields = stored === 'delete' ? null : userFields(ctx, t, params, undefined, true, pos);
   const data = fields?.get('data') ?? null;

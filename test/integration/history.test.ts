@@ -138,6 +138,41 @@ describe('Insert', () => {
   });
 });
 
+describe('Insert into keys', () => {
+  test('a past key version keeps the secret; a delete inserted as the newest version revokes the key', async () => {
+    const key = (await h2.query(q.CreateKey({ role: 'server', data: { v: 'now' } }))) as { ref: faunadb.values.Ref; ts: number; secret: string };
+    const past = key.ts - 1000;
+    const ev = (await h2.query(q.Insert(key.ref, past, 'create', { role: 'server-readonly', data: { v: 'old' } }))) as Record<string, unknown>;
+    assert.deepEqual([ev.ts, ev.action, ev.data], [past, 'create', { v: 'old' }]);
+    const then = (await h2.query(q.Get(key.ref, past))) as { role: string; data: unknown; hashed_secret?: string };
+    assert.deepEqual([then.role, then.data], ['server-readonly', { v: 'old' }]);
+    const now = (await h2.query(q.Get(key.ref))) as { role: string; data: unknown; hashed_secret: string };
+    assert.deepEqual([now.role, now.data], ['server', { v: 'now' }]);
+    assert.equal(then.hashed_secret, now.hashed_secret);
+    const events = (await h2.query(q.Paginate(q.Events(key.ref)))) as { data: { action: string; ts: number }[] };
+    assert.deepEqual(events.data.map((e) => [e.action, e.ts]), [['create', past], ['create', key.ts]]);
+    // The key works until a delete becomes its newest version.
+    const client = new faunadb.Client({ secret: key.secret, domain: new URL(srv.url).hostname, port: Number(new URL(srv.url).port), scheme: 'http' });
+    try {
+      assert.equal(await client.query(q.Add(1, 1)), 2);
+      const later = (await h2.query(q.Select('ts', q.Create(q.Collection('hist'), { data: {} })))) as number;
+      await h2.query(q.Insert(key.ref, later - 1, 'delete', {}));
+      const f = await failure(client, q.Add(1, 1));
+      assert.equal(f.status, 401);
+    } finally {
+      await client.close({ force: true });
+    }
+  });
+
+  test('bad key versions are validation failures; a key that never existed cannot get a history', async () => {
+    const key = (await h2.query(q.CreateKey({ role: 'server' }))) as { ref: faunadb.values.Ref; ts: number };
+    const bad = await failure(h2, q.Insert(key.ref, key.ts - 1, 'create', { role: 'nope' }));
+    assert.equal(bad.code, 'validation failed');
+    const missing = await failure(h2, q.Insert(q.Ref(q.Keys(), '12345'), 1, 'create', { role: 'server' }));
+    assert.deepEqual([missing.code, missing.description], ['invalid argument', 'Cannot insert event for specified ref.']);
+  });
+});
+
 describe('Remove', () => {
   test('removes the version at ts; update is matched as create', async () => {
     const doc = await create('101', { v: 1 });
