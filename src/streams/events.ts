@@ -303,9 +303,11 @@ async function renderDocument(
   const { t, ref } = prep;
   const key = target.key;
   const txnTs = change.ts;
-  // The version before a change is read only when the event shows it (diff, prev, a delete's document).
+  // The version before a change is read only when the event shows it (diff, prev, a delete's
+  // document) or names it (a create over a live document is an update, fql-v4.md §1.12).
   const wantPrev = fields.includes('diff') || fields.includes('prev');
   const wantDocument = fields.includes('document');
+  const wantAction = fields.includes('action');
   let out = '';
   for (const v of change.versions) {
     // A delete is judged on the document as it was just before it (a predicate that reads the
@@ -324,14 +326,15 @@ async function renderDocument(
       continue;
     }
     let prev: Version | null = null;
-    if (wantPrev || (wantDocument && v.action === 'delete')) {
+    if (wantPrev || (wantDocument && v.action === 'delete') || (wantAction && v.action === 'create')) {
       prev = await ctx.txn.getVersion(key, v.ts - 1n);
       if (prev && prev.action === 'delete') prev = null;
     }
+    const action = v.action === 'create' && prev ? 'update' : v.action;
     const prevFields = prev?.data ?? undefined;
     const nextFields = v.action === 'delete' ? undefined : (v.data ?? EMPTY);
     const event = pick(fields, {
-      action: () => `"${v.action}"`,
+      action: () => `"${action}"`,
       // A delete shows the document as it was, at the time of the delete.
       document: () => docJson(ref, v.ts, v.action === 'delete' ? prevFields : v.data, txnTs),
       diff: () => docJson(ref, v.ts, diff(prevFields, nextFields), txnTs),

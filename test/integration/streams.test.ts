@@ -197,6 +197,34 @@ describe('document streams', () => {
     assert.deepEqual(second.document.data, { v: 2 });
   });
 
+  test('a create over an existing document (Delete and Create in one query) is an update', async () => {
+    const ref = Doc('docs', '40');
+    const created = await root.query<{ ts: number }>(q.Create(ref, { data: { a: 1 } }));
+    const { sub, log } = watch(root.stream(ref, { fields: ['action', 'document', 'diff', 'prev'] }));
+    await started(log);
+    let txnTime: string | undefined;
+    await root.query(q.Do(q.Delete(ref), q.Create(ref, { data: { b: 2 } })), {
+      observer: (res: { responseHeaders: Record<string, string> }) => (txnTime = res.responseHeaders['x-txn-time']),
+    } as object);
+    // A fresh create after a delete is a create again.
+    await root.query(q.Delete(ref));
+    const fresh = await root.query<{ ts: number }>(q.Create(ref, { data: { c: 3 } }));
+    await log.until(() => log.of('version').length === 3);
+    sub.close();
+    const [over, , again] = log.of('version');
+    const e = over.data as { action: string; document: Json; diff: Json; prev: Json | null };
+    assert.equal(over.txn, Number(txnTime));
+    assert.equal(e.action, 'update');
+    assert.deepEqual(e.document.data, { b: 2 });
+    assert.deepEqual(e.diff.data, { b: 2, a: null });
+    assert.deepEqual(e.prev?.data, { a: 1 });
+    assert.equal(e.prev?.ts, created.ts);
+    const a = again.data as { action: string; prev: Json | null };
+    assert.equal(again.txn, fresh.ts);
+    assert.equal(a.action, 'create');
+    assert.equal(a.prev, null);
+  });
+
   test('a document version (Get) can be streamed, and stream.document sends a snapshot first', async () => {
     const ref = Doc('docs', '20');
     const created = await root.query<{ ts: number }>(q.Create(ref, { data: { n: 0 } }));
