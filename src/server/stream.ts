@@ -18,13 +18,15 @@ export function streamRoute(hub: StreamHub): Handler {
     const body = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
     const opened = await hub.open({ authorization: ctx.headers.authorization, body, fields, lastSeenTxn: headers.lastSeenTxn, timeoutMs: headers.timeoutMs });
     const log = { database: opened.database, fql: body };
-    if (!opened.ok) return { ...errorOutcome(opened.error), log };
+    const bytesIn = Buffer.byteLength(body, 'utf8');
+    if (!opened.ok) return { ...errorOutcome(opened.error), bytesIn, log };
     const { session } = opened;
     return {
       status: 200,
       body: '',
       txnTime: opened.ts,
       metrics: opened.metrics,
+      bytesIn,
       headers: { 'x-fauna-stream-id': session.id, 'x-flora-open-streams': String(opened.open) },
       stream: (sink) => session.attach(sink),
       log,

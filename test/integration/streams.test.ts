@@ -447,6 +447,7 @@ describe('raw HTTP', () => {
     assert.equal(res.headers['content-length'], undefined);
     assert.match(res.headers['content-type']!, /^application\/json/);
     assert.match(String(res.headers['x-fauna-stream-id']), /^[0-9a-f]{16}$/);
+    assert.equal(res.headers['x-query-bytes-in'], String(Buffer.byteLength(body)));
     const txnTime = Number(res.headers['x-txn-time']);
     let text = '';
     const log = new Log();
