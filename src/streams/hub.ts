@@ -52,6 +52,8 @@ export interface StreamLimits {
   batchSize: number;
   /** How long an ended stream may take to flush before it is dropped (slow readers, shutdown). */
   graceMs: number;
+  /** Open streams on the server; one more gets a `too many requests` error event (fql-v4.md §1.12). */
+  maxOpen: number;
 }
 
 const DEFAULT_LIMITS: StreamLimits = {
@@ -59,11 +61,13 @@ const DEFAULT_LIMITS: StreamLimits = {
   maxBufferedBytes: 8 * 1024 * 1024,
   batchSize: 256,
   graceMs: 5_000,
+  maxOpen: 50_000,
 };
 
 /**
  * Limits can be lowered through the environment (tests of slow readers):
- * FLORA_STREAM_MAX_QUEUED_EVENTS, FLORA_STREAM_MAX_BUFFERED_BYTES, FLORA_STREAM_GRACE_MS.
+ * FLORA_STREAM_MAX_QUEUED_EVENTS, FLORA_STREAM_MAX_BUFFERED_BYTES, FLORA_STREAM_GRACE_MS,
+ * FLORA_STREAM_MAX_OPEN.
  */
 export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<StreamLimits> {
   const out: Partial<StreamLimits> = {};
@@ -74,6 +78,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<StreamLimits> {
   read('FLORA_STREAM_MAX_QUEUED_EVENTS', 'maxQueuedEvents');
   read('FLORA_STREAM_MAX_BUFFERED_BYTES', 'maxBufferedBytes');
   read('FLORA_STREAM_GRACE_MS', 'graceMs');
+  read('FLORA_STREAM_MAX_OPEN', 'maxOpen');
   return out;
 }
 
@@ -136,6 +141,7 @@ export class StreamHub {
   /**
    * Opens a stream: evaluates `body` read-only as the caller, to a streamable value, with the
    * session subscribed first. Fails (`ok: false`) with a ProtocolError, QueryError or QueryTimeout.
+   * Past `maxOpen` open streams, the session comes back refused: its response is one error event.
    */
   async open(req: OpenRequest): Promise<Opened> {
     let database: LoggedDatabase | undefined;
@@ -177,6 +183,11 @@ export class StreamHub {
       return { ok: false, error: e, database };
     }
     if (session.closed) return { ok: false, error: SHUTTING_DOWN(), database };
+    // Judged once the caller is authenticated and the body valid, like Fauna's error event.
+    if (this.sessions.size - this.evaluating.size >= this.limits.maxOpen) {
+      session.refuse(run.ts, 'too many requests', 'Too many open streams.');
+      return { ok: true, session, ts: run.ts, metrics: run.metrics, database, open: this.size };
+    }
     session.begin(run.result, run.ts);
     this.index(session);
     return { ok: true, session, ts: run.ts, metrics: run.metrics, database, open: this.size };
@@ -351,6 +362,8 @@ export class Session {
   private blocked = false;
   private sink: StreamSink | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The error line a refused stream answers with instead of its events. */
+  private refusal: string | undefined;
 
   constructor(
     private readonly hub: StreamHub,
@@ -441,10 +454,21 @@ export class Session {
     if (this.state === 'open' && !this.blocked && (this.queue.length > 0 || this.recheck)) this.hub.wake(this);
   }
 
+  /** Refused after evaluation: closed now, its response will carry only an error event. */
+  refuse(ts: bigint, code: string, description: string): void {
+    this.refusal = errorLine(ts, code, description);
+    this.close();
+  }
+
   // ---- the response ----------------------------------------------------------------------------
 
   attach(sink: StreamSink): void {
     clearTimeout(this.timer);
+    if (this.refusal !== undefined) {
+      sink.write(this.refusal);
+      sink.end();
+      return;
+    }
     if (this.state !== 'ready' || sink.closed) {
       sink.end();
       this.close();

@@ -641,6 +641,46 @@ describe('permissions', () => {
 });
 
 describe('limits and shutdown', () => {
+  test('past the open-stream limit a stream gets a too many requests error event, once authenticated', async () => {
+    const small = await startFlora({ env: { FLORA_STREAM_MAX_OPEN: '2' } });
+    const smallPool = new ClientPool(small.url);
+    try {
+      const admin = smallPool.client(small.secret, 'h2');
+      await admin.query(q.CreateCollection({ name: 'lim' }));
+      const ref = Doc('lim', '1');
+      const open = [watch(admin.stream(ref)), watch(smallPool.client(small.secret, 'h1').stream(ref))];
+      await Promise.all(open.map((w) => started(w.log)));
+      for (const proto of ['h2', 'h1'] as const) {
+        const refused = watch(smallPool.client(small.secret, proto).stream(ref));
+        await refused.log.until(() => refused.log.of('error').length >= 2, 10_000, 'the error event and the end');
+        refused.sub.close();
+        const [tooMany, end] = refused.log.of('error');
+        assert.deepEqual(tooMany.data, { code: 'too many requests', description: 'Too many open streams.' });
+        assert.equal((end.data as Error).message, 'network error');
+        assert.equal(refused.log.start, undefined);
+      }
+      // Authentication and the body are judged first.
+      const badAuth = await httpRequest(small.url, { method: 'POST', path: '/stream', http2: true, headers: { authorization: 'Bearer nope' }, body: wire(ref) });
+      assert.equal(badAuth.status, 401);
+      const str = await httpRequest(small.url, { method: 'POST', path: '/stream', headers: { authorization: `Bearer ${small.secret}` }, body: '"s"' });
+      assert.equal(str.status, 400);
+      // A closed stream frees its place.
+      open[0].sub.close();
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const next = watch(admin.stream(ref));
+        await next.log.until(() => next.log.start !== undefined || next.log.of('error').length > 0);
+        next.sub.close();
+        if (next.log.start !== undefined) break;
+        assert.ok(Date.now() < deadline, 'the closed stream did not free its place');
+      }
+      open[1].sub.close();
+    } finally {
+      await smallPool.close();
+      await small.stop();
+    }
+  });
+
   test('a reader that does not keep up is ended with an error; shutdown ends open streams', async () => {
     const small = await startFlora({
       env: { FLORA_STREAM_MAX_QUEUED_EVENTS: '20', FLORA_STREAM_MAX_BUFFERED_BYTES: '262144', FLORA_STREAM_GRACE_MS: '30000' },
