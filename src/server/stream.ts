@@ -2,7 +2,6 @@
 // stream, and answers either an error in Fauna's format (before the stream starts) or a 200 whose
 // body the hub then writes event by event.
 
-import { QueryTimeout } from '../fql/context';
 import type { StreamHub } from '../streams/hub';
 import { parseFields } from '../streams/events';
 import { ProtocolError, QueryError } from '../values/errors';
@@ -37,6 +36,5 @@ export function streamRoute(hub: StreamHub): Handler {
 function errorOutcome(e: unknown): Outcome {
   if (e instanceof ProtocolError) return protocolError(e.status, e.code, e.description, e.headers);
   if (e instanceof QueryError) return queryError(e.status, e.code, e.description, e.position);
-  if (e instanceof QueryTimeout) return protocolError(503, 'time out', 'Read timed out');
   throw e; // → 500 internal server error
 }

@@ -101,7 +101,7 @@ export interface OpenRequest {
 }
 
 export type Opened =
-  | { ok: true; session: Session; ts: bigint; metrics: QueryMetrics; database?: LoggedDatabase; open: number }
+  | { ok: true; session: Session; ts: bigint; metrics?: QueryMetrics; database?: LoggedDatabase; open: number }
   | { ok: false; error: unknown; database?: LoggedDatabase };
 
 export class StreamHub {
@@ -140,8 +140,9 @@ export class StreamHub {
 
   /**
    * Opens a stream: evaluates `body` read-only as the caller, to a streamable value, with the
-   * session subscribed first. Fails (`ok: false`) with a ProtocolError, QueryError or QueryTimeout.
-   * Past `maxOpen` open streams, the session comes back refused: its response is one error event.
+   * session subscribed first. Fails (`ok: false`) with a ProtocolError or QueryError.
+   * A timeout, or more than `maxOpen` open streams, gives a refused session: its response is one
+   * error event.
    */
   async open(req: OpenRequest): Promise<Opened> {
     let database: LoggedDatabase | undefined;
@@ -179,6 +180,13 @@ export class StreamHub {
         },
       );
     } catch (e) {
+      // A body that outlives X-Query-Timeout is Fauna's `request timeout` event, not an HTTP error.
+      if (e instanceof QueryTimeout) {
+        if (session.closed) return { ok: false, error: SHUTTING_DOWN(), database };
+        const ts = this.service.now();
+        session.refuse(ts, 'request timeout', 'Request timed out while opening stream.');
+        return { ok: true, session, ts, database, open: this.size };
+      }
       session.close();
       return { ok: false, error: e, database };
     }

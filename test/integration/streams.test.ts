@@ -523,6 +523,22 @@ describe('raw HTTP', () => {
       assert.equal(missing.status, 400);
       assert.equal(errorOf(missing.body).code, 'invalid ref');
 
+      // A body that outlives X-Query-Timeout: the stream opens with a request timeout error event.
+      const arr = Array.from({ length: 5000 }, (_, i) => i);
+      const slow = q.Do(q.Count(q.Map(arr, q.Lambda('x', q.Map(arr, q.Lambda('y', q.Add(q.Var('x'), q.Var('y'))))))), Doc('bad', '1'));
+      const timedOut = await httpRequest(srv.url, {
+        method: 'POST',
+        path: '/stream',
+        http2,
+        headers: { authorization: `Bearer ${srv.secret}`, 'x-query-timeout': '50' },
+        body: wire(slow),
+      });
+      assert.equal(timedOut.status, 200);
+      const timeoutEvent = JSON.parse(timedOut.body) as { type: string; txn: number; event: Json };
+      assert.equal(timeoutEvent.type, 'error');
+      assert.equal(timeoutEvent.txn, Number(timedOut.headers['x-txn-time']));
+      assert.deepEqual(timeoutEvent.event, { code: 'request timeout', description: 'Request timed out while opening stream.' });
+
       const parse = await post('{"nope": 1', { http2, raw: true });
       assert.equal(parse.status, 400);
 
