@@ -303,10 +303,9 @@ async function renderDocument(
   const { t, ref } = prep;
   const key = target.key;
   const txnTs = change.ts;
-  // The version before a change is read only when the event shows it (diff, prev, a delete's
-  // document) or names it (a create over a live document is an update, fql-v4.md §1.12).
+  // The version before a change is read only when the event shows it (diff, prev), names it (a
+  // create over a live document is an update, fql-v4.md §1.12) or depends on it (deletes).
   const wantPrev = fields.includes('diff') || fields.includes('prev');
-  const wantDocument = fields.includes('document');
   const wantAction = fields.includes('action');
   let out = '';
   for (const v of change.versions) {
@@ -326,10 +325,12 @@ async function renderDocument(
       continue;
     }
     let prev: Version | null = null;
-    if (wantPrev || (wantDocument && v.action === 'delete') || (wantAction && v.action === 'create')) {
+    if (wantPrev || v.action === 'delete' || (wantAction && v.action === 'create')) {
       prev = await ctx.txn.getVersion(key, v.ts - 1n);
       if (prev && prev.action === 'delete') prev = null;
     }
+    // Created and deleted in one transaction: the document never was, nothing happened to it.
+    if (v.action === 'delete' && !prev) continue;
     const action = v.action === 'create' && prev ? 'update' : v.action;
     const prevFields = prev?.data ?? undefined;
     const nextFields = v.action === 'delete' ? undefined : (v.data ?? EMPTY);
@@ -353,6 +354,11 @@ function readableBefore(ctx: EvalContext, ts: bigint, check: () => Promise<boole
   });
 }
 
+async function liveBefore(ctx: EvalContext, key: DocKey, ts: bigint): Promise<boolean> {
+  const before = await ctx.txn.getVersion(key, ts - 1n);
+  return before !== null && before.action !== 'delete';
+}
+
 function setEvent(fields: readonly StreamField[], action: 'add' | 'remove', refJson: string, ts: bigint, index: () => string): string {
   return pick(fields, {
     action: () => `"${action}"`,
@@ -374,6 +380,9 @@ async function renderDocuments(
   for (const pass of ['create', 'delete'] as const) {
     for (const v of change.versions) {
       if (v.action !== pass) continue;
+      // Only membership changes: not a create over a live document (Delete then Create in one
+      // transaction), nor the delete of one created in the same transaction.
+      if ((await liveBefore(ctx, v.key, change.ts)) === (pass === 'create')) continue;
       const ref = new Ref(String(v.key.id), collRef);
       if (visible && !(await (pass === 'delete' ? readableBefore(ctx, change.ts, () => visible(ctx, ref)) : visible(ctx, ref)))) continue;
       const event = setEvent(fields, pass === 'create' ? 'add' : 'remove', encodeRef(ref), change.ts, index);

@@ -313,6 +313,30 @@ describe('set streams', () => {
     assert.deepEqual(log.of('set').map((s) => (s.data as { action: string }).action), ['add', 'remove', 'add']);
   });
 
+  test('Documents(collection) reports membership changes only: not a create over a live document, not a delete of one never seen', async () => {
+    const coll = q.Collection('sets');
+    const live = await root.query<{ ref: values.Ref }>(q.Create(coll, { data: { k: 'live' } }));
+    const set = watch(root.stream(q.Documents(coll)));
+    const gone = Doc('sets', '900');
+    const doc = watch(root.stream(gone, { fields: ['action', 'document'] }));
+    await Promise.all([started(set.log), started(doc.log)]);
+    await root.query(q.Do(q.Delete(live.ref), q.Create(live.ref, { data: { k: 'again' } })));
+    await root.query(q.Do(q.Create(gone, { data: {} }), q.Delete(gone)));
+    // A marker after both: once it arrives, everything before it has been delivered.
+    const marker = await root.query<{ ref: values.Ref; ts: number }>(q.Create(coll, {}));
+    await root.query(q.Create(gone, { data: { real: true } }));
+    await set.log.until(() => set.log.of('set').length >= 2);
+    await doc.log.until(() => doc.log.of('version').length >= 1);
+    set.sub.close();
+    doc.sub.close();
+    const seen = set.log.of('set').map((s) => [(s.data as { action: string }).action, (s.data as { document: { ref: values.Ref } }).document.ref.id, s.txn]);
+    assert.deepEqual(seen.slice(0, 2), [
+      ['add', marker.ref.id, marker.ts],
+      ['add', '900', seen[1][2]],
+    ]);
+    assert.deepEqual(doc.log.of('version').map((v) => (v.data as { action: string }).action), ['create']);
+  });
+
   test('Match(index, term): add and remove as entries with the term come and go', async () => {
     const { sub, log } = watch(rootH1.stream(q.Match(q.Index('sets_by_k'), 'm'), { fields: ['action', 'document', 'index'] }));
     await started(log);
