@@ -519,10 +519,33 @@ describe('raw HTTP', () => {
       });
       const num = await post(q.Add(1, 2), { http2 });
       assert.equal(errorOf(num.body).description, 'Expected a Document Ref or Version, or a Set Ref, got Integer.');
-      const coll = await post(q.Collection('docs'), { http2 });
-      assert.equal(coll.status, 400);
-      const union = await post(q.Union(q.Documents(q.Collection('docs')), q.Documents(q.Collection('sets'))), { http2 });
-      assert.equal(errorOf(union.body).description, 'Expected a Document Ref or Version, or a Set Ref, got Set.');
+      // Everything but a user document ref or version, Documents(coll) and Match(index, terms).
+      const notStreamable: [Expr, string][] = [
+        [[1, 2] as unknown as Expr, 'Array'],
+        [{ a: 1 } as unknown as Expr, 'Object'],
+        [q.Collection('docs'), 'Collection Ref'],
+        [q.Index('sets_by_k'), 'Index Ref'],
+        [q.Keys(), 'Ref'],
+        [q.Get(q.Collection('docs')), 'Object'], // a version, but of a schema document
+        [q.Union(q.Documents(q.Collection('docs')), q.Documents(q.Collection('sets'))), 'Set'],
+        [q.Singleton(Doc('docs', '1')), 'Set'],
+        [q.Documents(q.Keys()), 'Set'],
+        [q.Paginate(q.Documents(q.Collection('docs'))), 'Page'],
+      ];
+      for (const [expr, type] of notStreamable) {
+        const res = await post(expr, { http2 });
+        assert.equal(res.status, 400, type);
+        assert.deepEqual(errorOf(res.body), { position: [], code: 'invalid argument', description: `Expected a Document Ref or Version, or a Set Ref, got ${type}.` });
+      }
+      const lastSeen = await httpRequest(srv.url, {
+        method: 'POST',
+        path: '/stream',
+        http2,
+        headers: { authorization: `Bearer ${srv.secret}`, 'x-last-seen-txn': 'soon' },
+        body: wire(Doc('bad', '1')),
+      });
+      assert.equal(lastSeen.status, 400);
+      assert.deepEqual(errorOf(lastSeen.body), { code: 'bad request', description: "Invalid header 'x-last-seen-txn': Invalid timestamp 'soon'." });
 
       const write = await post(q.Do(q.Create(q.Collection('bad'), {}), Doc('bad', '1')), { http2 });
       assert.equal(write.status, 400);
@@ -530,10 +553,12 @@ describe('raw HTTP', () => {
       assert.equal(errorOf(write.body).description, 'Call performs a write, which is not allowed in stream requests.');
       assert.equal(await root.query(q.Count(q.Documents(q.Collection('bad')))), 0);
 
-      const fields = await post(Doc('bad', '1'), { http2, path: '/stream?fields=action%2Cbogus' });
-      assert.equal(fields.status, 400);
-      assert.equal(errorOf(fields.body).code, 'invalid url parameter');
-      assert.match(errorOf(fields.body).description as string, /^Invalid url parameter fields\. .*\.$/);
+      for (const path of ['/stream?fields=action%2Cbogus', '/stream?fields=']) {
+        const fields = await post(Doc('bad', '1'), { http2, path });
+        assert.equal(fields.status, 400);
+        assert.equal(errorOf(fields.body).code, 'invalid url parameter');
+        assert.match(errorOf(fields.body).description as string, /^Invalid url parameter fields\. .*\.$/);
+      }
 
       const noAuth = await post(Doc('bad', '1'), { http2, auth: null });
       assert.equal(noAuth.status, 401);
