@@ -647,6 +647,21 @@ describe('permissions', () => {
     assert.deepEqual(log.of('error')[0].data, { code: 'permission denied', description: 'Authorization lost during stream evaluation.' });
   });
 
+  test('an expired key or token cannot open a stream (401)', async () => {
+    const past = q.TimeSubtract(q.Now(), 1, 'seconds');
+    const key = await root.query<{ secret: string }>(q.CreateKey({ role: 'server', ttl: past }));
+    await root.query(q.CreateCollection({ name: 'stream_expiring' }));
+    const user = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('stream_expiring'), { credentials: { password: 'pw' } }));
+    const token = await root.query<{ secret: string }>(q.Login(user.ref, { password: 'pw', ttl: past }));
+    for (const secret of [key.secret, token.secret]) {
+      for (const http2 of [false, true]) {
+        const res = await httpRequest(srv.url, { method: 'POST', path: '/stream', http2, headers: { authorization: `Bearer ${secret}` }, body: wire(Doc('perm', '1')) });
+        assert.equal(res.status, 401);
+        assert.deepEqual((JSON.parse(res.body) as { errors: Json[] }).errors, [{ code: 'unauthorized', description: 'Unauthorized' }]);
+      }
+    }
+  });
+
   test('events for documents the caller cannot read are filtered out', async () => {
     await root.query(
       q.CreateRole({
