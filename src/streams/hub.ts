@@ -15,6 +15,7 @@
 // documents the caller may not read, and renders a change once for all the streams of that secret
 // that follow the same thing. A reader that does not keep up is bounded: past maxQueuedEvents
 // unsent changes (or maxBufferedBytes unsent bytes), its stream ends with an error event.
+// Past maxOpen open streams, or when its body times out, a stream opens with only an error event.
 
 import type { LoggedDatabase } from '../logs/types';
 import { randomBytes } from 'node:crypto';
@@ -141,8 +142,8 @@ export class StreamHub {
   /**
    * Opens a stream: evaluates `body` read-only as the caller, to a streamable value, with the
    * session subscribed first. Fails (`ok: false`) with a ProtocolError or QueryError.
-   * A timeout, or more than `maxOpen` open streams, gives a refused session: its response is one
-   * error event.
+   * A body that times out, or a stream beyond `maxOpen`, gives a refused session: a 200 response
+   * with one error event (fql-v4.md §1.12 lists both as error events).
    */
   async open(req: OpenRequest): Promise<Opened> {
     let database: LoggedDatabase | undefined;
