@@ -227,8 +227,11 @@ export class Renderer {
 
   constructor(private readonly ctx: EvalContext) {}
 
-  /** `fieldsKey` is `fields` joined with commas. */
-  async render(target: StreamTarget, fields: readonly StreamField[], fieldsKey: string, changes: readonly Change[]): Promise<string> {
+  /**
+   * `fieldsKey` is `fields` joined with commas. PERMISSION_LOST when the caller may no longer read
+   * the document a document stream follows (issue 6: an error event, then the stream ends).
+   */
+  async render(target: StreamTarget, fields: readonly StreamField[], fieldsKey: string, changes: readonly Change[]): Promise<string | typeof PERMISSION_LOST> {
     let entry = this.targets.get(target.share);
     if (entry === undefined) {
       entry = { prep: await prepare(this.ctx, target), byFields: new Map() };
@@ -247,9 +250,13 @@ export class Renderer {
       }
       out += text;
     }
+    if (prep.kind === 'document' && prep.readableNow === false) return PERMISSION_LOST;
     return out;
   }
 }
+
+/** What Renderer.render answers for a document stream whose document the caller may no longer read. */
+export const PERMISSION_LOST: unique symbol = Symbol('permission lost');
 
 /** A target that no longer resolves (collection or index deleted) produces no events. */
 async function orNone<T>(work: Promise<T>): Promise<T | undefined> {

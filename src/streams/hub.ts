@@ -36,6 +36,7 @@ import {
   errorLine,
   eventLine,
   indexKeyString,
+  PERMISSION_LOST,
   Renderer,
   streamTarget,
   versionConcerns,
@@ -89,7 +90,7 @@ const AUTH_COLLECTIONS = new Set<number>([NATIVE_IDS.keys, NATIVE_IDS.tokens, NA
 const ATTACH_TIMEOUT_MS = 60_000;
 const BATCH_TIMEOUT_MS = 60_000;
 
-const PERMISSION_LOST = 'Authorization lost during stream evaluation.';
+const PERMISSION_LOST_TEXT = 'Authorization lost during stream evaluation.';
 const SHUTTING_DOWN = () => new ProtocolError(503, 'unavailable', 'The server is shutting down.');
 
 export interface OpenRequest {
@@ -295,13 +296,13 @@ export class StreamHub {
       const ts = w.batch.length > 0 ? w.batch[w.batch.length - 1].ts : undefined;
       if (ts !== undefined && (last === undefined || ts > last)) last = ts;
     }
-    let texts: string[];
+    let texts: (string | typeof PERMISSION_LOST)[];
     try {
       const run = await this.service.transact(
         authorization,
         async (ctx) => {
           const renderer = new Renderer(ctx);
-          const out: string[] = [];
+          const out: (string | typeof PERMISSION_LOST)[] = [];
           for (const w of work) out.push(w.batch.length > 0 ? await renderer.render(w.s.target!, w.s.fields, w.s.fieldsKey, w.batch) : '');
           return out;
         },
@@ -313,7 +314,11 @@ export class StreamHub {
       for (const w of work) w.s.fail(e);
       return;
     }
-    work.forEach((w, i) => w.s.send(texts[i]));
+    work.forEach((w, i) => {
+      const text = texts[i];
+      if (text === PERMISSION_LOST) w.s.endWith('permission denied', PERMISSION_LOST_TEXT);
+      else w.s.send(text);
+    });
   }
 
   /** The commit feed listener: hands each change to the sessions it concerns. */
@@ -524,7 +529,7 @@ export class Session {
   /** A delivery round failed: ends the stream with an error event. */
   fail(e: unknown): void {
     if (e instanceof ProtocolError && (e.status === 401 || e.status === 403)) {
-      this.endWith('permission denied', PERMISSION_LOST);
+      this.endWith('permission denied', PERMISSION_LOST_TEXT);
     } else if (e instanceof QueryTimeout) {
       this.endWith('time out', 'Stream events timed out.');
     } else {
@@ -548,7 +553,7 @@ export class Session {
     );
   }
 
-  private endWith(code: string, description: string): void {
+  endWith(code: string, description: string): void {
     const sink = this.sink;
     if (!sink || this.state !== 'open') return this.close();
     sink.write(errorLine(this.hub.service.now(), code, description));

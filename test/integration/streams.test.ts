@@ -662,7 +662,7 @@ describe('permissions', () => {
     }
   });
 
-  test('events for documents the caller cannot read are filtered out', async () => {
+  test('events for documents the caller cannot read are filtered out; a document stream that loses its document ends', async () => {
     await root.query(
       q.CreateRole({
         name: 'public_only',
@@ -689,8 +689,12 @@ describe('permissions', () => {
     await root.query(q.Update(open.ref, { data: { public: false } })); // no longer readable
     const last = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('pub'), { data: { public: true } }));
     await set.log.until(() => set.log.of('set').length === 3);
-    await doc.log.until(() => doc.log.of('version').length === 1);
-    await new Promise((r) => setTimeout(r, 200)); // nothing more may arrive
+    // The document stream ends with permission denied once its document is no longer readable.
+    await doc.log.until(() => doc.log.of('error').length >= 1); // then the driver's own 'network error' as the server ends it
+    assert.deepEqual(doc.log.of('error')[0].data, { code: 'permission denied', description: 'Authorization lost during stream evaluation.' });
+    // A marker after everything else: the set stream saw nothing more in between.
+    const marker = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('pub'), { data: { public: true } }));
+    await set.log.until(() => set.log.of('set').length === 4);
     set.sub.close();
     doc.sub.close();
     const seen = set.log.of('set').map((s) => {
@@ -701,6 +705,7 @@ describe('permissions', () => {
       ['add', a.ref.id],
       ['remove', a.ref.id],
       ['add', last.ref.id],
+      ['add', marker.ref.id],
     ]);
     assert.equal(doc.log.of('version').length, 1);
     assert.deepEqual((doc.log.of('version')[0].data as { document: { data: Json } }).document.data, { public: true, n: 1 });
