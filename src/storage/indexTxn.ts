@@ -78,6 +78,8 @@ interface Buffered {
   payload: Uint8Array;
   /** putIndexCurrent: the state's valid time (no H event is written); else the commit time. */
   validTs?: bigint;
+  /** The action of this transaction's first change of the key (tells the state before it). */
+  first: IndexAction;
 }
 
 /** A buffered H change at an explicit time: an event, or the removal of one (`drop`). */
@@ -145,7 +147,17 @@ export class TxnIndexes {
   put(db: bigint, index: number, entry: IndexEntryWrite, validTs?: bigint): void {
     if (validTs !== undefined) this.checkPast(validTs);
     const b = this.bufferFor(db, index, entry);
-    b.entries.set(binary(entry.key), { key: copy(entry.key), action: entry.action, payload: copy(entry.payload), validTs });
+    const id = binary(entry.key);
+    const earlier = b.entries.get(id);
+    // Index maintenance removes only entries that exist and adds only entries that do not: a
+    // change that undoes this transaction's first change of a key (a document deleted and created
+    // again, or created and deleted) leaves the entry as it was, with no event.
+    if (validTs === undefined && earlier && earlier.validTs === undefined && earlier.first !== entry.action) {
+      b.entries.delete(id);
+      return;
+    }
+    const first = earlier?.first ?? entry.action;
+    b.entries.set(id, { key: copy(entry.key), action: entry.action, payload: copy(entry.payload), validTs, first });
     this.writeCount++;
   }
 

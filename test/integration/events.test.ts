@@ -235,3 +235,22 @@ describe('events of Join with an index', () => {
     assert.deepEqual(late.data.map((e) => [e.action, e.document.id, ts.indexOf(e.ts) + 1]), [['add', '2', 5], ['remove', '1', 6]]);
   });
 });
+
+describe('index events of changes undone in one transaction', () => {
+  test('a document deleted and created again with the same indexed value, or created and deleted, leaves no index events', async () => {
+    await c.h2.query(q.CreateCollection({ name: 'undo' }));
+    await c.h2.query(q.CreateIndex({ name: 'undo_by_k', source: q.Collection('undo'), terms: [{ field: ['data', 'k'] }] }));
+    const ref = q.Ref(q.Collection('undo'), '1');
+    const created = await c.h2.query<{ ts: number }>(q.Create(ref, { data: { k: 'a' } }));
+    await c.h2.query(q.Do(q.Delete(ref), q.Create(ref, { data: { k: 'a' } })));
+    await c.h2.query(q.Do(q.Create(q.Ref(q.Collection('undo'), '2'), { data: { k: 'a' } }), q.Delete(q.Ref(q.Collection('undo'), '2'))));
+    const events = (await c.h2.query<EvPage>(q.Paginate(q.Events(q.Match(q.Index('undo_by_k'), 'a'))))).data;
+    assert.deepEqual(events.map((e) => [e.action, e.document.id, e.ts]), [['add', '1', created.ts]]);
+    assert.deepEqual((await c.h2.query<{ data: unknown[] }>(q.Paginate(q.Match(q.Index('undo_by_k'), 'a')))).data.length, 1);
+    // A different value in between is a real change: remove a, add b.
+    const changed = await c.h2.query<{ ts: number }>(q.Do(q.Delete(ref), q.Create(ref, { data: { k: 'b' } })));
+    const after = (await c.h2.query<EvPage>(q.Paginate(q.Events(q.Match(q.Index('undo_by_k'), 'a'))))).data;
+    assert.deepEqual(after.map((e) => e.action), ['add', 'remove']);
+    assert.equal(after[1].ts, changed.ts);
+  });
+});
