@@ -9,6 +9,7 @@ import { QueryTimeout } from '../fql/context';
 import { secretFromHeader } from '../model/auth';
 import { ProtocolError, QueryError } from '../values/errors';
 import { apiFor, type PreparedOperation, type ServedApi } from './api';
+import { selectionDepthError, textDepthError } from './depth';
 import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
 import { GqlContext } from './resolvers';
@@ -62,14 +63,18 @@ function prepare(api: ServedApi, query: string): PreparedOperation {
   const hit = api.operations.get(query);
   if (hit) return hit;
   let prepared: PreparedOperation;
-  try {
-    const document = parse(query);
-    const errors = validate(api.schema, document);
-    prepared = errors.length ? { errors } : { document };
-  } catch (e) {
-    if (!(e instanceof GraphQLError)) throw e;
-    prepared = { errors: [e], syntax: true };
-  }
+  const deep = textDepthError(query);
+  if (deep) prepared = { errors: [deep] };
+  else
+    try {
+      const document = parse(query);
+      const tooDeep = selectionDepthError(document);
+      const errors = tooDeep ? [tooDeep] : validate(api.schema, document);
+      prepared = errors.length ? { errors } : { document };
+    } catch (e) {
+      if (!(e instanceof GraphQLError)) throw e;
+      prepared = { errors: [e], syntax: true };
+    }
   if (api.operations.size >= MAX_CACHED_OPERATIONS) api.operations.clear();
   api.operations.set(query, prepared);
   return prepared;

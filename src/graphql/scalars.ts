@@ -16,7 +16,7 @@ function parseLong(v: unknown): bigint {
     if (v < LONG_MIN || v > LONG_MAX) throw new GraphQLError(`Long cannot represent value: ${v}`);
     return v;
   }
-  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === 'number' && Number.isInteger(v)) return parseLong(BigInt(v));
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return parseLong(BigInt(v));
   throw new GraphQLError(`Long cannot represent non-integer value: ${show(v)}`);
 }
@@ -29,9 +29,12 @@ function show(v: unknown): string {
   }
 }
 
+/** Only `yyyy-MM-dd` (FQL's Date() also takes a sign and longer years). */
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
 function parseDateValue(v: unknown): DateV {
   if (v instanceof DateV) return v;
-  const days = typeof v === 'string' ? parseDate(v) : undefined;
+  const days = typeof v === 'string' && DATE.test(v) ? parseDate(v) : undefined;
   if (days === undefined) throw new GraphQLError(`Date must be a string in the format yyyy-MM-dd: ${show(v)}`);
   return new DateV(days);
 }
@@ -67,10 +70,10 @@ export function installScalars(types: { Date?: GraphQLScalarType; Time?: GraphQL
       throw new GraphQLError(`Long cannot represent value: ${show(v)}`);
     };
     long.parseValue = parseLong;
-    long.parseLiteral = (node) => {
-      if (node.kind !== Kind.INT) throw new GraphQLError(`Long cannot represent non-integer value: ${nodeText(node)}`, { nodes: node });
+    long.parseLiteral = located((node) => {
+      if (node.kind !== Kind.INT) throw new GraphQLError(`Long cannot represent non-integer value: ${nodeText(node)}`);
       return parseLong(BigInt(node.value));
-    };
+    });
   }
   if (date) {
     date.serialize = (v: unknown) => {
@@ -79,7 +82,7 @@ export function installScalars(types: { Date?: GraphQLScalarType; Time?: GraphQL
       throw new GraphQLError(`Date cannot represent value: ${show(v)}`);
     };
     date.parseValue = parseDateValue;
-    date.parseLiteral = (node) => parseDateValue(literal(node));
+    date.parseLiteral = located((node) => parseDateValue(literal(node)));
   }
   if (time) {
     time.serialize = (v: unknown) => {
@@ -91,8 +94,20 @@ export function installScalars(types: { Date?: GraphQLScalarType; Time?: GraphQL
       throw new GraphQLError(`Time cannot represent value: ${show(v)}`);
     };
     time.parseValue = parseTimeValue;
-    time.parseLiteral = (node) => parseTimeValue(literal(node));
+    time.parseLiteral = located((node) => parseTimeValue(literal(node)));
   }
+}
+
+/** graphql-js reports a literal's GraphQLError as it is: give it the literal's location. */
+function located(parse: (node: ValueNode) => unknown): (node: ValueNode) => unknown {
+  return (node) => {
+    try {
+      return parse(node);
+    } catch (e) {
+      if (e instanceof GraphQLError && !e.nodes) throw new GraphQLError(e.message, { nodes: node });
+      throw e;
+    }
+  };
 }
 
 function nodeText(node: ValueNode): string {
