@@ -17,16 +17,16 @@ function tooDeep(source?: Source, position?: number): GraphQLError {
 }
 
 /**
- * Checks the nesting of braces, brackets and parentheses in the query text with the (iterative)
- * lexer, so that the recursive parser never sees a deeper text. Lexer errors are left to the parser.
+ * Where the text first nests braces, brackets or parentheses deeper than MAX_DEPTH, found with the
+ * (iterative) lexer so that the recursive parser never sees such a text. Lexer errors are left to
+ * the parser.
  */
-export function textDepthError(query: string): GraphQLError | undefined {
-  const source = new Source(query);
+export function overDepthAt(source: Source): number | undefined {
   const lexer = new Lexer(source);
   let depth = 0;
   try {
     for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance()) {
-      if (OPEN.has(t.kind) && ++depth > MAX_DEPTH) return tooDeep(source, t.start);
+      if (OPEN.has(t.kind) && ++depth > MAX_DEPTH) return t.start;
       if (CLOSE.has(t.kind)) depth--;
     }
   } catch (e) {
@@ -34,6 +34,12 @@ export function textDepthError(query: string): GraphQLError | undefined {
     throw e;
   }
   return undefined;
+}
+
+export function textDepthError(query: string): GraphQLError | undefined {
+  const source = new Source(query);
+  const at = overDepthAt(source);
+  return at === undefined ? undefined : tooDeep(source, at);
 }
 
 /** Checks the depth of selections with fragment spreads followed (each fragment measured once). */
