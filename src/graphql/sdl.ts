@@ -207,7 +207,8 @@ function checkDirectives(
   for (const d of list ?? []) {
     const spec = DIRECTIVES[d.name.value];
     if (!spec) throw nodeError(`Unknown directive '@${d.name.value}'.`, d);
-    const ok = spec.on === placement || (spec.on === 'root' && placement === 'query');
+    // @resolver is accepted on any field; it only does something on Query and Mutation (A.2.5).
+    const ok = spec.on === placement || (spec.on === 'root' && (placement === 'query' || placement === 'field'));
     if (!ok) throw misplaced(d, what);
     if (seen.has(d.name.value)) throw nodeError(`The directive '@${d.name.value}' is repeated on ${what}.`, d);
     seen.add(d.name.value);

@@ -284,6 +284,15 @@ describe('import', () => {
     assert.deepEqual(await ok(srv.url, secret, `{ findCatByID(id: "${cat._id}") { name } }`), { findCatByID: { name: 'Tom' } });
   });
 
+  test('@resolver on a field of an object type has no effect (graphql.md A.2.5)', async () => {
+    const { secret, client } = await freshDb();
+    await mustImport(srv.url, secret, 'type Cat { name: String!  nick: String @resolver(name: "cat_nick") }\ntype Query { allCats: [Cat] }');
+    // No function is made for it; the field is an ordinary stored field.
+    assert.equal(await client.query(q.Exists(q.Function('cat_nick'))), false);
+    await ok(srv.url, secret, 'mutation { createCat(data: {name: "Tom", nick: "T"}) { _id } }');
+    assert.deepEqual(await ok(srv.url, secret, '{ allCats { data { name nick } } }'), { allCats: { data: [{ name: 'Tom', nick: 'T' }] } });
+  });
+
   test('the schema survives a restart', async () => {
     const own = await startFlora();
     try {
