@@ -14,6 +14,7 @@ import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
 import { GqlContext } from './resolvers';
 import { responseJson } from './values';
+import { variablesFor } from './variables';
 
 export interface GraphqlRequest {
   query: unknown;
@@ -112,8 +113,9 @@ export async function runGraphql(
         if (prepared.errors)
           return { data: null, errors: prepared.errors.map((e) => (prepared.syntax ? syntaxError(e) : validationError(e))) };
         const document = prepared.document!;
+        const name = (operationName as string | null | undefined) ?? undefined;
         if (opts.queriesOnly) {
-          const op = getOperationAST(document, (operationName as string | undefined) ?? undefined);
+          const op = getOperationAST(document, name);
           if (op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
         }
         const rc = new GqlContext(ctx, api.model);
@@ -121,8 +123,8 @@ export async function runGraphql(
           schema: api.schema,
           document,
           contextValue: rc,
-          variableValues: (variables as Record<string, unknown> | null | undefined) ?? undefined,
-          operationName: (operationName as string | null | undefined) ?? undefined,
+          variableValues: variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined),
+          operationName: name,
         });
         const errors = result.errors ?? [];
         for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;

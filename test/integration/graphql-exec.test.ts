@@ -415,6 +415,21 @@ describe('odd input', () => {
     assert.equal(await rawQuery(srv.url, secret, JSON.stringify({ select: ['data', 'big'], from: { get: { match: { index: 'todoByTitle' }, terms: 'huge' } } })), '{"resource":9007199254740993}');
   });
 
+  test('JSON integers beyond 2^53: an ID takes its exact digits, a Float the number, inside input objects too', async () => {
+    await deleteAll();
+    const t = await createTodo('{title: "by number", completed: true}');
+    assert.ok(BigInt(t._id) > BigInt(Number.MAX_SAFE_INTEGER), t._id);
+    // The id as a JSON number (not a string), as a client with exact integers may send it.
+    let res = await gqlBody(srv.url, secret, `{"query": "query($id: ID!) { findTodoByID(id: $id) { title } }", "variables": {"id": ${t._id}}}`);
+    assert.equal(res.raw, '{"data":{"findTodoByID":{"title":"by number"}}}');
+    const update = 'mutation($id: ID!, $d: PartialUpdateTodoInput!) { partialUpdateTodo(id: $id, data: $d) { score big } }';
+    res = await gqlBody(srv.url, secret, `{"query": ${JSON.stringify(update)}, "variables": {"id": ${t._id}, "d": {"score": 12345678901234567, "big": 12345678901234567}}}`);
+    assert.equal(res.raw, '{"data":{"partialUpdateTodo":{"score":12345678901234568,"big":12345678901234567}}}');
+    // An Int still refuses it.
+    const e = await refused(`{"query": "query($s: Int) { allTodos(_size: $s) { data { title } } }", "variables": {"s": 12345678901234567}}`);
+    assert.match(e.message, /Int cannot represent non 32-bit signed integer value/);
+  });
+
   test('Date and Time literals that do not fit are errors located at the literal; Date is only yyyy-MM-dd', async () => {
     for (const [field, value, expected] of [
       ['due', '"2024-13-01"', /^Date must be a string in the format yyyy-MM-dd: '2024-13-01' \(line 1, column 64\)/],
