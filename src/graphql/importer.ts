@@ -161,7 +161,9 @@ async function importNow(
     }
     if (e instanceof QueryError) {
       const inner = unwrapCall(e);
-      return answer({ status: inner.code === 'permission denied' ? 403 : 400, body: `Cannot import the schema: ${inner.description} (${inner.code})` });
+      // A validation failure says which value (e.g. a name FQL refuses) in its failures.
+      const details = (inner.failures ?? []).map((f) => ` ${f.description}`).join('');
+      return answer({ status: inner.code === 'permission denied' ? 403 : 400, body: `Cannot import the schema: ${inner.description} (${inner.code})${details}` });
     }
     throw e;
   }

@@ -231,6 +231,10 @@ describe('import', () => {
       ['type Cat { name: String }\ntype CatInput { x: Int }', /reserved for a generated type/],
       ['type Cat { name: String }\ntype Subscription { cats: [Cat] }', /Subscriptions are not supported/],
       ['', /empty/],
+      // Names FQL refuses: the message says which.
+      ['type events { x: Int }', /^Cannot import the schema: .*Invalid name events\./],
+      ['type Cat @collection(name: "a/b") { x: Int }', /The name a\/b uses invalid characters/],
+      ['type Cat { x: Int }\ntype Query { q: String @resolver(name: "a b") }', /The name a b uses invalid characters/],
       // Nesting that would overflow the stack of the parser or of what stores the metadata.
       [`type Cat {\n  x: ${'['.repeat(3000)}Int${']'.repeat(3000)}\n}`, /^The schema is nested too deeply: at most 100 levels are allowed\. \(line 2, column 105\)/],
       [`type Cat @collection(name: ${'['.repeat(5000)}${']'.repeat(5000)}) { x: Int }`, /nested too deeply/],
