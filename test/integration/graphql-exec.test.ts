@@ -434,7 +434,10 @@ describe('odd input', () => {
     for (const [field, value, expected] of [
       ['due', '"2024-13-01"', /^Date must be a string in the format yyyy-MM-dd: '2024-13-01' \(line 1, column 64\)/],
       ['due', '"+2024-01-01"', /^Date must be a string in the format yyyy-MM-dd: '\+2024-01-01'/],
-      ['due', '20240101', /^Date must be a string in the format yyyy-MM-dd: 20240101/],
+      ['due', '20240101', /^Date must be a string in the format yyyy-MM-dd: 20240101 /],
+      ['due', 'true', /^Date must be a string in the format yyyy-MM-dd: true /],
+      ['due', 'TODAY', /^Date must be a string in the format yyyy-MM-dd: TODAY /],
+      ['at', '["2024-01-01T00:00:00Z"]', /^Time must be a string in the format yyyy-MM-ddTHH:mm:ss.SSSZ: \['2024-01-01T00:00:00Z'\] /],
       ['at', '"yesterday"', /^Time must be a string in the format yyyy-MM-ddTHH:mm:ss.SSSZ: 'yesterday' \(line 1, column 63\)/],
     ] as const) {
       const e = await refused(JSON.stringify({ query: `mutation { createTodo(data: {title: "x", completed: true, ${field}: ${value}}) { _id } }` }));
