@@ -95,9 +95,11 @@ async function importNow(
     let model!: GModel;
     await run(async (ctx) => {
       const stored = await readSchema(ctx.txn, ctx.scope.db);
-      effective = mode === 'merge' && stored ? mergeDocuments(checkDocument(parse(stored.sdl())), next) : next;
-      model = buildApi(effective).model;
       const inv = await inventory(ctx);
+      // A schema none of whose resources carries data.gql any more was forgotten (graphql.md A.4.1).
+      const remembered = [...inv.collections.values(), ...inv.indexes.values(), ...inv.functions.values()].some(hasGql);
+      effective = mode === 'merge' && stored && remembered ? mergeDocuments(checkDocument(parse(stored.sdl())), next) : next;
+      model = buildApi(effective).model;
       for (const p of model.indexes) checkIndex(p, inv.indexes.get(p.name), mode);
     });
     const sdl = printDocument(effective);

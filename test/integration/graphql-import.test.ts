@@ -177,6 +177,22 @@ describe('import', () => {
     assert.deepEqual(data, { allCats: { data: [{ name: 'Tom' }] } });
   });
 
+  test('a schema whose metadata was nulled everywhere is forgotten: the next merge starts afresh', async () => {
+    const { secret, client } = await freshDb();
+    await mustImport(srv.url, secret, 'type Cat { name: String! @unique } type Query { allCats: [Cat]  purr: String @resolver }');
+    // brainyduck's reset: data.gql set to null on every collection, index and function (graphql.md A.4.1).
+    for (const set of [q.Collections(), q.Indexes(), q.Functions()])
+      await client.query(q.Map(q.Paginate(set), q.Lambda('r', q.Update(q.Var('r'), { data: { gql: null } }))));
+    await mustImport(srv.url, secret, 'type Dog { name: String! } type Query { allDogs: [Dog] }');
+    const e = await fails(srv.url, secret, '{ allCats { data { name } } }');
+    assert.match(e.message, /Cannot query field 'allCats' on type 'Query'/);
+    assert.deepEqual(await ok(srv.url, secret, '{ allDogs { data { name } } }'), { allDogs: { data: [] } });
+    // Nothing of the forgotten schema got its metadata back; its resources and data are still there.
+    const cat = (await client.query(q.Get(q.Collection('Cat')))) as { data?: { gql?: unknown } };
+    assert.equal(cat.data?.gql, undefined);
+    assert.equal(await client.query(q.Exists(q.Function('purr'))), true);
+  });
+
   test('override deletes what carries GraphQL metadata, keeps the rest, and names are reusable at once', async () => {
     const { secret, client } = await freshDb();
     await client.query(q.CreateCollection({ name: 'plain' }));
