@@ -9,10 +9,12 @@ import { QueryTimeout } from '../fql/context';
 import { secretFromHeader } from '../model/auth';
 import { ProtocolError, QueryError } from '../values/errors';
 import { apiFor, type PreparedOperation, type ServedApi } from './api';
+import { selectionDepthError, textDepthError } from './depth';
 import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
 import { GqlContext } from './resolvers';
 import { responseJson } from './values';
+import { variablesFor } from './variables';
 
 export interface GraphqlRequest {
   query: unknown;
@@ -62,14 +64,18 @@ function prepare(api: ServedApi, query: string): PreparedOperation {
   const hit = api.operations.get(query);
   if (hit) return hit;
   let prepared: PreparedOperation;
-  try {
-    const document = parse(query);
-    const errors = validate(api.schema, document);
-    prepared = errors.length ? { errors } : { document };
-  } catch (e) {
-    if (!(e instanceof GraphQLError)) throw e;
-    prepared = { errors: [e], syntax: true };
-  }
+  const deep = textDepthError(query);
+  if (deep) prepared = { errors: [deep] };
+  else
+    try {
+      const document = parse(query);
+      const tooDeep = selectionDepthError(document);
+      const errors = tooDeep ? [tooDeep] : validate(api.schema, document);
+      prepared = errors.length ? { errors } : { document };
+    } catch (e) {
+      if (!(e instanceof GraphQLError)) throw e;
+      prepared = { errors: [e], syntax: true };
+    }
   if (api.operations.size >= MAX_CACHED_OPERATIONS) api.operations.clear();
   api.operations.set(query, prepared);
   return prepared;
@@ -107,8 +113,9 @@ export async function runGraphql(
         if (prepared.errors)
           return { data: null, errors: prepared.errors.map((e) => (prepared.syntax ? syntaxError(e) : validationError(e))) };
         const document = prepared.document!;
+        const name = (operationName as string | null | undefined) ?? undefined;
         if (opts.queriesOnly) {
-          const op = getOperationAST(document, (operationName as string | undefined) ?? undefined);
+          const op = getOperationAST(document, name);
           if (op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
         }
         const rc = new GqlContext(ctx, api.model);
@@ -116,8 +123,8 @@ export async function runGraphql(
           schema: api.schema,
           document,
           contextValue: rc,
-          variableValues: (variables as Record<string, unknown> | null | undefined) ?? undefined,
-          operationName: (operationName as string | null | undefined) ?? undefined,
+          variableValues: variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined),
+          operationName: name,
         });
         const errors = result.errors ?? [];
         for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;

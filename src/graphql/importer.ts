@@ -95,9 +95,11 @@ async function importNow(
     let model!: GModel;
     await run(async (ctx) => {
       const stored = await readSchema(ctx.txn, ctx.scope.db);
-      effective = mode === 'merge' && stored ? mergeDocuments(checkDocument(parse(stored.sdl())), next) : next;
-      model = buildApi(effective).model;
       const inv = await inventory(ctx);
+      // A schema none of whose resources carries data.gql any more was forgotten (graphql.md A.4.1).
+      const remembered = [...inv.collections.values(), ...inv.indexes.values(), ...inv.functions.values()].some(hasGql);
+      effective = mode === 'merge' && stored && remembered ? mergeDocuments(checkDocument(parse(stored.sdl())), next) : next;
+      model = buildApi(effective).model;
       for (const p of model.indexes) checkIndex(p, inv.indexes.get(p.name), mode);
     });
     const sdl = printDocument(effective);
@@ -161,7 +163,9 @@ async function importNow(
     }
     if (e instanceof QueryError) {
       const inner = unwrapCall(e);
-      return answer({ status: inner.code === 'permission denied' ? 403 : 400, body: `Cannot import the schema: ${inner.description} (${inner.code})` });
+      // A validation failure says which value (e.g. a name FQL refuses) in its failures.
+      const details = (inner.failures ?? []).map((f) => ` ${f.description}`).join('');
+      return answer({ status: inner.code === 'permission denied' ? 403 : 400, body: `Cannot import the schema: ${inner.description} (${inner.code})${details}` });
     }
     throw e;
   }

@@ -371,7 +371,7 @@ async function fieldInput(rc: GqlContext, f: GField, value: unknown, partial: bo
     switch (f.kind) {
       case 'embedded': {
         const e = targetOf(rc, f);
-        // Arrays are given whole, so embedded objects inside them are given fully.
+        // Arrays are given whole: the objects in them are written as given, not merged.
         const built = await buildData(rc, e, x as Input, partial && !f.list ? 'partial' : 'create');
         return built.data;
       }

@@ -2,7 +2,7 @@
 // with at least milliseconds) ↔ FQL Time, Long (64-bit JSON integer) ↔ FQL Long (bigint).
 // Their parse functions produce FQL values directly; serialize accepts FQL values.
 
-import { GraphQLError, Kind, type GraphQLScalarType, type ValueNode } from 'graphql';
+import { GraphQLError, Kind, print, type GraphQLScalarType, type ValueNode } from 'graphql';
 import { DateV, LONG_MAX, LONG_MIN, Time, TxnTime } from '../values/types';
 import { formatDate, formatTime, parseDate, parseIsoTime } from '../wire/time';
 
@@ -16,7 +16,7 @@ function parseLong(v: unknown): bigint {
     if (v < LONG_MIN || v > LONG_MAX) throw new GraphQLError(`Long cannot represent value: ${v}`);
     return v;
   }
-  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === 'number' && Number.isInteger(v)) return parseLong(BigInt(v));
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return parseLong(BigInt(v));
   throw new GraphQLError(`Long cannot represent non-integer value: ${show(v)}`);
 }
@@ -29,31 +29,32 @@ function show(v: unknown): string {
   }
 }
 
+/** Only `yyyy-MM-dd` (FQL's Date() also takes a sign and longer years). */
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+const DATE_FORMAT = 'Date must be a string in the format yyyy-MM-dd';
+const TIME_FORMAT = 'Time must be a string in the format yyyy-MM-ddTHH:mm:ss.SSSZ';
+
 function parseDateValue(v: unknown): DateV {
   if (v instanceof DateV) return v;
-  const days = typeof v === 'string' ? parseDate(v) : undefined;
-  if (days === undefined) throw new GraphQLError(`Date must be a string in the format yyyy-MM-dd: ${show(v)}`);
+  const days = typeof v === 'string' && DATE.test(v) ? parseDate(v) : undefined;
+  if (days === undefined) throw new GraphQLError(`${DATE_FORMAT}: ${show(v)}`);
   return new DateV(days);
 }
 
 function parseTimeValue(v: unknown): Time {
   if (v instanceof Time) return v;
   const nanos = typeof v === 'string' ? parseIsoTime(v) : undefined;
-  if (nanos === undefined) throw new GraphQLError(`Time must be a string in the format yyyy-MM-ddTHH:mm:ss.SSSZ: ${show(v)}`);
+  if (nanos === undefined) throw new GraphQLError(`${TIME_FORMAT}: ${show(v)}`);
   return new Time(nanos);
 }
 
-function literal(node: ValueNode): unknown {
-  switch (node.kind) {
-    case Kind.INT:
-      return BigInt(node.value);
-    case Kind.STRING:
-      return node.value;
-    case Kind.FLOAT:
-      return Number(node.value);
-    default:
-      return undefined;
-  }
+/** parseLiteral of Date and Time: a string literal, or an error showing the literal as written. */
+function stringLiteral(parse: (v: string) => unknown, format: string): (node: ValueNode) => unknown {
+  return located((node) => {
+    if (node.kind !== Kind.STRING) throw new GraphQLError(`${format}: ${print(node)}`);
+    return parse(node.value);
+  });
 }
 
 /** Replaces the behaviour of the Date, Time and Long scalars of a schema built from SDL. */
@@ -67,10 +68,10 @@ export function installScalars(types: { Date?: GraphQLScalarType; Time?: GraphQL
       throw new GraphQLError(`Long cannot represent value: ${show(v)}`);
     };
     long.parseValue = parseLong;
-    long.parseLiteral = (node) => {
-      if (node.kind !== Kind.INT) throw new GraphQLError(`Long cannot represent non-integer value: ${nodeText(node)}`, { nodes: node });
+    long.parseLiteral = located((node) => {
+      if (node.kind !== Kind.INT) throw new GraphQLError(`Long cannot represent non-integer value: ${print(node)}`);
       return parseLong(BigInt(node.value));
-    };
+    });
   }
   if (date) {
     date.serialize = (v: unknown) => {
@@ -79,7 +80,7 @@ export function installScalars(types: { Date?: GraphQLScalarType; Time?: GraphQL
       throw new GraphQLError(`Date cannot represent value: ${show(v)}`);
     };
     date.parseValue = parseDateValue;
-    date.parseLiteral = (node) => parseDateValue(literal(node));
+    date.parseLiteral = stringLiteral(parseDateValue, DATE_FORMAT);
   }
   if (time) {
     time.serialize = (v: unknown) => {
@@ -91,10 +92,18 @@ export function installScalars(types: { Date?: GraphQLScalarType; Time?: GraphQL
       throw new GraphQLError(`Time cannot represent value: ${show(v)}`);
     };
     time.parseValue = parseTimeValue;
-    time.parseLiteral = (node) => parseTimeValue(literal(node));
+    time.parseLiteral = stringLiteral(parseTimeValue, TIME_FORMAT);
   }
 }
 
-function nodeText(node: ValueNode): string {
-  return 'value' in node ? String(node.value) : node.kind;
+/** graphql-js reports a literal's GraphQLError as it is: give it the literal's location. */
+function located(parse: (node: ValueNode) => unknown): (node: ValueNode) => unknown {
+  return (node) => {
+    try {
+      return parse(node);
+    } catch (e) {
+      if (e instanceof GraphQLError && !e.nodes) throw new GraphQLError(e.message, { nodes: node });
+      throw e;
+    }
+  };
 }

@@ -7,6 +7,7 @@ import {
   parse,
   print,
   GraphQLError,
+  Source,
   type ASTNode,
   type ConstArgumentNode,
   type ConstDirectiveNode,
@@ -14,8 +15,8 @@ import {
   type DocumentNode,
   type FieldDefinitionNode,
   type ObjectTypeDefinitionNode,
-  type Source,
 } from 'graphql';
+import { MAX_DEPTH, overDepthAt } from './depth';
 
 /** An import that cannot be accepted: HTTP 400 with this message (text/plain). */
 export class SchemaImportError extends Error {}
@@ -52,8 +53,11 @@ export function excerpt(source: Source, offset: number): string {
 /** Parses SDL text (no location info is lost: errors need it). */
 export function parseSdl(text: string): DocumentNode {
   if (text.trim() === '') throw new SchemaImportError('The schema is empty.');
+  const source = new Source(text);
+  const deep = overDepthAt(source);
+  if (deep !== undefined) throw new SchemaImportError(`The schema is nested too deeply: at most ${MAX_DEPTH} levels are allowed.${excerpt(source, deep)}`);
   try {
-    return parse(text);
+    return parse(source);
   } catch (e) {
     if (e instanceof GraphQLError && e.source && e.positions?.length) {
       const message = e.message.replace(/^Syntax Error: /, '');
@@ -203,7 +207,8 @@ function checkDirectives(
   for (const d of list ?? []) {
     const spec = DIRECTIVES[d.name.value];
     if (!spec) throw nodeError(`Unknown directive '@${d.name.value}'.`, d);
-    const ok = spec.on === placement || (spec.on === 'root' && placement === 'query');
+    // @resolver is accepted on any field; it only does something on Query and Mutation (A.2.5).
+    const ok = spec.on === placement || (spec.on === 'root' && (placement === 'query' || placement === 'field'));
     if (!ok) throw misplaced(d, what);
     if (seen.has(d.name.value)) throw nodeError(`The directive '@${d.name.value}' is repeated on ${what}.`, d);
     seen.add(d.name.value);

@@ -126,10 +126,8 @@ function inputType(t: GType, partial: boolean): string {
     let type: string;
     if (!t.embedded && isRelationInput(f)) type = relationInputName(t.name, f.name);
     else if (f.kind === 'ref' || f.kind === 'refs') type = rename(partial ? nullable(f.type) : f.type, 'ID');
-    else if (f.kind === 'embedded') {
-      const inner = partial && !f.list ? `PartialUpdate${f.named}Input` : `${f.named}Input`;
-      type = rename(partial ? nullable(f.type) : f.type, inner);
-    } else type = print(partial ? nullable(f.type) : f.type);
+    else if (f.kind === 'embedded') type = rename(partial ? nullable(f.type) : f.type, `${partial ? 'PartialUpdate' : ''}${f.named}Input`);
+    else type = print(partial ? nullable(f.type) : f.type);
     lines.push(`  ${f.name}: ${type}`);
   }
   return `${doc(`'${t.name}' input values`)}input ${name} {\n${lines.join('\n')}\n}`;

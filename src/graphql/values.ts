@@ -79,6 +79,8 @@ export function scalarToFql(value: unknown, scalar: string): Value {
     case 'Int':
       return BigInt(value as number);
     case 'Float':
+      // A literal like 1e400 passes graphql-js as Infinity, which no document can hold.
+      if (!Number.isFinite(value)) throw new GqlError(`Float cannot represent non numeric value: ${String(value)}`, 'invalid argument');
       return value as number;
     default:
       return value as Value; // String, ID, Boolean; Long/Date/Time are parsed to FQL values already

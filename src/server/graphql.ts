@@ -5,9 +5,8 @@
 import type { QueryService } from '../fql/api';
 import { errorBody, runGraphql, type GraphqlAnswer, type GraphqlRequest } from '../graphql/execute';
 import { importSchema, type ImportMode } from '../graphql/importer';
+import { RequestJsonError, parseRequestJson } from '../graphql/requestJson';
 import { shapeGraphQL } from '../logs/shape';
-import { parseJson } from '../wire/json';
-import type { JsonValue } from '../wire/expr';
 import { BodyTooLarge, type RequestContext } from './context';
 import { parseQueryHeaders } from './headers';
 import { BODY_LIMIT } from './query';
@@ -34,19 +33,6 @@ function json(status: number, body: string, extra?: Partial<Outcome>): Outcome {
 
 function text(status: number, body: string): Outcome {
   return { status, body, headers: { 'content-type': TEXT_TYPE } };
-}
-
-/** JSON with exact integers: numbers beyond 2^53 stay bigints (for Long), objects become plain. */
-function plain(j: JsonValue): unknown {
-  if (typeof j === 'bigint') return Number.isSafeInteger(Number(j)) ? Number(j) : j;
-  if (Array.isArray(j)) return j.map(plain);
-  if (j instanceof Map) {
-    const out: Record<string, unknown> = {};
-    // defineProperty: a `__proto__` key is data, not the object's prototype.
-    for (const [k, v] of j) Object.defineProperty(out, k, { value: plain(v), enumerable: true, writable: true, configurable: true });
-    return out;
-  }
-  return j;
 }
 
 function timeoutOf(ctx: RequestContext): number | undefined {
@@ -90,9 +76,10 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       else {
         let parsed: unknown;
         try {
-          parsed = plain(parseJson(body));
-        } catch {
-          return json(400, errorBody('The request body is not valid JSON.'));
+          parsed = parseRequestJson(body);
+        } catch (err) {
+          if (err instanceof RequestJsonError) return json(400, errorBody(err.message));
+          throw err;
         }
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
           return json(400, errorBody('The request body must be a JSON object with a `query`.'));
@@ -105,9 +92,10 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       let parsed: unknown;
       if (variables) {
         try {
-          parsed = plain(parseJson(variables));
-        } catch {
-          return json(400, errorBody('The `variables` parameter is not valid JSON.'));
+          parsed = parseRequestJson(variables);
+        } catch (err) {
+          if (err instanceof RequestJsonError) return json(400, errorBody(`The \`variables\` parameter: ${err.message}`));
+          throw err;
         }
       }
       return answer(service, ctx, { query: ctx.query.get('query') ?? undefined, variables: parsed, operationName: ctx.query.get('operationName') ?? undefined }, true);

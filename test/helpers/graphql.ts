@@ -42,15 +42,19 @@ export async function gql<T = Record<string, any>>(
   variables?: Record<string, unknown>,
   opts: { operationName?: string; headers?: Record<string, string>; http2?: boolean } = {},
 ): Promise<GqlResponse<T>> {
+  return gqlBody<T>(url, secret, JSON.stringify({ query, variables, operationName: opts.operationName }), opts);
+}
+
+/** POST /graphql with a body as given (for JSON that JSON.stringify cannot write, or not JSON at all). */
+export async function gqlBody<T = Record<string, any>>(
+  url: string,
+  secret: string | undefined,
+  body: string,
+  opts: { headers?: Record<string, string>; http2?: boolean } = {},
+): Promise<GqlResponse<T>> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (secret !== undefined) headers.authorization = `Bearer ${secret}`;
-  const res = await httpRequest(url, {
-    method: 'POST',
-    path: '/graphql',
-    headers,
-    http2: opts.http2,
-    body: JSON.stringify({ query, variables, operationName: opts.operationName }),
-  });
+  const res = await httpRequest(url, { method: 'POST', path: '/graphql', headers, http2: opts.http2, body });
   let parsed: { data?: T | null; errors?: GqlError[] } = {};
   try {
     parsed = JSON.parse(res.body);

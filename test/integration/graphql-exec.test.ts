@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import faunadb, { query as q, values } from 'faunadb';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { ClientPool, httpRequest, rawQuery, startFlora, type FloraProcess } from '../helpers/server';
-import { fails, gql, mustImport, ok } from '../helpers/graphql';
+import { fails, gql, gqlBody, mustImport, ok } from '../helpers/graphql';
 
 let srv: FloraProcess;
 let pool: ClientPool;
@@ -152,6 +152,18 @@ describe('generated CRUD', () => {
     // Missing documents: null.
     r = await ok(srv.url, secret, 'mutation { partialUpdateTodo(id: "1", data: {priority: 1}) { title } updateTodo(id: "2", data: {title: "x", completed: true}) { title } }');
     assert.deepEqual(r, { partialUpdateTodo: null, updateTodo: null });
+  });
+
+  test('partialUpdate: lists of embedded objects take PartialUpdate<E>Input and are written whole', async () => {
+    const t = await createTodo('{title: "L", completed: false, notes: [{text: "a", stars: 1}, {text: "b"}]}');
+    // Required fields of embedded objects are not enforced by a partial update (service.md rule 3).
+    const r = await ok(srv.url, secret, `mutation { partialUpdateTodo(id: "${t._id}", data: {notes: [{stars: 5}]}) { _id } }`);
+    assert.equal(r.partialUpdateTodo._id, t._id);
+    const doc = (await db.query(q.Get(q.Ref(q.Collection('Todo'), t._id)))) as { data: any };
+    assert.deepEqual(doc.data.notes, [{ stars: 5 }]);
+    // create and update still take the full <E>Input.
+    const e = await fails(srv.url, secret, `mutation { updateTodo(id: "${t._id}", data: {title: "L", completed: true, notes: [{stars: 1}]}) { _id } }`);
+    assert.match(e.message, /Field 'NoteInput.text' of required type 'String!' was not provided/);
   });
 
   test('delete returns the document as it was, then null', async () => {
@@ -348,6 +360,114 @@ describe('errors', () => {
   });
 });
 
+describe('odd input', () => {
+  /** A request that must get GraphQL errors and no data (HTTP 200); returns the first error. */
+  async function refused(body: string): Promise<{ message: string; locations?: { line: number; column: number }[] }> {
+    const res = await gqlBody(srv.url, secret, body);
+    assert.equal(res.status, 200, res.raw);
+    assert.equal(res.data, null, res.raw);
+    assert.ok(res.errors && res.errors.length > 0, res.raw);
+    return res.errors[0];
+  }
+
+  test('queries nested thousands of levels deep get an error, not a stack overflow', async () => {
+    const deep = (n: number) => `{ allTodos { data { ${'notes { '.repeat(n)}text${' }'.repeat(n)} } } }`;
+    let e = await refused(JSON.stringify({ query: deep(5000) }));
+    assert.match(e.message, /^The query is nested too deeply: at most 100 levels are allowed\. \(line 1, column \d+\)/);
+    assert.equal(e.locations!.length, 1);
+    // Deep input values, and chains of fragments, too.
+    e = await refused(JSON.stringify({ query: `{ allTodos(_cursor: ${'['.repeat(5000)}${']'.repeat(5000)}) { data { title } } }` }));
+    assert.match(e.message, /nested too deeply/);
+    const chain = Array.from({ length: 3000 }, (_, i) => `fragment F${i} on Todo { ...F${i + 1} }`).join(' ');
+    e = await refused(JSON.stringify({ query: `{ allTodos { data { ...F0 } } } ${chain} fragment F3000 on Todo { title }` }));
+    assert.match(e.message, /nested too deeply/);
+    // Fragments spread many times are measured once (no blow-up), and ordinary depths are served.
+    const fan = Array.from({ length: 40 }, (_, i) => `fragment F${i} on Todo { t${i}: title ...F${i + 1} ...F${i + 1} }`).join(' ');
+    await ok(srv.url, secret, `{ allTodos { data { ...F0 } } } ${fan} fragment F40 on Todo { title }`);
+    await ok(srv.url, secret, `{ __type(name: "Todo") { fields { type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} } } } }`);
+  });
+
+  test('integers beyond 64 bits: Long refuses them, Float takes them, other Longs stay exact', async () => {
+    await deleteAll();
+    const mutation = 'mutation($b: Long, $s: Float) { createTodo(data: {title: "huge", completed: true, big: $b, score: $s}) { big score } }';
+    // Not JSON.stringify: these integers do not fit a JS number.
+    let e = await refused(`{"query": ${JSON.stringify(mutation)}, "variables": {"b": 99999999999999999999999}}`);
+    assert.match(e.message, /^Variable '\$b' got invalid value .*Long cannot represent value/);
+    assert.deepEqual(e.locations, [{ line: 1, column: 10 }]);
+    const res = await gqlBody(srv.url, secret, `{"query": ${JSON.stringify(mutation)}, "variables": {"b": 9007199254740993, "s": 99999999999999999999999}}`);
+    assert.equal(res.status, 200, res.raw);
+    assert.equal(res.raw, '{"data":{"createTodo":{"big":9007199254740993,"score":1e+23}}}');
+    // A double that is an integer outside the Long range was stored wrapped around; now it is refused.
+    e = await refused(JSON.stringify({ query: mutation, variables: { b: 1e20 } }));
+    assert.match(e.message, /Long cannot represent value: 100000000000000000000/);
+    // Literals: the error points at the literal.
+    e = await refused(JSON.stringify({ query: 'mutation {\n  createTodo(data: {title: "x", completed: true, big: 99999999999999999999999}) { _id }\n}' }));
+    assert.match(e.message, /^Long cannot represent value: 99999999999999999999999 \(line 2, column 55\)/);
+    assert.deepEqual(e.locations, [{ line: 2, column: 55 }]);
+    // 1e400 is Infinity to graphql-js's Float: refused before anything is written.
+    const inf = await fails(srv.url, secret, 'mutation { createTodo(data: {title: "inf", completed: true, score: 1e400}) { _id } }');
+    assert.equal(inf.message, 'Float cannot represent non numeric value: Infinity');
+    assert.deepEqual(inf.extensions, { code: 'invalid argument' });
+    const stored = (await db.query(q.Map(q.Paginate(q.Documents(q.Collection('Todo'))), q.Lambda('r', q.Select(['data', 'title'], q.Get(q.Var('r'))))))) as {
+      data: string[];
+    };
+    assert.deepEqual(stored.data, ['huge']);
+    assert.equal(await rawQuery(srv.url, secret, JSON.stringify({ select: ['data', 'big'], from: { get: { match: { index: 'todoByTitle' }, terms: 'huge' } } })), '{"resource":9007199254740993}');
+  });
+
+  test('JSON integers beyond 2^53: an ID takes its exact digits, a Float the number, inside input objects too', async () => {
+    await deleteAll();
+    const t = await createTodo('{title: "by number", completed: true}');
+    assert.ok(BigInt(t._id) > BigInt(Number.MAX_SAFE_INTEGER), t._id);
+    // The id as a JSON number (not a string), as a client with exact integers may send it.
+    let res = await gqlBody(srv.url, secret, `{"query": "query($id: ID!) { findTodoByID(id: $id) { title } }", "variables": {"id": ${t._id}}}`);
+    assert.equal(res.raw, '{"data":{"findTodoByID":{"title":"by number"}}}');
+    const update = 'mutation($id: ID!, $d: PartialUpdateTodoInput!) { partialUpdateTodo(id: $id, data: $d) { score big } }';
+    res = await gqlBody(srv.url, secret, `{"query": ${JSON.stringify(update)}, "variables": {"id": ${t._id}, "d": {"score": 12345678901234567, "big": 12345678901234567}}}`);
+    assert.equal(res.raw, '{"data":{"partialUpdateTodo":{"score":12345678901234568,"big":12345678901234567}}}');
+    // An Int still refuses it.
+    const e = await refused(`{"query": "query($s: Int) { allTodos(_size: $s) { data { title } } }", "variables": {"s": 12345678901234567}}`);
+    assert.match(e.message, /Int cannot represent non 32-bit signed integer value/);
+  });
+
+  test('Date and Time literals that do not fit are errors located at the literal; Date is only yyyy-MM-dd', async () => {
+    for (const [field, value, expected] of [
+      ['due', '"2024-13-01"', /^Date must be a string in the format yyyy-MM-dd: '2024-13-01' \(line 1, column 64\)/],
+      ['due', '"+2024-01-01"', /^Date must be a string in the format yyyy-MM-dd: '\+2024-01-01'/],
+      ['due', '20240101', /^Date must be a string in the format yyyy-MM-dd: 20240101 /],
+      ['due', 'true', /^Date must be a string in the format yyyy-MM-dd: true /],
+      ['due', 'TODAY', /^Date must be a string in the format yyyy-MM-dd: TODAY /],
+      ['at', '["2024-01-01T00:00:00Z"]', /^Time must be a string in the format yyyy-MM-ddTHH:mm:ss.SSSZ: \['2024-01-01T00:00:00Z'\] /],
+      ['at', '"yesterday"', /^Time must be a string in the format yyyy-MM-ddTHH:mm:ss.SSSZ: 'yesterday' \(line 1, column 63\)/],
+    ] as const) {
+      const e = await refused(JSON.stringify({ query: `mutation { createTodo(data: {title: "x", completed: true, ${field}: ${value}}) { _id } }` }));
+      assert.match(e.message, expected);
+      assert.deepEqual(e.locations, [{ line: 1, column: field === 'due' ? 64 : 63 }]);
+    }
+    assert.equal(await db.query(q.Count(q.Match(q.Index('todoByTitle'), 'x'))), 0);
+  });
+
+  test('bodies and parameters of the wrong JSON type get a clear error', async () => {
+    for (const [body, status, message] of [
+      ['[]', 400, /must be a JSON object/],
+      ['"{ allTodos { data { title } } }"', 400, /must be a JSON object/],
+      ['null', 400, /must be a JSON object/],
+      ['12', 400, /must be a JSON object/],
+      ['{"query": "{ __typename }", "variables": [1]}', 400, /`variables` must be an object/],
+      ['{"query": "{ __typename }", "variables": "{}"}', 400, /`variables` must be an object/],
+      ['{"query": "{ __typename }", "operationName": 5}', 400, /`operationName` must be a string/],
+      ['{"query": 5}', 200, /No query was given/],
+      ['{"query": "query A { __typename }", "operationName": "B"}', 200, /Unknown operation named 'B'/],
+      ['{"query": "query A { __typename } query B { __typename }"}', 200, /Must provide operation name/],
+      [`{"query": ${'['.repeat(2000)}${']'.repeat(2000)}}`, 400, /nesting limit/],
+    ] as const) {
+      const res = await gqlBody(srv.url, secret, body);
+      assert.equal(res.status, status, `${body.slice(0, 60)} → ${res.raw}`);
+      assert.match(res.errors![0].message, message, body.slice(0, 60));
+    }
+  });
+});
+
 describe('transport', () => {
   test('GET with ?query=, application/graphql bodies, operationName, HTTP/2', async () => {
     await deleteAll();
@@ -411,6 +531,7 @@ describe('introspection', () => {
       'input PartialUpdateTodoInput {',
       'meta: PartialUpdateMetaInput',
       'notes: [NoteInput!]',
+      'notes: [PartialUpdateNoteInput!]',
       'title: String\n',
     ])
       assert.ok(sdl.includes(part), `missing ${JSON.stringify(part)} in\n${sdl}`);

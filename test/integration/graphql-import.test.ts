@@ -177,6 +177,22 @@ describe('import', () => {
     assert.deepEqual(data, { allCats: { data: [{ name: 'Tom' }] } });
   });
 
+  test('a schema whose metadata was nulled everywhere is forgotten: the next merge starts afresh', async () => {
+    const { secret, client } = await freshDb();
+    await mustImport(srv.url, secret, 'type Cat { name: String! @unique } type Query { allCats: [Cat]  purr: String @resolver }');
+    // brainyduck's reset: data.gql set to null on every collection, index and function (graphql.md A.4.1).
+    for (const set of [q.Collections(), q.Indexes(), q.Functions()])
+      await client.query(q.Map(q.Paginate(set), q.Lambda('r', q.Update(q.Var('r'), { data: { gql: null } }))));
+    await mustImport(srv.url, secret, 'type Dog { name: String! } type Query { allDogs: [Dog] }');
+    const e = await fails(srv.url, secret, '{ allCats { data { name } } }');
+    assert.match(e.message, /Cannot query field 'allCats' on type 'Query'/);
+    assert.deepEqual(await ok(srv.url, secret, '{ allDogs { data { name } } }'), { allDogs: { data: [] } });
+    // Nothing of the forgotten schema got its metadata back; its resources and data are still there.
+    const cat = (await client.query(q.Get(q.Collection('Cat')))) as { data?: { gql?: unknown } };
+    assert.equal(cat.data?.gql, undefined);
+    assert.equal(await client.query(q.Exists(q.Function('purr'))), true);
+  });
+
   test('override deletes what carries GraphQL metadata, keeps the rest, and names are reusable at once', async () => {
     const { secret, client } = await freshDb();
     await client.query(q.CreateCollection({ name: 'plain' }));
@@ -231,6 +247,13 @@ describe('import', () => {
       ['type Cat { name: String }\ntype CatInput { x: Int }', /reserved for a generated type/],
       ['type Cat { name: String }\ntype Subscription { cats: [Cat] }', /Subscriptions are not supported/],
       ['', /empty/],
+      // Names FQL refuses: the message says which.
+      ['type events { x: Int }', /^Cannot import the schema: .*Invalid name events\./],
+      ['type Cat @collection(name: "a/b") { x: Int }', /The name a\/b uses invalid characters/],
+      ['type Cat { x: Int }\ntype Query { q: String @resolver(name: "a b") }', /The name a b uses invalid characters/],
+      // Nesting that would overflow the stack of the parser or of what stores the metadata.
+      [`type Cat {\n  x: ${'['.repeat(3000)}Int${']'.repeat(3000)}\n}`, /^The schema is nested too deeply: at most 100 levels are allowed\. \(line 2, column 105\)/],
+      [`type Cat @collection(name: ${'['.repeat(5000)}${']'.repeat(5000)}) { x: Int }`, /nested too deeply/],
     ];
     for (const [sdl, expected] of cases) {
       const res = await importSchema(srv.url, secret, sdl);
@@ -279,6 +302,15 @@ describe('import', () => {
     );
     const cat = (await ok(srv.url, secret, 'mutation { createCat(data: {name: "Tom"}) { _id } }')).createCat;
     assert.deepEqual(await ok(srv.url, secret, `{ findCatByID(id: "${cat._id}") { name } }`), { findCatByID: { name: 'Tom' } });
+  });
+
+  test('@resolver on a field of an object type has no effect (graphql.md A.2.5)', async () => {
+    const { secret, client } = await freshDb();
+    await mustImport(srv.url, secret, 'type Cat { name: String!  nick: String @resolver(name: "cat_nick") }\ntype Query { allCats: [Cat] }');
+    // No function is made for it; the field is an ordinary stored field.
+    assert.equal(await client.query(q.Exists(q.Function('cat_nick'))), false);
+    await ok(srv.url, secret, 'mutation { createCat(data: {name: "Tom", nick: "T"}) { _id } }');
+    assert.deepEqual(await ok(srv.url, secret, '{ allCats { data { name nick } } }'), { allCats: { data: [{ name: 'Tom', nick: 'T' }] } });
   });
 
   test('the schema survives a restart', async () => {
