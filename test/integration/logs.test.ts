@@ -138,6 +138,25 @@ describe('records', () => {
     assert.notEqual(tagged.get('3')!.TRACEPARENT, 'not-a-traceparent');
   });
 
+  test('API_VERSION is the FQL version, "4", whatever version string the request carried', async () => {
+    const versions = ['2.7', '3', '4', 'UNSTABLE', undefined];
+    const { start, end } = await window(async () => {
+      for (const [i, v] of versions.entries()) {
+        const headers: Record<string, string> = { authorization: `Bearer ${ROOT_SECRET}`, 'x-fauna-tags': `v=${i}` };
+        if (v !== undefined) headers['x-faunadb-api-version'] = v;
+        const res = await httpRequest(srv.url, { method: 'POST', headers, body: '{"add":[1,1]}' });
+        assert.equal(res.status, 200, res.body);
+      }
+    });
+    const { records } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+    assert.equal(records.length, versions.length);
+    for (const r of records) {
+      assert.equal(r.API_VERSION, '4', `tag ${r.TAGS.v}`);
+      // What the client sent is still there, among the request headers.
+      assert.equal((JSON.parse(r.REQUEST_HEADERS) as Record<string, string>).x_faunadb_api_version, versions[Number(r.TAGS.v)]);
+    }
+  });
+
   test('driver queries (HTTP/2 and HTTP/1.1) carry their tags, traceparent and metrics', async () => {
     const tp = (i: number) => `00-${'a'.repeat(31)}${i}-${'b'.repeat(16)}-01`;
     const { start, end, result } = await window(async () => {
@@ -306,12 +325,13 @@ describe('requests', () => {
       time_start: '2001-01-01T00:00:00.123Z',
       time_end: '2001-01-01T01:30:00.000Z',
       state: 'Pending',
-      version: 0,
     });
     assert.match(created.json.request_id as string, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const done = await pollUntil(srv, created.json.request_id as string, ROOT_SECRET);
     assert.equal(done.json.state, 'DoesNotExist');
     assert.equal(done.json.presigned_url, undefined);
+    // service.md "Log retrieval record": `version` is in list results only.
+    assert.equal('version' in done.json, false);
     const forDb = await logsApi(srv, 'POST', '/api/v1/logs?type=query', { ...body, database: 'us-std' }, ROOT_SECRET);
     assert.equal(forDb.json.database, 'us-std');
     assert.equal('region_group' in forDb.json, false);
@@ -331,11 +351,14 @@ describe('requests', () => {
       ['bad start', post({ ...range, time_start: 'yesterday' }), 400, 'time_start must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
       ['no zone', post({ ...range, time_end: '2024-05-11T00:00:00' }), 400, 'time_end must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
       ['not a date', post({ ...range, time_end: '2024-13-45T00:00:00Z' }), 400, 'time_end must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
+      ['no such day', post({ ...range, time_start: '2024-02-01T00:00:00Z', time_end: '2024-02-30T00:00:00Z' }), 400, 'time_end must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
+      ['no such time', post({ ...range, time_start: '2024-05-10T23:60:00Z' }), 400, 'time_start must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
       ['empty range', post({ ...range, time_end: range.time_start }), 400, 'time_start must be before time_end.'],
       ['backwards', post({ ...range, time_start: range.time_end, time_end: range.time_start }), 400, 'time_start must be before time_end.'],
       ['over 90 days', post({ ...range, time_end: '2024-08-09T00:00:01Z' }), 400, 'The range from time_start to time_end must not exceed 90 days.'],
       ['no target', post({ time_start: range.time_start, time_end: range.time_end }), 400, 'One of database or region_group is required.'],
       ['unknown region group', post({ ...range, region_group: 'eu-std' }), 400, "Unknown region group 'eu-std'; this server's region group is 'us-std'."],
+      ['region group not a string', post({ ...range, region_group: { name: 'us-std' } }), 400, "region_group must be a string; this server's region group is 'us-std'."],
       ['database in another region group', post({ ...range, database: 'eu-std/app' }), 400, "Unknown region group 'eu-std' in database path; this server's region group is 'us-std'."],
       ['unknown database', post({ ...range, database: 'us-std/nope' }), 404, "Database 'us-std/nope' not found."],
       ['bad idempotency token', post({ ...range, idempotency_token: 'abc' }), 400, 'idempotency_token must be a UUID.'],
@@ -345,6 +368,7 @@ describe('requests', () => {
       ['bad next_token', post({ next_token: 'garbage' }, ROOT_SECRET, '/api/v1/logs/_list?type=query'), 400, 'next_token is not valid.'],
       ['list without auth', post({}, null, '/api/v1/logs/_list?type=query'), 401, 'Unauthorized: an Authorization: Bearer <secret> header is required.'],
       ['list of another type', post({}, ROOT_SECRET, '/api/v1/logs/_list?type=audit'), 400, "Unknown log type 'audit'; the only type is 'query'."],
+      ['list without type', post({}, ROOT_SECRET, '/api/v1/logs/_list?regionGroup=us-std'), 400, "The query parameter 'type' is required; the only type is 'query'."],
       ['GET on the collection', logsApi(srv, 'GET', '/api/v1/logs?type=query', undefined, ROOT_SECRET), 405, 'Method GET is not allowed here; use POST.'],
       ['POST on a request', post({}, ROOT_SECRET, '/api/v1/logs/0f0790b6-0d1b-4203-9f1e-18fa4c0dadae'), 405, 'Method POST is not allowed here; use GET.'],
       ['unknown path', post({}, ROOT_SECRET, '/api/v1/logs/a/b/c'), 404, 'Not found.'],
@@ -362,6 +386,28 @@ describe('requests', () => {
     assert.equal(notUuid.status, 404);
     const unauthorized = await logsApi(srv, 'POST', '/api/v1/logs?type=query', range, null);
     assert.match(unauthorized.headers['www-authenticate'] ?? '', /^Bearer/);
+  });
+
+  test('odd requests get a {"message"} with a fitting status, never a 500', async () => {
+    const id = '0f0790b6-0d1b-4203-9f1e-18fa4c0dadae';
+    const auth = { authorization: `Bearer ${ROOT_SECRET}` };
+    const cases: [string, string, string, number, string, string | undefined][] = [
+      ['malformed percent-encoding', 'GET', '/api/v1/logs/%E0%A4%A?type=query', 404, "Log request '%E0%A4%A' does not exist.", undefined],
+      ['PUT on the collection', 'PUT', '/api/v1/logs?type=query', 405, 'Method PUT is not allowed here; use POST.', 'POST'],
+      ['DELETE on a request', 'DELETE', `/api/v1/logs/${id}?type=query`, 405, 'Method DELETE is not allowed here; use GET.', 'GET'],
+      ['PATCH on _list', 'PATCH', '/api/v1/logs/_list?type=query', 405, 'Method PATCH is not allowed here; use POST.', 'POST'],
+      ['DELETE elsewhere', 'DELETE', '/api/v1/logs/a/b', 404, 'Not found.', undefined],
+    ];
+    for (const [name, method, p, status, message, allow] of cases) {
+      // (Node's client sends a DELETE body with no length: it would not be a well-formed request.)
+      const res = await httpRequest(srv.url, { method, path: p, headers: auth, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
+      assert.equal(res.status, status, `${name}: ${res.body}`);
+      assert.deepEqual((JSON.parse(res.body) as { message: string }).message, message, name);
+      assert.equal(res.headers.allow, allow, name);
+    }
+    const head = await httpRequest(srv.url, { method: 'HEAD', path: `/api/v1/logs/${id}?type=query`, headers: auth });
+    assert.equal(head.status, 405);
+    assert.equal(head.headers.allow, 'GET');
   });
 
   test('idempotency_token: the same request within 24 hours is the same export', async () => {
@@ -441,6 +487,14 @@ describe('requests', () => {
     assert.deepEqual([...(filteredPage.json.results as { request_id: string }[]), ...(rest.json.results as { request_id: string }[])].map((r) => r.request_id), ids.slice(0, 3).reverse());
     assert.equal(rest.json.next_token, null);
     for (const r of results) assert.ok(TERMINAL.includes(r.state as string));
+    // List results are log retrieval records: a Complete one carries its download URL, like GET.
+    for (const r of results.filter((x) => x.state === 'Complete')) {
+      assert.deepEqual(Object.keys(r), ['request_id', 'region_group', 'time_start', 'time_end', 'state', 'presigned_url', 'presigned_url_expiration_time', 'version']);
+      const polled = await logsApi(srv, 'GET', `/api/v1/logs/${r.request_id as string}?type=query`, undefined, secret);
+      assert.equal(r.presigned_url, polled.json.presigned_url);
+      assert.equal(r.presigned_url_expiration_time, polled.json.presigned_url_expiration_time);
+      assert.equal((await download(r.presigned_url as string)).records.length, 1);
+    }
   });
 
   test('the export API requests themselves are logged, in the requester\'s database', async () => {
