@@ -23,12 +23,14 @@ export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: A
   let status = 500;
   let bytesOut = 0;
   let ts = Date.now();
+  // Like every other response, this one carries the traceparent its record has.
+  const traceparent = responseTraceparent(ctx.headers.traceparent);
   try {
-    ({ status, bytesOut, ts } = await answer(logs, ctx, res));
+    ({ status, bytesOut, ts } = await answer(logs, ctx, res, traceparent));
   } catch {
     if (!res.headersSent) {
       status = 500;
-      sendJson(res, 500, 'Internal error.');
+      sendJson(res, 500, 'Internal error.', { traceparent });
     } else {
       res.destroy();
     }
@@ -41,15 +43,20 @@ export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: A
     bytesIn: 0,
     bytesOut,
     queryTimeMs: ts - startedMs,
-    traceparent: responseTraceparent(ctx.headers.traceparent),
+    traceparent,
   });
 }
 
 /** Status, bytes sent, and when the answer was decided (the record's TS). */
-async function answer(logs: LogSystem, ctx: RequestContext, res: AnyResponse): Promise<{ status: number; bytesOut: number; ts: number }> {
+async function answer(
+  logs: LogSystem,
+  ctx: RequestContext,
+  res: AnyResponse,
+  traceparent: string,
+): Promise<{ status: number; bytesOut: number; ts: number }> {
   const fail = (status: number, message: string, headers?: Record<string, string>) => {
     const ts = Date.now();
-    const bytesOut = sendJson(res, status, message, headers);
+    const bytesOut = sendJson(res, status, message, { ...headers, traceparent });
     return { status, bytesOut, ts };
   };
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return fail(405, 'Only GET is allowed here.', { allow: 'GET' });
@@ -72,6 +79,7 @@ async function answer(logs: LogSystem, ctx: RequestContext, res: AnyResponse): P
     'content-length': String(size),
     'content-disposition': `attachment; filename="${id}.jsonl.gz"`,
     'cache-control': 'private, max-age=0',
+    traceparent,
   });
   if (ctx.method === 'HEAD') {
     res.end();

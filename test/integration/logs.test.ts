@@ -575,15 +575,17 @@ describe('requests', () => {
       url.pathname,
     ];
     for (const p of tampered) {
-      const res = await httpRequest(srv.url, { path: p });
+      const res = await httpRequest(srv.url, { path: p, headers: { traceparent: TRACE } });
       assert.equal(res.status, 403, p);
       assert.deepEqual(JSON.parse(res.body), { message: 'The URL signature is invalid.' });
+      assert.equal(res.headers.traceparent, TRACE, 'a download answers with its traceparent, like any request');
     }
     const head = await httpRequest(srv.url, { method: 'HEAD', path: `${url.pathname}${url.search}`, http2: true });
     assert.equal(head.status, 200);
     assert.equal(head.headers['content-type'], 'application/gzip');
     const viaH2 = await httpRequest(srv.url, { path: `${url.pathname}${url.search}`, http2: true });
     assert.equal(viaH2.status, 200);
+    assert.match(viaH2.headers.traceparent ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'one is made when none is sent');
     assert.equal((await download(url.toString())).records.length, 1);
   });
 });
