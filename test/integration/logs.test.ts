@@ -332,7 +332,9 @@ describe('requests', () => {
     assert.equal(done.json.presigned_url, undefined);
     // service.md "Log retrieval record": `version` is in list results only.
     assert.equal('version' in done.json, false);
-    const forDb = await logsApi(srv, 'POST', '/api/v1/logs?type=query', { ...body, database: 'us-std' }, ROOT_SECRET);
+    // With a database, region_group is ignored, even one this server does not have.
+    const forDb = await logsApi(srv, 'POST', '/api/v1/logs?type=query', { ...body, region_group: 'eu-std', database: 'us-std' }, ROOT_SECRET);
+    assert.equal(forDb.status, 200, JSON.stringify(forDb.json));
     assert.equal(forDb.json.database, 'us-std');
     assert.equal('region_group' in forDb.json, false);
   });
