@@ -22,12 +22,13 @@ export function isDownloadPath(path: string): boolean {
 export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: AnyResponse, logger: RequestLogger, startedMs: number): Promise<void> {
   let status = 500;
   let bytesOut = 0;
-  let ts = Date.now();
+  let ts: number;
   // Like every other response, this one carries the traceparent its record has.
   const traceparent = responseTraceparent(ctx.headers.traceparent);
   try {
     ({ status, bytesOut, ts } = await answer(logs, ctx, res, traceparent));
   } catch {
+    ts = Date.now();
     if (!res.headersSent) {
       status = 500;
       sendJson(res, 500, 'Internal error.', { traceparent });
@@ -47,7 +48,11 @@ export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: A
   });
 }
 
-/** Status, bytes sent, and when the answer was decided (the record's TS). */
+/**
+ * Status, bytes sent, and the record's TS: for an error, when it was decided (before it was sent);
+ * for a file, when the transfer ended (the record is written then, and an export may already have
+ * covered any earlier time), as for a stream.
+ */
 async function answer(
   logs: LogSystem,
   ctx: RequestContext,
@@ -73,7 +78,6 @@ async function answer(
   } catch {
     return fail(404, 'The export file does not exist (any more).');
   }
-  const ts = Date.now();
   res.writeHead(200, {
     'content-type': 'application/gzip',
     'content-length': String(size),
@@ -82,11 +86,12 @@ async function answer(
     traceparent,
   });
   if (ctx.method === 'HEAD') {
+    const ts = Date.now();
     res.end();
     return { status: 200, bytesOut: 0, ts };
   }
   await pipeline(createReadStream(file), res as NodeJS.WritableStream);
-  return { status: 200, bytesOut: size, ts };
+  return { status: 200, bytesOut: size, ts: Date.now() };
 }
 
 function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {

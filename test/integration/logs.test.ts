@@ -6,11 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import * as http from 'node:http';
+import * as http2 from 'node:http2';
 import * as path from 'node:path';
 import { query as q } from 'faunadb';
 import { ClientPool, httpRequest, type FloraProcess, type RawResponse } from '../helpers/server';
 import {
-  download, exportLogs, logsApi, peakRss, pollUntil, ROOT_SECRET, startLogged, TERMINAL, window, type LogRecord,
+  clockPast, download, exportLogs, logsApi, peakRss, pollUntil, ROOT_SECRET, startLogged, TERMINAL, window, type LogRecord,
 } from '../helpers/logs';
 
 let srv: FloraProcess;
@@ -589,5 +590,50 @@ describe('requests', () => {
     assert.equal(viaH2.status, 200);
     assert.match(viaH2.headers.traceparent ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'one is made when none is sent');
     assert.equal((await download(url.toString())).records.length, 1);
+  });
+
+  test('a download is logged when it ends: an export made while it runs does not miss it', async () => {
+    const { start, end } = await window(async () => {
+      await httpRequest(srv.url, { method: 'POST', headers: { authorization: `Bearer ${ROOT_SECRET}` }, body: '{"add":[3]}' });
+    });
+    const { final } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+    const url = new URL(final.json.presigned_url as string);
+
+    // A client that reads nothing and grants a 16-byte window: the download cannot finish until it reads.
+    const t0 = Date.now();
+    await clockPast(t0 + 1);
+    const session = http2.connect(srv.url, { settings: { initialWindowSize: 16 } });
+    try {
+      const stream = session.request({ ':path': `${url.pathname}${url.search}`, traceparent: TRACE });
+      stream.pause();
+      const head = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
+      assert.equal(head[':status'], 200);
+      const t1 = Date.now() + 1;
+      await clockPast(t1);
+      const range = { region_group: 'us-std', time_start: new Date(t0).toISOString(), time_end: new Date(t1).toISOString() };
+      const during = (await exportLogs(srv, ROOT_SECRET, range)).records;
+
+      let received = 0;
+      stream.on('data', (c: Buffer) => (received += c.length));
+      stream.resume();
+      await new Promise((resolve) => stream.once('end', resolve));
+      assert.equal(received, final.json.bytes);
+      // The server logs the download once it has seen the transfer end, which may be a moment after the
+      // client did: export from t0 to now until the record is there.
+      let logged: LogRecord[] = [];
+      for (const deadline = Date.now() + 10_000; logged.length === 0; ) {
+        assert.ok(Date.now() < deadline, 'the download was never logged');
+        const now = Date.now() + 1;
+        await clockPast(now);
+        const later = await exportLogs(srv, ROOT_SECRET, { ...range, time_end: new Date(now).toISOString() });
+        logged = later.records.filter((r) => r.TRACEPARENT === TRACE);
+      }
+      assert.equal(logged.length, 1);
+      assert.deepEqual([logged[0].REQUEST_METHOD, logged[0].RESPONSE_CODE, logged[0].BYTES_OUT], ['GET', '200', final.json.bytes]);
+      // The range exported while the download ran, again: the same records (the download is not in it).
+      assert.deepEqual((await exportLogs(srv, ROOT_SECRET, range)).records, during);
+    } finally {
+      session.close();
+    }
   });
 });
