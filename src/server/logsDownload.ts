@@ -4,6 +4,7 @@
 // 404. The file is streamed straight to the response, so it is written outside the JSON Outcome path.
 
 import { createReadStream } from 'node:fs';
+import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { LogSystem } from '../logs/index';
@@ -90,8 +91,18 @@ async function answer(
     res.end();
     return { status: 200, bytesOut: 0, ts };
   }
-  await pipeline(createReadStream(file), res as NodeJS.WritableStream);
-  return { status: 200, bytesOut: size, ts: Date.now() };
+  const input = createReadStream(file);
+  const piped = pipeline(input, res as NodeJS.WritableStream);
+  piped.catch(() => undefined); // seen through the race below
+  try {
+    // Done when the response has ended (not when the file is closed, later): the record is written
+    // before a next request on the connection is answered.
+    await Promise.race([once(res, 'finish'), piped]);
+  } catch {
+    // The client went away, perhaps right after the last byte: it still got a 200.
+    res.destroy();
+  }
+  return { status: 200, bytesOut: input.bytesRead, ts: Date.now() };
 }
 
 function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {

@@ -505,7 +505,7 @@ describe('requests', () => {
       await logsApi(srv, 'POST', '/api/v1/logs/_list?type=query', { max_results: 1 }, ROOT_SECRET);
     });
     const { records } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
-    assert.equal(records.length, 1);
+    assert.equal(records.length, 1, JSON.stringify(records.map((r) => [r.TS, r.REQUEST_METHOD, r.RESPONSE_CODE, r.BYTES_OUT, r.REQUEST_HEADERS])) + start);
     assert.equal(records[0].REQUEST_METHOD, 'POST');
     assert.deepEqual(records[0].DATABASE, ['us-std']);
     assert.equal(records[0].RESPONSE_CODE, '200');
@@ -618,22 +618,41 @@ describe('requests', () => {
       stream.resume();
       await new Promise((resolve) => stream.once('end', resolve));
       assert.equal(received, final.json.bytes);
-      // The server logs the download once it has seen the transfer end, which may be a moment after the
-      // client did: export from t0 to now until the record is there.
-      let logged: LogRecord[] = [];
-      for (const deadline = Date.now() + 10_000; logged.length === 0; ) {
-        assert.ok(Date.now() < deadline, 'the download was never logged');
-        const now = Date.now() + 1;
-        await clockPast(now);
-        const later = await exportLogs(srv, ROOT_SECRET, { ...range, time_end: new Date(now).toISOString() });
-        logged = later.records.filter((r) => r.TRACEPARENT === TRACE);
-      }
-      assert.equal(logged.length, 1);
-      assert.deepEqual([logged[0].REQUEST_METHOD, logged[0].RESPONSE_CODE, logged[0].BYTES_OUT], ['GET', '200', final.json.bytes]);
+      const logged = await loggedSince(t0, TRACE);
+      assert.deepEqual([logged.REQUEST_METHOD, logged.RESPONSE_CODE, logged.BYTES_OUT], ['GET', '200', final.json.bytes]);
       // The range exported while the download ran, again: the same records (the download is not in it).
       assert.deepEqual((await exportLogs(srv, ROOT_SECRET, range)).records, during);
     } finally {
       session.close();
     }
   });
+
+  test('a client that hangs up right after the last byte got a 200, and that is what is logged', async () => {
+    const { start, end } = await window(async () => {
+      await httpRequest(srv.url, { method: 'POST', headers: { authorization: `Bearer ${ROOT_SECRET}` }, body: '{"add":[4]}' });
+    });
+    const { final } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+    const trace = `00-${'c'.repeat(32)}-${'d'.repeat(16)}-01`;
+    const t0 = Date.now();
+    await clockPast(t0 + 1);
+    // Connection: close and no agent: the client closes its socket as soon as it has the whole body.
+    const url = new URL(final.json.presigned_url as string);
+    const res = await httpRequest(srv.url, { path: `${url.pathname}${url.search}`, headers: { connection: 'close', traceparent: trace } });
+    assert.equal(res.status, 200);
+    const logged = await loggedSince(t0, trace);
+    assert.deepEqual([logged.RESPONSE_CODE, logged.BYTES_OUT], ['200', final.json.bytes]);
+  });
 });
+
+/** The record with `traceparent` logged from `fromMs` on, exporting up to now until it is there. */
+async function loggedSince(fromMs: number, traceparent: string): Promise<LogRecord> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const now = Date.now() + 1;
+    await clockPast(now);
+    const range = { region_group: 'us-std', time_start: new Date(fromMs).toISOString(), time_end: new Date(now).toISOString() };
+    const found = (await exportLogs(srv, ROOT_SECRET, range)).records.filter((r) => r.TRACEPARENT === traceparent);
+    assert.ok(found.length <= 1, JSON.stringify(found));
+    if (found.length === 1) return found[0];
+    assert.ok(Date.now() < deadline, `nothing logged with ${traceparent}`);
+  }
+}
