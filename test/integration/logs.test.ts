@@ -387,6 +387,10 @@ describe('requests', () => {
     assert.equal(unknown.json.state, 'DoesNotExist');
     const notUuid = await logsApi(srv, 'GET', '/api/v1/logs/..%2F..%2Fetc?type=query', undefined, ROOT_SECRET);
     assert.equal(notUuid.status, 404);
+    // The longest range is exactly 90 days; a millisecond more is refused.
+    assert.equal((await post({ ...range, time_end: '2024-08-08T00:00:00Z' })).status, 200);
+    const over = await post({ ...range, time_end: '2024-08-08T00:00:00.001Z' });
+    assert.deepEqual([over.status, over.json.message], [400, 'The range from time_start to time_end must not exceed 90 days.']);
     const unauthorized = await logsApi(srv, 'POST', '/api/v1/logs?type=query', range, null);
     assert.match(unauthorized.headers['www-authenticate'] ?? '', /^Bearer/);
   });
