@@ -162,7 +162,7 @@ class LogsApi {
 
   async list(ctx: RequestContext): Promise<Outcome> {
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
-    const { result: page, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
+    const { result: wanted, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, true);
       const body = parseObject(text, true);
       let states: LogState[] | undefined;
@@ -185,12 +185,15 @@ class LogsApi {
         if (typeof body.next_token !== 'string' || !decodeToken(body.next_token)) throw new LogApiError(400, 'next_token is not valid.');
         token = body.next_token;
       }
-      const visible = await this.canSee(ectx, who, this.logs.jobs.all());
-      return this.logs.jobs.list((j) => visible.has(j.request_id), states, max, token);
+      return { visible: await this.canSee(ectx, who, this.logs.jobs.all()), states, max, token };
     });
-    // Listing, like polling, re-mints the URL of a Complete request whose URL has expired.
-    const results = await Promise.all(page.results.map((j) => this.logs.runner.refreshUrl(j)));
-    return ok({ next_token: page.next_token, results: results.map((j) => this.view(j, ctx, 'list')) }, requester);
+    const { visible, states, max, token } = wanted;
+    // Listing, like polling, re-mints the URLs of Complete requests that have expired; before the
+    // states filter, so that every result is in a state it asked for.
+    const mine = this.logs.jobs.all().filter((j) => visible.has(j.request_id));
+    await Promise.all(mine.map((j) => this.logs.runner.refreshUrl(j)));
+    const page = this.logs.jobs.list((j) => visible.has(j.request_id), states, max, token);
+    return ok({ next_token: page.next_token, results: page.results.map((j) => this.view(j, ctx, 'list')) }, requester);
   }
 
   /** Requests made from `who`'s database or one below it. */
