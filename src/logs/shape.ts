@@ -4,9 +4,10 @@
 // names, variable names, the names of collections, indexes, functions, databases and roles they
 // refer to, booleans and null) and replaces every other literal by "?": strings, numbers, timestamps,
 // dates, bytes, document ids. The value of every key containing `password`, `secret` or
-// `key_from_secret` becomes "***" whatever it is, and a top-level `data` key is removed (fql-v4.md §8.1). The result is compact JSON text, cut
-// at SHAPE_MAX_CHARS. GraphQL text gets the same treatment (shapeGraphQL): string and number literals
-// become "?" and 0, comments and extra whitespace go; variables are never part of the shape.
+// `key_from_secret` becomes "***" whatever it is, and a top-level `data` key is removed (fql-v4.md
+// §8.1). The result is compact JSON text, cut at SHAPE_MAX_CHARS. GraphQL text gets the same treatment
+// (shapeGraphQL): string and number literals become "?" and 0, comments and extra whitespace go;
+// variables are never part of the shape.
 
 /** Longest FQL_SHAPE kept (characters); longer shapes end with "…". */
 export const SHAPE_MAX_CHARS = 4096;

@@ -2,12 +2,13 @@
 //
 //   POST /api/v1/logs?type=query          request an export
 //   GET  /api/v1/logs/<request_id>        poll it (presigned_url once Complete)
-//   POST /api/v1/logs/_list               list requests (states, max_results, next_token)
+//   POST /api/v1/logs/_list?type=query    list requests (states, max_results, next_token)
 //   GET  /api/v1/logs/<id>/<id>.jsonl.gz  the presigned download (served by logsDownload.ts)
 //
 // Bearer: the root secret or an admin key (which sees its database and the ones below it). Errors
 // are `{"message": …}`: 400 bad input, 401 missing/invalid credentials, 403 not an admin, 404
-// unknown database or request (the latter also with `"state": "DoesNotExist"`), 413 body too large.
+// unknown database or request (the latter also with `"state": "DoesNotExist"`), 405 another method
+// (with Allow), 413 body too large.
 
 import { randomUUID } from 'node:crypto';
 import { METHODS } from 'node:http';
@@ -318,7 +319,7 @@ export function parseTime(v: unknown, name: string): number {
     // Digits past milliseconds are dropped (records carry milliseconds).
     const time = m[2].replace(/(\.\d{3})\d+$/, '$1');
     ms = Date.parse(`${m[1]}T${time}${zone}`);
-    // Date.parse rolls impossible days over (2024-02-30 → 2024-03-01): the date must survive a round trip.
+    // Date.parse rolls impossible days over (2024-02-30 → 2024-03-01): they are refused instead.
     if (!Number.isNaN(ms) && !isCalendarDate(m[1])) ms = NaN;
   }
   if (Number.isNaN(ms)) {
