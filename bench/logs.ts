@@ -187,7 +187,6 @@ async function writeRecords(logDir: string, count: number, startMs: number, hour
           fql: JSON.stringify({ get: { match: { index: 'users_by_email' }, terms: `user${i}@example.com` } }),
           tags: [['route', 'checkout'], ['n', String(i % 100)]],
           traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-          apiVersion: '4',
         },
         hourStart + Math.floor((i * HOUR) / n),
         opts,

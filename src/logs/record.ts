@@ -7,7 +7,6 @@
 import type { RequestLogEntry } from './types';
 import type { Redactor } from './redact';
 import { shapeFql } from './shape';
-import { API_VERSIONS } from '../server/headers';
 
 let lastSecond = NaN;
 let secondPrefix = '';
@@ -40,11 +39,12 @@ const int = (n: number | undefined): number => (n !== undefined && Number.isFini
  */
 export function buildRecord(entry: RequestLogEntry, nowMs: number, opts: RecordOptions): string {
   const m = entry.metrics;
-  const apiVersion = entry.apiVersion !== undefined && API_VERSIONS.includes(entry.apiVersion) ? entry.apiVersion : '4';
   const database = entry.database ? JSON.stringify([opts.regionGroup, ...entry.database.path]) : '[]';
   const shape = entry.fqlShape ?? (entry.fql !== undefined ? shapeFql(entry.fql) : '');
   return (
-    `{"API_VERSION":"${apiVersion}","BYTES_IN":${int(entry.bytesIn)},"BYTES_OUT":${int(entry.bytesOut)}` +
+    // API_VERSION is the FQL version ("4" or "10"): Flora speaks only FQL v4, whatever version string
+    // the request carried (DECISIONS #3); that string is kept in REQUEST_HEADERS.
+    `{"API_VERSION":"4","BYTES_IN":${int(entry.bytesIn)},"BYTES_OUT":${int(entry.bytesOut)}` +
     `,"BYTE_READ_OPS":${int(m?.byteReadOps)},"BYTE_WRITE_OPS":${int(m?.byteWriteOps)},"COMPUTE_OPS":${int(m?.computeOps)}` +
     `,"DATABASE":${database},"FQL_SHAPE":${JSON.stringify(shape)},"QUERY_TIME_MS":${int(entry.queryTimeMs)}` +
     `,"RATE_LIMITS_HIT":[],"REGION_GROUP":${JSON.stringify(opts.regionGroup)}` +

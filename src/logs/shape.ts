@@ -4,9 +4,10 @@
 // names, variable names, the names of collections, indexes, functions, databases and roles they
 // refer to, booleans and null) and replaces every other literal by "?": strings, numbers, timestamps,
 // dates, bytes, document ids. The value of every key containing `password`, `secret` or
-// `key_from_secret` becomes "***" whatever it is (fql-v4.md §8.1). The result is compact JSON text, cut
-// at SHAPE_MAX_CHARS. GraphQL text gets the same treatment (shapeGraphQL): string and number literals
-// become "?" and 0, comments and extra whitespace go; variables are never part of the shape.
+// `key_from_secret` becomes "***" whatever it is, and a top-level `data` key is removed (fql-v4.md
+// §8.1). The result is compact JSON text, cut at SHAPE_MAX_CHARS. GraphQL text gets the same treatment
+// (shapeGraphQL): string and number literals become "?" and 0, comments and extra whitespace go;
+// variables are never part of the shape.
 
 /** Longest FQL_SHAPE kept (characters); longer shapes end with "…". */
 export const SHAPE_MAX_CHARS = 4096;
@@ -111,23 +112,28 @@ class Shaper {
       this.emit('}');
       return;
     }
+    let members = 0;
     for (;;) {
       this.ws();
       const start = this.i;
       const key = this.string();
-      this.emit(this.s.slice(start, this.i));
+      const keyText = this.s.slice(start, this.i);
       this.ws();
       this.expect(0x3a /* : */);
-      this.emit(':');
       this.ws();
-      if (SENSITIVE_KEY.test(key)) {
-        this.skip();
-        this.emit(HIDDEN);
-      } else if (LITERAL_TAGS.has(key)) {
-        this.skip();
-        this.emit(LITERAL);
+      if (depth === 0 && key === 'data') {
+        this.skip(); // the request's top-level `data` is removed, not shaped (fql-v4.md §8.1)
       } else {
-        this.value(key, depth + 1);
+        this.emit(`${members++ ? ',' : ''}${keyText}:`);
+        if (SENSITIVE_KEY.test(key)) {
+          this.skip();
+          this.emit(HIDDEN);
+        } else if (LITERAL_TAGS.has(key)) {
+          this.skip();
+          this.emit(LITERAL);
+        } else {
+          this.value(key, depth + 1);
+        }
       }
       this.ws();
       const c = this.s.charCodeAt(this.i++);
@@ -136,7 +142,6 @@ class Shaper {
         return;
       }
       if (c !== 0x2c /* , */) throw new Invalid();
-      this.emit(',');
     }
   }
 

@@ -49,8 +49,6 @@ export interface RequestLogEntry {
   tags?: readonly (readonly [string, string])[] | Readonly<Record<string, string>>;
   /** The traceparent sent back to the client (valid incoming one, or the one the server made). */
   traceparent?: string;
-  /** x-faunadb-api-version as received (missing or unknown = "4", DECISIONS #3). */
-  apiVersion?: string;
 }
 
 /**

@@ -2,14 +2,16 @@
 //
 //   POST /api/v1/logs?type=query          request an export
 //   GET  /api/v1/logs/<request_id>        poll it (presigned_url once Complete)
-//   POST /api/v1/logs/_list               list requests (states, max_results, next_token)
+//   POST /api/v1/logs/_list?type=query    list requests (states, max_results, next_token)
 //   GET  /api/v1/logs/<id>/<id>.jsonl.gz  the presigned download (served by logsDownload.ts)
 //
 // Bearer: the root secret or an admin key (which sees its database and the ones below it). Errors
 // are `{"message": …}`: 400 bad input, 401 missing/invalid credentials, 403 not an admin, 404
-// unknown database or request (the latter also with `"state": "DoesNotExist"`), 413 body too large.
+// unknown database or request (the latter also with `"state": "DoesNotExist"`), 405 another method
+// (with Allow), 413 body too large.
 
 import { randomUUID } from 'node:crypto';
+import { METHODS } from 'node:http';
 import type { QueryService } from '../fql/api';
 import { asAdmin, LogApiError, resolvePath, subtreeOf, type Requester } from '../logs/access';
 import type { LogSystem } from '../logs/index';
@@ -32,11 +34,14 @@ export function isLogsPath(path: string): boolean {
   return path === LOGS_PREFIX || path.startsWith(`${LOGS_PREFIX}/`);
 }
 
-/** GET and POST handlers for every path under /api/v1/logs. */
-export function logsApi(service: QueryService, logs: LogSystem | undefined): { GET: Handler; POST: Handler } {
+/**
+ * Handlers by method for every path under /api/v1/logs: GET and POST, and every other method too, so
+ * that a wrong one gets this API's `{"message"}` 405 rather than the router's FQL-style error.
+ */
+export function logsApi(service: QueryService, logs: LogSystem | undefined): Record<string, Handler> {
   if (!logs) {
     const off: Handler = async () => message(404, 'The log-export API is not enabled on this server.');
-    return { GET: off, POST: off };
+    return Object.fromEntries(METHODS.map((m) => [m, off]));
   }
   const api = new LogsApi(service, logs);
   const guard = (fn: (ctx: RequestContext) => Promise<Outcome>): Handler => async (ctx) => {
@@ -48,7 +53,9 @@ export function logsApi(service: QueryService, logs: LogSystem | undefined): { G
       throw err;
     }
   };
+  const other: Handler = async (ctx) => pathOutcome(ctx.path, ctx.method);
   return {
+    ...Object.fromEntries(METHODS.map((m) => [m, other])),
     POST: guard((ctx) => {
       if (ctx.path === LOGS_PREFIX) return api.create(ctx);
       if (ctx.path === `${LOGS_PREFIX}/_list`) return api.list(ctx);
@@ -56,7 +63,8 @@ export function logsApi(service: QueryService, logs: LogSystem | undefined): { G
     }),
     GET: guard((ctx) => {
       const m = /^\/api\/v1\/logs\/([^/]+)$/.exec(ctx.path);
-      if (m && m[1] !== '_list') return api.get(ctx, decodeURIComponent(m[1]));
+      // Not percent-decoded: a request id is a UUID, which needs no escapes.
+      if (m && m[1] !== '_list') return api.get(ctx, m[1]);
       return Promise.resolve(pathOutcome(ctx.path, 'GET'));
     }),
   };
@@ -155,8 +163,8 @@ class LogsApi {
 
   async list(ctx: RequestContext): Promise<Outcome> {
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
-    const { result: page, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
-      checkType(ctx.query, false);
+    const { result: wanted, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
+      checkType(ctx.query, true);
       const body = parseObject(text, true);
       let states: LogState[] | undefined;
       if (body.states !== undefined && body.states !== null) {
@@ -178,9 +186,14 @@ class LogsApi {
         if (typeof body.next_token !== 'string' || !decodeToken(body.next_token)) throw new LogApiError(400, 'next_token is not valid.');
         token = body.next_token;
       }
-      const visible = await this.canSee(ectx, who, this.logs.jobs.all());
-      return this.logs.jobs.list((j) => visible.has(j.request_id), states, max, token);
+      return { visible: await this.canSee(ectx, who, this.logs.jobs.all()), states, max, token };
     });
+    const { visible, states, max, token } = wanted;
+    // Listing, like polling, re-mints the URLs of Complete requests that have expired; before the
+    // states filter, so that every result is in a state it asked for.
+    const mine = this.logs.jobs.all().filter((j) => visible.has(j.request_id));
+    await Promise.all(mine.map((j) => this.logs.runner.refreshUrl(j)));
+    const page = this.logs.jobs.list((j) => visible.has(j.request_id), states, max, token);
     return ok({ next_token: page.next_token, results: page.results.map((j) => this.view(j, ctx, 'list')) }, requester);
   }
 
@@ -201,8 +214,8 @@ class LogsApi {
   }
 
   /**
-   * The log retrieval record of a request (service.md "Log retrieval record"); a list entry has no
-   * URL (it may have expired: GET mints a new one) and none of Flora's extra fields.
+   * The log retrieval record of a request (service.md "Log retrieval record"): `version` only in list
+   * entries, Flora's extra fields only in the answers about one request.
    */
   private view(job: ExportJob, ctx: RequestContext, mode: 'get' | 'list'): Record<string, unknown> {
     const out: Record<string, unknown> = { request_id: job.request_id };
@@ -211,11 +224,13 @@ class LogsApi {
     out.time_start = job.time_start;
     out.time_end = job.time_end;
     out.state = job.state;
-    out.version = job.version;
-    if (mode === 'list') return out;
     if (job.state === 'Complete' && job.url_expires_ms !== undefined) {
       out.presigned_url = `${this.baseUrl(ctx)}${this.logs.runner.presignedPath(job)}`;
       out.presigned_url_expiration_time = new Date(job.url_expires_ms).toISOString();
+    }
+    if (mode === 'list') {
+      out.version = job.version;
+      return out;
     }
     // Flora's additions: record count and file size, the reason of a failure, extraction progress.
     if (job.records !== undefined) out.records = job.records;
@@ -263,12 +278,13 @@ class LogsApi {
     }
     const group = body.region_group ?? body.regionGroup;
     if (group === undefined || group === null) throw new LogApiError(400, 'One of database or region_group is required.');
+    if (typeof group !== 'string') throw new LogApiError(400, `region_group must be a string; this server's region group is '${rg}'.`);
     if (group !== rg) throw new LogApiError(400, `Unknown region group '${String(group)}'; this server's region group is '${rg}'.`);
     return { startMs, endMs, token };
   }
 }
 
-/** `type` must be `query`: required when creating, optional (but checked) elsewhere. */
+/** `type` must be `query`: required when creating and listing (service.md), optional (but checked) when polling. */
 function checkType(query: URLSearchParams, required: boolean): void {
   const type = query.get('type');
   if (type === null) {
@@ -303,9 +319,19 @@ export function parseTime(v: unknown, name: string): number {
     // Digits past milliseconds are dropped (records carry milliseconds).
     const time = m[2].replace(/(\.\d{3})\d+$/, '$1');
     ms = Date.parse(`${m[1]}T${time}${zone}`);
+    // Date.parse rolls impossible days over (2024-02-30 → 2024-03-01): they are refused instead.
+    if (!Number.isNaN(ms) && !isCalendarDate(m[1])) ms = NaN;
   }
   if (Number.isNaN(ms)) {
     throw new LogApiError(400, `${name} must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.`);
   }
   return ms;
+}
+
+/** `YYYY-MM-DD` names a day that exists. */
+function isCalendarDate(date: string): boolean {
+  const [y, m, d] = date.split('-').map(Number);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  return days !== undefined && d >= 1 && d <= days;
 }

@@ -4,6 +4,7 @@
 // 404. The file is streamed straight to the response, so it is written outside the JSON Outcome path.
 
 import { createReadStream } from 'node:fs';
+import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { LogSystem } from '../logs/index';
@@ -22,13 +23,16 @@ export function isDownloadPath(path: string): boolean {
 export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: AnyResponse, logger: RequestLogger, startedMs: number): Promise<void> {
   let status = 500;
   let bytesOut = 0;
-  let ts = Date.now();
+  let ts: number;
+  // Like every other response, this one carries the traceparent its record has.
+  const traceparent = responseTraceparent(ctx.headers.traceparent);
   try {
-    ({ status, bytesOut, ts } = await answer(logs, ctx, res));
+    ({ status, bytesOut, ts } = await answer(logs, ctx, res, traceparent));
   } catch {
+    ts = Date.now();
     if (!res.headersSent) {
       status = 500;
-      sendJson(res, 500, 'Internal error.');
+      sendJson(res, 500, 'Internal error.', { traceparent });
     } else {
       res.destroy();
     }
@@ -41,15 +45,24 @@ export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: A
     bytesIn: 0,
     bytesOut,
     queryTimeMs: ts - startedMs,
-    traceparent: responseTraceparent(ctx.headers.traceparent),
+    traceparent,
   });
 }
 
-/** Status, bytes sent, and when the answer was decided (the record's TS). */
-async function answer(logs: LogSystem, ctx: RequestContext, res: AnyResponse): Promise<{ status: number; bytesOut: number; ts: number }> {
+/**
+ * Status, bytes sent, and the record's TS: for an error, when it was decided (before it was sent);
+ * for a file, when the transfer ended (the record is written then, and an export may already have
+ * covered any earlier time), as for a stream.
+ */
+async function answer(
+  logs: LogSystem,
+  ctx: RequestContext,
+  res: AnyResponse,
+  traceparent: string,
+): Promise<{ status: number; bytesOut: number; ts: number }> {
   const fail = (status: number, message: string, headers?: Record<string, string>) => {
     const ts = Date.now();
-    const bytesOut = sendJson(res, status, message, headers);
+    const bytesOut = sendJson(res, status, message, { ...headers, traceparent });
     return { status, bytesOut, ts };
   };
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return fail(405, 'Only GET is allowed here.', { allow: 'GET' });
@@ -66,19 +79,30 @@ async function answer(logs: LogSystem, ctx: RequestContext, res: AnyResponse): P
   } catch {
     return fail(404, 'The export file does not exist (any more).');
   }
-  const ts = Date.now();
   res.writeHead(200, {
     'content-type': 'application/gzip',
     'content-length': String(size),
     'content-disposition': `attachment; filename="${id}.jsonl.gz"`,
     'cache-control': 'private, max-age=0',
+    traceparent,
   });
   if (ctx.method === 'HEAD') {
+    const ts = Date.now();
     res.end();
     return { status: 200, bytesOut: 0, ts };
   }
-  await pipeline(createReadStream(file), res as NodeJS.WritableStream);
-  return { status: 200, bytesOut: size, ts };
+  const input = createReadStream(file);
+  const piped = pipeline(input, res as NodeJS.WritableStream);
+  piped.catch(() => undefined); // seen through the race below
+  try {
+    // Done when the response has ended (not when the file is closed, later): the record is written
+    // before a next request on the connection is answered.
+    await Promise.race([once(res, 'finish'), piped]);
+  } catch {
+    // The client went away, perhaps right after the last byte: it still got a 200.
+    res.destroy();
+  }
+  return { status: 200, bytesOut: input.bytesRead, ts: Date.now() };
 }
 
 function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {

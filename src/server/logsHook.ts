@@ -43,7 +43,6 @@ function entryOf(ctx: RequestContext, outcome: Outcome, response: HttpResponse, 
     // The echo of the validated tags; a request whose tags were refused has none.
     tags: parseTagsEcho(h['x-fauna-tags']),
     traceparent: h.traceparent,
-    apiVersion: ctx.headers['x-faunadb-api-version'],
   };
 }
 

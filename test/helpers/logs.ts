@@ -2,6 +2,7 @@
 // downloads of export files.
 
 import assert from 'node:assert/strict';
+import * as http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { httpRequest, startFlora, type FloraProcess, type StartOptions } from './server';
 
@@ -89,16 +90,40 @@ export async function pollUntil(
   }
 }
 
-/** Downloads a presigned URL and parses the gzip JSON lines. */
+/**
+ * Downloads a presigned URL and parses the gzip JSON lines. Resolves only once the server has finished
+ * the transfer, and so logged it (a download's record carries the time its transfer ended): a time
+ * window opened afterwards cannot catch it.
+ */
 export async function download(url: string): Promise<{ text: string; records: LogRecord[] }> {
-  const res = await fetch(url);
-  assert.equal(res.status, 200, `download ${url}: ${res.status} ${await res.clone().text()}`);
-  assert.equal(res.headers.get('content-type'), 'application/gzip');
-  const text = gunzipSync(Buffer.from(await res.arrayBuffer())).toString('utf8');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let res: Awaited<ReturnType<typeof get>>;
+  try {
+    res = await get(url, agent);
+    // Answered on the same connection only after the download's response has finished.
+    assert.equal((await get(new URL('/ping', url).toString(), agent)).status, 200);
+  } finally {
+    agent.destroy();
+  }
+  assert.equal(res.status, 200, `download ${url}: ${res.status} ${res.body.toString('utf8')}`);
+  assert.equal(res.headers['content-type'], 'application/gzip');
+  const text = gunzipSync(res.body).toString('utf8');
   assert.ok(text.endsWith('\n'), 'the file ends with a newline');
   const records = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LogRecord);
   for (const r of records) assert.deepEqual(Object.keys(r), FIELDS, 'fields in alphabetical order');
   return { text, records };
+}
+
+function get(url: string, agent: http.Agent): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
 }
 
 /** Requests an export, waits for it and downloads it (an empty list when it is DoesNotExist). */

@@ -6,11 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import * as http from 'node:http';
+import * as http2 from 'node:http2';
 import * as path from 'node:path';
 import { query as q } from 'faunadb';
 import { ClientPool, httpRequest, type FloraProcess, type RawResponse } from '../helpers/server';
 import {
-  download, exportLogs, logsApi, peakRss, pollUntil, ROOT_SECRET, startLogged, TERMINAL, window, type LogRecord,
+  clockPast, download, exportLogs, logsApi, peakRss, pollUntil, ROOT_SECRET, startLogged, TERMINAL, window, type LogRecord,
 } from '../helpers/logs';
 
 let srv: FloraProcess;
@@ -136,6 +137,25 @@ describe('records', () => {
     assert.deepEqual(sent.map((s) => s.res.status), [201, 200, 200, 404, 401, 200]);
     assert.equal(tagged.get('1')!.TRACEPARENT, TRACE);
     assert.notEqual(tagged.get('3')!.TRACEPARENT, 'not-a-traceparent');
+  });
+
+  test('API_VERSION is the FQL version, "4", whatever version string the request carried', async () => {
+    const versions = ['2.7', '3', '4', 'UNSTABLE', undefined];
+    const { start, end } = await window(async () => {
+      for (const [i, v] of versions.entries()) {
+        const headers: Record<string, string> = { authorization: `Bearer ${ROOT_SECRET}`, 'x-fauna-tags': `v=${i}` };
+        if (v !== undefined) headers['x-faunadb-api-version'] = v;
+        const res = await httpRequest(srv.url, { method: 'POST', headers, body: '{"add":[1,1]}' });
+        assert.equal(res.status, 200, res.body);
+      }
+    });
+    const { records } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+    assert.equal(records.length, versions.length);
+    for (const r of records) {
+      assert.equal(r.API_VERSION, '4', `tag ${r.TAGS.v}`);
+      // What the client sent is still there, among the request headers.
+      assert.equal((JSON.parse(r.REQUEST_HEADERS) as Record<string, string>).x_faunadb_api_version, versions[Number(r.TAGS.v)]);
+    }
   });
 
   test('driver queries (HTTP/2 and HTTP/1.1) carry their tags, traceparent and metrics', async () => {
@@ -306,13 +326,16 @@ describe('requests', () => {
       time_start: '2001-01-01T00:00:00.123Z',
       time_end: '2001-01-01T01:30:00.000Z',
       state: 'Pending',
-      version: 0,
     });
     assert.match(created.json.request_id as string, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const done = await pollUntil(srv, created.json.request_id as string, ROOT_SECRET);
     assert.equal(done.json.state, 'DoesNotExist');
     assert.equal(done.json.presigned_url, undefined);
-    const forDb = await logsApi(srv, 'POST', '/api/v1/logs?type=query', { ...body, database: 'us-std' }, ROOT_SECRET);
+    // service.md "Log retrieval record": `version` is in list results only.
+    assert.equal('version' in done.json, false);
+    // With a database, region_group is ignored, even one this server does not have.
+    const forDb = await logsApi(srv, 'POST', '/api/v1/logs?type=query', { ...body, region_group: 'eu-std', database: 'us-std' }, ROOT_SECRET);
+    assert.equal(forDb.status, 200, JSON.stringify(forDb.json));
     assert.equal(forDb.json.database, 'us-std');
     assert.equal('region_group' in forDb.json, false);
   });
@@ -331,11 +354,14 @@ describe('requests', () => {
       ['bad start', post({ ...range, time_start: 'yesterday' }), 400, 'time_start must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
       ['no zone', post({ ...range, time_end: '2024-05-11T00:00:00' }), 400, 'time_end must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
       ['not a date', post({ ...range, time_end: '2024-13-45T00:00:00Z' }), 400, 'time_end must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
+      ['no such day', post({ ...range, time_start: '2024-02-01T00:00:00Z', time_end: '2024-02-30T00:00:00Z' }), 400, 'time_end must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
+      ['no such time', post({ ...range, time_start: '2024-05-10T23:60:00Z' }), 400, 'time_start must be an ISO 8601 date-time with a time zone, e.g. 2024-05-10T18:00:00Z.'],
       ['empty range', post({ ...range, time_end: range.time_start }), 400, 'time_start must be before time_end.'],
       ['backwards', post({ ...range, time_start: range.time_end, time_end: range.time_start }), 400, 'time_start must be before time_end.'],
       ['over 90 days', post({ ...range, time_end: '2024-08-09T00:00:01Z' }), 400, 'The range from time_start to time_end must not exceed 90 days.'],
       ['no target', post({ time_start: range.time_start, time_end: range.time_end }), 400, 'One of database or region_group is required.'],
       ['unknown region group', post({ ...range, region_group: 'eu-std' }), 400, "Unknown region group 'eu-std'; this server's region group is 'us-std'."],
+      ['region group not a string', post({ ...range, region_group: { name: 'us-std' } }), 400, "region_group must be a string; this server's region group is 'us-std'."],
       ['database in another region group', post({ ...range, database: 'eu-std/app' }), 400, "Unknown region group 'eu-std' in database path; this server's region group is 'us-std'."],
       ['unknown database', post({ ...range, database: 'us-std/nope' }), 404, "Database 'us-std/nope' not found."],
       ['bad idempotency token', post({ ...range, idempotency_token: 'abc' }), 400, 'idempotency_token must be a UUID.'],
@@ -345,6 +371,7 @@ describe('requests', () => {
       ['bad next_token', post({ next_token: 'garbage' }, ROOT_SECRET, '/api/v1/logs/_list?type=query'), 400, 'next_token is not valid.'],
       ['list without auth', post({}, null, '/api/v1/logs/_list?type=query'), 401, 'Unauthorized: an Authorization: Bearer <secret> header is required.'],
       ['list of another type', post({}, ROOT_SECRET, '/api/v1/logs/_list?type=audit'), 400, "Unknown log type 'audit'; the only type is 'query'."],
+      ['list without type', post({}, ROOT_SECRET, '/api/v1/logs/_list?regionGroup=us-std'), 400, "The query parameter 'type' is required; the only type is 'query'."],
       ['GET on the collection', logsApi(srv, 'GET', '/api/v1/logs?type=query', undefined, ROOT_SECRET), 405, 'Method GET is not allowed here; use POST.'],
       ['POST on a request', post({}, ROOT_SECRET, '/api/v1/logs/0f0790b6-0d1b-4203-9f1e-18fa4c0dadae'), 405, 'Method POST is not allowed here; use GET.'],
       ['unknown path', post({}, ROOT_SECRET, '/api/v1/logs/a/b/c'), 404, 'Not found.'],
@@ -360,8 +387,34 @@ describe('requests', () => {
     assert.equal(unknown.json.state, 'DoesNotExist');
     const notUuid = await logsApi(srv, 'GET', '/api/v1/logs/..%2F..%2Fetc?type=query', undefined, ROOT_SECRET);
     assert.equal(notUuid.status, 404);
+    // The longest range is exactly 90 days; a millisecond more is refused.
+    assert.equal((await post({ ...range, time_end: '2024-08-08T00:00:00Z' })).status, 200);
+    const over = await post({ ...range, time_end: '2024-08-08T00:00:00.001Z' });
+    assert.deepEqual([over.status, over.json.message], [400, 'The range from time_start to time_end must not exceed 90 days.']);
     const unauthorized = await logsApi(srv, 'POST', '/api/v1/logs?type=query', range, null);
     assert.match(unauthorized.headers['www-authenticate'] ?? '', /^Bearer/);
+  });
+
+  test('odd requests get a {"message"} with a fitting status, never a 500', async () => {
+    const id = '0f0790b6-0d1b-4203-9f1e-18fa4c0dadae';
+    const auth = { authorization: `Bearer ${ROOT_SECRET}` };
+    const cases: [string, string, string, number, string, string | undefined][] = [
+      ['malformed percent-encoding', 'GET', '/api/v1/logs/%E0%A4%A?type=query', 404, "Log request '%E0%A4%A' does not exist.", undefined],
+      ['PUT on the collection', 'PUT', '/api/v1/logs?type=query', 405, 'Method PUT is not allowed here; use POST.', 'POST'],
+      ['DELETE on a request', 'DELETE', `/api/v1/logs/${id}?type=query`, 405, 'Method DELETE is not allowed here; use GET.', 'GET'],
+      ['PATCH on _list', 'PATCH', '/api/v1/logs/_list?type=query', 405, 'Method PATCH is not allowed here; use POST.', 'POST'],
+      ['DELETE elsewhere', 'DELETE', '/api/v1/logs/a/b', 404, 'Not found.', undefined],
+    ];
+    for (const [name, method, p, status, message, allow] of cases) {
+      // (Node's client sends a DELETE body with no length: it would not be a well-formed request.)
+      const res = await httpRequest(srv.url, { method, path: p, headers: auth, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
+      assert.equal(res.status, status, `${name}: ${res.body}`);
+      assert.deepEqual((JSON.parse(res.body) as { message: string }).message, message, name);
+      assert.equal(res.headers.allow, allow, name);
+    }
+    const head = await httpRequest(srv.url, { method: 'HEAD', path: `/api/v1/logs/${id}?type=query`, headers: auth });
+    assert.equal(head.status, 405);
+    assert.equal(head.headers.allow, 'GET');
   });
 
   test('idempotency_token: the same request within 24 hours is the same export', async () => {
@@ -441,6 +494,14 @@ describe('requests', () => {
     assert.deepEqual([...(filteredPage.json.results as { request_id: string }[]), ...(rest.json.results as { request_id: string }[])].map((r) => r.request_id), ids.slice(0, 3).reverse());
     assert.equal(rest.json.next_token, null);
     for (const r of results) assert.ok(TERMINAL.includes(r.state as string));
+    // List results are log retrieval records: a Complete one carries its download URL, like GET.
+    for (const r of results.filter((x) => x.state === 'Complete')) {
+      assert.deepEqual(Object.keys(r), ['request_id', 'region_group', 'time_start', 'time_end', 'state', 'presigned_url', 'presigned_url_expiration_time', 'version']);
+      const polled = await logsApi(srv, 'GET', `/api/v1/logs/${r.request_id as string}?type=query`, undefined, secret);
+      assert.equal(r.presigned_url, polled.json.presigned_url);
+      assert.equal(r.presigned_url_expiration_time, polled.json.presigned_url_expiration_time);
+      assert.equal((await download(r.presigned_url as string)).records.length, 1);
+    }
   });
 
   test('the export API requests themselves are logged, in the requester\'s database', async () => {
@@ -448,7 +509,7 @@ describe('requests', () => {
       await logsApi(srv, 'POST', '/api/v1/logs/_list?type=query', { max_results: 1 }, ROOT_SECRET);
     });
     const { records } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
-    assert.equal(records.length, 1);
+    assert.equal(records.length, 1, JSON.stringify(records.map((r) => [r.TS, r.REQUEST_METHOD, r.RESPONSE_CODE, r.BYTES_OUT, r.REQUEST_HEADERS])) + start);
     assert.equal(records[0].REQUEST_METHOD, 'POST');
     assert.deepEqual(records[0].DATABASE, ['us-std']);
     assert.equal(records[0].RESPONSE_CODE, '200');
@@ -521,15 +582,81 @@ describe('requests', () => {
       url.pathname,
     ];
     for (const p of tampered) {
-      const res = await httpRequest(srv.url, { path: p });
+      const res = await httpRequest(srv.url, { path: p, headers: { traceparent: TRACE } });
       assert.equal(res.status, 403, p);
       assert.deepEqual(JSON.parse(res.body), { message: 'The URL signature is invalid.' });
+      assert.equal(res.headers.traceparent, TRACE, 'a download answers with its traceparent, like any request');
     }
     const head = await httpRequest(srv.url, { method: 'HEAD', path: `${url.pathname}${url.search}`, http2: true });
     assert.equal(head.status, 200);
     assert.equal(head.headers['content-type'], 'application/gzip');
     const viaH2 = await httpRequest(srv.url, { path: `${url.pathname}${url.search}`, http2: true });
     assert.equal(viaH2.status, 200);
+    assert.match(viaH2.headers.traceparent ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'one is made when none is sent');
     assert.equal((await download(url.toString())).records.length, 1);
   });
+
+  test('a download is logged when it ends: an export made while it runs does not miss it', async () => {
+    const { start, end } = await window(async () => {
+      await httpRequest(srv.url, { method: 'POST', headers: { authorization: `Bearer ${ROOT_SECRET}` }, body: '{"add":[3]}' });
+    });
+    const { final } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+    const url = new URL(final.json.presigned_url as string);
+
+    // A client that reads nothing and grants a 16-byte window: the download cannot finish until it reads.
+    const t0 = Date.now();
+    await clockPast(t0 + 1);
+    const session = http2.connect(srv.url, { settings: { initialWindowSize: 16 } });
+    try {
+      const stream = session.request({ ':path': `${url.pathname}${url.search}`, traceparent: TRACE });
+      stream.pause();
+      const head = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
+      assert.equal(head[':status'], 200);
+      const t1 = Date.now() + 1;
+      await clockPast(t1);
+      const range = { region_group: 'us-std', time_start: new Date(t0).toISOString(), time_end: new Date(t1).toISOString() };
+      const during = (await exportLogs(srv, ROOT_SECRET, range)).records;
+
+      let received = 0;
+      stream.on('data', (c: Buffer) => (received += c.length));
+      stream.resume();
+      await new Promise((resolve) => stream.once('end', resolve));
+      assert.equal(received, final.json.bytes);
+      const logged = await loggedSince(t0, TRACE);
+      assert.deepEqual([logged.REQUEST_METHOD, logged.RESPONSE_CODE, logged.BYTES_OUT], ['GET', '200', final.json.bytes]);
+      // The range exported while the download ran, again: the same records (the download is not in it).
+      assert.deepEqual((await exportLogs(srv, ROOT_SECRET, range)).records, during);
+    } finally {
+      session.close();
+    }
+  });
+
+  test('a client that hangs up right after the last byte got a 200, and that is what is logged', async () => {
+    const { start, end } = await window(async () => {
+      await httpRequest(srv.url, { method: 'POST', headers: { authorization: `Bearer ${ROOT_SECRET}` }, body: '{"add":[4]}' });
+    });
+    const { final } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+    const trace = `00-${'c'.repeat(32)}-${'d'.repeat(16)}-01`;
+    const t0 = Date.now();
+    await clockPast(t0 + 1);
+    // Connection: close and no agent: the client closes its socket as soon as it has the whole body.
+    const url = new URL(final.json.presigned_url as string);
+    const res = await httpRequest(srv.url, { path: `${url.pathname}${url.search}`, headers: { connection: 'close', traceparent: trace } });
+    assert.equal(res.status, 200);
+    const logged = await loggedSince(t0, trace);
+    assert.deepEqual([logged.RESPONSE_CODE, logged.BYTES_OUT], ['200', final.json.bytes]);
+  });
 });
+
+/** The record with `traceparent` logged from `fromMs` on, exporting up to now until it is there. */
+async function loggedSince(fromMs: number, traceparent: string): Promise<LogRecord> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const now = Date.now() + 1;
+    await clockPast(now);
+    const range = { region_group: 'us-std', time_start: new Date(fromMs).toISOString(), time_end: new Date(now).toISOString() };
+    const found = (await exportLogs(srv, ROOT_SECRET, range)).records.filter((r) => r.TRACEPARENT === traceparent);
+    assert.ok(found.length <= 1, JSON.stringify(found));
+    if (found.length === 1) return found[0];
+    assert.ok(Date.now() < deadline, `nothing logged with ${traceparent}`);
+  }
+}

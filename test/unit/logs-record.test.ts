@@ -25,7 +25,6 @@ test('every field, in alphabetical order, with _db last', () => {
       fql: '{"get":{"ref":{"collection":"users"},"id":"1"}}',
       tags: [['route', 'checkout']],
       traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-      apiVersion: '4',
     },
     at,
     opts,
@@ -51,11 +50,12 @@ test('every field, in alphabetical order, with _db last', () => {
   assert.equal(Object.keys(exported).length, 18);
 });
 
-test('no database: DATABASE [], no _db; unknown API versions log as 4', () => {
-  const line = buildRecord({ ...base, apiVersion: 'bogus' }, at, opts);
+test('no database: DATABASE [], no _db; API_VERSION is the FQL version whatever the header said', () => {
+  const line = buildRecord({ ...base, headers: { 'x-faunadb-api-version': '2.7' } }, at, opts);
   const rec = JSON.parse(line) as Record<string, unknown>;
   assert.deepEqual(rec.DATABASE, []);
   assert.equal(rec.API_VERSION, '4');
+  assert.equal(rec.REQUEST_HEADERS, '{"x_faunadb_api_version":"2.7"}');
   assert.equal(rec.FQL_SHAPE, '');
   assert.equal(rec.TRACEPARENT, '');
   assert.equal(lineDb(line), undefined);
