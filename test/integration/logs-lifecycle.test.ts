@@ -65,7 +65,8 @@ describe('restarts', () => {
     const dataDir = await tempDir();
     let srv = await startLogged({ dataDir });
     const start = new Date(Date.now() - 1000).toISOString();
-    const endMs = Date.now() + 2500;
+    // Long enough for a restart and six queries on a loaded machine: the export cannot finish earlier.
+    const endMs = Date.now() + 8000;
     const created = await logsApi(srv, 'POST', '/api/v1/logs?type=query', { region_group: 'us-std', time_start: start, time_end: new Date(endMs).toISOString() }, ROOT_SECRET);
     const id = created.json.request_id as string;
     await tagged(srv, 'before', 3);
