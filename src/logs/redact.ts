@@ -18,6 +18,7 @@ export const LOGGED_HEADERS: readonly string[] = [
 const LOGGED: ReadonlySet<string> = new Set(LOGGED_HEADERS);
 const HEADER_VALUE_MAX = 256;
 const HIDDEN = '***';
+const LAST_SEEN_TXN = 'x-last-seen-txn';
 
 /**
  * Key and token secrets (DECISIONS #9), JWTs, and credentials after an auth scheme, in one pass.
@@ -48,22 +49,30 @@ export class Redactor {
     return JSON.parse(this.requestHeadersLiteral(headers)) as string;
   }
 
-  /** REQUEST_HEADERS as it appears in a record: the JSON string literal of requestHeaders(). */
+  /**
+   * REQUEST_HEADERS as it appears in a record: the JSON string literal of requestHeaders(). The
+   * driver sends a new X-Last-Seen-Txn with every request, so a numeric one is kept out of the cache
+   * key and added last (digits need neither scrubbing nor escaping).
+   */
   requestHeadersLiteral(headers: Readonly<Record<string, string>>): string {
-    let key = '';
-    for (const name in headers) if (LOGGED.has(name)) key += `${name}\u0000${headers[name]}\u0000`;
-    const hit = this.cache.get(key);
-    if (hit !== undefined) return hit;
-    const out: Record<string, string> = {};
-    for (const name of LOGGED_HEADERS) {
-      const value = headers[name];
-      if (value === undefined) continue;
-      const clipped = value.length > HEADER_VALUE_MAX ? `${value.slice(0, HEADER_VALUE_MAX - 1)}…` : value;
-      out[name.replace(/-/g, '_')] = this.scrub(clipped);
+    const txn = headers[LAST_SEEN_TXN];
+    const numericTxn = txn !== undefined && /^\d{1,20}$/.test(txn);
+    let key = numericTxn ? '' : '\u0001';
+    for (const name in headers) if (LOGGED.has(name) && !(numericTxn && name === LAST_SEEN_TXN)) key += `${name}\u0000${headers[name]}\u0000`;
+    let stable = this.cache.get(key);
+    if (stable === undefined) {
+      const out: Record<string, string> = {};
+      for (const name of LOGGED_HEADERS) {
+        const value = headers[name];
+        if (value === undefined || (numericTxn && name === LAST_SEEN_TXN)) continue;
+        const clipped = value.length > HEADER_VALUE_MAX ? `${value.slice(0, HEADER_VALUE_MAX - 1)}…` : value;
+        out[name.replace(/-/g, '_')] = this.scrub(clipped);
+      }
+      stable = JSON.stringify(out);
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(key, stable);
     }
-    const literal = JSON.stringify(JSON.stringify(out));
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(key, literal);
-    return literal;
+    if (!numericTxn) return JSON.stringify(stable);
+    return JSON.stringify(`${stable.slice(0, -1)}${stable.length > 2 ? ',' : ''}"x_last_seen_txn":"${txn}"}`);
   }
 }

@@ -101,6 +101,18 @@ test('REQUEST_HEADERS: an allow-list, never credentials', () => {
   });
 });
 
+test('REQUEST_HEADERS: X-Last-Seen-Txn changes with every request and is always the one sent', () => {
+  const r = new Redactor(['Sup3rR00tK3y']);
+  const base = { 'user-agent': 'driver', 'x-query-timeout': '5000' };
+  for (const txn of ['1795355083354374', '1795355083354375', '7']) {
+    assert.deepEqual(JSON.parse(r.requestHeaders({ ...base, 'x-last-seen-txn': txn })), { user_agent: 'driver', x_query_timeout: '5000', x_last_seen_txn: txn });
+  }
+  // Alone, and a value that is not a number (scrubbed like any other value).
+  assert.deepEqual(JSON.parse(r.requestHeaders({ 'x-last-seen-txn': '42' })), { x_last_seen_txn: '42' });
+  assert.deepEqual(JSON.parse(r.requestHeaders({ ...base, 'x-last-seen-txn': 'Sup3rR00tK3y' })), { user_agent: 'driver', x_last_seen_txn: '***', x_query_timeout: '5000' });
+  assert.deepEqual(JSON.parse(r.requestHeaders({ ...base, 'x-last-seen-txn': 'a"b' })), { user_agent: 'driver', x_last_seen_txn: 'a"b', x_query_timeout: '5000' });
+});
+
 test('tag values that look like secrets are scrubbed', () => {
   const rec = JSON.parse(buildRecord({ ...base, tags: { k: KEY_SECRET, root: 'xSup3rR00tK3yx' } }, at, opts)) as { TAGS: unknown };
   assert.deepEqual(rec.TAGS, { k: '***', root: '***' });
