@@ -144,11 +144,13 @@ export async function exportLogs(
 
 /**
  * A time window of its own for the requests `fn` makes. A record's TS is taken when its response is
- * computed, on this machine's clock, so it lies between sending the request and receiving the answer:
- * the window starts a millisecond after everything before and ends a millisecond after the last
- * answer, and the clock is past it before anything else is sent. Nothing else may run meanwhile.
+ * computed, on this machine's clock, so it lies between sending the request and receiving the answer —
+ * except a download's, taken when the server sees its transfer end, which on a busy machine can be a
+ * few milliseconds after the client has it all. So the window starts `margin` ms after everything
+ * before and ends `margin` ms after the last answer, and the clock is past it before anything else is
+ * sent. Nothing else may run meanwhile.
  */
-export async function window<T>(fn: () => Promise<T>, margin = 1): Promise<{ start: string; end: string; result: T }> {
+export async function window<T>(fn: () => Promise<T>, margin = 25): Promise<{ start: string; end: string; result: T }> {
   const start = Date.now() + margin;
   await clockPast(start);
   const result = await fn();
