@@ -132,7 +132,12 @@ export class Executor implements QueryService {
       };
     } catch (e) {
       if (e instanceof QueryError) {
-        const metrics = toMetrics(last?.txn.metrics, last?.computeUnits ?? 0, 0);
+        // fql-v4.md §1.5: an error resets the metrics (~0 ops, compute 1), except Abort, which keeps what it read.
+        const m = last?.txn.metrics;
+        const aborted = e.code === 'transaction aborted' && m;
+        const metrics = aborted
+          ? toMetrics({ bytesRead: m.bytesRead, reads: m.reads, bytesWritten: 0, writes: 0 }, last?.computeUnits ?? 0, 0)
+          : toMetrics(undefined, 0, 0);
         return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics, database: databaseOf(last) };
       }
       if (e instanceof ProtocolError) return { ...this.protocolError(e), database: databaseOf(last) };

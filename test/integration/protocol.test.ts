@@ -267,6 +267,26 @@ describe('routes and protocol errors', () => {
     }
   });
 
+  test('error responses report reset metrics; Abort keeps what it read (fql-v4.md §1.5)', async () => {
+    await drivers.h2.query(q.CreateCollection({ name: 'metrics_on_errors' }));
+    await drivers.h2.query(q.Create(q.Ref(q.Collection('metrics_on_errors'), '1'), { data: { big: 'x'.repeat(20_000) } }));
+    const read = q.Get(q.Ref(q.Collection('metrics_on_errors'), '1'));
+    const metricsOf = async (expr: unknown) => {
+      const res = await httpRequest(srv.url, { method: 'POST', headers: auth(), body: JSON.stringify(expr) });
+      assert.ok(res.status >= 400, res.body);
+      const n = (h: string) => Number(res.headers[h]);
+      return { compute: n('x-compute-ops'), read: n('x-byte-read-ops'), write: n('x-byte-write-ops'), bytesRead: n('x-storage-bytes-read') };
+    };
+    const wire = (e: unknown) => JSON.parse(JSON.stringify(e)) as unknown;
+    // Reads and writes, then a failure: nothing is reported.
+    const failed = await metricsOf(wire(q.Do(read, q.Create(q.Collection('metrics_on_errors'), { data: {} }), q.Divide(1, 0))));
+    assert.deepEqual(failed, { compute: 1, read: 0, write: 0, bytesRead: 0 });
+    // Abort after the same reads keeps the read metrics (and no writes).
+    const aborted = await metricsOf(wire(q.Do(read, q.Create(q.Collection('metrics_on_errors'), { data: {} }), q.Abort('stop'))));
+    assert.ok(aborted.read >= 5 && aborted.bytesRead > 20_000, JSON.stringify(aborted));
+    assert.equal(aborted.write, 0);
+  });
+
   for (const { name, http2: h2 } of PROTOCOLS) {
     test(`a Content-Length over 8 MiB is refused at once over ${name}`, async () => {
       const res = await declaredTooLarge(h2);
