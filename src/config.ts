@@ -62,6 +62,13 @@ function parseBool(raw: string, source: string): boolean {
   throw new ConfigError(`Invalid boolean '${raw}' (from ${source}): expected true or false.`);
 }
 
+/** A region group starts every logged database path (`us-std/app/…`): one path segment. */
+function regionGroupName(raw: string, source: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(raw))
+    throw new ConfigError(`Invalid region group '${raw}' (from ${source}): expected letters, digits, '-' or '_'.`);
+  return raw;
+}
+
 export const SETTINGS = [
   setting({
     key: 'port', flag: '--port', env: 'FLORA_PORT', defaultValue: 8443,
@@ -98,7 +105,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'regionGroup', flag: '--region-group', env: 'FLORA_REGION_GROUP', defaultValue: 'us-std',
-    help: 'Region group name that log records and exports carry', parse: nonEmpty('region group'),
+    help: 'Region group name that log records and exports carry', parse: regionGroupName,
   }),
   setting({
     key: 'logRetentionDays', flag: '--log-retention-days', env: 'FLORA_LOG_RETENTION_DAYS', defaultValue: 90,

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, defaultConfig, loadConfig } from '../../src/config';
+
+test('defaults: port 8443, root secret "secret", data in ./data', () => {
+  const c = loadConfig([], {});
+  assert.deepEqual([c.port, c.host, c.rootSecret, c.dataDir], [8443, '127.0.0.1', 'secret', './data']);
+  assert.deepEqual(c, defaultConfig());
+});
+
+test('flags win over the environment, which wins over the defaults', () => {
+  const c = loadConfig(['--port', '9000', '--region-group=eu-std'], { FLORA_PORT: '9100', FLORA_ROOT_SECRET: 's3', FLORA_HISTORY_GRACE_SECONDS: '0' });
+  assert.deepEqual([c.port, c.rootSecret, c.regionGroup, c.historyGraceSeconds], [9000, 's3', 'eu-std', 0]);
+});
+
+test('bad values are ConfigErrors (exit code 2) naming where they came from', () => {
+  const bad: [string[], Record<string, string>][] = [
+    [['--port', '70000'], {}],
+    [[], { FLORA_PORT: ' 1e3' }],
+    [['--region-group', 'us/std'], {}],
+    [[], { FLORA_REGION_GROUP: 'us std' }],
+    [['--collect-interval-ms', '0'], {}],
+    [['--history-grace-seconds', '-1'], {}],
+    [['--root-secret', ''], {}],
+    [['--nope', '1'], {}],
+    [['--port'], {}],
+  ];
+  for (const [argv, env] of bad) {
+    assert.throws(() => loadConfig(argv, env), (e: unknown) => e instanceof ConfigError && e.exitCode === 2, JSON.stringify([argv, env]));
+  }
+  assert.throws(() => loadConfig(['--region-group', 'a/b'], {}), /Invalid region group 'a\/b' \(from --region-group\)/);
+});
