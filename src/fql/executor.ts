@@ -5,8 +5,7 @@ import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
 import { runPurges } from '../model/purge';
-import { decodeQueryBody } from '../wire/decode';
-import type { Expr } from '../wire/expr';
+import { decodeDeferred } from '../wire/decode';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import type { Obj } from '../values/types';
 import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
@@ -102,23 +101,15 @@ export class Executor implements QueryService {
   }
 
   private async run(req: QueryRequest): Promise<QueryResult> {
-    // Parse errors are reported only once the caller is known to be authorised.
-    let expr: Expr | undefined;
-    let parseError: QueryError | undefined;
-    try {
-      expr = decodeQueryBody(req.body);
-    } catch (e) {
-      if (!(e instanceof QueryError)) throw e;
-      parseError = e;
-    }
+    const parsed = decodeDeferred(req.body);
     let last: EvalContext | undefined; // the latest attempt, for the metrics of an error response
     try {
       const run = await this.transact(
         req.authorization,
         (ctx) => {
           last = ctx;
-          if (parseError) throw parseError;
-          return evalExpr(expr!, Env.empty, ctx);
+          if ('error' in parsed) throw parsed.error;
+          return evalExpr(parsed.expr, Env.empty, ctx);
         },
         { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn },
       );

@@ -26,8 +26,7 @@ import { evalExpr } from '../fql/evaluator';
 import { NATIVE_IDS } from '../model/catalog';
 import type { CommitEvent, CommittedIndexEntry, CommittedVersion } from '../storage/types';
 import { ProtocolError, QueryError } from '../values/errors';
-import { decodeQueryBody } from '../wire/decode';
-import type { Expr } from '../wire/expr';
+import { decodeDeferred } from '../wire/decode';
 import type { StreamSink } from './sink';
 import {
   collKeyString,
@@ -150,14 +149,7 @@ export class StreamHub {
     let database: LoggedDatabase | undefined;
     if (this.closing) return { ok: false, error: SHUTTING_DOWN(), database };
     // Like queries: parse errors (and the fields parameter) are reported once the caller is known.
-    let expr: Expr | undefined;
-    let parseError: QueryError | undefined;
-    try {
-      expr = decodeQueryBody(req.body);
-    } catch (e) {
-      if (!(e instanceof QueryError)) throw e;
-      parseError = e;
-    }
+    const parsed = decodeDeferred(req.body);
     const { fields } = req;
     const session = new Session(this, req.authorization, fields instanceof ProtocolError ? [] : fields);
     this.add(session);
@@ -171,8 +163,8 @@ export class StreamHub {
         async (tctx) => {
           database = { id: tctx.scope.db, path: tctx.scope.path };
           if (fields instanceof ProtocolError) throw fields;
-          if (parseError) throw parseError;
-          return streamTarget(tctx, await evalExpr(expr!, Env.empty, tctx));
+          if ('error' in parsed) throw parsed.error;
+          return streamTarget(tctx, await evalExpr(parsed.expr, Env.empty, tctx));
         },
         {
           readOnly: true,

@@ -2,7 +2,7 @@
 // matches one; otherwise single-key `@` escapes; otherwise a parse error. Escapes and `quote`
 // produce literal values: nothing inside them is an expression.
 
-import { errors, type Position } from '../values/errors';
+import { errors, QueryError, type Position } from '../values/errors';
 import {
   Bytes,
   DateV,
@@ -23,6 +23,19 @@ import { parseDate, parseIsoTime } from './time';
 /** parseJson + decodeExpr: the request body of `POST /`. */
 export function decodeQueryBody(text: string): Expr {
   return decodeExpr(parseJson(text));
+}
+
+/**
+ * A request body decoded now and its parse error kept for later: Fauna reports parse errors only
+ * once the caller is known to be authorised.
+ */
+export function decodeDeferred(text: string): { expr: Expr } | { error: QueryError } {
+  try {
+    return { expr: decodeQueryBody(text) };
+  } catch (e) {
+    if (!(e instanceof QueryError)) throw e;
+    return { error: e };
+  }
 }
 
 // --- expressions ---------------------------------------------------------------------------
