@@ -224,6 +224,16 @@ class OpenScans {
   }
 }
 
+/** Runs a merge over the scans it opens, and closes every one of them however the merge ends. */
+async function* scanning(merge: (scans: OpenScans) => AsyncGenerator<SetEntry>): AsyncGenerator<SetEntry> {
+  const scans = new OpenScans();
+  try {
+    yield* merge(scans);
+  } finally {
+    await scans.close();
+  }
+}
+
 /** Advances a head; pushes it back on the heap unless its scan is exhausted. */
 async function advance(heap: HeadHeap, h: Head): Promise<void> {
   const r = await h.it.next();
@@ -414,97 +424,85 @@ function algebra(head: Algebra) {
     const first = sources[0];
     const compare = (a: SetEntry, b: SetEntry) => first.compare(a, b);
     const scan = head === 'union' ? unionScan : head === 'intersection' ? intersectionScan : differenceScan;
-    return xsource(set, compare, (ctx, b) => scan(ctx, sources, directed(compare, b.reverse), b));
+    return xsource(set, compare, (ctx, b) => scanning((scans) => scan(ctx, scans, sources, directed(compare, b.reverse), b)));
   });
 }
 
 async function* unionScan(
   ctx: EvalContext,
+  scans: OpenScans,
   sources: SetSource[],
   cmp: (a: SetEntry, b: SetEntry) => number,
   b: XBounds,
 ): AsyncGenerator<SetEntry> {
-  const scans = new OpenScans();
-  try {
-    const heap = new HeadHeap(cmp);
-    for (let rank = 0; rank < sources.length; rank++) {
-      const it = scans.open(withSource(xscan(sources[rank], ctx, b), sources[rank].set));
-      const r = await it.next();
-      if (!r.done) heap.push({ entry: r.value, it, rank });
-    }
-    yield* mergeDistinct(heap, cmp);
-  } finally {
-    await scans.close();
+  const heap = new HeadHeap(cmp);
+  for (let rank = 0; rank < sources.length; rank++) {
+    const it = scans.open(withSource(xscan(sources[rank], ctx, b), sources[rank].set));
+    const r = await it.next();
+    if (!r.done) heap.push({ entry: r.value, it, rank });
   }
+  yield* mergeDistinct(heap, cmp);
 }
 
 /** Entries present in every operand: each lagging scan catches up with the furthest head. */
 async function* intersectionScan(
   ctx: EvalContext,
+  scans: OpenScans,
   sources: SetSource[],
   cmp: (a: SetEntry, b: SetEntry) => number,
   b: XBounds,
 ): AsyncGenerator<SetEntry> {
-  const scans = new OpenScans();
-  try {
-    const its = sources.map((s) => scans.open(withSource(xscan(s, ctx, b), s.set)));
-    const heads: SetEntry[] = [];
-    for (const it of its) {
-      const r = await it.next();
-      if (r.done) return;
-      heads.push(r.value);
-    }
-    for (;;) {
-      let max = heads[0];
-      for (const h of heads) if (cmp(h, max) > 0) max = h;
-      let aligned = true;
-      for (let i = 0; i < its.length; i++) {
-        while (cmp(heads[i], max) < 0) {
-          const r = await its[i].next();
-          if (r.done) return;
-          heads[i] = r.value;
-        }
-        if (cmp(heads[i], max) !== 0) aligned = false;
-      }
-      if (!aligned) continue;
-      yield { ...heads[0], sources: combineSources(heads) };
-      for (let i = 0; i < its.length; i++) {
+  const its = sources.map((s) => scans.open(withSource(xscan(s, ctx, b), s.set)));
+  const heads: SetEntry[] = [];
+  for (const it of its) {
+    const r = await it.next();
+    if (r.done) return;
+    heads.push(r.value);
+  }
+  for (;;) {
+    let max = heads[0];
+    for (const h of heads) if (cmp(h, max) > 0) max = h;
+    let aligned = true;
+    for (let i = 0; i < its.length; i++) {
+      while (cmp(heads[i], max) < 0) {
         const r = await its[i].next();
         if (r.done) return;
         heads[i] = r.value;
       }
+      if (cmp(heads[i], max) !== 0) aligned = false;
     }
-  } finally {
-    await scans.close();
+    if (!aligned) continue;
+    yield { ...heads[0], sources: combineSources(heads) };
+    for (let i = 0; i < its.length; i++) {
+      const r = await its[i].next();
+      if (r.done) return;
+      heads[i] = r.value;
+    }
   }
 }
 
 /** Entries of the first operand that no other operand has. */
 async function* differenceScan(
   ctx: EvalContext,
+  scans: OpenScans,
   sources: SetSource[],
   cmp: (a: SetEntry, b: SetEntry) => number,
   b: XBounds,
 ): AsyncGenerator<SetEntry> {
-  const scans = new OpenScans();
-  try {
-    const base = scans.open(xscan(sources[0], ctx, b));
-    const others = sources.slice(1).map((s) => scans.open(xscan(s, ctx, b)));
-    const heads: (SetEntry | undefined)[] = [];
-    for (const it of others) heads.push((await it.next()).value as SetEntry | undefined);
-    for (;;) {
-      const r = await base.next();
-      if (r.done) return;
-      const e = r.value;
-      let removed = false;
-      for (let i = 0; i < others.length; i++) {
-        while (heads[i] && cmp(heads[i]!, e) < 0) heads[i] = (await others[i].next()).value as SetEntry | undefined;
-        if (heads[i] && cmp(heads[i]!, e) === 0) removed = true;
-      }
-      if (!removed) yield e;
+  const base = scans.open(xscan(sources[0], ctx, b));
+  const others = sources.slice(1).map((s) => scans.open(xscan(s, ctx, b)));
+  const heads: (SetEntry | undefined)[] = [];
+  for (const it of others) heads.push((await it.next()).value as SetEntry | undefined);
+  for (;;) {
+    const r = await base.next();
+    if (r.done) return;
+    const e = r.value;
+    let removed = false;
+    for (let i = 0; i < others.length; i++) {
+      while (heads[i] && cmp(heads[i]!, e) < 0) heads[i] = (await others[i].next()).value as SetEntry | undefined;
+      if (heads[i] && cmp(heads[i]!, e) === 0) removed = true;
     }
-  } finally {
-    await scans.close();
+    if (!removed) yield e;
   }
 }
 
@@ -668,9 +666,8 @@ defineSetShape('join', async (ctx, set, pos) => {
   let targetCompare: ((a: SetEntry, b: SetEntry) => number) | undefined;
   const compare = (a: SetEntry, b: SetEntry) => (targetCompare ? targetCompare(a, b) : compareCursors(a.cursor, b.cursor));
 
-  return xsource(set, compare, async function* (ctx, b) {
-    const scans = new OpenScans();
-    try {
+  return xsource(set, compare, (ctx, b) =>
+    scanning(async function* (scans) {
       // One open scan per source element (its first entry read), then a lazy k-way merge.
       const cmp = directed(compare, b.reverse);
       const heap = new HeadHeap(cmp);
@@ -684,8 +681,6 @@ defineSetShape('join', async (ctx, set, pos) => {
         else heap.push({ entry: r.value, it, rank: rank++ });
       }
       yield* mergeDistinct(heap, cmp);
-    } finally {
-      await scans.close();
-    }
-  });
+    }),
+  );
 });

@@ -9,7 +9,7 @@ import { isBuiltinRole } from './auth';
 import { Failures, pick, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
-import { applyPatch, inOrder, uniqueName } from './schemaFields';
+import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'body', 'role', 'data', 'permissions'] as const;
@@ -57,10 +57,7 @@ export const functionType: NativeType = {
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
-    if (params.has('name') && params.get('name') !== null) {
-      const name = validateName(params.get('name'), f);
-      if (name) await uniqueName(ctx, db, 'functions', name, 'Function', pos, id);
-    }
+    if (params.has('name') && params.get('name') !== null) await checkRename(ctx, db, 'functions', params.get('name'), 'Function', f, pos, id);
     await validate(ctx, db, params, f, replace);
     f.throwIfAny(pos);
     return inOrder(applyPatch(old, params, { writable: WRITABLE, keep: ['name'], required: ['name', 'body'], merged: ['data', 'permissions'] }, replace), WRITABLE);

@@ -11,7 +11,7 @@ import { Failures, pick, stripNulls, validateName } from './data';
 import type { FieldSpec, IndexDef, IndexSource } from './indexDef';
 import type { NativeType } from './nativeTypes';
 import { schemaOf } from './resolve';
-import { inOrder, uniqueName } from './schemaFields';
+import { inOrder, uniqueName, checkRename } from './schemaFields';
 import { nextInternalId } from './internalIds';
 import { buildNow, countEvents, scheduleBuild, sourceCollections, SYNC_BUILD_EVENTS } from './indexBuild';
 import { isNativeSource, sourceNameOf } from './indexer';
@@ -211,10 +211,7 @@ export const indexType: NativeType = {
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
-    if (params.has('name')) {
-      const name = validateName(params.get('name'), f);
-      if (name) await uniqueName(ctx, db, 'indexes', name, 'Index', pos, id);
-    }
+    if (params.has('name')) await checkRename(ctx, db, 'indexes', params.get('name'), 'Index', f, pos, id);
     validateOptions(params, f);
     const changed = FIXED.filter((k) => params.has(k) && !sameValue(params.get(k) as Value, old.get(k) ?? null));
     if (changed.length)

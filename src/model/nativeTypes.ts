@@ -9,7 +9,7 @@ import { Ref, Time, type Obj, type Value } from '../values/types';
 import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
 import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey } from './catalog';
 import { nextInternalId } from './internalIds';
-import { applyPatch, inOrder, uniqueName } from './schemaFields';
+import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { indexType } from './indexSchema';
 import { functionType } from './functionType';
 import { roleType } from './roleType';
@@ -81,8 +81,7 @@ export const collectionType: NativeType = {
     if (params.has('name') || replace) {
       // Replace without a name keeps it; an explicit null is a missing required value.
       const given = params.get('name');
-      const name = validateName(given === undefined ? old.get('name') : given, f);
-      if (name) await uniqueName(ctx, db, 'collections', name, 'Collection', pos, id);
+      await checkRename(ctx, db, 'collections', given === undefined ? old.get('name') : given, 'Collection', f, pos, id);
     }
     validateLong(params, 'history_days', f, 0n);
     validateLong(params, 'ttl_days', f, 0n);
@@ -117,10 +116,7 @@ export const databaseType: NativeType = {
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
-    if (params.has('name')) {
-      const name = validateName(params.get('name'), f);
-      if (name) await uniqueName(ctx, db, 'databases', name, 'Database', pos, id);
-    }
+    if (params.has('name')) await checkRename(ctx, db, 'databases', params.get('name'), 'Database', f, pos, id);
     validateData(params, f);
     validateLong(params, 'priority', f, 1n, 500n);
     f.throwIfAny(pos);

@@ -11,7 +11,7 @@ import { isNativeName, Lambda, Ref, type Obj, type Value } from '../values/types
 import { Failures, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
-import { applyPatch, inOrder, uniqueName } from './schemaFields';
+import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { schemaOf } from './resolve';
 
 const WRITABLE = ['name', 'privileges', 'membership', 'data'] as const;
@@ -160,10 +160,7 @@ export const roleType: NativeType = {
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
-    if (params.has('name') && params.get('name') !== null) {
-      const name = validateName(params.get('name'), f);
-      if (name) await uniqueName(ctx, db, 'roles', name, 'Role', pos, id);
-    }
+    if (params.has('name') && params.get('name') !== null) await checkRename(ctx, db, 'roles', params.get('name'), 'Role', f, pos, id);
     await validate(ctx, db, params, f);
     f.throwIfAny(pos);
     const out = inOrder(applyPatch(old, params, { writable: WRITABLE, keep: ['name'], required: ['name'] }, replace), WRITABLE);

@@ -3,7 +3,7 @@
 import type { EvalContext } from '../fql/context';
 import { errors, type Position } from '../values/errors';
 import type { Obj, Value } from '../values/types';
-import { deepMerge, stripNulls } from './data';
+import { deepMerge, stripNulls, validateName, type Failures } from './data';
 import type { NamedNative } from './catalog';
 import { schemaOf } from './resolve';
 
@@ -11,6 +11,12 @@ import { schemaOf } from './resolve';
 export async function uniqueName(ctx: EvalContext, db: bigint, native: NamedNative, name: string, label: string, pos: Position, self?: bigint): Promise<void> {
   const existing = (await schemaOf(ctx, db)).get(native, name);
   if (existing && existing.id !== self) throw errors.alreadyExists(`${label} already exists.`, pos);
+}
+
+/** A name given to an existing schema document (rename): valid, and not another document's. */
+export async function checkRename(ctx: EvalContext, db: bigint, native: NamedNative, name: Value | undefined, label: string, f: Failures, pos: Position, self: bigint): Promise<void> {
+  const valid = validateName(name, f);
+  if (valid) await uniqueName(ctx, db, native, valid, label, pos, self);
 }
 
 /** The fields of `o` in `order` (Fauna's rendering order); other fields follow only if `keepOthers`. */
