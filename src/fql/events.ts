@@ -9,7 +9,7 @@
 import { define } from './registry';
 import { argPos, evalArg, mismatch } from './args';
 import { defineSetShape, compareCursors, isSetLike, paginateSet, setEventsPaginator, sourceOf, type ScanBounds, type SetEntry, type SetSource } from './sets';
-import { matchedIndex } from './match';
+import { matchedIndex, openMatch } from './match';
 import { applySetLambda } from './setOps';
 import type { EvalContext } from './context';
 import { errors, type Position } from '../values/errors';
@@ -18,8 +18,7 @@ import { DateV, Lambda, Page, Ref, SetV, Time, TxnTime, isObj, type Obj, type Va
 import { resolveRef, type Target } from '../model/resolve';
 import { dbRefOf, docKeyOf } from '../model/documents';
 import { allowed, checkAccess } from '../model/permissions';
-import { decodePayload, prefixEnd, termsPrefix } from '../model/indexer';
-import { isCutBound } from '../model/indexKeys';
+import { decodePayload, prefixEnd } from '../model/indexer';
 import type { DocKey, Version } from '../storage/types';
 
 const RANK: Record<string, bigint> = { add: 0n, create: 0n, update: 1n, delete: 2n, remove: 3n };
@@ -213,14 +212,7 @@ async function documentsEvents(ctx: EvalContext, set: SetV, t: Target & { kind: 
 
 /** Match(index, terms): the add/remove events of the matching index entries. */
 async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Position): Promise<EventSource> {
-  const index = match.expr.get('match');
-  if (!(index instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
-  const given = match.expr.get('terms');
-  const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
-  const { def, visible } = await matchedIndex(ctx, index, pos, terms);
-  const arityOk = terms.length === def.terms.length;
-  const prefix = termsPrefix(def, terms);
-  const confirm = isCutBound(prefix);
+  const { def, visible, prefix, arityOk, matches } = await openMatch(ctx, match, pos);
   return sortedSource(set, async (ctx, b) => {
     if (!arityOk) return [];
     const fromTs = tsBound(b.from);
@@ -231,7 +223,7 @@ async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Positi
       const ts = tsOf(ctx, e.ts);
       if (toTs !== undefined && ts >= toTs + 1n) continue;
       const { terms: entryTerms, values, ref } = decodePayload(e.payload);
-      if (confirm && !entryTerms.every((x, i) => valuesEqual(x, terms[i]))) continue;
+      if (!matches(entryTerms)) continue;
       if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
       out.push(setEvent(e.ts, ts, e.action, ref, values));
     }

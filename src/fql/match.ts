@@ -53,6 +53,40 @@ export async function matchedIndex(
   return { def: indexDefOf(t.db, t.entry), visible };
 }
 
+/** A Match set read: its index, terms and the entry-key range they select. */
+export interface MatchedSet {
+  index: Ref;
+  terms: Value[];
+  def: IndexDef;
+  visible?: (ctx: EvalContext, ref: Ref) => Promise<boolean>;
+  /** Entry-key prefix of the terms. */
+  prefix: Uint8Array;
+  /** Wrong arity matches nothing; a one-term index takes a scalar or a one-element array alike. */
+  arityOk: boolean;
+  /** Whether an entry's terms are the matched ones: a cut prefix (huge terms) also covers entries that only share its first bytes. */
+  matches(entryTerms: Value[]): boolean;
+}
+
+/** Opens a `{match, terms}` set value (Paginate, Events and streams of a Match all read it so). */
+export async function openMatch(ctx: EvalContext, set: SetV, pos: Position): Promise<MatchedSet> {
+  const index = set.expr.get('match');
+  if (!(index instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
+  const given = set.expr.get('terms');
+  const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  const { def, visible } = await matchedIndex(ctx, index, pos, terms);
+  const prefix = termsPrefix(def, terms);
+  const cut = isCutBound(prefix);
+  return {
+    index,
+    terms,
+    def,
+    visible,
+    prefix,
+    arityOk: terms.length === def.terms.length,
+    matches: (entryTerms) => !cut || entryTerms.every((t, i) => valuesEqual(t, terms[i])),
+  };
+}
+
 /** Orders cursors [values…, ref] with the index's reverse flags. */
 function compareEntries(def: IndexDef): (a: SetEntry, b: SetEntry) => number {
   const reversed = def.values.map((v) => v.reverse);
@@ -67,16 +101,7 @@ function compareEntries(def: IndexDef): (a: SetEntry, b: SetEntry) => number {
 }
 
 defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
-  const index = set.expr.get('match');
-  if (!(index instanceof Ref)) throw errors.invalidArgument('Invalid set.', pos);
-  const given = set.expr.get('terms');
-  const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
-  const { def, visible } = await matchedIndex(ctx, index, pos, terms);
-  // Wrong arity matches nothing; a one-term index takes a scalar or a one-element array alike.
-  const arityOk = terms.length === def.terms.length;
-  const prefix = termsPrefix(def, terms);
-  // A cut prefix (huge terms) also covers entries that only share its first bytes.
-  const confirm = isCutBound(prefix);
+  const { terms, def, visible, prefix, arityOk, matches } = await openMatch(ctx, set, pos);
   return {
     set,
     compare: compareEntries(def),
@@ -92,7 +117,7 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
       if (b.at !== undefined) await checkIndexMinValidTime(ctx, def, b.at);
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
         const { terms: entryTerms, values, ref } = decodePayload(e.payload);
-        if (confirm && !entryTerms.every((t, i) => valuesEqual(t, terms[i]))) continue;
+        if (!matches(entryTerms)) continue;
         if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
         const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;
         yield { cursor: [...values, ref], value };

@@ -5,15 +5,13 @@
 
 import type { EvalContext } from '../fql/context';
 import { diff } from '../fql/events';
-import { matchedIndex } from '../fql/match';
+import { matchedIndex, openMatch, type MatchedSet } from '../fql/match';
 import { dbRefOf, docKeyOf, refOf } from '../model/documents';
-import { decodePayload, termsPrefix } from '../model/indexer';
-import { isCutBound } from '../model/indexKeys';
+import { decodePayload } from '../model/indexer';
 import { allowed, checkAccess, checkSetRead } from '../model/permissions';
 import { resolveRef, type Target } from '../model/resolve';
 import type { CommittedIndexEntry, CommittedVersion, DocKey, Version } from '../storage/types';
 import { errors, ProtocolError, QueryError } from '../values/errors';
-import { valuesEqual } from '../values/order';
 import { Ref, SetV, typeName, type Obj, type Value } from '../values/types';
 import { encodeRef, encodeValue } from '../wire/encode';
 import { jsonString } from '../wire/json';
@@ -49,7 +47,7 @@ export type StreamTarget = (
   /** Documents(collection): add on create, remove on delete. */
   | { kind: 'documents'; collection: Ref; db: bigint; coll: number }
   /** Match(index, terms): the add/remove changes of the index entries with those terms. */
-  | { kind: 'match'; index: Ref; terms: Value[]; db: bigint; id: number; prefix: Uint8Array; confirm: boolean; arityOk: boolean }
+  | { kind: 'match'; index: Ref; terms: Value[]; db: bigint; id: number; prefix: Uint8Array; arityOk: boolean; matches: MatchedSet['matches'] }
 ) & {
   /** Identifies what is followed and how its events render (the same for the same ref or set). */
   share: string;
@@ -84,25 +82,9 @@ export async function streamTarget(ctx: EvalContext, v: Value): Promise<StreamTa
         }
       }
     }
-    if (head === 'match') {
-      const index = v.expr.get('match');
-      if (index instanceof Ref) {
-        const given = v.expr.get('terms');
-        const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
-        const { def } = await matchedIndex(ctx, index, [], terms);
-        const prefix = termsPrefix(def, terms);
-        return {
-          kind: 'match',
-          share: `m${encodeValue(v, NO_TXN)}`,
-          index,
-          terms,
-          db: def.db,
-          id: def.id,
-          prefix,
-          confirm: isCutBound(prefix),
-          arityOk: terms.length === def.terms.length,
-        };
-      }
+    if (head === 'match' && v.expr.get('match') instanceof Ref) {
+      const { index, terms, def, prefix, arityOk, matches } = await openMatch(ctx, v, []);
+      return { kind: 'match', share: `m${encodeValue(v, NO_TXN)}`, index, terms, db: def.db, id: def.id, prefix, arityOk, matches };
     }
   }
   throw notStreamable(v);
@@ -412,7 +394,7 @@ async function renderMatch(
     for (const e of change.entries) {
       if (e.action !== pass) continue;
       const { terms, values, ref } = decodePayload(e.payload);
-      if (target.confirm && !terms.every((x, i) => valuesEqual(x, target.terms[i]))) continue;
+      if (!target.matches(terms)) continue;
       if (visible && !(await (pass === 'remove' ? readableBefore(ctx, change.ts, () => visible(ctx, ref)) : visible(ctx, ref)))) continue;
       const txnTs = { txnTs: change.ts };
       const index = () => `{"ref":${encodeRef(target.index)},"terms":${encodeValue(terms, txnTs)},"values":${encodeValue(values, txnTs)}}`;
