@@ -170,16 +170,9 @@ export class Authenticator {
   }
 
   private async resolveKey(secret: string, txn: Txn): Promise<Scope | undefined> {
-    const decoded = decodeSecret(secret);
-    if (!decoded || decoded.kind !== 'key') return undefined;
-    const loc = await txn.getMeta(keyLocationKey(decoded.id));
-    if (!loc) return undefined;
-    const keyDb = Buffer.from(loc).readBigUInt64BE(0);
-    const version = await txn.getVersion({ db: keyDb, coll: NATIVE_IDS.keys, id: decoded.id });
-    if (!version || version.action === 'delete' || !version.data) return undefined;
-    const fields = version.data;
-    const hash = fields.get('hashed_secret');
-    if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
+    const doc = await secretDocument(txn, secret, 'key');
+    if (!doc) return undefined;
+    const { db: keyDb, fields, expiresAt } = doc;
     const roleField = fields.get('role');
     let role: BuiltinRole = 'client';
     let roles: bigint[] | undefined;
@@ -191,9 +184,6 @@ export class Authenticator {
       roles = roleIdsOf(roleField, (name) => schema.get('roles', name)?.id);
       if (!roles) return undefined;
     }
-    const ttl = fields.get('ttl');
-    const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
-    if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
     let db = keyDb;
     let path = await this.pathOf(keyDb, txn);
     if (!path) return undefined;
@@ -204,24 +194,13 @@ export class Authenticator {
       db = child.id;
       path = [...path, dbRef.id];
     }
-    return { db, path, role, root: false, key: { db: keyDb, id: decoded.id }, expiresAt, ...(roles ? { roles } : {}) };
+    return { db, path, role, root: false, key: { db: keyDb, id: doc.id }, expiresAt, ...(roles ? { roles } : {}) };
   }
 
   private async resolveToken(secret: string, txn: Txn): Promise<Scope | undefined> {
-    const decoded = decodeSecret(secret);
-    if (!decoded || decoded.kind !== 'token') return undefined;
-    const loc = await txn.getMeta(tokenLocationKey(decoded.id));
-    if (!loc) return undefined;
-    const db = Buffer.from(loc).readBigUInt64BE(0);
-    if (decoded.db !== undefined && decoded.db !== BigInt.asUintN(64, db)) return undefined;
-    const version = await txn.getVersion({ db, coll: NATIVE_IDS.tokens, id: decoded.id });
-    if (!version || version.action === 'delete' || !version.data) return undefined;
-    const fields = version.data;
-    const hash = fields.get('hashed_secret');
-    if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
-    const ttl = fields.get('ttl');
-    const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
-    if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
+    const doc = await secretDocument(txn, secret, 'token');
+    if (!doc) return undefined;
+    const { db, fields, expiresAt } = doc;
     const identity = fields.get('instance');
     if (!(identity instanceof Ref) || !(await identityExists(this.catalog, txn, db, identity))) return undefined;
     const path = await this.pathOf(db, txn);
@@ -229,7 +208,7 @@ export class Authenticator {
     const idKey = await identityKey(this.catalog, txn, db, identity);
     const cred = idKey && (await txn.getMeta(credentialsLocationKey(idKey)));
     const credentials = cred ? Buffer.from(cred).readBigUInt64BE(0) : undefined;
-    return { db, path, role: 'client', root: false, token: { db, id: decoded.id }, identity, credentials, expiresAt };
+    return { db, path, role: 'client', root: false, token: { db, id: doc.id }, identity, credentials, expiresAt };
   }
 
   /** A cached token scope still needs its token and its identity document to exist. */
@@ -302,6 +281,29 @@ export class Authenticator {
 function docScope(role: string): Ref | undefined {
   const m = /^(?:@doc|classes|collections)\/([^/]+)\/(\d+)$/.exec(role);
   return m ? new Ref(m[2], Ref.collection(m[1])) : undefined;
+}
+
+/**
+ * The live key or token document a secret names (found through its location record), its hash
+ * verified and its `ttl` not passed at the snapshot; undefined otherwise.
+ */
+async function secretDocument(txn: Txn, secret: string, kind: 'key' | 'token'): Promise<{ db: bigint; id: bigint; fields: Obj; expiresAt?: bigint } | undefined> {
+  const decoded = decodeSecret(secret);
+  if (!decoded || decoded.kind !== kind) return undefined;
+  const loc = await txn.getMeta(kind === 'key' ? keyLocationKey(decoded.id) : tokenLocationKey(decoded.id));
+  if (!loc) return undefined;
+  const db = Buffer.from(loc).readBigUInt64BE(0);
+  // A token secret also names its database.
+  if (decoded.db !== undefined && decoded.db !== BigInt.asUintN(64, db)) return undefined;
+  const version = await txn.getVersion({ db, coll: kind === 'key' ? NATIVE_IDS.keys : NATIVE_IDS.tokens, id: decoded.id });
+  if (!version || version.action === 'delete' || !version.data) return undefined;
+  const fields = version.data;
+  const hash = fields.get('hashed_secret');
+  if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
+  const ttl = fields.get('ttl');
+  const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
+  if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
+  return { db, id: decoded.id, fields, expiresAt };
 }
 
 /** Meta key holding a database's parent scope id (databases can move). */
