@@ -12,7 +12,7 @@ import { errors, QueryError, type Position } from '../values/errors';
 import { Lambda, Ref, type Value } from '../values/types';
 import type { Txn } from '../storage/types';
 import { resolveRef, schemaOf, type Target } from './resolve';
-import type { Scope } from './auth';
+import type { BuiltinRole, Scope } from './auth';
 import { membershipOf, privilegesOf } from './roleType';
 
 export type Action =
@@ -224,11 +224,20 @@ function predicateArgs(pred: Lambda, action: Action, full: Value[]): Value[] {
   return full.slice(0, Math.max(arity, 1));
 }
 
+/**
+ * The scope acting with built-in `role`, or exactly user `roles`: the caller's identity stays
+ * visible (CurrentIdentity), but none of its own grants (a token's allowances, `@doc` membership, a
+ * JWT's roles) may shadow the role, since `allowed` consults them first.
+ */
+export function actingAs(scope: Scope, role: BuiltinRole, roles?: bigint[]): Scope {
+  return { ...scope, role, roles, token: undefined, docScoped: undefined, jwtRoles: undefined };
+}
+
 /** Runs a predicate read-only as the database's internal identity; only exactly `true` grants. */
 export async function runPredicate(ctx: EvalContext, pred: Lambda, args: Value[]): Promise<boolean> {
   try {
     // Predicates read everything in the database as its internal identity, and may not write.
-    const scope: Scope = { ...ctx.scope, role: 'admin', token: undefined, docScoped: undefined, roles: undefined, jwtRoles: undefined };
+    const scope = actingAs(ctx.scope, 'admin');
     return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, () => ctx.applyLambda(pred, args, ctx))) === true;
   } catch (e) {
     if (e instanceof QueryTimeout) throw e;

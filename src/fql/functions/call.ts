@@ -16,7 +16,7 @@ import { errors, QueryError } from '../../values/errors';
 import { Lambda, Ref, type Value } from '../../values/types';
 import { isBuiltinRole } from '../../model/auth';
 import { resolveRef, schemaOf, type Target } from '../../model/resolve';
-import { allowed, roleIdsOf, usesRoles } from '../../model/permissions';
+import { allowed, roleIdsOf, usesRoles, actingAs } from '../../model/permissions';
 import type { SchemaEntry } from '../../model/catalog';
 import type { EvalContext } from '../context';
 import { decodeExpr } from '../../wire/decode';
@@ -74,15 +74,13 @@ define('call', async (call, env, ctx) => {
 
   const caller = ctx.scope;
   const role = entry.fields.get('role');
-  // The caller's identity stays visible, but a token's own allowances must not shadow the role
-  // (permissions.allowed consults `roles` and `token` before `role`), so they are dropped inside.
   // User-defined roles (names, refs, arrays) run the body with exactly those roles.
   let scope = caller;
-  if (isBuiltinRole(role)) scope = { ...caller, role, token: undefined, docScoped: undefined, roles: undefined, jwtRoles: undefined };
+  if (isBuiltinRole(role)) scope = actingAs(caller, role);
   else if (role !== undefined && role !== null) {
     const schema = await schemaOf(ctx, target.db);
     const roles = target.db === caller.db ? roleIdsOf(role, (name) => schema.get('roles', name)?.id) : undefined;
-    scope = { ...caller, role: 'client', token: undefined, docScoped: undefined, roles: roles ?? [], jwtRoles: undefined };
+    scope = actingAs(caller, 'client', roles ?? []);
   }
   try {
     return await ctx.within({ scope }, () => applyLambda(rebase(body), [args], ctx, call.pos));
