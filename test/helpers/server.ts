@@ -1,6 +1,7 @@
 // Test helpers: a real Flora process on a free port, driver clients for both protocols, and raw
 // HTTP/1.1 + HTTP/2 requests.
 
+import { after, before } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as http from 'node:http';
@@ -145,6 +146,28 @@ export function clients(url: string, secret: string): DriverClients {
     h1,
     close: async () => {
       await Promise.all([h2.close({ force: true }), h1.close({ force: true })]);
+    },
+  };
+}
+
+/** One server for a whole test file (started before its tests, stopped after them), with root clients over both protocols. */
+export function serverForFile(opts: StartOptions = {}): { readonly flora: FloraProcess; readonly drivers: DriverClients } {
+  let flora: FloraProcess | undefined;
+  let drivers: DriverClients | undefined;
+  before(async () => {
+    flora = await startFlora(opts);
+    drivers = clients(flora.url, flora.secret);
+  });
+  after(async () => {
+    await drivers?.close();
+    await flora?.stop();
+  });
+  return {
+    get flora() {
+      return flora!;
+    },
+    get drivers() {
+      return drivers!;
     },
   };
 }

@@ -3,23 +3,12 @@
 // The driver decodes Longs and Doubles both as JS numbers, so the Long/Double distinction is
 // checked separately on the raw response text.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Expr, query as q, type ExprArg } from 'faunadb';
-import { clients, startFlora, type DriverClients, type FloraProcess, rawQuery } from '../helpers/server';
+import { rawQuery, serverForFile } from '../helpers/server';
 
-let flora: FloraProcess;
-let drivers: DriverClients;
-
-before(async () => {
-  flora = await startFlora();
-  drivers = clients(flora.url, flora.secret);
-});
-
-after(async () => {
-  await drivers?.close();
-  await flora?.stop();
-});
+const server = serverForFile();
 
 const add = (a: string, b: string) => q.Add(q.Var(a), q.Var(b));
 // The driver's typings omit null from ExprArg, but it sends it as JSON null.
@@ -220,13 +209,13 @@ for (const proto of ['h2', 'h1'] as const) {
   describe(`core language over ${proto === 'h2' ? 'HTTP/2' : 'HTTP/1.1'}`, () => {
     for (const [label, expr, expected] of VALUES) {
       test(label, async () => {
-        assert.deepEqual(await drivers[proto].query(expr), expected);
+        assert.deepEqual(await server.drivers[proto].query(expr), expected);
       });
     }
 
     for (const [label, expr, expected] of ERRORS) {
       test(`error: ${label}`, async () => {
-        await assert.rejects(drivers[proto].query(expr), (err: HttpErrorLike) => {
+        await assert.rejects(server.drivers[proto].query(expr), (err: HttpErrorLike) => {
           assert.equal(err.name, expected.name);
           assert.equal(err.message, expected.code);
           assert.equal(err.description, expected.description);
@@ -238,7 +227,7 @@ for (const proto of ['h2', 'h1'] as const) {
 
     for (const [body, response] of RAW) {
       test(`raw ${body}`, async () => {
-        assert.equal(await rawQuery(flora.url, flora.secret, body, proto === 'h2'), response);
+        assert.equal(await rawQuery(server.flora.url, server.flora.secret, body, proto === 'h2'), response);
       });
     }
   });

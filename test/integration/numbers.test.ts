@@ -3,24 +3,13 @@
 // Long/Double distinction, Java's Double text, NaN/Infinity and 64-bit wrapping are checked on
 // the raw response text.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query as q, type ExprArg } from 'faunadb';
-import { clients, startFlora, type DriverClients, type FloraProcess, rawQuery } from '../helpers/server';
+import { rawQuery, serverForFile } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
-let flora: FloraProcess;
-let drivers: DriverClients;
-
-before(async () => {
-  flora = await startFlora();
-  drivers = clients(flora.url, flora.secret);
-});
-
-after(async () => {
-  await drivers?.close();
-  await flora?.stop();
-});
+const server = serverForFile();
 
 /** [label, expression, expected driver value] */
 const VALUES: [string, ExprArg, unknown][] = [
@@ -276,13 +265,13 @@ for (const proto of ['h2', 'h1'] as const) {
   describe(`math functions over ${proto === 'h2' ? 'HTTP/2' : 'HTTP/1.1'}`, () => {
     for (const [label, expr, expected] of VALUES) {
       test(label, async () => {
-        assert.deepEqual(await drivers[proto].query(expr), expected);
+        assert.deepEqual(await server.drivers[proto].query(expr), expected);
       });
     }
 
     for (const [label, expr, expected] of ERRORS) {
       test(`error: ${label}`, async () => {
-        assert.deepEqual(await failure(drivers[proto], expr), {
+        assert.deepEqual(await failure(server.drivers[proto], expr), {
           status: 400,
           code: 'invalid argument',
           ...expected,
@@ -292,7 +281,7 @@ for (const proto of ['h2', 'h1'] as const) {
 
     for (const [body, response] of RAW) {
       test(`raw ${body}`, async () => {
-        assert.equal(await rawQuery(flora.url, flora.secret, body, proto === 'h2'), response);
+        assert.equal(await rawQuery(server.flora.url, server.flora.secret, body, proto === 'h2'), response);
       });
     }
   });

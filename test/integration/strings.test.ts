@@ -3,24 +3,13 @@
 // printf-style Format, and the error texts/positions. Missing required arguments are rejected by
 // the driver itself, so those rows go as raw JSON.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query as q, type Expr, type ExprArg } from 'faunadb';
-import { clients, httpRequest, startFlora, type DriverClients, type FloraProcess } from '../helpers/server';
+import { httpRequest, serverForFile } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
-let flora: FloraProcess;
-let drivers: DriverClients;
-
-before(async () => {
-  flora = await startFlora();
-  drivers = clients(flora.url, flora.secret);
-});
-
-after(async () => {
-  await drivers?.close();
-  await flora?.stop();
-});
+const server = serverForFile();
 
 // The driver's typings declare Format(string, values); at run time it is variadic.
 const Format = q.Format as unknown as (fmt: ExprArg, ...values: ExprArg[]) => Expr;
@@ -347,13 +336,13 @@ for (const proto of ['h2', 'h1'] as const) {
   describe(`strings over ${proto === 'h2' ? 'HTTP/2' : 'HTTP/1.1'}`, () => {
     for (const [label, expr, expected] of VALUES) {
       test(label, async () => {
-        assert.deepEqual(await drivers[proto].query(expr), expected);
+        assert.deepEqual(await server.drivers[proto].query(expr), expected);
       });
     }
 
     for (const [label, expr, expected] of ERRORS) {
       test(`error: ${label}`, async () => {
-        const f = await failure(drivers[proto], expr);
+        const f = await failure(server.drivers[proto], expr);
         assert.deepEqual(
           { status: f.status, code: f.code, description: f.description, position: f.position },
           {
@@ -368,11 +357,11 @@ for (const proto of ['h2', 'h1'] as const) {
 
     for (const [body, keys] of RAW) {
       test(`missing argument: ${body}`, async () => {
-        const res = await httpRequest(flora.url, {
+        const res = await httpRequest(server.flora.url, {
           method: 'POST',
           path: '/',
           http2: proto === 'h2',
-          headers: { authorization: `Bearer ${flora.secret}`, 'x-faunadb-api-version': '4' },
+          headers: { authorization: `Bearer ${server.flora.secret}`, 'x-faunadb-api-version': '4' },
           body,
         });
         assert.equal(res.status, 400);
@@ -389,10 +378,10 @@ for (const proto of ['h2', 'h1'] as const) {
     }
 
     test('Long and Double stay distinct in results', async () => {
-      const res = await httpRequest(flora.url, {
+      const res = await httpRequest(server.flora.url, {
         method: 'POST',
         http2: proto === 'h2',
-        headers: { authorization: `Bearer ${flora.secret}`, 'x-faunadb-api-version': '4' },
+        headers: { authorization: `Bearer ${server.flora.secret}`, 'x-faunadb-api-version': '4' },
         body: '[{"length":"ab"},{"findstr":"ab","find":"b"},{"findstrregex":"ab","pattern":"b"}]',
       });
       assert.equal(res.body, '{"resource":[2,1,[{"start":1,"end":1,"data":"b"}]]}');

@@ -3,24 +3,13 @@
 // The driver turns `@ts` into FaunaTime and `@date` into FaunaDate; both keep the server's text
 // in `.value`, so rendered strings are compared exactly.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query as q, values, type ExprArg } from 'faunadb';
-import { clients, httpRequest, startFlora, type DriverClients, type FloraProcess } from '../helpers/server';
+import { httpRequest, serverForFile } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
 
-let flora: FloraProcess;
-let drivers: DriverClients;
-
-before(async () => {
-  flora = await startFlora();
-  drivers = clients(flora.url, flora.secret);
-});
-
-after(async () => {
-  await drivers?.close();
-  await flora?.stop();
-});
+const server = serverForFile();
 
 const T = (s: string) => ({ '@ts': s });
 const D = (s: string) => ({ '@date': s });
@@ -250,12 +239,12 @@ const ERRORS: [string, ExprArg, Expected][] = [
 for (const proto of ['h2', 'h1'] as const) {
   describe(`time functions over ${proto === 'h2' ? 'HTTP/2' : 'HTTP/1.1'}`, () => {
     test('values', async () => {
-      const results = await Promise.all(VALUES.map(([, expr]) => drivers[proto].query(expr)));
+      const results = await Promise.all(VALUES.map(([, expr]) => server.drivers[proto].query(expr)));
       VALUES.forEach(([label, , expected], i) => assert.deepEqual(plain(results[i]), expected, label));
     });
 
     test('errors', async () => {
-      const results = await Promise.all(ERRORS.map(([, expr]) => failure(drivers[proto], expr)));
+      const results = await Promise.all(ERRORS.map(([, expr]) => failure(server.drivers[proto], expr)));
       ERRORS.forEach(([label, , expected], i) => {
         const got = results[i];
         assert.equal(got.status, 400, label);
@@ -268,7 +257,7 @@ for (const proto of ['h2', 'h1'] as const) {
 
     test('Now() is the wall clock and equals Time("now") in one query', async () => {
       const before = Date.now() * 1000;
-      const [now, same, micros] = (await drivers[proto].query([
+      const [now, same, micros] = (await server.drivers[proto].query([
         q.Now(),
         q.Equals(q.Now(), q.Time('now')),
         q.ToMicros(q.Now()),
@@ -283,9 +272,9 @@ for (const proto of ['h2', 'h1'] as const) {
 }
 
 test('raw @ts and @date rendering', async () => {
-  const res = await httpRequest(flora.url, {
+  const res = await httpRequest(server.flora.url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${flora.secret}`, 'x-faunadb-api-version': '4', 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${server.flora.secret}`, 'x-faunadb-api-version': '4', 'content-type': 'application/json' },
     body: JSON.stringify([
       { epoch: 123456789, unit: 'nanosecond' },
       { time_add: { date: '2020-02-28' }, offset: 1, unit: 'day' },
