@@ -393,12 +393,15 @@ describe('delivery', () => {
     writing = false;
     await Promise.all(writers);
     const expected = (log: Log) => writes.filter((w) => w.ts > log.start!);
-    for (const log of streams) await log.until(() => log.of('set').length >= expected(log).length, 15_000, 'all writes');
-    await new Promise((r) => setTimeout(r, 200)); // nothing more may arrive
+    // A marker written after everything else: once a stream has it, it has had every earlier event.
+    const marker = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('conc'), { data: {} }));
+    const idOf = (s: { data: unknown }) => (s.data as { document: { ref: values.Ref } }).document.ref.id;
+    for (const log of streams) await log.until(() => log.of('set').some((s) => idOf(s) === marker.ref.id), 15_000, 'the marker');
     for (const sub of subs) sub.close();
     let boundary = 0;
     for (const log of streams) {
-      const got = log.of('set').map((s) => ({ ts: s.txn, id: (s.data as { document: { ref: values.Ref } }).document.ref.id }));
+      const got = log.of('set').map((s) => ({ ts: s.txn, id: idOf(s) }));
+      assert.deepEqual(got.pop()?.id, marker.ref.id); // the marker came last
       assert.deepEqual(got, expected(log));
       if (expected(log).length < writes.length) boundary++;
     }
