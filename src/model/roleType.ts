@@ -54,47 +54,51 @@ function validateLambda(v: Value, field: (string | number)[], expected: number[]
     f.add(field, 'invalid arity', `Found lambda with arity ${lambdaArity(v)} expected ${expected.join(' or ')}`);
 }
 
-async function validatePrivileges(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
+/**
+ * `privileges` and `membership` take one object or an array of them: each must be an object with
+ * only `allowed` keys; `check` validates it at its position.
+ */
+async function validateEntries(
+  field: string,
+  v: Value,
+  allowedKeys: readonly string[],
+  f: Failures,
+  check: (entry: Map<string, Value>, at: (string | number)[]) => Promise<void>,
+): Promise<void> {
   const list = v instanceof Map ? [v] : v;
-  if (!Array.isArray(list)) return f.invalidType(['privileges'], v, 'Array');
+  if (!Array.isArray(list)) return f.invalidType([field], v, 'Array');
   for (let i = 0; i < list.length; i++) {
-    const p = list[i];
-    const at = v instanceof Map ? ['privileges'] : ['privileges', i];
-    if (!(p instanceof Map)) {
-      f.invalidType(at, p, 'Map');
+    const entry = list[i];
+    const at = v instanceof Map ? [field] : [field, i];
+    if (!(entry instanceof Map)) {
+      f.invalidType(at, entry, 'Map');
       continue;
     }
-    for (const k of p.keys()) if (k !== 'resource' && k !== 'actions') f.add([...at, k], 'invalid field', 'Field not allowed.');
+    for (const k of entry.keys()) if (!allowedKeys.includes(k)) f.add([...at, k], 'invalid field', 'Field not allowed.');
+    await check(entry, at);
+  }
+}
+
+function validatePrivileges(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
+  return validateEntries('privileges', v, ['resource', 'actions'], f, async (p, at) => {
     await validateResource(ctx, db, p.get('resource'), [...at, 'resource'], f, false);
     const actions = p.get('actions');
-    if (actions === undefined || actions === null) continue;
-    if (!(actions instanceof Map)) {
-      f.invalidType([...at, 'actions'], actions, 'Map');
-      continue;
-    }
+    if (actions === undefined || actions === null) return;
+    if (!(actions instanceof Map)) return f.invalidType([...at, 'actions'], actions, 'Map');
     for (const [action, grant] of actions) {
       const field = [...at, 'actions', action];
       if (!(action in ACTION_ARITIES)) f.add(field, 'invalid field', 'Field not allowed.');
       else if (typeof grant !== 'boolean' && grant !== null) validateLambda(grant, field, ACTION_ARITIES[action], f);
     }
-  }
+  });
 }
 
-async function validateMembership(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
-  const list = v instanceof Map ? [v] : v;
-  if (!Array.isArray(list)) return f.invalidType(['membership'], v, 'Array');
-  for (let i = 0; i < list.length; i++) {
-    const m = list[i];
-    const at = v instanceof Map ? ['membership'] : ['membership', i];
-    if (!(m instanceof Map)) {
-      f.invalidType(at, m, 'Map');
-      continue;
-    }
-    for (const k of m.keys()) if (k !== 'resource' && k !== 'predicate') f.add([...at, k], 'invalid field', 'Field not allowed.');
+function validateMembership(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
+  return validateEntries('membership', v, ['resource', 'predicate'], f, async (m, at) => {
     await validateResource(ctx, db, m.get('resource'), [...at, 'resource'], f, true);
     const pred = m.get('predicate');
     if (pred !== undefined && pred !== null) validateLambda(pred, [...at, 'predicate'], [1], f);
-  }
+  });
 }
 
 /** The membership entries of a role's fields (a single object or an array). */
