@@ -3,6 +3,7 @@
 // SETTINGS so that adding one (log retention, GraphQL port, …) is a single table entry.
 
 import type { FloraConfig } from './fql/api';
+import type { QueryLimits } from './fql/budget';
 
 /** Invalid configuration: the CLI prints the message and exits with code 2. */
 export class ConfigError extends Error {
@@ -136,6 +137,48 @@ export const SETTINGS = [
     help: "Base URL of log export downloads ('' = from the request's Host)", parse: (raw) => raw.replace(/\/+$/, ''),
   }),
   // --- end query log ---
+  // --- limits (src/fql/budget.ts; README "Limits") ---
+  setting({
+    key: 'computeOpsLimit', flag: '--compute-ops-limit', env: 'FLORA_COMPUTE_OPS_LIMIT', defaultValue: 12_000,
+    help: "Compute ops one query may use (Fauna's 50-unit ops)", parse: positiveNumber('compute limit', true),
+  }),
+  setting({
+    key: 'maxValueMb', flag: '--max-value-mb', env: 'FLORA_MAX_VALUE_MB', defaultValue: 16,
+    help: 'Largest string, array or object a query may build (MiB)', parse: positiveNumber('value size'),
+  }),
+  setting({
+    key: 'maxResponseMb', flag: '--max-response-mb', env: 'FLORA_MAX_RESPONSE_MB', defaultValue: 64,
+    help: 'Largest response body (MiB)', parse: positiveNumber('response size'),
+  }),
+  setting({
+    key: 'queryMemoryMb', flag: '--query-memory-mb', env: 'FLORA_QUERY_MEMORY_MB', defaultValue: 256,
+    help: 'Memory one query may take: its decoded request, values it builds, documents it reads (MiB)', parse: positiveNumber('query memory'),
+  }),
+  setting({
+    key: 'memoryMb', flag: '--memory-mb', env: 'FLORA_MEMORY_MB', defaultValue: 512,
+    help: 'Memory all requests in flight may take together; beyond it requests get 429 (MiB)', parse: positiveNumber('memory'),
+  }),
+  setting({
+    key: 'sliceMs', flag: '--slice-ms', env: 'FLORA_SLICE_MS', defaultValue: 10,
+    help: 'Longest a query runs before other requests get their turn (ms)', parse: positiveNumber('slice', true),
+  }),
+  setting({
+    key: 'maxBodyMb', flag: '--max-body-mb', env: 'FLORA_MAX_BODY_MB', defaultValue: 8,
+    help: 'Largest request body; beyond it 413 (MiB)', parse: positiveNumber('body size'),
+  }),
+  setting({
+    key: 'bodyTimeoutMs', flag: '--body-timeout-ms', env: 'FLORA_BODY_TIMEOUT_MS', defaultValue: 30_000,
+    help: 'Longest a request may take to arrive, headers and body; then 408 (ms)', parse: positiveNumber('body timeout', true),
+  }),
+  setting({
+    key: 'idleTimeoutMs', flag: '--idle-timeout-ms', env: 'FLORA_IDLE_TIMEOUT_MS', defaultValue: 60_000,
+    help: 'An idle keep-alive connection is closed after this long (ms)', parse: positiveNumber('idle timeout', true),
+  }),
+  setting({
+    key: 'maxHeaderKb', flag: '--max-header-kb', env: 'FLORA_MAX_HEADER_KB', defaultValue: 16,
+    help: 'Largest request head (request line and headers); beyond it 431 (KiB)', parse: positiveNumber('header size', true),
+  }),
+  // --- end limits ---
 ] as const;
 
 export function defaultConfig(): FloraConfig {
@@ -185,4 +228,17 @@ export function configHelp(): string {
     return `${left}${s.help} (env ${s.env}, default ${s.defaultValue === undefined ? 'off' : JSON.stringify(s.defaultValue)})`;
   });
   return rows.join('\n');
+}
+
+const MiB = 1024 * 1024;
+
+/** The per-query limits a configuration sets. */
+export function queryLimits(c: FloraConfig): QueryLimits {
+  return {
+    computeOps: c.computeOpsLimit,
+    maxValueBytes: Math.floor(c.maxValueMb * MiB),
+    maxResponseBytes: Math.floor(c.maxResponseMb * MiB),
+    queryMemoryBytes: Math.floor(c.queryMemoryMb * MiB),
+    sliceMs: c.sliceMs,
+  };
 }

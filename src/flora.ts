@@ -6,13 +6,19 @@ import { Executor } from './fql/executor';
 import { openLmdbEngine } from './storage/lmdbEngine';
 import { openStore } from './storage/store';
 import { retention } from './model/retention';
+import { queryLimits } from './config';
+import { MemoryPool } from './fql/budget';
 
 export async function createFlora(config: FloraConfig): Promise<Executor> {
   mkdirSync(config.dataDir, { recursive: true });
   const engine = await openLmdbEngine(config.dataDir);
   const store = await openStore(engine);
   retention.graceMicros = BigInt(config.historyGraceSeconds) * 1_000_000n;
-  const executor = new Executor(store, config.rootSecret, config.collectIntervalMs);
+  const executor = new Executor(store, config.rootSecret, {
+    collectIntervalMs: config.collectIntervalMs,
+    limits: queryLimits(config),
+    pool: new MemoryPool(config.memoryMb * 1024 * 1024),
+  });
   await executor.start();
   return executor;
 }

@@ -3,6 +3,7 @@
 
 import type { EvalContext } from './context';
 import type { CommitListener } from '../storage/types';
+import type { Budget, MemoryPool, QueryLimits } from './budget';
 
 export interface QueryRequest {
   /** Raw request body text (UTF-8). */
@@ -41,7 +42,15 @@ export interface QueryResult {
 }
 
 export interface QueryService {
+  /** What one request may spend, and the memory every request in flight shares. */
+  readonly limits: QueryLimits;
+  readonly pool: MemoryPool;
   query(req: QueryRequest): Promise<QueryResult>;
+  /**
+   * True when the Authorization header's secret authenticates: checked before a request's body is
+   * read or parsed, so that a request without a valid secret costs the same whatever it carries.
+   */
+  authorize(authorization: string | undefined): Promise<boolean>;
   /**
    * Authenticates and runs `fn` in one transaction (re-run on conflict): the way in for front ends
    * other than FQL text (GraphQL, streams). Throws ProtocolError, QueryError or QueryTimeout.
@@ -83,6 +92,20 @@ export interface FloraConfig {
   /** Base of presigned URLs; '' = from the request's Host header. */
   publicUrl?: string;
   // --- end query log ---
+  // --- limits (defaults in src/config.ts; README "Limits") ---
+  computeOpsLimit: number;
+  maxValueMb: number;
+  maxResponseMb: number;
+  queryMemoryMb: number;
+  /** Memory all requests in flight may take together (the MemoryPool). */
+  memoryMb: number;
+  sliceMs: number;
+  maxBodyMb: number;
+  /** Longest a request (head and body) may take to arrive. */
+  bodyTimeoutMs: number;
+  /** Idle keep-alive connections (HTTP/1.1) and sessions (HTTP/2) are closed after this long. */
+  idleTimeoutMs: number;
+  maxHeaderKb: number;
 }
 
 export interface TransactOptions {
@@ -93,6 +116,8 @@ export interface TransactOptions {
   lastSeenTxn?: bigint;
   /** Called once the secret is accepted (before `fn` runs). */
   authenticated?: () => void;
+  /** The request's budget when the caller made one (it then releases it); else one per call. */
+  budget?: Budget;
 }
 
 export interface TransactResult<T> {

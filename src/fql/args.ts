@@ -84,7 +84,8 @@ export async function evalList(
 /** Position of element i of a list argument (an array literal reports per-element positions). */
 export function elemPos(call: CallExpr, key: string, i: number): Position {
   const e = call.args.get(key);
-  return e && e.t === 'array' ? [...call.pos, key, i] : [...call.pos, key];
+  const literal = e !== undefined && (e.t === 'array' || (e.t === 'lit' && Array.isArray(e.v)));
+  return literal ? [...call.pos, key, i] : [...call.pos, key];
 }
 
 export function lambdaArg(call: CallExpr, key: string): LambdaExpr {

@@ -39,7 +39,7 @@ function pureTxn(snapshotTs: bigint): Txn {
 }
 
 /**
- * Evaluates bindings for the transaction of `ctx`, with the same scope and deadline but no storage.
+ * Evaluates bindings for the transaction of `ctx`, with the same scope and budget but no storage.
  * A binding that fails on a document (say, Select of a field it lacks) leaves that position
  * missing, like an absent field: a document write must not fail because of an index over it.
  * Bindings that read or write are refused when the index is created.
@@ -47,7 +47,7 @@ function pureTxn(snapshotTs: bigint): Txn {
 export function bindingEvaluator(ctx: EvalContext): BindingEvaluator {
   let pure: EvalContext | undefined;
   return async (binding: Lambda, doc: Value) => {
-    pure ??= new EvalContext(pureTxn(ctx.snapshotTs), ctx.scope, ctx.catalog, ctx.deadline, true);
+    pure ??= new EvalContext(pureTxn(ctx.snapshotTs), ctx.scope, ctx.catalog, ctx.budget, true);
     try {
       return await applyLambda(binding, [doc], pure, []);
     } catch (e) {

@@ -7,13 +7,12 @@ import type { Purge } from '../model/purge';
 import type { BindingEvaluator } from '../model/indexDef';
 import { QueryError, type Position } from '../values/errors';
 import type { Lambda, Obj, Value } from '../values/types';
+import type { Budget } from './budget';
 
-/** Fauna counts 50 compute units per billed compute op; each call and lambda application is a unit. */
-export const UNITS_PER_COMPUTE_OP = 50;
+export { QueryTimeout, UNITS_PER_COMPUTE_OP } from './budget';
 export const MAX_CALL_DEPTH = 200;
 
 export class EvalContext {
-  computeUnits = 0;
   callDepth = 0;
   /** Databases whose schema this transaction changed (their cached catalog must not be used). */
   readonly schemaWrites = new Set<bigint>();
@@ -42,10 +41,19 @@ export class EvalContext {
     /** Who is asking; a user-defined function's role replaces it while the function body runs. */
     public scope: Scope,
     readonly catalog: Catalog,
-    readonly deadline: number,
+    /** The query's compute, memory and time: shared with every context the query makes. */
+    readonly budget: Budget,
     readOnly: boolean,
   ) {
     this.writesRefusedIn = readOnly ? 'get requests' : undefined;
+  }
+
+  get computeUnits(): number {
+    return this.budget.units;
+  }
+
+  get deadline(): number {
+    return this.budget.deadline;
   }
 
   get readOnly(): boolean {
@@ -78,14 +86,13 @@ export class EvalContext {
     return this.txn.snapshotTs;
   }
 
-  /** Charges one compute unit and enforces the query timeout. */
+  /** Charges one compute unit; enforces the compute limit and the query timeout. */
   tick(): void {
-    this.computeUnits++;
-    if ((this.computeUnits & 255) === 0 && Date.now() > this.deadline) throw timeout();
+    this.budget.tick();
   }
 
   checkDeadline(): void {
-    if (Date.now() > this.deadline) throw timeout();
+    this.budget.checkDeadline();
   }
 
   assertWritable(position: Position): void {
@@ -98,14 +105,4 @@ export class EvalContext {
     if (this.readAt !== undefined && this.readAt !== this.txn.snapshotTs)
       throw new QueryError('invalid write time', 'Cannot write outside of snapshot time.', position);
   }
-}
-
-export class QueryTimeout extends Error {
-  constructor() {
-    super('Read timed out');
-  }
-}
-
-function timeout(): QueryTimeout {
-  return new QueryTimeout();
 }

@@ -66,6 +66,8 @@ function evalCall(call: CallExpr, env: Env, ctx: EvalContext): Promise<Value> {
   const impl = lookup(call.fn);
   if (!impl) throw errors.notImplemented(call.fn, call.pos);
   ctx.tick();
+  // The query's slice of the event loop is used up: let other requests run first.
+  if (ctx.budget.yieldDue) return ctx.budget.pause().then(() => impl(call, env, ctx));
   return impl(call, env, ctx);
 }
 

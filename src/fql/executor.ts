@@ -5,10 +5,12 @@ import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
 import { runPurges } from '../model/purge';
-import { decodeDeferred } from '../wire/decode';
+import { decodeRequest } from '../wire/decode';
+import type { Expr } from '../wire/expr';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import type { Obj } from '../values/types';
 import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
+import { Budget, DEFAULT_LIMITS, UNBOUNDED_POOL, type MemoryPool, type QueryLimits } from './budget';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
 import { protocolErrorBody, queryErrorBody, resourceBody } from './render';
@@ -17,7 +19,17 @@ import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
 import { HistoryCollector } from './historyCollector';
 
+export interface ExecutorOptions {
+  /** Milliseconds between passes of the history/expiry collector. */
+  collectIntervalMs?: number;
+  limits?: QueryLimits;
+  /** Memory shared by every request in flight (budget.ts). */
+  pool?: MemoryPool;
+}
+
 export class Executor implements QueryService {
+  readonly limits: QueryLimits;
+  readonly pool: MemoryPool;
   private readonly catalog = new Catalog();
   private readonly auth: Authenticator;
   private readonly builder: IndexBuilder;
@@ -29,9 +41,11 @@ export class Executor implements QueryService {
   constructor(
     private readonly store: Store,
     rootSecret: string,
-    collectIntervalMs = 300_000,
+    opts: ExecutorOptions = {},
   ) {
-    this.collector = new HistoryCollector(store, this.catalog, collectIntervalMs);
+    this.limits = opts.limits ?? DEFAULT_LIMITS;
+    this.pool = opts.pool ?? UNBOUNDED_POOL;
+    this.collector = new HistoryCollector(store, this.catalog, opts.collectIntervalMs ?? 300_000);
     this.auth = new Authenticator(rootSecret, this.catalog);
     this.builder = new IndexBuilder(store, this.catalog, (db, ts) => {
       this.catalog.changed([db], ts);
@@ -75,48 +89,68 @@ export class Executor implements QueryService {
   ): Promise<TransactResult<T>> {
     const secret = secretFromHeader(authorization);
     if (!secret) throw errors.unauthorized();
-    const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
-    const run = await this.store.run<{ value: T; ctx: EvalContext }>(
-      async (txn) => {
-        const scope = await this.auth.authenticate(secret, txn);
-        if (!scope) throw errors.unauthorized();
-        opts.authenticated?.();
-        const ctx = new EvalContext(txn, scope, this.catalog, deadline, !!opts.readOnly);
-        if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
-        ctx.evalBinding = bindingEvaluator(ctx);
-        ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
-        ctx.authenticate = (s) => this.auth.authenticate(s, txn);
-        return { value: await fn(ctx), ctx };
-      },
-      // A client can only have seen times this server issued; a later value is bogus and must not
-      // push the clock forward.
-      { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()) },
-    );
-    const { value, ctx } = run.result;
-    if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
-    if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
-    if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
-    for (const b of ctx.indexBuilds) this.builder.start(b.db, b.index);
-    return { result: value, ctx, ts: run.ts, retries: run.retries, metrics: toMetrics(run.metrics, ctx.computeUnits, run.retries) };
+    const budget = opts.budget ?? this.budget(opts.timeoutMs);
+    try {
+      const run = await this.store.run<{ value: T; ctx: EvalContext }>(
+        async (txn) => {
+          const scope = await this.auth.authenticate(secret, txn);
+          if (!scope) throw errors.unauthorized();
+          opts.authenticated?.();
+          budget.startAttempt();
+          const ctx = new EvalContext(txn, scope, this.catalog, budget, !!opts.readOnly);
+          if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
+          ctx.evalBinding = bindingEvaluator(ctx);
+          ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
+          ctx.authenticate = (s) => this.auth.authenticate(s, txn);
+          return { value: await fn(ctx), ctx };
+        },
+        // A client can only have seen times this server issued; a later value is bogus and must not
+        // push the clock forward.
+        { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()) },
+      );
+      const { value, ctx } = run.result;
+      if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
+      if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
+      if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
+      for (const b of ctx.indexBuilds) this.builder.start(b.db, b.index);
+      return { result: value, ctx, ts: run.ts, retries: run.retries, metrics: toMetrics(run.metrics, ctx.computeUnits, run.retries) };
+    } finally {
+      if (!opts.budget) budget.release();
+    }
+  }
+
+  /** A fresh budget for one request: this server's limits, its memory pool, the request's timeout. */
+  budget(timeoutMs = 120_000): Budget {
+    return new Budget(this.limits, Date.now() + timeoutMs, this.pool);
+  }
+
+  /** True when the Authorization header names a secret that authenticates (read-only, no body needed). */
+  async authorize(authorization: string | undefined): Promise<boolean> {
+    const secret = secretFromHeader(authorization);
+    if (!secret) return false;
+    const run = await this.store.run((txn) => this.auth.authenticate(secret, txn));
+    return run.result !== undefined;
   }
 
   private async run(req: QueryRequest): Promise<QueryResult> {
-    const parsed = decodeDeferred(req.body);
+    const budget = this.budget(req.timeoutMs);
+    let parsed: Expr | undefined;
     let last: EvalContext | undefined; // the latest attempt, for the metrics of an error response
     try {
       const run = await this.transact(
         req.authorization,
-        (ctx) => {
+        async (ctx) => {
           last = ctx;
-          if ('error' in parsed) throw parsed.error;
-          return evalExpr(parsed.expr, Env.empty, ctx);
+          // Parsed once the secret is known to be good (fql-v4.md §1.3), once for all attempts.
+          parsed ??= await decodeRequest(req.body, budget);
+          return evalExpr(parsed, Env.empty, ctx);
         },
-        { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn },
+        { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn, budget },
       );
       const fresh = run.result instanceof Map && run.ctx.freshDocs.has(run.result as Obj);
       return {
         status: fresh ? 201 : 200,
-        body: resourceBody(run.result, run.ts),
+        body: resourceBody(run.result, run.ts, this.limits.maxResponseBytes),
         txnTime: run.ts,
         metrics: run.metrics,
         database: databaseOf(run.ctx),
@@ -134,12 +168,9 @@ export class Executor implements QueryService {
       if (e instanceof ProtocolError) return { ...this.protocolError(e), database: databaseOf(last) };
       if (e instanceof QueryTimeout)
         return { ...this.protocolError(new ProtocolError(503, 'time out', 'Read timed out')), database: databaseOf(last) };
-      const message = e instanceof Error ? e.message : String(e);
-      return {
-        status: 500,
-        body: protocolErrorBody({ code: 'internal server error', description: `${message} Please create a ticket at https://support.fauna.com` }),
-        txnTime: this.store.now(),
-      };
+      throw e; // a fault of the server's own: the HTTP layer answers 500 with a request id
+    } finally {
+      budget.release();
     }
   }
 

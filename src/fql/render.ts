@@ -1,12 +1,26 @@
 // Response bodies: {"resource": …} and {"errors": […]} in Fauna's shapes.
 
-import { encodeValue } from '../wire/encode';
+import { encodeValue, TooLong } from '../wire/encode';
 import { jsonString } from '../wire/json';
 import type { ProtocolError, QueryError } from '../values/errors';
 import type { Value } from '../values/types';
+import { LimitExceeded } from './budget';
 
-export function resourceBody(v: Value, txnTs: bigint): string {
-  return `{"resource":${encodeValue(v, { txnTs })}}`;
+/** `{"resource": …}`; a rendering longer than `maxBytes` characters is refused (LimitExceeded). */
+export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity): string {
+  let body: string;
+  try {
+    body = `{"resource":${encodeValue(v, { txnTs, maxLength: maxBytes })}}`;
+  } catch (e) {
+    if (e instanceof TooLong) throw responseTooLarge(e.length, maxBytes);
+    throw e;
+  }
+  if (body.length > maxBytes) throw responseTooLarge(body.length, maxBytes);
+  return body;
+}
+
+export function responseTooLarge(size: number, limit: number): LimitExceeded {
+  return new LimitExceeded(`Response exceeds the size limit: got ${size} bytes or more, limit ${limit} bytes`);
 }
 
 function position(p: (string | number)[]): string {

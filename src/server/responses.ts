@@ -1,5 +1,6 @@
 // Response bodies and the headers every FQL v4 response carries (fql-v4.md §1.5, §1.7).
 
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueryMetrics } from '../fql/api';
@@ -53,9 +54,16 @@ export function queryError(status: number, code: string, description: string, po
   return { status, body: JSON.stringify({ errors: [{ position, code, description }] }) };
 }
 
-export function internalError(err: unknown): Outcome {
-  const message = err instanceof Error ? err.message : String(err);
-  return protocolError(500, 'internal server error', `${message} Please create a ticket at https://support.fauna.com`);
+/**
+ * A fault of the server's own (never the client's input): the stack goes to the server's log under a
+ * request id, and the client gets only that id to quote.
+ */
+export function internalError(err: unknown, where: string): Outcome {
+  const id = randomBytes(8).toString('hex');
+  console.error(`flora: internal error [request ${id}] in ${where}:`, err);
+  return protocolError(500, 'internal server error', `Internal server error. The server's log has the details under request id ${id}.`, {
+    'x-request-id': id,
+  });
 }
 
 /** Metrics headers are left out of 401 and 500 responses, as Fauna does. */

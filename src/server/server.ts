@@ -67,8 +67,7 @@ export async function startServer(
       if (err instanceof ProtocolError) return protocolError(err.status, err.code, err.description, err.headers);
       // Nobody is listening any more; send() will find the response closed and do nothing.
       if (err instanceof ClientClosed) return protocolError(400, 'bad request', err.message);
-      console.error('flora: internal error while handling %s %s:', ctx.method, ctx.path, err);
-      return internalError(err);
+      return internalError(err, `${ctx.method} ${ctx.path}`);
     }
   };
 
@@ -120,9 +119,8 @@ export async function startServer(
         logOutcome(logger, ctx, outcome, response, startedMs, doneMs); // query log: after the response is out
       })
       .catch((err: unknown) => {
-        console.error('flora: cannot write response:', err);
         try {
-          const outcome = internalError(err);
+          const outcome = internalError(err, `writing the response to ${ctx.method} ${ctx.path}`);
           const response = finalize(ctx, outcome);
           const doneMs = Date.now();
           send(response);

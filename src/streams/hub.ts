@@ -26,7 +26,8 @@ import { evalExpr } from '../fql/evaluator';
 import { NATIVE_IDS } from '../model/catalog';
 import type { CommitEvent, CommittedIndexEntry, CommittedVersion } from '../storage/types';
 import { ProtocolError, QueryError } from '../values/errors';
-import { decodeDeferred } from '../wire/decode';
+import { decodeRequest } from '../wire/decode';
+import type { Expr } from '../wire/expr';
 import type { StreamSink } from './sink';
 import {
   collKeyString,
@@ -148,8 +149,8 @@ export class StreamHub {
   async open(req: OpenRequest): Promise<Opened> {
     let database: LoggedDatabase | undefined;
     if (this.closing) return { ok: false, error: SHUTTING_DOWN(), database };
-    // Like queries: parse errors (and the fields parameter) are reported once the caller is known.
-    const parsed = decodeDeferred(req.body);
+    // Like queries: the body is parsed, and the fields parameter judged, once the caller is known.
+    let parsed: Expr | undefined;
     const { fields } = req;
     const session = new Session(this, req.authorization, fields instanceof ProtocolError ? [] : fields);
     this.add(session);
@@ -163,8 +164,8 @@ export class StreamHub {
         async (tctx) => {
           database = { id: tctx.scope.db, path: tctx.scope.path };
           if (fields instanceof ProtocolError) throw fields;
-          if ('error' in parsed) throw parsed.error;
-          return streamTarget(tctx, await evalExpr(parsed.expr, Env.empty, tctx));
+          parsed ??= await decodeRequest(req.body, tctx.budget);
+          return streamTarget(tctx, await evalExpr(parsed, Env.empty, tctx));
         },
         {
           readOnly: true,

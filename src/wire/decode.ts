@@ -2,7 +2,7 @@
 // matches one; otherwise single-key `@` escapes; otherwise a parse error. Escapes and `quote`
 // produce literal values: nothing inside them is an expression.
 
-import { errors, QueryError, type Position } from '../values/errors';
+import { errors, type Position } from '../values/errors';
 import {
   Bytes,
   DateV,
@@ -16,8 +16,8 @@ import {
   type Value,
 } from '../values/types';
 import { matchForm, noFormMessage, type RecognizedForm } from './builders';
-import type { Expr, JsonObject, JsonValue, LambdaExpr, LetExpr } from './expr';
-import { parseJson } from './json';
+import type { Expr, JsonObject, JsonValue, LambdaExpr, LetExpr, LitExpr } from './expr';
+import { JsonParser, parseJson } from './json';
 import { parseDate, parseIsoTime } from './time';
 
 /** parseJson + decodeExpr: the request body of `POST /`. */
@@ -26,27 +26,126 @@ export function decodeQueryBody(text: string): Expr {
 }
 
 /**
- * A request body decoded now and its parse error kept for later: Fauna reports parse errors only
- * once the caller is known to be authorised.
+ * How a decode shares the event loop (it works for `sliceMs`, then awaits `pause()`) and charges
+ * the memory its trees take (`alloc` throws when the request may not have more).
  */
-export function decodeDeferred(text: string): { expr: Expr } | { error: QueryError } {
-  try {
-    return { expr: decodeQueryBody(text) };
-  } catch (e) {
-    if (!(e instanceof QueryError)) throw e;
-    return { error: e };
+export interface Pacer {
+  readonly sliceMs: number;
+  pause(): Promise<void>;
+  alloc(bytes: number): void;
+}
+
+// What the trees cost in V8's heap, measured on large bodies of several shapes: a parsed JSON value
+// ~40 bytes, a decoded container (its node, positions and argument map) ~400; a small body at most
+// ~24 bytes per character of text.
+const PARSED_VALUE_BYTES = 40;
+const DECODED_NODE_BYTES = 400;
+const SMALL_BODY_BYTES_PER_CHAR = 24;
+
+/** Bodies up to this size are decoded in one go: they take well under a slice. */
+const SYNC_DECODE_CHARS = 64 * 1024;
+/** JSON values parsed between two looks at the clock. */
+const PARSE_STEP = 2048;
+
+/**
+ * The request body of `POST /` (and of a stream) as an expression, decoded a slice at a time so that
+ * a body of several MiB never holds the event loop for longer than `pacer.sliceMs`.
+ */
+export async function decodeRequest(text: string, pacer: Pacer): Promise<Expr> {
+  if (text.length <= SYNC_DECODE_CHARS) {
+    pacer.alloc(text.length * SMALL_BODY_BYTES_PER_CHAR);
+    return decodeQueryBody(text);
   }
+  // The body's text stays alive as long as any string sliced from it does.
+  pacer.alloc(text.length * 2);
+  const parser = new JsonParser(text);
+  let sliceEnd = performance.now() + pacer.sliceMs;
+  while (!parser.step(PARSE_STEP)) {
+    pacer.alloc(PARSE_STEP * PARSED_VALUE_BYTES);
+    if (performance.now() >= sliceEnd) {
+      await pacer.pause();
+      sliceEnd = performance.now() + pacer.sliceMs;
+    }
+  }
+  const json = parser.result;
+  const session: Slicing = { resume: undefined, charge: (nodes) => pacer.alloc(nodes * DECODED_NODE_BYTES) };
+  for (;;) {
+    const expr = decodeSlice(json, session, performance.now() + pacer.sliceMs);
+    if (expr) return expr;
+    await pacer.pause();
+  }
+}
+
+// --- slicing -------------------------------------------------------------------------------
+// The decoder is recursive. To stop in the middle of a large tree it throws SUSPEND from the next
+// node it would start; every loop over children catches it, files what it has done so far under
+// its JSON container in `resume`, and rethrows. The next slice starts again from the root, and each
+// loop picks up its filed state, so completed subtrees are not decoded twice. Decoding outside a
+// slice (every small body, lambda bodies) never suspends.
+
+const SUSPEND = Symbol('suspend');
+/** Nodes between two looks at the clock while slicing. */
+const CHECK_EVERY = 1024;
+
+interface Slicing {
+  /** Partial state of the loops interrupted by the last SUSPEND, by JSON container. */
+  resume: Map<object, LoopState> | undefined;
+  /** Charges the memory of `nodes` decoded containers (throws when over budget). */
+  charge(nodes: number): void;
+}
+
+interface LoopState {
+  i: number;
+  done: unknown;
+}
+
+let fuel = Infinity;
+let sliceEnd = 0;
+let slicing: Slicing | undefined;
+
+/** Decodes until `until` (performance.now()); the expression, or undefined when the time ran out. */
+function decodeSlice(json: JsonValue, session: Slicing, until: number): Expr | undefined {
+  slicing = session;
+  fuel = CHECK_EVERY;
+  sliceEnd = until;
+  try {
+    return decodeExpr(json);
+  } catch (e) {
+    if (e === SUSPEND) return undefined;
+    throw e;
+  } finally {
+    slicing = undefined;
+    fuel = Infinity;
+  }
+}
+
+/** Called before a node is decoded: throws SUSPEND when the slice is over. */
+function pace(): void {
+  if (--fuel > 0) return;
+  fuel = CHECK_EVERY;
+  slicing?.charge(CHECK_EVERY);
+  if (performance.now() >= sliceEnd) throw SUSPEND;
+}
+
+/** The state a loop over `container` filed when it was suspended (taken back), if any. */
+function resumed<T>(container: object): { i: number; done: T } | undefined {
+  const state = slicing?.resume?.get(container);
+  if (state) slicing!.resume!.delete(container);
+  return state as { i: number; done: T } | undefined;
+}
+
+/** Files a loop's state when SUSPEND passes through it; rethrows everything. */
+function suspended(e: unknown, container: object, i: number, done: unknown): never {
+  if (e === SUSPEND) (slicing!.resume ??= new Map()).set(container, { i, done });
+  throw e;
 }
 
 // --- expressions ---------------------------------------------------------------------------
 
 export function decodeExpr(json: JsonValue, pos: Position = []): Expr {
   if (json === null || typeof json !== 'object') return { t: 'lit', v: json, pos };
-  if (Array.isArray(json)) {
-    const items: Expr[] = new Array(json.length);
-    for (let i = 0; i < json.length; i++) items[i] = decodeExpr(json[i], at(pos, i));
-    return { t: 'array', items, pos };
-  }
+  pace();
+  if (Array.isArray(json)) return decodeArray(json, pos, true);
   const form = matchForm(json);
   if (form) return decodeForm(json, form, pos);
   if (json.size === 1) {
@@ -55,6 +154,28 @@ export function decodeExpr(json: JsonValue, pos: Position = []): Expr {
     if (ESCAPES.has(key)) return { t: 'lit', v: decodeEscape(key, inner, pos), pos };
   }
   throw errors.invalidExpression(noFormMessage(json.keys()), pos);
+}
+
+/**
+ * An array literal. One whose elements are all constants is itself a constant (one node, no
+ * per-element positions: constants cannot fail), unless its array-ness matters (`do`, `and`, `or`).
+ */
+function decodeArray(json: JsonValue[], pos: Position, fold: boolean): Expr {
+  if (fold && json.every(isScalar)) return { t: 'lit', v: json, pos };
+  const state = resumed<Expr[]>(json);
+  const items = state?.done ?? new Array<Expr>(json.length);
+  let i = state?.i ?? 0;
+  try {
+    for (; i < json.length; i++) items[i] = decodeExpr(json[i], at(pos, i));
+  } catch (e) {
+    suspended(e, json, i, items);
+  }
+  if (fold && items.every((x) => x.t === 'lit')) return { t: 'lit', v: items.map((x) => (x as LitExpr).v), pos };
+  return { t: 'array', items, pos };
+}
+
+function isScalar(j: JsonValue): boolean {
+  return j === null || typeof j !== 'object';
 }
 
 /** Special forms whose literal operand list may not be empty (a parse error in Fauna). */
@@ -78,9 +199,22 @@ function decodeForm(json: JsonObject, form: RecognizedForm, pos: Position): Expr
       // Quoted data is resolved now: the evaluator just returns the value.
       return { t: 'lit', v: decodeLiteral(json.get('quote')!, at(pos, 'quote')), pos };
   }
-  const args = new Map<string, Expr>();
-  for (const [k, v] of json) args.set(k, decodeExpr(v, at(pos, k)));
-  if (EXPR_LISTS.has(canonical)) {
+  // Only a literal list is a sequence for do/and/or: it stays an array expression.
+  const list = EXPR_LISTS.has(canonical);
+  const state = resumed<Map<string, Expr>>(json);
+  const args = state?.done ?? new Map<string, Expr>();
+  const keys = [...json.keys()];
+  let i = state?.i ?? 0;
+  try {
+    for (; i < keys.length; i++) {
+      const k = keys[i];
+      const v = json.get(k)!;
+      args.set(k, list && k === head && Array.isArray(v) ? decodeArray(v, at(pos, k), false) : decodeExpr(v, at(pos, k)));
+    }
+  } catch (e) {
+    suspended(e, json, i, args);
+  }
+  if (list) {
     const list = json.get(head);
     if (Array.isArray(list) && list.length === 0)
       throw errors.invalidExpression('Expression list cannot be empty.', at(pos, head));
@@ -115,19 +249,28 @@ function lambdaParams(j: JsonValue): LambdaParams | undefined {
 
 function decodeLet(json: JsonObject, pos: Position): LetExpr {
   const b = json.get('let')!;
-  const bindings: [string, Expr][] = [];
   const lp = at(pos, 'let');
+  // Each binding with its JSON and position: the driver's form is an array of (normally
+  // single-key) objects, in order; the other an object.
+  const todo: [string, JsonValue, Position][] = [];
   if (Array.isArray(b)) {
-    // The driver's form: an array of (normally single-key) objects, in order.
     for (let i = 0; i < b.length; i++) {
       const item = b[i];
       if (!(item instanceof Map)) throw expected('Object', item, at(lp, i));
-      for (const [name, e] of item) bindings.push([name, decodeExpr(e, at(at(lp, i), name))]);
+      for (const [name, e] of item) todo.push([name, e, at(at(lp, i), name)]);
     }
   } else if (b instanceof Map) {
-    for (const [name, e] of b) bindings.push([name, decodeExpr(e, at(lp, name))]);
+    for (const [name, e] of b) todo.push([name, e, at(lp, name)]);
   } else {
     throw expected('Object or Array', b, lp);
+  }
+  const state = resumed<[string, Expr][]>(json);
+  const bindings = state?.done ?? [];
+  let i = state?.i ?? 0;
+  try {
+    for (; i < todo.length; i++) bindings.push([todo[i][0], decodeExpr(todo[i][1], todo[i][2])]);
+  } catch (e) {
+    suspended(e, json, i, bindings);
   }
   return { t: 'let', bindings, body: decodeExpr(json.get('in')!, at(pos, 'in')), pos };
 }
@@ -144,9 +287,18 @@ function decodeObjectLiteral(j: JsonValue, pos: Position): Expr {
   return objectExpr(j, op, pos);
 }
 
+/** An object literal; one whose values are all constants is itself a constant. */
 function objectExpr(j: JsonObject, childPos: Position, pos: Position): Expr {
-  const entries: [string, Expr][] = [];
-  for (const [k, v] of j) entries.push([k, decodeExpr(v, at(childPos, k))]);
+  const state = resumed<[string, Expr][]>(j);
+  const entries = state?.done ?? [];
+  const keys = [...j.keys()];
+  let i = state?.i ?? 0;
+  try {
+    for (; i < keys.length; i++) entries.push([keys[i], decodeExpr(j.get(keys[i])!, at(childPos, keys[i]))]);
+  } catch (e) {
+    suspended(e, j, i, entries);
+  }
+  if (entries.every(([, x]) => x.t === 'lit')) return { t: 'lit', v: new Map(entries.map(([k, x]) => [k, (x as LitExpr).v])), pos };
   return { t: 'object', entries, pos };
 }
 
@@ -171,9 +323,17 @@ const ESCAPES: ReadonlySet<string> = new Set(['@ref', '@ts', '@date', '@bytes', 
  */
 export function decodeLiteral(json: JsonValue, pos: Position = []): Value {
   if (json === null || typeof json !== 'object') return json;
+  pace();
   if (Array.isArray(json)) {
-    const out: Value[] = new Array(json.length);
-    for (let i = 0; i < json.length; i++) out[i] = decodeLiteral(json[i], at(pos, i));
+    if (json.every(isScalar)) return json;
+    const state = resumed<Value[]>(json);
+    const out = state?.done ?? new Array<Value>(json.length);
+    let i = state?.i ?? 0;
+    try {
+      for (; i < json.length; i++) out[i] = decodeLiteral(json[i], at(pos, i));
+    } catch (e) {
+      suspended(e, json, i, out);
+    }
     return out;
   }
   if (json.size === 1) {
@@ -189,8 +349,15 @@ export function decodeLiteral(json: JsonValue, pos: Position = []): Value {
 }
 
 function literalObj(json: JsonObject, pos: Position): Obj {
-  const out: Obj = new Map();
-  for (const [k, v] of json) out.set(k, decodeLiteral(v, at(pos, k)));
+  const state = resumed<Obj>(json);
+  const out: Obj = state?.done ?? new Map();
+  const keys = [...json.keys()];
+  let i = state?.i ?? 0;
+  try {
+    for (; i < keys.length; i++) out.set(keys[i], decodeLiteral(json.get(keys[i])!, at(pos, keys[i])));
+  } catch (e) {
+    suspended(e, json, i, out);
+  }
   return out;
 }
 

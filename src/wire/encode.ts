@@ -20,6 +20,15 @@ import { formatDate, formatTime } from './time';
 export interface EncodeContext {
   /** The transaction's commit time (µs), rendered for TxnTime. */
   txnTs: bigint;
+  /** Rendering stops (TooLong) once an array or object grows past this many characters. */
+  maxLength?: number;
+}
+
+/** A rendering went past EncodeContext.maxLength: `length` is how far it got. */
+export class TooLong extends Error {
+  constructor(readonly length: number) {
+    super(`rendering exceeds ${length} characters`);
+  }
 }
 
 export function encodeValue(v: Value, ctx: EncodeContext): string {
@@ -36,17 +45,23 @@ export function encodeValue(v: Value, ctx: EncodeContext): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) {
     if (v.length === 0) return '[]';
+    const max = ctx.maxLength ?? Infinity;
     let out = '[' + encodeValue(v[0], ctx);
-    for (let i = 1; i < v.length; i++) out += ',' + encodeValue(v[i], ctx);
+    for (let i = 1; i < v.length; i++) {
+      out += ',' + encodeValue(v[i], ctx);
+      if (out.length > max) throw new TooLong(out.length);
+    }
     return out + ']';
   }
   if (v instanceof Map) {
     let out = '{';
     let first = true;
     let escape = false;
+    const max = ctx.maxLength ?? Infinity;
     for (const [k, x] of v) {
       if (k.charCodeAt(0) === 64 /* @ */) escape = true;
       out += (first ? '' : ',') + jsonString(k) + ':' + encodeValue(x, ctx);
+      if (out.length > max) throw new TooLong(out.length);
       first = false;
     }
     out += '}';

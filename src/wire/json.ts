@@ -11,25 +11,135 @@ export const MAX_JSON_DEPTH = 1000;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
 
-// Parser state lives in module variables: parsing is synchronous and never re-entrant,
-// and closures over locals are measurably slower than plain module state in V8.
+// Scanner state lives in module variables: each parse step is synchronous, and closures over locals
+// are measurably slower than plain module state in V8. A step copies its parser's position in and
+// out, so parses suspended between steps (large bodies, parsed a slice at a time) never mix.
 let src = '';
 let pos = 0;
 
 const invalid = () => errors.invalidExpression('Request body is not valid JSON.');
+const tooDeep = () => errors.invalidExpression('Request body JSON exceeds nesting limit.');
 
 export function parseJson(text: string): JsonValue {
-  src = text;
-  pos = 0;
-  try {
-    skipWs();
-    if (pos >= src.length) throw errors.invalidExpression('No query provided.');
-    const v = parseValue(0);
-    skipWs();
-    if (pos < src.length) throw invalid();
-    return v;
-  } finally {
-    src = ''; // do not pin a large body in memory
+  const parser = new JsonParser(text);
+  parser.step(Infinity);
+  return parser.result;
+}
+
+const VALUE = 0; // a value is expected
+const KEY = 1; // an object key (or the end of an empty object) is expected
+const AFTER = 2; // a value was read: ',' or the end of its container is expected
+
+/**
+ * An iterative (explicit-stack) JSON parser that can stop after any number of values and go on
+ * later, so that a body of several MiB is parsed a slice at a time.
+ */
+export class JsonParser {
+  private at = 0;
+  private state = VALUE;
+  private readonly stack: (JsonValue[] | JsonObject)[] = [];
+  /** The pending key of each open object (unused for arrays). */
+  private readonly keys: string[] = [];
+  private root: JsonValue = null;
+  private finished = false;
+
+  constructor(private text: string) {}
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  get result(): JsonValue {
+    if (!this.finished) throw new Error('JsonParser: not finished');
+    return this.root;
+  }
+
+  /** Reads up to `values` more values; true once the document is complete. Throws Fauna's parse errors. */
+  step(values: number): boolean {
+    if (this.finished) return true;
+    src = this.text;
+    pos = this.at;
+    try {
+      if (pos === 0 && this.stack.length === 0) {
+        skipWs();
+        if (pos >= src.length) throw errors.invalidExpression('No query provided.');
+      }
+      const stack = this.stack;
+      for (;;) {
+        let v: JsonValue;
+        if (this.state === AFTER) {
+          skipWs();
+          const top = stack[stack.length - 1];
+          const c = src.charCodeAt(pos++);
+          if (c === 44 /* , */) {
+            this.state = Array.isArray(top) ? VALUE : KEY;
+            skipWs();
+            if (this.state === KEY && src.charCodeAt(pos) !== 34) throw invalid();
+            continue;
+          }
+          if (c !== (Array.isArray(top) ? 93 /* ] */ : 125) /* } */) throw invalid();
+          stack.pop();
+          v = top;
+        } else if (this.state === KEY) {
+          const c = src.charCodeAt(pos);
+          if (c === 125 /* } */) {
+            pos++;
+            v = stack.pop()!;
+          } else {
+            if (c !== 34) throw invalid();
+            const key = parseString();
+            skipWs();
+            if (src.charCodeAt(pos) !== 58 /* : */) throw invalid();
+            pos++;
+            skipWs();
+            this.keys[stack.length - 1] = key;
+            this.state = VALUE;
+            continue;
+          }
+        } else {
+          if (--values < 0) return false;
+          const c = src.charCodeAt(pos);
+          if (c === 123 /* { */ || c === 91 /* [ */) {
+            if (stack.length >= MAX_JSON_DEPTH) throw tooDeep();
+            pos++;
+            skipWs();
+            if (c === 123) {
+              stack.push(new Map());
+              this.state = KEY;
+              continue;
+            }
+            if (src.charCodeAt(pos) === 93 /* ] */) {
+              pos++;
+              v = [];
+            } else {
+              stack.push([]);
+              continue;
+            }
+          } else {
+            v = parseScalar(c);
+          }
+        }
+        // A value is complete: it goes into its container, or it is the document.
+        if (stack.length === 0) {
+          skipWs();
+          if (pos < src.length) throw invalid();
+          this.root = v;
+          this.finished = true;
+          this.text = ''; // do not pin a large body in memory
+          return true;
+        }
+        const top = stack[stack.length - 1];
+        if (Array.isArray(top)) top.push(v);
+        else {
+          const key = this.keys[stack.length - 1];
+          if (!top.has(key)) top.set(key, v); // first occurrence wins, as in Fauna
+        }
+        this.state = AFTER;
+      }
+    } finally {
+      this.at = pos;
+      src = '';
+    }
   }
 }
 
@@ -44,13 +154,8 @@ function skipWs(): void {
   pos = i;
 }
 
-function parseValue(depth: number): JsonValue {
-  const c = src.charCodeAt(pos);
+function parseScalar(c: number): JsonValue {
   switch (c) {
-    case 123 /* { */:
-      return parseObject(depth + 1);
-    case 91 /* [ */:
-      return parseArray(depth + 1);
     case 34 /* " */:
       return parseString();
     case 116 /* t */:
@@ -69,57 +174,6 @@ function keyword<T extends JsonValue>(word: string, value: T): T {
   if (!src.startsWith(word, pos)) throw invalid();
   pos += word.length;
   return value;
-}
-
-function parseObject(depth: number): JsonObject {
-  if (depth > MAX_JSON_DEPTH) throw errors.invalidExpression('Request body JSON exceeds nesting limit.');
-  pos++; // {
-  const out: JsonObject = new Map();
-  skipWs();
-  if (src.charCodeAt(pos) === 125 /* } */) {
-    pos++;
-    return out;
-  }
-  for (;;) {
-    if (src.charCodeAt(pos) !== 34) throw invalid();
-    const key = parseString();
-    skipWs();
-    if (src.charCodeAt(pos) !== 58 /* : */) throw invalid();
-    pos++;
-    skipWs();
-    const v = parseValue(depth);
-    if (!out.has(key)) out.set(key, v); // first occurrence wins, as in Fauna
-    skipWs();
-    const c = src.charCodeAt(pos++);
-    if (c === 44 /* , */) {
-      skipWs();
-      continue;
-    }
-    if (c === 125 /* } */) return out;
-    throw invalid();
-  }
-}
-
-function parseArray(depth: number): JsonValue[] {
-  if (depth > MAX_JSON_DEPTH) throw errors.invalidExpression('Request body JSON exceeds nesting limit.');
-  pos++; // [
-  const out: JsonValue[] = [];
-  skipWs();
-  if (src.charCodeAt(pos) === 93 /* ] */) {
-    pos++;
-    return out;
-  }
-  for (;;) {
-    out.push(parseValue(depth));
-    skipWs();
-    const c = src.charCodeAt(pos++);
-    if (c === 44 /* , */) {
-      skipWs();
-      continue;
-    }
-    if (c === 93 /* ] */) return out;
-    throw invalid();
-  }
 }
 
 function parseString(): string {

@@ -100,7 +100,7 @@ test('object literals', () => {
   assert.equal(o.t, 'object');
   if (o.t !== 'object') return;
   assert.deepEqual(o.pos, []);
-  assert.deepEqual(call(d('{"add":[{"object":{"a":1}}]}')).args.get('add')!.t, 'array');
+  assert.deepEqual(call(d('{"add":[{"object":{"a":{"var":"x"}}}]}')).args.get('add')!.t, 'array');
   assert.deepEqual(o.entries.map(([k, e]) => [k, e.t, e.pos]), [
     ['a', 'call', ['object', 'a']],
     ['@b', 'lit', ['object', '@b']],
@@ -116,8 +116,28 @@ test('object literals', () => {
   fails('{"object":[1]}', 'Object expected, Array provided.', ['object']);
 });
 
+test('constant arrays and objects decode to one constant node', () => {
+  const arr = d('[1,"a",null,[2,[3]]]');
+  assert.equal(arr.t, 'lit');
+  if (arr.t === 'lit') assert.deepEqual(arr.v, [1n, 'a', null, [2n, [3n]]]);
+  const o = d('{"object":{"a":1,"b":{"object":{"c":[true]}},"t":{"@ts":"1970-01-01T00:00:00Z"}}}');
+  assert.equal(o.t, 'lit');
+  if (o.t === 'lit') {
+    assert.ok(o.v instanceof Map && (o.v.get('b') as Map<string, Value>).get('c') !== undefined);
+    assert.ok(o.v.get('t') instanceof Time);
+  }
+  // One non-constant element keeps the array an expression.
+  assert.equal(d('[1,{"var":"x"}]').t, 'array');
+  assert.equal(d('{"object":{"a":1,"b":{"var":"x"}}}').t, 'object');
+  // The operand list of do/and/or stays a list: its array-ness decides what the call means.
+  for (const head of ['do', 'and', 'or']) {
+    const c = call(d(`{"${head}":[true,false]}`));
+    assert.equal(c.args.get(head)!.t, 'array', head);
+  }
+});
+
 test('@obj in expression position', () => {
-  const a = d('{"@obj":{"object":{"a":1}}}');
+  const a = d('{"@obj":{"object":{"a":{"var":"x"}}}}');
   assert.ok(a.t === 'object' && a.entries[0][0] === 'a');
   const b = d('{"@obj":{"@ts":{"var":"x"},"k":1}}');
   assert.ok(b.t === 'object');

@@ -1,0 +1,219 @@
+// What one query may spend, and the process-wide pool its memory comes out of.
+//
+// Each process serves every request on one event loop, so a query is bounded three ways:
+//  - compute, counted in Fauna's units (fql-v4.md §9: 12,000 ops of 50 units per transaction);
+//  - memory: the values it builds (strings, arrays, objects), the documents it reads and its decoded
+//    request are charged to the query (one value may not exceed the value cap, all of them together
+//    not the query's share) and reserved from a pool shared by every request in flight, so the
+//    process's memory stays bounded however many requests arrive at once;
+//  - time on the loop: the evaluator yields every `sliceMs` so no query holds the others up.
+// Sizes are estimates of what the values cost in V8's heap, not of their JSON.
+
+import { ProtocolError } from '../values/errors';
+
+/** Fauna counts 50 compute units per billed compute op; each call and lambda application is a unit. */
+export const UNITS_PER_COMPUTE_OP = 50;
+
+const MiB = 1024 * 1024;
+
+export interface QueryLimits {
+  /** Compute ops per transaction (Fauna's 12,000). */
+  computeOps: number;
+  /** Largest single string (in characters), array (8 bytes an element) or object (16 bytes a field). */
+  maxValueBytes: number;
+  /** Largest response body, in bytes. */
+  maxResponseBytes: number;
+  /** What one query may allocate: values it builds, documents it reads, its decoded request. */
+  queryMemoryBytes: number;
+  /** Longest the evaluator runs before it lets other requests in, in ms. */
+  sliceMs: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
+  computeOps: 12_000,
+  maxValueBytes: 16 * MiB,
+  maxResponseBytes: 64 * MiB,
+  queryMemoryBytes: 256 * MiB,
+  sliceMs: 10,
+});
+
+/** A query went over one of its limits: 400 `bad request`, as Fauna reports its own (no position). */
+export class LimitExceeded extends ProtocolError {
+  constructor(description: string) {
+    super(400, 'bad request', description);
+  }
+}
+
+/** The process has no memory left for this request right now: 429, retryable (Fauna's wording). */
+export class TooBusy extends ProtocolError {
+  constructor() {
+    super(429, 'too many requests', 'Too many pending requests');
+  }
+}
+
+export function tooMuchCompute(units: number, limitOps: number): LimitExceeded {
+  return new LimitExceeded(
+    `Transaction does too much compute: got ${Math.ceil(units / UNITS_PER_COMPUTE_OP)}, limit: ${limitOps}`,
+  );
+}
+
+/**
+ * Memory shared by every request in flight: each reserves what it charges and gives it back when it
+ * ends. Reservations are counted, not measured: the pool bounds what the charged allocations can
+ * add to the process's heap.
+ */
+export class MemoryPool {
+  private used = 0;
+
+  constructor(readonly capacity: number) {}
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Takes `bytes` or nothing: false when they do not fit. */
+  tryReserve(bytes: number): boolean {
+    if (this.used + bytes > this.capacity) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+}
+
+/** The pool of a process that sets none (unit tests, tools): effectively unbounded. */
+export const UNBOUNDED_POOL = new MemoryPool(Number.MAX_SAFE_INTEGER);
+
+/** Pool reservations are taken in steps of this size, so a query charging small amounts touches it rarely. */
+const RESERVE_STEP = 256 * 1024;
+/** The clock is read once per this many compute units. */
+const CLOCK_EVERY = 64;
+
+export class QueryTimeout extends Error {
+  constructor() {
+    super('Read timed out');
+  }
+}
+
+/**
+ * One query's spending: compute units, memory charged, and its slice of the event loop. Shared by
+ * every evaluation context of the query (a UDF's role, index bindings, predicates).
+ */
+export class Budget {
+  units = 0;
+  /** Bytes charged so far (values built, documents read, decoded request). */
+  memory = 0;
+  private reserved = 0;
+  private readonly unitLimit: number;
+  private sliceEnd: number;
+  private clockIn = CLOCK_EVERY;
+  /** Set once the slice is used up: the evaluator yields at its next call. */
+  yieldDue = false;
+  /** Memory charged before the first transaction attempt (the decoded request). */
+  private baseline: number | undefined;
+
+  constructor(
+    readonly limits: QueryLimits,
+    /** Date.now() after which the query times out. */
+    readonly deadline: number,
+    private readonly pool: MemoryPool = UNBOUNDED_POOL,
+  ) {
+    this.unitLimit = limits.computeOps * UNITS_PER_COMPUTE_OP;
+    this.sliceEnd = performance.now() + limits.sliceMs;
+  }
+
+  /** Starts a transaction attempt: compute from zero, memory from what was charged before the first. */
+  startAttempt(): void {
+    this.baseline ??= this.memory;
+    this.units = 0;
+    this.memory = this.baseline;
+  }
+
+  get sliceMs(): number {
+    return this.limits.sliceMs;
+  }
+
+  /** One compute unit (a call, a lambda application, an element folded). */
+  tick(): void {
+    if (++this.units > this.unitLimit) throw tooMuchCompute(this.units, this.limits.computeOps);
+    if (--this.clockIn === 0) this.readClock();
+  }
+
+  /** `n` compute units at once (the elements an aggregate folded). */
+  charge(n: number): void {
+    this.units += n;
+    if (this.units > this.unitLimit) throw tooMuchCompute(this.units, this.limits.computeOps);
+    this.clockIn -= n;
+    if (this.clockIn <= 0) this.readClock();
+  }
+
+  private readClock(): void {
+    this.clockIn = CLOCK_EVERY;
+    if (Date.now() > this.deadline) throw new QueryTimeout();
+    if (performance.now() >= this.sliceEnd) this.yieldDue = true;
+  }
+
+  checkDeadline(): void {
+    if (Date.now() > this.deadline) throw new QueryTimeout();
+  }
+
+  /** Lets the rest of the process run (I/O, other requests), then starts a new slice. */
+  async pause(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.yieldDue = false;
+    this.clockIn = CLOCK_EVERY;
+    this.sliceEnd = performance.now() + this.limits.sliceMs;
+    this.checkDeadline();
+  }
+
+  /** Yields if the slice is used up (for loops that make no evaluator calls). */
+  breathe(): Promise<void> | undefined {
+    return this.yieldDue ? this.pause() : undefined;
+  }
+
+  /** Charges `bytes` of memory to the query and reserves them from the pool. */
+  alloc(bytes: number): void {
+    this.memory += bytes;
+    if (this.memory > this.limits.queryMemoryBytes)
+      throw new LimitExceeded(
+        `Query uses too much memory: got ${this.memory} bytes, limit ${this.limits.queryMemoryBytes} bytes`,
+      );
+    if (this.memory > this.reserved) {
+      const step = Math.max(RESERVE_STEP, this.memory - this.reserved);
+      if (!this.pool.tryReserve(step)) throw new TooBusy();
+      this.reserved += step;
+    }
+  }
+
+  /** A string the query is about to build: within the value cap, and charged. */
+  string(length: number): void {
+    if (length > this.limits.maxValueBytes) throw valueTooLarge(length, this.limits.maxValueBytes);
+    this.alloc(length);
+  }
+
+  /** An array of `length` elements the query is about to build: within the value cap, and charged. */
+  array(length: number): void {
+    const bytes = length * 8;
+    if (bytes > this.limits.maxValueBytes) throw valueTooLarge(bytes, this.limits.maxValueBytes);
+    this.alloc(bytes);
+  }
+
+  /** An object of `fields` fields the query is about to build: within the value cap, and charged. */
+  object(fields: number): void {
+    const bytes = fields * 16;
+    if (bytes > this.limits.maxValueBytes) throw valueTooLarge(bytes, this.limits.maxValueBytes);
+    this.alloc(bytes * 3); // a Map entry costs about three times its slot
+  }
+
+  /** Gives the query's reservation back to the pool (once, when the request is done). */
+  release(): void {
+    this.pool.release(this.reserved);
+    this.reserved = 0;
+  }
+}
+
+export function valueTooLarge(bytes: number, limit: number): LimitExceeded {
+  return new LimitExceeded(`Value exceeds the size limit: got ${bytes} bytes, limit ${limit} bytes`);
+}
