@@ -240,5 +240,6 @@ export function queryLimits(c: FloraConfig): QueryLimits {
     maxResponseBytes: Math.floor(c.maxResponseMb * MiB),
     queryMemoryBytes: Math.floor(c.queryMemoryMb * MiB),
     sliceMs: c.sliceMs,
+    maxBodyBytes: Math.floor(c.maxBodyMb * MiB),
   };
 }

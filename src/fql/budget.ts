@@ -27,6 +27,8 @@ export interface QueryLimits {
   queryMemoryBytes: number;
   /** Longest the evaluator runs before it lets other requests in, in ms. */
   sliceMs: number;
+  /** Largest request body (413 beyond it). */
+  maxBodyBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
@@ -35,6 +37,7 @@ export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
   maxResponseBytes: 64 * MiB,
   queryMemoryBytes: 256 * MiB,
   sliceMs: 10,
+  maxBodyBytes: 8 * MiB,
 });
 
 /** A query went over one of its limits: 400 `bad request`, as Fauna reports its own (no position). */
@@ -85,6 +88,13 @@ export class MemoryPool {
 
 /** The pool of a process that sets none (unit tests, tools): effectively unbounded. */
 export const UNBOUNDED_POOL = new MemoryPool(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Native loops over arrays (merges, distinct, …) charge one compute unit per this many elements, so
+ * that compute follows work where no evaluator call is made. Fauna charges its folds (Count, Sum, …)
+ * one unit per element; the others nothing, so this is kept well below anything an application hits.
+ */
+export const ELEMENTS_PER_UNIT = 64;
 
 /** Pool reservations are taken in steps of this size, so a query charging small amounts touches it rarely. */
 const RESERVE_STEP = 256 * 1024;
@@ -168,8 +178,12 @@ export class Budget {
     this.checkDeadline();
   }
 
-  /** Yields if the slice is used up (for loops that make no evaluator calls). */
+  /**
+   * For loops that make no evaluator calls (scans, long native loops): keeps the clock (timeout,
+   * slice) without counting compute, and yields when the slice is used up.
+   */
   breathe(): Promise<void> | undefined {
+    if (--this.clockIn <= 0) this.readClock();
     return this.yieldDue ? this.pause() : undefined;
   }
 

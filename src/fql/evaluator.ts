@@ -19,6 +19,7 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
       return b.value;
     }
     case 'array': {
+      ctx.budget.alloc(16 + 8 * e.items.length);
       const out: Value[] = new Array(e.items.length);
       let failed: QueryError[] | undefined;
       for (let i = 0; i < e.items.length; i++) {
@@ -32,6 +33,7 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
       return out;
     }
     case 'object': {
+      ctx.budget.alloc(64 + 48 * e.entries.length);
       const out = new Map<string, Value>();
       let failed: QueryError[] | undefined;
       for (const [k, x] of e.entries) {

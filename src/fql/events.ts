@@ -142,6 +142,7 @@ async function documentEvents(ctx: EvalContext, set: SetV, ref: Ref, pos: Positi
       if (!b.reverse) {
         let prev = await before();
         for await (const v of ctx.txn.history(key, { fromTs, toTs })) {
+          await ctx.budget.breathe();
           const e = event(v, prev);
           prev = v;
           if (e && inBounds(e.cursor, b)) yield e;
@@ -150,6 +151,7 @@ async function documentEvents(ctx: EvalContext, set: SetV, ref: Ref, pos: Positi
       }
       let pending: Version | undefined;
       for await (const v of ctx.txn.history(key, { fromTs, toTs, reverse: true })) {
+        await ctx.budget.breathe();
         if (pending) {
           const e = event(pending, v);
           if (e && inBounds(e.cursor, b)) yield e;
@@ -198,10 +200,12 @@ async function documentsEvents(ctx: EvalContext, set: SetV, t: Target & { kind: 
     const toTs = tsBound(b.to);
     const out: SetEntry[] = [];
     for await (const doc of ctx.txn.scan(t.db, Number(t.coll.id), { withDeleted: true })) {
+      await ctx.budget.breathe();
       if (!(await readable(ctx, doc.id))) continue;
       const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
       const key: DocKey = { db: t.db, coll: Number(t.coll.id), id: doc.id };
       for await (const v of ctx.txn.history(key, { fromTs, toTs })) {
+        await ctx.budget.breathe();
         if (v.action === 'update') continue;
         out.push(setEvent(v.ts, tsOf(ctx, v.ts), v.action === 'create' ? 'add' : 'remove', ref));
       }
@@ -220,6 +224,7 @@ async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Positi
     const out: SetEntry[] = [];
     const to = prefix.length ? prefixEnd(prefix) : undefined;
     for await (const e of ctx.txn.indexHistory(def.db, def.id, { from: prefix, to, fromTs })) {
+      await ctx.budget.breathe();
       const ts = tsOf(ctx, e.ts);
       if (toTs !== undefined && ts >= toTs + 1n) continue;
       const { terms: entryTerms, values, ref } = decodePayload(e.payload);
@@ -355,6 +360,7 @@ async function joinEvents(ctx: EvalContext, set: SetV, inner: SetV, pos: Positio
       const toTs = tsBound(b.to);
       if (def) {
         for await (const e of ctx.txn.indexHistory(def.db, def.id, { fromTs })) {
+          await ctx.budget.breathe();
           const ts = tsOf(ctx, e.ts);
           if (toTs !== undefined && ts > toTs) continue;
           const { values: v, ref } = decodePayload(e.payload);

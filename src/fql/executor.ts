@@ -19,6 +19,9 @@ import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
 import { HistoryCollector } from './historyCollector';
 
+/** Heap bytes a value read from storage takes per stored byte (decoded Maps, strings, refs). */
+const READ_EXPANSION = 4;
+
 export interface ExecutorOptions {
   /** Milliseconds between passes of the history/expiry collector. */
   collectIntervalMs?: number;
@@ -97,6 +100,8 @@ export class Executor implements QueryService {
           if (!scope) throw errors.unauthorized();
           opts.authenticated?.();
           budget.startAttempt();
+          // Decoded documents and index entries take several times their stored size in the heap.
+          txn.metrics.onRead = (bytes) => budget.alloc(bytes * READ_EXPANSION);
           const ctx = new EvalContext(txn, scope, this.catalog, budget, !!opts.readOnly);
           if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
           ctx.evalBinding = bindingEvaluator(ctx);

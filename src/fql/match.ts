@@ -116,6 +116,7 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
       }
       if (b.at !== undefined) await checkIndexMinValidTime(ctx, def, b.at);
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
+        await ctx.budget.breathe();
         const { terms: entryTerms, values, ref } = decodePayload(e.payload);
         if (!matches(entryTerms)) continue;
         if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;

@@ -15,6 +15,7 @@ async function* setValues(ctx: EvalContext, set: SetV | Ref, pos: Position): Asy
   const source: SetSource = await sourceOf(ctx, set, pos);
   for await (const e of source.scan(ctx, { reverse: false, at: ctx.readAt })) {
     ctx.tick();
+    await ctx.budget.breathe();
     yield e.value;
   }
 }
@@ -73,10 +74,12 @@ function aggregate(head: string, make: FoldFactory, unwrapSingle = false) {
     }
     const fold = make(pos);
     if (Array.isArray(v)) {
+      ctx.budget.charge(v.length); // Fauna charges a fold one unit per element
       for (const x of v) fold.step(x);
       return fold.result();
     }
     if (v instanceof Page) {
+      ctx.budget.charge(v.data.length);
       for (const x of v.data) fold.step(x);
       return v.withData([fold.result()]);
     }

@@ -18,6 +18,7 @@ import {
   type SetSource,
 } from './sets';
 import type { EvalContext } from './context';
+import { ELEMENTS_PER_UNIT } from './budget';
 import type { Env } from './env';
 import type { LambdaExpr } from '../wire/expr';
 import { errors, type Position } from '../values/errors';
@@ -401,6 +402,10 @@ function algebra(head: Algebra) {
     const arrays = args.filter((v) => Array.isArray(v)).length;
     if (arrays === args.length) {
       const lists = args as Value[][];
+      // The result is no longer than all operands together; hashing each element is linear.
+      const total = lists.reduce((n, l) => n + l.length, 0);
+      ctx.budget.array(total);
+      ctx.budget.charge(Math.ceil(total / ELEMENTS_PER_UNIT));
       return lists.slice(1).reduce(ARRAY_ALGEBRA[head], lists[0]);
     }
     if (sets === args.length) {
@@ -514,6 +519,11 @@ algebra('difference');
 
 define('distinct', async (call, env, ctx) => {
   const v = await evalArg(call, 'distinct', env, ctx);
+  const items = Array.isArray(v) ? v : v instanceof Page ? v.data : undefined;
+  if (items) {
+    ctx.budget.array(items.length);
+    ctx.budget.charge(Math.ceil(items.length / ELEMENTS_PER_UNIT));
+  }
   if (Array.isArray(v)) return distinctArray(v);
   if (v instanceof Page) return v.withData(distinctArray(v.data));
   if (isSetOperand(v)) return new SetV(new Map([['distinct', v]]));
@@ -595,8 +605,14 @@ defineSetShape('range', async (ctx, set, pos) => {
 
 define('reverse', async (call, env, ctx) => {
   const v = await evalArg(call, 'reverse', env, ctx);
-  if (Array.isArray(v)) return [...v].reverse();
-  if (v instanceof Page) return v.withData([...v.data].reverse());
+  if (Array.isArray(v)) {
+    ctx.budget.array(v.length);
+    return [...v].reverse();
+  }
+  if (v instanceof Page) {
+    ctx.budget.array(v.data.length);
+    return v.withData([...v.data].reverse());
+  }
   if (isSetOperand(v)) return new SetV(new Map([['reverse', v]]));
   mismatch('Array, Set, or Page', v, argPos(call, 'reverse'));
 });

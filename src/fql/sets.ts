@@ -119,6 +119,7 @@ async function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 
         reverse: b.reverse,
         at: b.at,
       })) {
+        await ctx.budget.breathe();
         if (isExpired(doc.version, b.at ?? ctx.snapshotTs)) continue;
         const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
         if (visible && !(await visible(ctx, ref))) continue;
@@ -155,6 +156,7 @@ async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<
         reverse: b.reverse,
         at: b.at,
       })) {
+        await ctx.budget.breathe();
         const name = doc.version.data?.get('name');
         const elem = named ? Ref.schema(native, String(name), dbRef) : new Ref(String(doc.id), Ref.native(native, dbRef));
         if (visible && !(await visible(ctx, elem))) continue;
@@ -217,6 +219,7 @@ export async function paginateSet(ctx: EvalContext, source: SetSource, req: Page
   const { size } = req;
   if (req.before !== undefined) {
     const to = req.before === null ? undefined : cursors.parse(req.before);
+    ctx.budget.array(size);
     const items: SetEntry[] = [];
     for await (const e of source.scan(ctx, { to, reverse: true, at: req.at })) {
       items.push(e);
@@ -231,6 +234,7 @@ export async function paginateSet(ctx: EvalContext, source: SetSource, req: Page
     );
   }
   const from = req.after === undefined || req.after === null ? undefined : cursors.parse(req.after);
+  ctx.budget.array(size);
   const items: SetEntry[] = [];
   for await (const e of source.scan(ctx, { from, reverse: false, at: req.at })) {
     items.push(e);

@@ -27,6 +27,17 @@ export interface Requester {
 }
 
 /**
+ * Refuses (401) a request whose bearer does not authenticate, before its body is read: a request
+ * without a valid secret costs the same whatever it carries. asAdmin checks the role afterwards.
+ */
+export async function checkBearer(service: QueryService, authorization: string | undefined): Promise<void> {
+  if (authorization === undefined || authorization.trim() === '') {
+    throw new LogApiError(401, 'Unauthorized: an Authorization: Bearer <secret> header is required.', BEARER_CHALLENGE);
+  }
+  if (!(await service.authorize(authorization))) throw new LogApiError(401, 'Unauthorized: the secret is invalid.', BEARER_CHALLENGE);
+}
+
+/**
  * Authenticates `authorization` and runs `fn` for an admin bearer in one read-only transaction.
  * Missing or invalid credentials → 401; anything but the root secret or an admin key → 403.
  */

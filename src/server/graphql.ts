@@ -9,7 +9,7 @@ import { RequestJsonError, parseRequestJson } from '../graphql/requestJson';
 import { shapeGraphQL } from '../logs/shape';
 import { BodyTooLarge, type RequestContext } from './context';
 import { parseQueryHeaders } from './headers';
-import { BODY_LIMIT } from './query';
+import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import type { Outcome } from './responses';
 import type { Handler } from './router';
 
@@ -59,12 +59,28 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   return json(a.status, a.body, { txnTime: a.txnTime, metrics: a.metrics, queryTimeMs, log });
 }
 
+/** graphql.md A.5: a missing or unreadable header is a 401; a secret that does not authenticate is a GraphQL error. */
+function graphqlRefusal(why: AuthFailure): Outcome {
+  if (why === 'missing') return json(401, errorBody('Missing authorization header.'));
+  if (why === 'malformed') return json(401, errorBody('Invalid authorization header.'));
+  return json(200, errorBody('Invalid database secret.'));
+}
+
+function importRefusal(why: AuthFailure): Outcome {
+  if (why === 'missing') return text(401, 'Missing authorization header.');
+  if (why === 'malformed') return text(401, 'Invalid authorization header.');
+  return text(401, 'Invalid database secret.');
+}
+
 export function graphqlHandlers(service: QueryService): { post: Handler; get: Handler; importSchema: Handler } {
+  const maxBody = service.limits.maxBodyBytes;
   return {
     post: async (ctx) => {
+      const refused = await refuseUnauthenticated(service, ctx, graphqlRefusal);
+      if (refused) return refused;
       let body: string;
       try {
-        body = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
+        body = (await ctx.readBody(maxBody)).toString('utf8');
       } catch (err) {
         if (err instanceof BodyTooLarge) return json(413, errorBody('The request body is too large.'));
         throw err;
@@ -106,9 +122,12 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       const mode = ctx.query.get('mode') ?? 'merge';
       if (mode !== 'merge' && mode !== 'replace' && mode !== 'override')
         return text(400, `Invalid mode '${mode}': use merge, replace or override.`);
+      // The schema is read and parsed only for a caller who may be told what is wrong with it.
+      const refused = await refuseUnauthenticated(service, ctx, importRefusal);
+      if (refused) return refused;
       let body: string;
       try {
-        body = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
+        body = (await ctx.readBody(maxBody)).toString('utf8');
       } catch (err) {
         if (err instanceof BodyTooLarge) return text(413, 'The schema is too large.');
         throw err;

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { METHODS } from 'node:http';
 import type { QueryService } from '../fql/api';
-import { asAdmin, LogApiError, resolvePath, subtreeOf, type Requester } from '../logs/access';
+import { asAdmin, checkBearer, LogApiError, resolvePath, subtreeOf, type Requester } from '../logs/access';
 import type { LogSystem } from '../logs/index';
 import { decodeToken, isLogState, LOG_STATES, type ExportJob, type LogState } from '../logs/jobs';
 import type { LoggedDatabase } from '../logs/types';
@@ -100,6 +100,7 @@ class LogsApi {
   }
 
   async create(ctx: RequestContext): Promise<Outcome> {
+    await checkBearer(this.service, ctx.headers.authorization);
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
     const { result: job, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, true);
@@ -162,6 +163,7 @@ class LogsApi {
   }
 
   async list(ctx: RequestContext): Promise<Outcome> {
+    await checkBearer(this.service, ctx.headers.authorization);
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
     const { result: wanted, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, true);

@@ -1,31 +1,36 @@
 // The FQL v4 query routes: POST / (read-write) and GET /?q= (read-only) (fql-v4.md §1.2).
 
 import type { QueryResult, QueryService } from '../fql/api';
-import { ProtocolError, QueryError } from '../values/errors';
+import { errors, ProtocolError, QueryError } from '../values/errors';
+import { refuseUnauthenticated } from './authFirst';
 import type { RequestContext } from './context';
-import { formatTags, parseQueryHeaders } from './headers';
+import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
 import { protocolError, queryError, type Outcome } from './responses';
 import type { Handler } from './router';
-
-/** fql-v4.md §9: request bodies over 8 MiB are refused with 413. */
-export const BODY_LIMIT = 8 * 1024 * 1024;
 
 export function queryHandlers(service: QueryService): { post: Handler; get: Handler } {
   return {
     post: async (ctx) => {
-      const body = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
-      return runQuery(service, ctx, body, false);
+      const headers = parseQueryHeaders(ctx.headers);
+      // Refused before the body is read: the record of such a request has no FQL shape.
+      const refused = await refuseUnauthenticated(service, ctx, unauthorized);
+      if (refused) return withTags(refused, headers);
+      // fql-v4.md §9: request bodies over the limit (8 MiB) are refused with 413.
+      const body = (await ctx.readBody(service.limits.maxBodyBytes)).toString('utf8');
+      return runQuery(service, ctx, headers, body, false);
     },
-    get: async (ctx) => runQuery(service, ctx, ctx.query.get('q') ?? '', true),
+    get: async (ctx) => runQuery(service, ctx, parseQueryHeaders(ctx.headers), ctx.query.get('q') ?? '', true),
   };
 }
 
-async function runQuery(service: QueryService, ctx: RequestContext, body: string, readOnly: boolean): Promise<Outcome> {
-  const headers = parseQueryHeaders(ctx.headers);
-  const tags = formatTags(headers.tags);
+/** The service's 401, for a request refused before its body was read. */
+export function unauthorized(): Outcome {
+  const e = errors.unauthorized();
+  return protocolError(e.status, e.code, e.description, e.headers);
+}
+
+async function runQuery(service: QueryService, ctx: RequestContext, headers: QueryHeaders, body: string, readOnly: boolean): Promise<Outcome> {
   const bytesIn = Buffer.byteLength(body, 'utf8');
-  const withTags = (outcome: Outcome): Outcome =>
-    tags === undefined ? outcome : { ...outcome, headers: { ...outcome.headers, 'x-fauna-tags': tags } };
 
   // An empty body is the service's 'No query provided.', reported after authentication (401 first).
   const started = process.hrtime.bigint();
@@ -56,7 +61,13 @@ async function runQuery(service: QueryService, ctx: RequestContext, body: string
       headers: answer.headers,
     };
   }
-  return withTags({ ...outcome, bytesIn, queryTimeMs, log });
+  return withTags({ ...outcome, bytesIn, queryTimeMs, log }, headers);
+}
+
+/** The validated query tags echo on every answer (x-fauna-tags). */
+function withTags(outcome: Outcome, headers: QueryHeaders): Outcome {
+  const tags = formatTags(headers.tags);
+  return tags === undefined ? outcome : { ...outcome, headers: { ...outcome.headers, 'x-fauna-tags': tags } };
 }
 
 const TIMED_OUT = Symbol('timed out');

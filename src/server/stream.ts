@@ -6,7 +6,8 @@ import type { StreamHub } from '../streams/hub';
 import { parseFields } from '../streams/events';
 import { ProtocolError, QueryError } from '../values/errors';
 import { parseQueryHeaders } from './headers';
-import { BODY_LIMIT } from './query';
+import { refuseUnauthenticated } from './authFirst';
+import { unauthorized } from './query';
 import { protocolError, queryError, type Outcome } from './responses';
 import type { Handler } from './router';
 
@@ -14,7 +15,9 @@ export function streamRoute(hub: StreamHub): Handler {
   return async (ctx) => {
     const headers = parseQueryHeaders(ctx.headers);
     const fields = parseFields(ctx.query);
-    const body = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
+    const refused = await refuseUnauthenticated(hub.service, ctx, unauthorized);
+    if (refused) return refused;
+    const body = (await ctx.readBody(hub.service.limits.maxBodyBytes)).toString('utf8');
     const opened = await hub.open({ authorization: ctx.headers.authorization, body, fields, lastSeenTxn: headers.lastSeenTxn, timeoutMs: headers.timeoutMs });
     const log = { database: opened.database, fql: body };
     const bytesIn = Buffer.byteLength(body, 'utf8');

@@ -122,8 +122,10 @@ export class TxnIndexes {
   }
 
   private count(kv: KV): void {
+    const bytes = kv.key.length + kv.value.length;
     this.metrics.reads++;
-    this.metrics.bytesRead += kv.key.length + kv.value.length;
+    this.metrics.bytesRead += bytes;
+    this.metrics.onRead?.(bytes);
   }
 
   // ---- writes --------------------------------------------------------------------------

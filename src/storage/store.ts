@@ -59,6 +59,10 @@ import { isRemoveEvent, TxnIndexes, type IndexWriteSet } from './indexTxn';
 import { prefixEnd } from './tuple';
 
 const U64_LIMIT = 1n << 64n;
+/** fql-v4.md §9: one document version, encoded. */
+export const VERSION_BYTES_LIMIT = 8_388_608;
+/** fql-v4.md §9: everything one transaction writes (`transaction_max_size_bytes`). */
+export const TXN_BYTES_LIMIT = 16 * 1024 * 1024;
 const ISSUED_TS_KEY = systemKey('issuedTs');
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
 const MAX_WRITES_IN_FLIGHT = 4;
@@ -600,8 +604,10 @@ class TxnImpl implements Txn {
   }
 
   private count(kv: KV): void {
+    const bytes = kv.key.length + kv.value.length;
     this.metrics.reads++;
-    this.metrics.bytesRead += kv.key.length + kv.value.length;
+    this.metrics.bytesRead += bytes;
+    this.metrics.onRead?.(bytes);
   }
 
   // ---- reads ---------------------------------------------------------------------------
@@ -794,7 +800,10 @@ class TxnImpl implements Txn {
     const mk = metaKey(key);
     const v = await this.store.engine.get(mk);
     this.metrics.reads++;
-    if (v) this.metrics.bytesRead += mk.length + v.length;
+    if (v) {
+      this.metrics.bytesRead += mk.length + v.length;
+      this.metrics.onRead?.(mk.length + v.length);
+    }
     return v;
   }
 
@@ -899,6 +908,8 @@ class TxnImpl implements Txn {
     let bytes = 0;
     for (const [ck, b] of this.versions) {
       const value = encodeVersion(b.action, b.data, ts);
+      if (value.length > VERSION_BYTES_LIMIT)
+        throw new ProtocolError(400, 'bad request', `Version bytes (${value.length}) exceeds threshold (${VERSION_BYTES_LIMIT})`);
       const op = { key: versionKey(b.key, ts), value };
       const latest = { key: latestKey(b.key), value: encodeLatest(ts, value) };
       ops.push(op, latest);
@@ -937,6 +948,8 @@ class TxnImpl implements Txn {
     // change is one write for its I record and H event).
     this.metrics.writes = this.versions.size + historyWrites + this.meta.size + ix.count;
     this.metrics.bytesWritten = bytes + ix.bytes;
+    if (this.metrics.bytesWritten > TXN_BYTES_LIMIT)
+      throw new ProtocolError(400, 'bad request', `Transaction exceeded limit: got ${this.metrics.bytesWritten} bytes, limit ${TXN_BYTES_LIMIT} bytes`);
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
     const durable = new Promise<void>((res, rej) => {

@@ -84,6 +84,8 @@ export interface TxnMetrics {
   bytesWritten: number;
   reads: number;
   writes: number;
+  /** Told of every read's size as it happens (the query's memory budget); may throw to stop the read. */
+  onRead?: (bytes: number) => void;
 }
 
 export interface Txn {

@@ -19,6 +19,7 @@ function rewrap(page: Page | undefined, data: Value[]): Value {
 define('map', async (call, env, ctx) => {
   const fn = lambdaArg(call, 'map');
   const { items, page } = asArrayOrPage(await evalArg(call, 'collection', env, ctx), argPos(call, 'collection'));
+  ctx.budget.array(items.length);
   const out: Value[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) out[i] = await applyLambdaExpr(fn, [items[i]], env, ctx);
   return rewrap(page, out);
@@ -37,6 +38,7 @@ define('filter', async (call, env, ctx) => {
   const coll = await evalArg(call, 'collection', env, ctx);
   if (isSetLike(coll)) return filterSet(fn, env, coll); // sets: a lazy filtered set (setOps.ts)
   const { items, page } = asArrayOrPage(coll, argPos(call, 'collection'));
+  ctx.budget.array(items.length);
   const out: Value[] = [];
   for (const item of items) {
     if (expectBoolean(await applyLambdaExpr(fn, [item], env, ctx), argPos(call, 'filter'))) out.push(item);
@@ -66,6 +68,7 @@ function slice(head: 'take' | 'drop') {
     const { items, page } = asArrayOrPage(await evalArg(call, 'collection', env, ctx), argPos(call, 'collection'));
     // Negative counts: take → nothing, drop → everything kept.
     const k = n <= 0n ? 0 : n >= BigInt(items.length) ? items.length : Number(n);
+    ctx.budget.array(head === 'take' ? k : items.length - k);
     return rewrap(page, head === 'take' ? items.slice(0, k) : items.slice(k));
   });
 }
@@ -78,6 +81,7 @@ function concatenate(head: 'prepend' | 'append') {
     const elems = await evalArg(call, head, env, ctx);
     const coll = asArray(await evalArg(call, 'collection', env, ctx), argPos(call, 'collection'));
     const extra = Array.isArray(elems) ? elems : [elems];
+    ctx.budget.array(extra.length + coll.length);
     return head === 'prepend' ? [...extra, ...coll] : [...coll, ...extra];
   });
 }

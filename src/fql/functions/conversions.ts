@@ -207,9 +207,10 @@ conversion('to_date', (v, pos) => {
   cannotCast(v, 'Date', pos);
 });
 
-conversion('to_object', (v, pos) => {
+conversion('to_object', (v, pos, ctx) => {
   if (v instanceof Map) return v; // objects and documents
   if (Array.isArray(v)) {
+    ctx.budget.object(v.length);
     const out: Obj = new Map();
     for (const pair of v) {
       if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') cannotCast(v, 'Object', pos);
@@ -220,8 +221,11 @@ conversion('to_object', (v, pos) => {
   cannotCast(v, 'Object', pos);
 });
 
-conversion('to_array', (v, pos) => {
+conversion('to_array', (v, pos, ctx) => {
   if (Array.isArray(v)) return v;
-  if (v instanceof Map) return [...v].map(([k, x]): Value => [k, x]); // objects and documents
+  if (v instanceof Map) {
+    ctx.budget.array(v.size * 4); // the array and a pair for each field
+    return [...v].map(([k, x]): Value => [k, x]); // objects and documents
+  }
   cannotCast(v, 'Array', pos);
 });

@@ -117,6 +117,7 @@ async function select(call: CallExpr, env: Env, ctx: EvalContext, head: string, 
   if (!all && call.args.has('all')) all = asBoolean(await evalArg(call, 'all', env, ctx), argPos(call, 'all'));
   if (all) {
     const found = selectAll(from, path);
+    ctx.budget.array(found.length);
     return found.length === 0 && dflt !== undefined ? dflt : found;
   }
   const found = selectOne(from, path);
@@ -166,6 +167,7 @@ define('merge', async (call, env, ctx) => {
     ? withV.map((o, i) => asObj(o, elemPos(call, 'with', i)))
     : [asObj(withV, argPos(call, 'with'))];
   const resolver = call.args.has('lambda') ? lambdaArg(call, 'lambda') : undefined;
+  ctx.budget.object(others.reduce((n, o) => n + o.size, base.size));
   const out: Obj = new Map(base);
   for (const o of others) {
     for (const [k, right] of o) {
