@@ -12,15 +12,21 @@ export type AuthFailure = 'missing' | 'malformed' | 'invalid';
 
 /**
  * Undefined when the request's secret authenticates; otherwise the refusal `answer` words. The body
- * is left unread (the connection layer discards it).
+ * is never read: it is discarded as it arrives.
  */
 export async function refuseUnauthenticated(
   service: QueryService,
   ctx: RequestContext,
   answer: (why: AuthFailure) => Outcome,
 ): Promise<Outcome | undefined> {
-  const header = ctx.headers.authorization;
-  if (header === undefined || header.trim() === '') return answer('missing');
-  if (!secretFromHeader(header)) return answer('malformed');
-  return (await service.authorize(header)) ? undefined : answer('invalid');
+  const why = await failure(service, ctx.headers.authorization);
+  if (why === undefined) return undefined;
+  ctx.discardBody();
+  return answer(why);
+}
+
+async function failure(service: QueryService, header: string | undefined): Promise<AuthFailure | undefined> {
+  if (header === undefined || header.trim() === '') return 'missing';
+  if (!secretFromHeader(header)) return 'malformed';
+  return (await service.authorize(header)) ? undefined : 'invalid';
 }

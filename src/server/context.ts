@@ -21,6 +21,11 @@ export interface RequestContext {
    * declared or received, without buffering the rest.
    */
   readBody(limit: number): Promise<Buffer>;
+  /**
+   * The body will not be read (the request was refused before it): it is discarded as it arrives,
+   * up to a bound, so the client can read the answer on a connection it may keep.
+   */
+  discardBody(): void;
 }
 
 export interface HttpResponse {
@@ -86,6 +91,9 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     path,
     query,
     headers,
+    discardBody: () => {
+      if (!bodyDone) rejectBody();
+    },
     readBody(limit) {
       return new Promise<Buffer>((resolve, reject) => {
         const declared = headers['content-length'];

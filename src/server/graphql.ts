@@ -10,6 +10,8 @@ import { shapeGraphQL } from '../logs/shape';
 import { BodyTooLarge, type RequestContext } from './context';
 import { parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
+import { readBodyText } from './bodies';
+import { TooBusy } from '../fql/budget';
 import type { Outcome } from './responses';
 import type { Handler } from './router';
 
@@ -80,9 +82,10 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       if (refused) return refused;
       let body: string;
       try {
-        body = (await ctx.readBody(maxBody)).toString('utf8');
+        body = await readBodyText(ctx, service.pool, maxBody);
       } catch (err) {
         if (err instanceof BodyTooLarge) return json(413, errorBody('The request body is too large.'));
+        if (err instanceof TooBusy) return json(429, errorBody('Too many pending requests.'));
         throw err;
       }
       const type = (ctx.headers['content-type'] ?? '').toLowerCase();
@@ -127,9 +130,10 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       if (refused) return refused;
       let body: string;
       try {
-        body = (await ctx.readBody(maxBody)).toString('utf8');
+        body = await readBodyText(ctx, service.pool, maxBody);
       } catch (err) {
         if (err instanceof BodyTooLarge) return text(413, 'The schema is too large.');
+        if (err instanceof TooBusy) return text(429, 'Too many pending requests.');
         throw err;
       }
       try {

@@ -99,8 +99,18 @@ class LogsApi {
     return this.logs.settings.regionGroup;
   }
 
+  /** Refuses a request whose bearer does not authenticate before its body is read. */
+  private async bearerFirst(ctx: RequestContext): Promise<void> {
+    try {
+      await checkBearer(this.service, ctx.headers.authorization);
+    } catch (e) {
+      ctx.discardBody();
+      throw e;
+    }
+  }
+
   async create(ctx: RequestContext): Promise<Outcome> {
-    await checkBearer(this.service, ctx.headers.authorization);
+    await this.bearerFirst(ctx);
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
     const { result: job, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, true);
@@ -163,7 +173,7 @@ class LogsApi {
   }
 
   async list(ctx: RequestContext): Promise<Outcome> {
-    await checkBearer(this.service, ctx.headers.authorization);
+    await this.bearerFirst(ctx);
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
     const { result: wanted, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, true);

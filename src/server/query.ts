@@ -3,6 +3,7 @@
 import type { QueryResult, QueryService } from '../fql/api';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
+import { readBodyText } from './bodies';
 import type { RequestContext } from './context';
 import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
 import { protocolError, queryError, type Outcome } from './responses';
@@ -16,7 +17,7 @@ export function queryHandlers(service: QueryService): { post: Handler; get: Hand
       const refused = await refuseUnauthenticated(service, ctx, unauthorized);
       if (refused) return withTags(refused, headers);
       // fql-v4.md §9: request bodies over the limit (8 MiB) are refused with 413.
-      const body = (await ctx.readBody(service.limits.maxBodyBytes)).toString('utf8');
+      const body = await readBodyText(ctx, service.pool, service.limits.maxBodyBytes);
       return runQuery(service, ctx, headers, body, false);
     },
     get: async (ctx) => runQuery(service, ctx, parseQueryHeaders(ctx.headers), ctx.query.get('q') ?? '', true),

@@ -5,7 +5,8 @@ import { ProtocolError } from '../values/errors';
 import { BodyTooLarge, ClientClosed, createExchange, type HttpResponse, type RequestContext } from './context';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors';
 import { responseTraceparent } from './headers';
-import { listen } from './listener';
+import { listen, type AnyResponse } from './listener';
+import { TooBusy, type MemoryPool } from '../fql/budget';
 import type { LogSystem } from '../logs/index';
 import { NO_LOGGER } from '../logs/types';
 import { isDownloadPath, serveDownload } from './logsDownload';
@@ -104,7 +105,9 @@ export async function startServer(
       return;
     }
     handle(ctx)
-      .then((outcome) => {
+      .then((answered) => {
+        // A large body waits in memory until the client has read it: it is held in the shared pool.
+        const outcome = holdResponse(service.pool, res, answered);
         const response = finalize(ctx, outcome);
         if (outcome.stream) {
           // A stream is logged once, when it ends, with everything it sent.
@@ -151,6 +154,25 @@ export async function startServer(
     },
     forceClose: () => listener.destroyAll(),
   };
+}
+
+/** Bodies up to this size are not counted against the pool (the hot path stays free of it). */
+const UNCOUNTED_RESPONSE = 64 * 1024;
+
+/**
+ * Reserves a large response's size in the pool until its connection is done with it, so that slow
+ * readers of large answers cannot pile them up; one that does not fit becomes a 429.
+ */
+function holdResponse(pool: MemoryPool, res: AnyResponse, outcome: Outcome): Outcome {
+  const size = outcome.body.length;
+  // Nobody left to read it (the connection closed): nothing will be held.
+  if (size <= UNCOUNTED_RESPONSE || outcome.stream || res.destroyed || res.closed) return outcome;
+  if (!pool.tryReserve(size)) {
+    const busy = new TooBusy();
+    return { ...protocolError(busy.status, busy.code, busy.description), log: outcome.log };
+  }
+  res.once('close', () => pool.release(size));
+  return outcome;
 }
 
 function safeNow(service: QueryService): bigint {

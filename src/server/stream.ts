@@ -7,6 +7,7 @@ import { parseFields } from '../streams/events';
 import { ProtocolError, QueryError } from '../values/errors';
 import { parseQueryHeaders } from './headers';
 import { refuseUnauthenticated } from './authFirst';
+import { readBodyText } from './bodies';
 import { unauthorized } from './query';
 import { protocolError, queryError, type Outcome } from './responses';
 import type { Handler } from './router';
@@ -17,7 +18,7 @@ export function streamRoute(hub: StreamHub): Handler {
     const fields = parseFields(ctx.query);
     const refused = await refuseUnauthenticated(hub.service, ctx, unauthorized);
     if (refused) return refused;
-    const body = (await ctx.readBody(hub.service.limits.maxBodyBytes)).toString('utf8');
+    const body = await readBodyText(ctx, hub.service.pool, hub.service.limits.maxBodyBytes);
     const opened = await hub.open({ authorization: ctx.headers.authorization, body, fields, lastSeenTxn: headers.lastSeenTxn, timeoutMs: headers.timeoutMs });
     const log = { database: opened.database, fql: body };
     const bytesIn = Buffer.byteLength(body, 'utf8');
