@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { FORMS } from '../../src/wire/builders';
+import { randomExpr, toJson as json } from '../../torture/fqlFuzz';
 import { startFlora, type FloraProcess } from '../helpers/server';
 import { prng } from '../helpers/prng';
 
@@ -20,29 +20,6 @@ after(async () => {
   await srv.stop();
 });
 
-
-const HEADS = [...FORMS.keys()];
-const LITERALS: unknown[] = [
-  null, true, 0, -1, 9223372036854775807n, 1.5, -0.0, '', 'x', 'collections/widgets/1', 'fuzz', [],
-  [1, 'a', null], { object: {} }, { object: { data: { object: { a: 1 } } } }, { '@ref': 'collections/fuzz/1' },
-  { '@ref': { id: 'fuzz', collection: { '@ref': { id: 'collections' } } } }, { '@ts': '2020-01-01T00:00:00Z' },
-  { '@date': '2020-01-01' }, { '@bytes': 'AQID' }, { '@query': { lambda: 'x', expr: { var: 'x' } } },
-  { '@set': { documents: { '@ref': { id: 'fuzz', collection: { '@ref': { id: 'collections' } } } } } },
-  { lambda: 'x', expr: { var: 'x' } }, { var: 'nope' }, { collection: 'fuzz' }, { databases: null },
-  { '@ref': 'keys/123' }, { unknown_form: 1 }, { '@ts': 'not a time' }, 'secret',
-];
-
-function randomExpr(rand: () => number, depth: number): unknown {
-  if (depth <= 0 || rand() < 0.45) return LITERALS[Math.floor(rand() * LITERALS.length)];
-  const head = HEADS[Math.floor(rand() * HEADS.length)];
-  const spec = FORMS.get(head)!;
-  const out: Record<string, unknown> = {};
-  for (const key of [head, ...spec.required, ...spec.optional.filter(() => rand() < 0.3)]) {
-    if (spec.exclusive?.includes(key) && spec.exclusive.some((k) => k in out)) continue;
-    out[key] = randomExpr(rand, depth - 1);
-  }
-  return out;
-}
 
 function send(body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -61,7 +38,6 @@ function send(body: string): Promise<{ status: number; body: string }> {
   });
 }
 
-const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `__big${x}` : x)).replace(/"__big(-?\d+)"/g, '$1');
 
 // FUZZ_SEED / FUZZ_COUNT explore further by hand; the suite always runs the same 2000.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);

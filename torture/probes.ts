@@ -1,0 +1,203 @@
+// How the torture suite talks to a server and watches it: requests with a deadline (a request that
+// outlives it is a hang), raw bytes on a socket, a ping probe (how long the event loop was held) and
+// the process's resident memory from /proc.
+
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import * as http2 from 'node:http2';
+import * as net from 'node:net';
+import type { Attack, HttpAttack } from './attacks';
+
+export type Outcome =
+  | { kind: 'answer'; status: number; body: string }
+  /** The connection ended without an HTTP answer. */
+  | { kind: 'closed'; detail: string }
+  /** No answer within the deadline. */
+  | { kind: 'hang' };
+
+export class Sender {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  private session: http2.ClientHttp2Session | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly deadlineMs: number,
+  ) {}
+
+  send(attack: Attack): Promise<Outcome> {
+    if (attack.raw) return this.raw(attack.raw.bytes, attack.raw.holdMs);
+    const req = attack.http!;
+    return req.http2 ? this.h2(req) : this.h1(req);
+  }
+
+  private h1(req: HttpAttack): Promise<Outcome> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (o: Outcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(o);
+      };
+      const r = http.request(new URL(req.path, this.url), { method: req.method, headers: req.headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done({ kind: 'answer', status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (e) => done({ kind: 'closed', detail: e.message }));
+      });
+      const timer = setTimeout(() => {
+        done({ kind: 'hang' });
+        r.destroy();
+      }, this.deadlineMs);
+      // The server may answer (401, 413) and stop reading before the body is sent: that is an answer.
+      r.on('error', (e) => done({ kind: 'closed', detail: e.message }));
+      r.end(req.body);
+    });
+  }
+
+  private h2(req: HttpAttack): Promise<Outcome> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (o: Outcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(o);
+      };
+      if (!this.session || this.session.closed || this.session.destroyed) {
+        this.session = http2.connect(this.url);
+        this.session.on('error', () => undefined);
+      }
+      const stream = this.session.request({ ':method': req.method, ':path': req.path, ...req.headers });
+      let status = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (h) => (status = Number(h[':status'])));
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => done(status ? { kind: 'answer', status, body: Buffer.concat(chunks).toString('utf8') } : { kind: 'closed', detail: 'stream ended without headers' }));
+      stream.on('error', (e) => done(status ? { kind: 'answer', status, body: Buffer.concat(chunks).toString('utf8') } : { kind: 'closed', detail: e.message }));
+      const timer = setTimeout(() => {
+        done({ kind: 'hang' });
+        stream.close();
+      }, this.deadlineMs);
+      stream.end(req.body);
+    });
+  }
+
+  /** Raw bytes on a fresh connection; the first status line read is the answer. */
+  private raw(bytes: Buffer, holdMs: number): Promise<Outcome> {
+    const { hostname, port } = new URL(this.url);
+    return new Promise((resolve) => {
+      let settled = false;
+      let got = '';
+      const socket = net.connect(Number(port), hostname);
+      const done = (o: Outcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(o);
+      };
+      const timer = setTimeout(() => done({ kind: 'hang' }), this.deadlineMs + holdMs);
+      socket.on('connect', () => {
+        if (holdMs > 0) {
+          // Trickle: half the bytes now, the rest never (the server must time the request out).
+          socket.write(bytes.subarray(0, Math.max(1, bytes.length >> 1)));
+        } else socket.write(bytes);
+      });
+      socket.on('data', (c: Buffer) => {
+        got += c.toString('latin1');
+        const m = /^HTTP\/1\.[01] (\d{3})/.exec(got);
+        if (m) done({ kind: 'answer', status: Number(m[1]), body: got.slice(got.indexOf('\r\n\r\n') + 4) });
+        // An HTTP/2 server answers a bad preface with a GOAWAY frame: that is an answer too.
+        else if (got.length >= 9 && got.charCodeAt(3) === 0x07) done({ kind: 'answer', status: 400, body: 'GOAWAY' });
+      });
+      socket.on('error', (e) => done({ kind: 'closed', detail: e.message }));
+      socket.on('close', () => done({ kind: 'closed', detail: got ? `unparsed answer ${JSON.stringify(got.slice(0, 60))}` : 'closed without an answer' }));
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+    this.session?.destroy();
+  }
+}
+
+/** GET /ping on its own connection, every `everyMs`: how long the server kept it waiting. */
+export class PingProbe {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = false;
+  readonly latencies: number[] = [];
+  failures = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly everyMs = 50,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.ping(), this.everyMs);
+  }
+
+  private ping(): void {
+    if (this.inFlight) return;
+    this.inFlight = true;
+    const started = performance.now();
+    const r = http.get(new URL('/ping', this.url), { agent: this.agent, timeout: 30_000 }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        this.latencies.push(performance.now() - started);
+        this.inFlight = false;
+      });
+    });
+    r.on('timeout', () => r.destroy(new Error('ping timed out')));
+    r.on('error', () => {
+      this.failures++;
+      this.inFlight = false;
+    });
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.agent.destroy();
+  }
+
+  percentile(p: number): number {
+    if (this.latencies.length === 0) return 0;
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  }
+}
+
+/** Resident memory of a process (VmRSS), in bytes; 0 once it is gone. */
+export function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's RSS every `everyMs`. */
+export class RssSampler {
+  private timer: NodeJS.Timeout | undefined;
+  peak = 0;
+  last = 0;
+
+  constructor(private readonly pid: () => number) {}
+
+  start(everyMs = 100): void {
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  sample(): number {
+    this.last = rssOf(this.pid());
+    this.peak = Math.max(this.peak, this.last);
+    return this.last;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
