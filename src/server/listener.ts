@@ -120,9 +120,14 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
   const h2 = http2.createServer(
     {
       maxSessionMemory: H2_MAX_SESSION_MEMORY_MB,
-      settings: { maxConcurrentStreams: H2_MAX_CONCURRENT_STREAMS, maxHeaderListSize: limits.maxHeaderKb * 1024 },
+      // nghttp2 resets a stream whose header list passes this (once our SETTINGS are acknowledged); up to
+      // there, a list over maxHeaderKb is answered 431 below, as on HTTP/1.1.
+      settings: { maxConcurrentStreams: H2_MAX_CONCURRENT_STREAMS, maxHeaderListSize: 2 * limits.maxHeaderKb * 1024 },
     },
-    (req, res) => onRequest(req, res, 'h2'),
+    (req, res) => {
+      if (headerListSize(req.rawHeaders) > limits.maxHeaderKb * 1024) answerStream(res.stream, 431);
+      else onRequest(req, res, 'h2');
+    },
   );
   h2.on('session', (session: http2.ServerHttp2Session) => {
     sessions.add(session);
@@ -288,6 +293,23 @@ function trackIdleSession(session: http2.ServerHttp2Session, idleMs: number): vo
   });
   session.once('close', () => clearTimeout(timer));
   arm();
+}
+
+/** A header list's size as HTTP/2 counts it (RFC 9113 §6.5.2): names and values plus 32 per field. */
+function headerListSize(raw: readonly string[]): number {
+  let size = 0;
+  for (const field of raw) size += Buffer.byteLength(field, 'latin1');
+  return size + (raw.length / 2) * 32;
+}
+
+/** A failure answered on an HTTP/2 stream; an unread request body is then declined (NO_ERROR). */
+function answerStream(stream: http2.ServerHttp2Stream, status: FailureStatus): void {
+  if (stream.destroyed || stream.closed) return;
+  const body = Buffer.from(FAILURE_BODY[status]);
+  stream.respond({ ':status': status, 'content-type': 'application/json;charset=utf-8', 'content-length': body.length });
+  stream.end(body, () => {
+    if (!stream.closed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+  });
 }
 
 /** The response to each HTTP/1.1 request, for errors that the parser reports against its socket. */
