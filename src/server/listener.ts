@@ -109,13 +109,13 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
       onRequest(req, res, 'http/1.1');
     },
   );
-  h1.keepAliveTimeout = limits.idleTimeoutMs;
   // The http server never listens, so start its connection tracking by hand: it powers
   // closeIdleConnections() and the headers/request timeouts for requests that never finish arriving.
   h1.emit('listening');
-  h1.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => onClientError(err, socket, closeAfterAnswer));
+  const lingerMs = Math.min(LINGER_MS, limits.bodyTimeoutMs);
+  h1.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => onClientError(err, socket, lingerMs));
   // CONNECT (a tunnel): Node would close the connection without a word.
-  h1.on('connect', (_req: http.IncomingMessage, socket: net.Socket) => answerAndClose(socket, 400, closeAfterAnswer));
+  h1.on('connect', (_req: http.IncomingMessage, socket: net.Socket) => answerAndClose(socket, 400, lingerMs));
 
   const h2 = http2.createServer(
     {
@@ -151,19 +151,9 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
     sniff(socket, Math.min(limits.bodyTimeoutMs, limits.idleTimeoutMs), limits.maxHeaderKb * 1024, (outcome, head) => {
       sniffing.delete(socket);
       if (outcome === 'h2' || outcome === 'http/1.1') handOver(socket, outcome, head);
-      else answerAndClose(socket, outcome === null ? 408 : 400, closeAfterAnswer);
+      else answerAndClose(socket, outcome === null ? 408 : 400, lingerMs);
     });
   });
-
-  /** Ends an HTTP/1.1 connection after an error answer: input is read and thrown away until the
-   *  client closes its side, or LINGER_MS at most, so that the close does not become a reset. */
-  function closeAfterAnswer(socket: net.Socket): void {
-    if (!socket.writableEnded) socket.end();
-    socket.resume();
-    const timer = setTimeout(() => socket.destroy(), Math.min(LINGER_MS, limits.bodyTimeoutMs));
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  }
 
   function handOver(socket: net.Socket, protocol: Protocol, head: Buffer): void {
     // Paused first: unshifting into a flowing stream would emit the bytes to no listener.
@@ -211,8 +201,8 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
 /**
  * Waits for enough bytes to tell the protocols apart; tolerates a preface split across packets. For
  * HTTP/1.1 it also waits for the end of the request line, to refuse one without a version (HTTP/0.9's
- * `GET /`, which Node's parser would hold until the headers timeout). `null`: the deadline passed after
- * the start of a request line (answered 408; a socket that sent nothing is just dropped).
+ * `GET /`, which Node's parser would hold until the headers timeout). `null`: the deadline passed in the
+ * middle of a request line (answered 408; a socket that sent nothing or part of a preface is just dropped).
  */
 function sniff(
   socket: net.Socket,
@@ -224,7 +214,8 @@ function sniff(
   // A deadline, not an inactivity timeout: a preface sent a byte at a time must not hold the socket longer.
   const timer = setTimeout(() => {
     cleanup();
-    if (head.length === 0) socket.destroy();
+    // Silence, or part of an HTTP/2 preface: no HTTP/1.1 client to answer.
+    if (classify(head) === 'undecided') socket.destroy();
     else decided(null, head);
   }, timeoutMs);
   timer.unref();
@@ -333,9 +324,9 @@ function failureStatus(err: NodeJS.ErrnoException): FailureStatus {
  * is closed. An error in the body of a request already handed to the request listener is that request's
  * to answer (onRequestFailure); an error in a new head is answered after the responses still owed.
  */
-function onClientError(err: NodeJS.ErrnoException, raw: net.Socket, closeAfterAnswer: (socket: net.Socket) => void): void {
+function onClientError(err: NodeJS.ErrnoException, raw: net.Socket, lingerMs: number): void {
   const socket = raw as ParserSocket;
-  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || socket.destroyed) {
+  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || socket.destroyed || !socket.writable) {
     socket.destroy();
     return;
   }
@@ -344,34 +335,37 @@ function onClientError(err: NodeJS.ErrnoException, raw: net.Socket, closeAfterAn
   const status = failureStatus(err);
 
   const incoming = socket.parser?.incoming;
-  if (incoming && !incoming.complete) {
-    // The body (or trailers) of a request being handled.
-    const res = responses.get(incoming);
-    const handler = failureHandlers.get(incoming);
-    if (!res || res.headersSent || res.writableEnded || !handler || !socket.writable) {
-      // Already answered (or mid-answer): the rest of the body does not matter, the connection does.
-      socket.destroy();
-      return;
-    }
-    res.once('finish', () => closeAfterAnswer(socket));
-    handler(status);
+  if (!incoming || incoming.complete) {
+    answerAfterPending(socket, status, lingerMs);
     return;
   }
-  answerAfterPending(socket, status, closeAfterAnswer);
+  // The body (or trailers) of a request being handled.
+  const res = responses.get(incoming);
+  const handler = failureHandlers.get(incoming);
+  if (res && handler && !res.headersSent && !res.writableEnded) {
+    res.once('finish', () => closeAfterAnswer(socket, lingerMs));
+    handler(status);
+  } else if (res?.writableEnded && !res.writableFinished) {
+    // Answered already (a 413, a 408 of its own): the rest of the body does not matter, but the answer does.
+    res.once('finish', () => closeAfterAnswer(socket, lingerMs));
+  } else {
+    // Answered, or half-way through an answer that cannot be cut short: only the connection is left to end.
+    socket.destroy();
+  }
 }
 
 /** Writes a failure once the responses to earlier (pipelined) requests on the socket are out. */
-function answerAfterPending(socket: ParserSocket, status: FailureStatus, closeAfterAnswer: (socket: net.Socket) => void): void {
+function answerAfterPending(socket: ParserSocket, status: FailureStatus, lingerMs: number): void {
   const pending = socket._httpMessage;
   if (pending) {
     // Node's own 'finish' listener runs first and hands the socket to the next queued response, if any.
-    pending.once('finish', () => answerAfterPending(socket, status, closeAfterAnswer));
+    pending.once('finish', () => answerAfterPending(socket, status, lingerMs));
     return;
   }
-  answerAndClose(socket, status, closeAfterAnswer);
+  answerAndClose(socket, status, lingerMs);
 }
 
-function answerAndClose(socket: net.Socket, status: FailureStatus, closeAfterAnswer: (socket: net.Socket) => void): void {
+function answerAndClose(socket: net.Socket, status: FailureStatus, lingerMs: number): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -381,5 +375,16 @@ function answerAndClose(socket: net.Socket, status: FailureStatus, closeAfterAns
     `HTTP/1.1 ${status} ${FAILURE_REASON[status]}\r\ncontent-type: application/json;charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
-  closeAfterAnswer(socket);
+  closeAfterAnswer(socket, lingerMs);
+}
+
+/** Ends an HTTP/1.1 connection after an error answer: input is read and thrown away until the client
+ *  closes its side, or lingerMs at most, so that the close does not become a reset that loses the answer. */
+function closeAfterAnswer(socket: net.Socket, lingerMs: number): void {
+  if (socket.destroyed) return;
+  if (!socket.writableEnded) socket.end();
+  socket.resume();
+  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }

@@ -58,7 +58,10 @@ export interface ServerOptions {
   logs?: LogSystem;
 }
 
-/** Where to listen, and the HTTP limits (README "Limits"); a missing limit takes its default from src/config.ts. */
+/**
+ * Where to listen, and the HTTP limits (README "Limits"); a missing limit takes its default from
+ * src/config.ts. maxBodyMb is accepted for the routes' body limit, which the routes apply themselves.
+ */
 export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> &
   Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb' | 'maxBodyMb'>>;
 
