@@ -251,7 +251,8 @@ describe('malformed heads are answered 400 (431 when too large), then the connec
   test('the server is still serving', LIMIT, pingStillWorks);
 });
 
-describe('bodies and heads that never finish arriving', () => {
+// The tests of the next two suites mostly wait for the server's timeouts: they wait side by side.
+describe('bodies and heads that never finish arriving', { concurrency: true }, () => {
   test('HTTP/1.1: a body shorter than its Content-Length is 408 after the body timeout', LIMIT, async () => {
     const conn = await Conn.open(file.flora.port);
     conn.write(head('POST', '/', 'content-length: 20\r\n') + '{"add":');
@@ -375,7 +376,7 @@ describe('bodies and heads that never finish arriving', () => {
   });
 });
 
-describe('idle connections are bounded', () => {
+describe('idle connections are bounded', { concurrency: true }, () => {
   test('a connection that never sends a byte is closed', LIMIT, async () => {
     const conn = await Conn.open(file.flora.port);
     await conn.closed;
