@@ -201,14 +201,14 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
 /**
  * Waits for enough bytes to tell the protocols apart; tolerates a preface split across packets. For
  * HTTP/1.1 it also waits for the end of the request line, to refuse one without a version (HTTP/0.9's
- * `GET /`, which Node's parser would hold until the headers timeout). `null`: the deadline passed in the
+ * `GET /`, which Node's parser would hold until the headers timeout) or a broken preface. `null`: the deadline passed in the
  * middle of a request line (answered 408; a socket that sent nothing or part of a preface is just dropped).
  */
 function sniff(
   socket: net.Socket,
   timeoutMs: number,
   maxHead: number,
-  decided: (outcome: Protocol | 'http/0.9' | null, head: Buffer) => void,
+  decided: (outcome: Protocol | 'refused' | null, head: Buffer) => void,
 ): void {
   let head: Buffer = Buffer.alloc(0);
   // A deadline, not an inactivity timeout: a preface sent a byte at a time must not hold the socket longer.
@@ -237,7 +237,7 @@ function sniff(
     const line = requestLine(head, maxHead);
     if (line === 'undecided') return;
     cleanup();
-    decided(line === 'no version' ? 'http/0.9' : 'http/1.1', head);
+    decided(line === 'refuse' ? 'refused' : 'http/1.1', head);
   };
   // Closed (or half-closed) before saying anything useful: nothing to answer.
   const onEnd = () => {
@@ -250,11 +250,12 @@ function sniff(
 }
 
 /**
- * Looks at the first line of an HTTP/1.1 connection: 'no version' for `METHOD target` alone,
- * 'undecided' while a `METHOD ` line has not ended (within maxHead bytes), 'parse' otherwise (Node's
- * parser answers anything else, garbage included, at once).
+ * Looks at the first line of an HTTP/1.1 connection: 'refuse' for `METHOD target` without a version,
+ * and for a `PRI` line that is not the HTTP/2 preface (Node would close the connection without a
+ * word); 'undecided' while a `METHOD ` line has not ended (within maxHead bytes); 'parse' otherwise
+ * (Node's parser answers anything else, garbage included, at once).
  */
-export function requestLine(head: Buffer, maxHead: number): 'parse' | 'no version' | 'undecided' {
+export function requestLine(head: Buffer, maxHead: number): 'parse' | 'refuse' | 'undecided' {
   let i = 0;
   while (i < head.length && (head[i] === 0x0d || head[i] === 0x0a)) i++; // empty lines before it are allowed
   const start = i;
@@ -264,7 +265,7 @@ export function requestLine(head: Buffer, maxHead: number): 'parse' | 'no versio
   const end = head.indexOf(0x0a, i);
   if (end < 0) return head.length > maxHead ? 'parse' : 'undecided';
   const line = head.toString('latin1', start, end).replace(/\r$/, '');
-  return / HTTP\/[^ ]*$/.test(line) ? 'parse' : 'no version';
+  return / HTTP\/[^ ]*$/.test(line) && !line.startsWith('PRI ') ? 'parse' : 'refuse';
 }
 
 function trackIdleSession(session: http2.ServerHttp2Session, idleMs: number): void {

@@ -210,6 +210,7 @@ describe('malformed heads are answered 400 (431 when too large), then the connec
     ['an HTTP/0.9 request line', 'GET /\r\n'],
     ['an HTTP/0.9 request line with headers', 'GET /ping\r\nhost: flora\r\n\r\n'],
     ['binary garbage', '\x00\x01\x02\xff nonsense\r\n\r\n'],
+    ['an HTTP/2 preface that goes wrong half-way', 'PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n'],
     ['TLS instead of cleartext', '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03'],
     ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'],
   ];
