@@ -190,6 +190,20 @@ describe('malformed chunked bodies are answered 400, then the connection is clos
     }
   }
 
+  test('a route that does not read the body: one answer, the 400, when the bad chunk comes with the head', LIMIT, async () => {
+    const answer = await answerTo(head('GET', '/ping', 'transfer-encoding: chunked\r\n') + 'zz\r\n');
+    assertFailure(answer, 400, BAD_REQUEST);
+  });
+
+  test('a route that does not read the body: its answer stands, and the bad chunk after it ends the connection', LIMIT, async () => {
+    const conn = await Conn.open(file.flora.port);
+    conn.write(head('GET', '/ping', 'transfer-encoding: chunked\r\n'));
+    await conn.until(PING);
+    conn.write('zz\r\n');
+    await conn.closed;
+    assert.deepEqual(conn.answers().map((a) => [a.status, a.body]), [[200, PING]]);
+  });
+
   test('the server is still serving', LIMIT, pingStillWorks);
 });
 
