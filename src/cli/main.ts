@@ -74,7 +74,7 @@ async function start(args: readonly string[]): Promise<number> {
   let graphqlServer: RunningServer | undefined;
   if (config.graphqlPort !== undefined) {
     try {
-      graphqlServer = await startServer(service, { host: config.host, port: config.graphqlPort }, { router: buildGraphqlRouter(service), ownsService: false, logs });
+      graphqlServer = await startServer(service, { ...config, port: config.graphqlPort }, { router: buildGraphqlRouter(service), ownsService: false, logs });
     } catch (err) {
       await server.close().catch(() => undefined);
       await logs.close().catch(() => undefined);

@@ -4,7 +4,7 @@
 
 import type * as http from 'node:http';
 import * as http2 from 'node:http2';
-import type { AnyRequest, AnyResponse, Protocol } from './listener';
+import { failureBody, onRequestFailure, type AnyRequest, type AnyResponse, type FailureStatus, type Protocol } from './listener';
 import { closedSink, openStreamSink, type StreamSink } from './streamSink';
 
 export interface RequestContext {
@@ -18,7 +18,10 @@ export interface RequestContext {
   readonly headers: Readonly<Record<string, string>>;
   /**
    * The whole request body. Rejects with BodyTooLarge as soon as more than `limit` bytes are
-   * declared or received, without buffering the rest.
+   * declared or received, without buffering the rest; with BodyTimeout when the body has not arrived
+   * `bodyTimeoutMs` after the request started; with MalformedRequest when the rest of the request
+   * cannot be parsed (a bad chunk, a body cut off by a half-close); with ClientClosed when the client
+   * is gone.
    */
   readBody(limit: number): Promise<Buffer>;
   /**
@@ -48,9 +51,36 @@ export class ClientClosed extends Error {
   }
 }
 
+/** The request's body did not arrive within the body timeout: 408, then the connection is closed. */
+export class BodyTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`Request body not received within ${timeoutMs} ms`);
+  }
+}
+
+/** The rest of the request could not be parsed (HTTP/1.1 framing): 400 (431 for oversized trailers),
+ *  then the connection is closed. */
+export class MalformedRequest extends Error {
+  constructor(readonly status: 400 | 431 = 400) {
+    super('Malformed request');
+  }
+}
+
+/** The answer to a BodyTimeout or MalformedRequest: Fauna's Netty-level JSON (fql-v4.md §1.7). */
+export function requestFailure(err: BodyTimeout | MalformedRequest): { status: FailureStatus; body: string } {
+  const status = err instanceof BodyTimeout ? 408 : err.status;
+  return { status, body: failureBody(status) };
+}
+
+export interface ExchangeOptions {
+  /** A request body not complete this long after the request started is a BodyTimeout. Default 30 s. */
+  bodyTimeoutMs?: number;
+}
+
 /** After a 413, at most this many further bytes are read and thrown away (so the client can read the
  *  answer and keep its HTTP/1.1 connection); a client that keeps sending beyond it is disconnected. */
 const DISCARD_LIMIT = 32 * 1024 * 1024;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 export interface Exchange {
   ctx: RequestContext;
@@ -60,12 +90,19 @@ export interface Exchange {
   stream(head: HttpResponse, start: (sink: StreamSink) => void): void;
 }
 
-export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Protocol): Exchange {
+export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Protocol, opts: ExchangeOptions = {}): Exchange {
   const url = req.url ?? '/';
   const { path, query } = splitUrl(url);
   const headers = normalizeHeaders(req.headers);
   const method = (req.method ?? 'GET').toUpperCase();
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  /** The body must be complete by then, counted from the request's start (its head has arrived). */
+  const deadline = Date.now() + bodyTimeoutMs;
   let bodyDone = false;
+  /** Set once the request is known to be broken or late: its answer closes the connection. */
+  let failed: BodyTimeout | MalformedRequest | undefined;
+  /** Rejects the body read in progress (there is at most one). */
+  let abortRead: ((err: Error) => void) | undefined;
 
   const rejectBody = () => {
     if (protocol === 'http/1.1') {
@@ -85,6 +122,24 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     // HTTP/2: send() resets the stream with NO_ERROR once the response is written.
   };
 
+  /**
+   * The request cannot complete. A body read in progress fails, and the route's handler answers
+   * (server.ts maps the error); with none in progress the answer goes out now, and whatever the
+   * route answers later is dropped: exactly one response either way.
+   */
+  const fail = (err: BodyTimeout | MalformedRequest) => {
+    if (failed) return;
+    failed = err;
+    if (abortRead) {
+      abortRead(err);
+      return;
+    }
+    const { status, body } = requestFailure(err);
+    send({ status, headers: { 'content-type': 'application/json;charset=utf-8' }, body });
+  };
+  // HTTP/1.1 framing errors and Node's request timeout after the head, reported by the listener.
+  onRequestFailure(req, (status) => fail(status === 408 ? new BodyTimeout(bodyTimeoutMs) : new MalformedRequest(status)));
+
   const ctx: RequestContext = {
     protocol,
     method,
@@ -96,6 +151,10 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     },
     readBody(limit) {
       return new Promise<Buffer>((resolve, reject) => {
+        if (failed) {
+          reject(failed);
+          return;
+        }
         const declared = headers['content-length'];
         if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
           rejectBody();
@@ -129,7 +188,15 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
           reject(new ClientClosed());
         };
         const onAborted = onError;
+        // A trickle that would never end (or a head with a body that never comes): 408.
+        const timer = setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now()));
+        abortRead = (err) => {
+          cleanup();
+          reject(err);
+        };
         const cleanup = () => {
+          clearTimeout(timer);
+          abortRead = undefined;
           req.off('data', onData);
           req.off('end', onEnd);
           req.off('error', onError);
@@ -147,6 +214,8 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
   const send = (response: HttpResponse) => {
     if (sent || res.headersSent || res.writableEnded || res.destroyed) return;
     sent = true;
+    // The rest of a broken or late HTTP/1.1 request cannot be told from a next request: close after.
+    if (failed && protocol === 'http/1.1') (res as http.ServerResponse).shouldKeepAlive = false;
     const body = Buffer.from(response.body, 'utf8');
     const out: Record<string, string> = { ...response.headers, 'content-length': String(body.length) };
     const done = () => {

@@ -2,7 +2,17 @@
 
 import type { FloraConfig, QueryService } from '../fql/api';
 import { ProtocolError } from '../values/errors';
-import { BodyTooLarge, ClientClosed, createExchange, type HttpResponse, type RequestContext } from './context';
+import { defaultConfig } from '../config';
+import {
+  BodyTimeout,
+  BodyTooLarge,
+  ClientClosed,
+  createExchange,
+  MalformedRequest,
+  requestFailure,
+  type HttpResponse,
+  type RequestContext,
+} from './context';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors';
 import { responseTraceparent } from './headers';
 import { listen, type AnyResponse } from './listener';
@@ -49,12 +59,21 @@ export interface ServerOptions {
   logs?: LogSystem;
 }
 
-export async function startServer(
-  service: QueryService,
-  config: Pick<FloraConfig, 'host' | 'port'>,
-  opts: ServerOptions = {},
-): Promise<RunningServer> {
+/**
+ * Where to listen, and the HTTP limits (README "Limits"); a missing limit takes its default from
+ * src/config.ts. maxBodyMb is accepted for the routes' body limit, which the routes apply themselves.
+ */
+export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> &
+  Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb' | 'maxBodyMb'>>;
+
+export async function startServer(service: QueryService, config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
   const { logs } = opts;
+  const defaults = defaultConfig();
+  const limits = {
+    bodyTimeoutMs: config.bodyTimeoutMs ?? defaults.bodyTimeoutMs,
+    idleTimeoutMs: config.idleTimeoutMs ?? defaults.idleTimeoutMs,
+    maxHeaderKb: config.maxHeaderKb ?? defaults.maxHeaderKb,
+  };
   const logger = logs?.logger ?? NO_LOGGER;
   const streams = new StreamHub(service);
   const router = opts.router ?? buildRouter(service, streams, logs);
@@ -65,6 +84,8 @@ export async function startServer(
       return await router.resolve(ctx.method, ctx.path)(ctx);
     } catch (err) {
       if (err instanceof BodyTooLarge) return protocolError(413, 'request too large', 'Request entity is too large');
+      // Fauna's Netty-level answers (fql-v4.md §1.7): `{"error":…}`, and the connection is closed.
+      if (err instanceof BodyTimeout || err instanceof MalformedRequest) return requestFailure(err);
       if (err instanceof ProtocolError) return protocolError(err.status, err.code, err.description, err.headers);
       // Nobody is listening any more; send() will find the response closed and do nothing.
       if (err instanceof ClientClosed) return protocolError(400, 'bad request', err.message);
@@ -90,7 +111,7 @@ export async function startServer(
   const listener = await listen(config.host, config.port, (req, res, protocol) => {
     let exchange;
     try {
-      exchange = createExchange(req, res, protocol);
+      exchange = createExchange(req, res, protocol, { bodyTimeoutMs: limits.bodyTimeoutMs });
     } catch (err) {
       // Nothing sane to answer with (should not happen): drop the request rather than the process.
       console.error('flora: cannot read request:', err);
@@ -132,7 +153,7 @@ export async function startServer(
           res.destroy();
         }
       });
-  });
+  }, limits);
 
   const { address: host, port } = listener.address;
   const address = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
