@@ -6,6 +6,7 @@ import { Catalog } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
 import { runPurges } from '../model/purge';
 import { decodeRequest } from '../wire/decode';
+import { failpoint } from '../failpoints';
 import type { Expr } from '../wire/expr';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import type { Obj } from '../values/types';
@@ -148,6 +149,7 @@ export class Executor implements QueryService {
           last = ctx;
           // Parsed once the secret is known to be good (fql-v4.md §1.3), once for all attempts.
           parsed ??= await decodeRequest(req.body, budget);
+          failpoint('query.evaluate');
           return evalExpr(parsed, Env.empty, ctx);
         },
         { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn, budget },

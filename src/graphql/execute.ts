@@ -7,6 +7,7 @@ import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
 import { secretFromHeader } from '../model/auth';
+import { failpoint } from '../failpoints';
 import { ProtocolError, QueryError } from '../values/errors';
 import { apiFor, type PreparedOperation, type ServedApi } from './api';
 import { selectionDepthError, textDepthError } from './depth';
@@ -107,6 +108,7 @@ export async function runGraphql(
       authorization,
       async (ctx): Promise<Payload> => {
         database = { id: ctx.scope.db, path: ctx.scope.path };
+        failpoint('graphql.execute');
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
         const prepared = prepare(api, query);

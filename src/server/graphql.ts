@@ -12,7 +12,7 @@ import { parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
 import { TooBusy } from '../fql/budget';
-import type { Outcome } from './responses';
+import { internalErrorText, logInternalError, type Outcome } from './responses';
 import type { Handler } from './router';
 
 const JSON_TYPE = 'application/json;charset=utf-8';
@@ -53,8 +53,8 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   try {
     a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx) });
   } catch (err) {
-    console.error('flora: internal error in /graphql:', err);
-    return json(500, errorBody(`Internal server error: ${(err as Error).message}`));
+    const id = logInternalError(err, 'POST /graphql');
+    return { ...json(500, errorBody(internalErrorText(id))), headers: { 'content-type': JSON_TYPE, 'x-request-id': id } };
   }
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
   const log = { database: a.database, fqlShape: typeof request.query === 'string' ? shapeGraphQL(request.query) : undefined };
@@ -140,8 +140,8 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
         const a = await importSchema(service, ctx.headers.authorization, body, mode as ImportMode);
         return { ...text(a.status, a.body), bytesIn: Buffer.byteLength(body, 'utf8'), log: { database: a.database, fqlShape: shapeGraphQL(body) } };
       } catch (err) {
-        console.error('flora: internal error in /import:', err);
-        return text(500, `Internal server error: ${(err as Error).message}`);
+        const id = logInternalError(err, 'POST /import');
+        return { ...text(500, internalErrorText(id)), headers: { 'content-type': TEXT_TYPE, 'x-request-id': id } };
       }
     },
   };

@@ -59,11 +59,19 @@ export function queryError(status: number, code: string, description: string, po
  * request id, and the client gets only that id to quote.
  */
 export function internalError(err: unknown, where: string): Outcome {
+  const id = logInternalError(err, where);
+  return protocolError(500, 'internal server error', internalErrorText(id), { 'x-request-id': id });
+}
+
+/** Writes the fault with its stack to the server's log under a new request id; returns the id. */
+export function logInternalError(err: unknown, where: string): string {
   const id = randomBytes(8).toString('hex');
   console.error(`flora: internal error [request ${id}] in ${where}:`, err);
-  return protocolError(500, 'internal server error', `Internal server error. The server's log has the details under request id ${id}.`, {
-    'x-request-id': id,
-  });
+  return id;
+}
+
+export function internalErrorText(id: string): string {
+  return `Internal server error. The server's log has the details under request id ${id}.`;
 }
 
 /** Metrics headers are left out of 401 and 500 responses, as Fauna does. */

@@ -296,3 +296,44 @@ describe('the memory all requests share', () => {
     assert.equal((await post(srv, '{"add":[1,2]}')).body, '{"resource":3}');
   });
 });
+
+describe("a fault of the server's own", () => {
+  let srv: FloraProcess;
+  before(async () => {
+    srv = await startFlora({ env: { FLORA_FAILPOINTS: 'query.evaluate,graphql.execute' } });
+  });
+  after(async () => {
+    await srv.stop();
+  });
+
+  test('answers 500 with a request id that the server log carries with the stack', async () => {
+    for (const http2 of [false, true]) {
+      const res = await post(srv, '{"add":[1,2]}', { http2 });
+      assert.equal(res.status, 500);
+      const id = res.headers['x-request-id'];
+      assert.match(id, /^[0-9a-f]{16}$/);
+      assert.deepEqual(errorOf(res), {
+        code: 'internal server error',
+        description: `Internal server error. The server's log has the details under request id ${id}.`,
+      });
+      assert.doesNotMatch(res.body, /fauna\.com|failpoint/);
+      await until(() => srv.stderr().includes(`[request ${id}]`));
+      const logged = srv.stderr().slice(srv.stderr().indexOf(`[request ${id}]`));
+      assert.match(logged, /failpoint query\.evaluate\n\s+at /);
+    }
+  });
+
+  test('on /graphql too, in the GraphQL shape', async () => {
+    await httpRequest(srv.url, { method: 'POST', path: '/import', headers: { authorization: `Bearer ${ROOT}` }, body: 'type Thing { name: String }' });
+    const res = await post(srv, JSON.stringify({ query: '{ __typename }' }), { path: '/graphql', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 500);
+    const id = res.headers['x-request-id'];
+    assert.deepEqual(JSON.parse(res.body), { errors: [{ message: `Internal server error. The server's log has the details under request id ${id}.` }] });
+    await until(() => srv.stderr().includes(`[request ${id}]`));
+  });
+});
+
+/** Resolves once `cond` holds (checked every 10 ms). */
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 10));
+}
