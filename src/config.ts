@@ -143,8 +143,8 @@ export const SETTINGS = [
     help: "Compute ops one query may use (Fauna's 50-unit ops)", parse: positiveNumber('compute limit', true),
   }),
   setting({
-    key: 'maxValueMb', flag: '--max-value-mb', env: 'FLORA_MAX_VALUE_MB', defaultValue: 16,
-    help: 'Largest string, array or object a query may build (MiB)', parse: positiveNumber('value size'),
+    key: 'maxValueMb', flag: '--max-value-mb', env: 'FLORA_MAX_VALUE_MB', defaultValue: 64,
+    help: 'Largest value (string, array, object, as JSON) a query may build (MiB)', parse: positiveNumber('value size'),
   }),
   setting({
     key: 'maxResponseMb', flag: '--max-response-mb', env: 'FLORA_MAX_RESPONSE_MB', defaultValue: 64,

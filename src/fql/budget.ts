@@ -19,7 +19,11 @@ const MiB = 1024 * 1024;
 export interface QueryLimits {
   /** Compute ops per transaction (Fauna's 12,000). */
   computeOps: number;
-  /** Largest single string (in characters), array (8 bytes an element) or object (16 bytes a field). */
+  /**
+   * Largest value a query may build, as its JSON would be (a string: its characters). Arrays and
+   * objects are also refused before they are allocated when their slots alone (8 bytes an element,
+   * 16 a field) would exceed it.
+   */
   maxValueBytes: number;
   /** Largest response body, in bytes. */
   maxResponseBytes: number;
@@ -33,7 +37,7 @@ export interface QueryLimits {
 
 export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
   computeOps: 12_000,
-  maxValueBytes: 16 * MiB,
+  maxValueBytes: 64 * MiB,
   maxResponseBytes: 64 * MiB,
   queryMemoryBytes: 256 * MiB,
   sliceMs: 10,

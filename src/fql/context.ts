@@ -8,6 +8,7 @@ import type { BindingEvaluator } from '../model/indexDef';
 import { QueryError, type Position } from '../values/errors';
 import type { Lambda, Obj, Value } from '../values/types';
 import type { Budget } from './budget';
+import { checkBuilt } from './valueSize';
 
 export { QueryTimeout, UNITS_PER_COMPUTE_OP } from './budget';
 export const MAX_CALL_DEPTH = 200;
@@ -84,6 +85,11 @@ export class EvalContext {
 
   get snapshotTs(): bigint {
     return this.txn.snapshotTs;
+  }
+
+  /** A value the query has just built: no larger than a value may be (as JSON), nor nested too deep. */
+  built<T extends Value>(v: T): T {
+    return checkBuilt(v, this.budget.limits.maxValueBytes);
   }
 
   /** Charges one compute unit; enforces the compute limit and the query timeout. */

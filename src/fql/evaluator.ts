@@ -30,7 +30,7 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
         }
       }
       if (failed) throw QueryError.accumulate(failed);
-      return out;
+      return ctx.built(out);
     }
     case 'object': {
       ctx.budget.alloc(64 + 48 * e.entries.length);
@@ -44,7 +44,7 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
         }
       }
       if (failed) throw QueryError.accumulate(failed);
-      return out;
+      return ctx.built(out);
     }
     case 'let': {
       let scope = env;

@@ -406,7 +406,7 @@ function algebra(head: Algebra) {
       const total = lists.reduce((n, l) => n + l.length, 0);
       ctx.budget.array(total);
       ctx.budget.charge(Math.ceil(total / ELEMENTS_PER_UNIT));
-      return lists.slice(1).reduce(ARRAY_ALGEBRA[head], lists[0]);
+      return ctx.built(lists.slice(1).reduce(ARRAY_ALGEBRA[head], lists[0]));
     }
     if (sets === args.length) {
       // One operand renders unwrapped, as Fauna does.

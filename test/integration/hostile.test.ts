@@ -117,9 +117,33 @@ describe('hostile input, default limits', () => {
     assert.equal(res.status, 400, res.body);
     assert.deepEqual(errorOf(res), {
       code: 'bad request',
-      description: 'Value exceeds the size limit: got 33554432 bytes, limit 16777216 bytes',
+      // 4·2^21 ones, as JSON.
+      description: 'Value exceeds the size limit: got 75497474 bytes, limit 67108864 bytes',
     });
     assert.equal((await httpRequest(srv.url, { path: '/ping' })).status, 200);
+  });
+
+  test('a value whose parts are shared is measured as its JSON would be: [a, a] doubled stops at the limit', async () => {
+    // Forty small arrays in memory, but 2^40 elements to render, store, compare or hash.
+    for (const expr of [[{ var: 'a' }, { var: 'a' }], { object: { l: { var: 'a' }, r: { var: 'a' } } }]) {
+      const body = JSON.stringify({ reduce: { lambda: ['a', 'x'], expr }, initial: 'leaf', collection: Array.from({ length: 40 }, (_, i) => i) });
+      const res = await post(srv, body);
+      assert.equal(res.status, 400, res.body.slice(0, 200));
+      assert.match(errorOf(res).description, /^Value exceeds the size limit: got \d+ bytes, limit 67108864 bytes$/);
+    }
+    // The same doubling stored, compared and hashed stays within it.
+    const ok = JSON.stringify({
+      let: [{ v: { reduce: { lambda: ['a', 'x'], expr: [{ var: 'a' }, { var: 'a' }] }, initial: 1, collection: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } }],
+      in: [{ equals: [{ var: 'v' }, { var: 'v' }] }, { count: { distinct: [{ var: 'v' }, { var: 'v' }] } }],
+    });
+    assert.equal((await post(srv, ok)).body, '{"resource":[true,1]}');
+  });
+
+  test('a value nested deeper than a request may be is refused when it is built', async () => {
+    const body = JSON.stringify({ reduce: { lambda: ['a', 'x'], expr: [{ var: 'a' }] }, initial: 1, collection: Array.from({ length: 1500 }, (_, i) => i) });
+    const res = await post(srv, body);
+    assert.equal(res.status, 400, res.body.slice(0, 200));
+    assert.deepEqual(errorOf(res), { code: 'bad request', description: 'Value nesting exceeds the limit: got 1001 levels, limit 1000' });
   });
 
   test('an object whose fields double each round stops at a limit', async () => {

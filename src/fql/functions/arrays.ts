@@ -22,7 +22,7 @@ define('map', async (call, env, ctx) => {
   ctx.budget.array(items.length);
   const out: Value[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) out[i] = await applyLambdaExpr(fn, [items[i]], env, ctx);
-  return rewrap(page, out);
+  return rewrap(page, ctx.built(out));
 });
 
 define('foreach', async (call, env, ctx) => {
@@ -82,7 +82,7 @@ function concatenate(head: 'prepend' | 'append') {
     const coll = asArray(await evalArg(call, 'collection', env, ctx), argPos(call, 'collection'));
     const extra = Array.isArray(elems) ? elems : [elems];
     ctx.budget.array(extra.length + coll.length);
-    return head === 'prepend' ? [...extra, ...coll] : [...coll, ...extra];
+    return ctx.built(head === 'prepend' ? [...extra, ...coll] : [...coll, ...extra]);
   });
 }
 concatenate('prepend');

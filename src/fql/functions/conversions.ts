@@ -216,7 +216,7 @@ conversion('to_object', (v, pos, ctx) => {
       if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') cannotCast(v, 'Object', pos);
       out.set(pair[0], pair[1]);
     }
-    return out;
+    return ctx.built(out);
   }
   cannotCast(v, 'Object', pos);
 });
@@ -225,7 +225,7 @@ conversion('to_array', (v, pos, ctx) => {
   if (Array.isArray(v)) return v;
   if (v instanceof Map) {
     ctx.budget.array(v.size * 4); // the array and a pair for each field
-    return [...v].map(([k, x]): Value => [k, x]); // objects and documents
+    return ctx.built([...v].map(([k, x]): Value => [k, x])); // objects and documents
   }
   cannotCast(v, 'Array', pos);
 });

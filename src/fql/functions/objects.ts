@@ -177,7 +177,7 @@ define('merge', async (call, env, ctx) => {
       else out.set(k, v);
     }
   }
-  return out;
+  return ctx.built(out);
 });
 
 define('concat', async (call, env, ctx) => {
