@@ -11,8 +11,8 @@ const REF = { ref: { collection: 'hist' }, id: '1' };
 
 async function query(service: QueryService, body: unknown): Promise<string> {
   const r = await service.query({ body: typeof body === 'string' ? body : JSON.stringify(body), authorization: AUTH, timeoutMs: 600_000 });
-  if (r.status >= 300) throw new Error(r.body);
-  return r.body;
+  if (r.status >= 300) throw new Error(String(r.body));
+  return String(r.body);
 }
 
 async function rate(service: QueryService, body: string, seconds: number, concurrency: number): Promise<number> {

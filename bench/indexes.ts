@@ -37,8 +37,8 @@ function wrap(v: unknown): unknown {
 
 async function q(service: QueryService, expr: unknown): Promise<unknown> {
   const r = await service.query({ body: JSON.stringify(expr), authorization: 'Bearer secret', timeoutMs: 600_000 });
-  if (r.status >= 300) throw new Error(r.body);
-  return JSON.parse(r.body).resource;
+  if (r.status >= 300) throw new Error(String(r.body));
+  return JSON.parse(String(r.body)).resource;
 }
 
 const mb = (n: number) => Math.round(n / 1024 / 1024);
@@ -148,7 +148,7 @@ async function measureCreates(seconds: number): Promise<{ none: number; three: n
       await Promise.all(Array.from({ length: 32 }, async () => {
         while (Date.now() < deadline) {
           const r = await service.query({ body: text, authorization: 'Bearer secret', timeoutMs: 60_000 });
-          if (r.status !== 201) throw new Error(r.body);
+          if (r.status !== 201) throw new Error(String(r.body));
           ops++;
         }
       }));

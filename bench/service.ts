@@ -17,7 +17,7 @@ function wrap(v: unknown): unknown {
 async function run(service: QueryService, body: () => string, seconds: number, concurrency: number): Promise<number> {
   const { ops, secs } = await closedLoop(async () => {
     const r = await service.query({ body: body(), authorization: 'Bearer secret', timeoutMs: 60_000 });
-    if (r.status >= 300) throw new Error(r.body);
+    if (r.status >= 300) throw new Error(String(r.body));
   }, seconds, concurrency);
   return ops / secs;
 }

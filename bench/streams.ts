@@ -40,7 +40,7 @@ const refJson = (coll: string, id: number) =>
 
 async function q(service: QueryService, body: unknown): Promise<void> {
   const r = await service.query({ body: JSON.stringify(body), authorization: AUTH, timeoutMs: 60_000 });
-  if (r.status >= 300) throw new Error(r.body);
+  if (r.status >= 300) throw new Error(String(r.body));
 }
 
 /** Runs `concurrency` writers for `seconds`; returns ops/s and the number of writes. */
@@ -52,7 +52,7 @@ async function write(service: QueryService, body: (writer: number) => string, se
     Array.from({ length: concurrency }, async (_, writer) => {
       while (Date.now() < deadline) {
         const r = await service.query({ body: body(writer), authorization: AUTH, timeoutMs: 60_000 });
-        if (r.status >= 300) throw new Error(r.body);
+        if (r.status >= 300) throw new Error(String(r.body));
         ops++;
       }
     }),

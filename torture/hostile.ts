@@ -17,6 +17,10 @@ export interface HostileOptions {
   env?: Record<string, string>;
   /** How long a request may go unanswered before it counts as a hang (ms). */
   deadlineMs?: number;
+  /** How long memory is watched after the load, coming back down (ms). */
+  settleMs?: number;
+  /** Time spent shrinking failures to their shortest reproductions (s); 0 = none. */
+  shrinkSeconds?: number;
   /** Prints progress lines. */
   log?: (line: string) => void;
 }
@@ -139,7 +143,7 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
     report.pingMax = probe.percentile(100);
     report.rssPeak = sampler.peak;
     // After the load: memory goes back towards idle as V8 collects and gives pages back.
-    report.rssAfter = crashed ? 0 : await settledRss(srv.proc.pid!, 15_000);
+    report.rssAfter = crashed ? 0 : await settledRss(srv.proc.pid!, opts.settleMs ?? 15_000);
 
     // Failures shrunk to their shortest form, on the same server (a fresh one after a crash).
     stopping = true;
@@ -149,13 +153,14 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
       for (const fql of SETUP) await sender.send(fqlAttack('setup', target, fql));
       sender.close();
     }
+    const shrinkUntil = Date.now() + (opts.shrinkSeconds ?? 120) * 1000;
     for (const f of report.failures.slice(0, 3)) {
-      if (f.attack.fql === undefined) continue;
+      if (f.attack.fql === undefined || Date.now() >= shrinkUntil) continue;
       const sender = new Sender(srv.url, deadlineMs);
       const fails = async (fql: unknown) => isFailure(await sender.send(fqlAttack(f.attack.kind, target, fql, { http2: f.attack.http?.http2 })));
       // A crash reproduces as a crash: the sender then sees the connection close.
       const reproduces = async (fql: unknown) => (await fails(fql)) || srv.proc.exitCode !== null;
-      if (await reproduces(f.attack.fql)) f.shortest = jsonText(await shrink(f.attack.fql, reproduces, 80));
+      if (await reproduces(f.attack.fql)) f.shortest = jsonText(await shrink(f.attack.fql, reproduces, 80, shrinkUntil));
       sender.close();
       if (srv.proc.exitCode !== null) srv = await startFlora(startOpts);
     }

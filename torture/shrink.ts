@@ -37,14 +37,15 @@ function set(v: Json, path: (string | number)[], x: Json): Json {
   return copy;
 }
 
-export async function shrink(input: Json, fails: (v: Json) => Promise<boolean>, budget: number): Promise<Json> {
+/** Shrinks `input` while `fails` holds, within `budget` attempts and until `deadline` (Date.now()). */
+export async function shrink(input: Json, fails: (v: Json) => Promise<boolean>, budget: number, deadline = Infinity): Promise<Json> {
   let best = input;
   let progress = true;
-  while (progress && budget > 0) {
+  while (progress && budget > 0 && Date.now() < deadline) {
     progress = false;
     for (const path of paths(best)) {
       for (const candidate of smaller(get(best, path))) {
-        if (budget-- <= 0) return best;
+        if (budget-- <= 0 || Date.now() >= deadline) return best;
         const next = set(best, path, candidate);
         if (await fails(next)) {
           best = next;

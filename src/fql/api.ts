@@ -29,8 +29,8 @@ export interface QueryMetrics {
 
 export interface QueryResult {
   status: number;
-  /** The complete JSON response body: {"resource": …} or {"errors": […]}. */
-  body: string;
+  /** The complete JSON response body: {"resource": …} or {"errors": […]} (UTF-8 bytes or text). */
+  body: string | Buffer;
   /** Transaction time for X-Txn-Time (µs). */
   txnTime: bigint;
   /** Absent for 401 and 500 responses (no metrics headers then). */

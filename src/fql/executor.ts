@@ -14,7 +14,7 @@ import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
 import { Budget, DEFAULT_LIMITS, UNBOUNDED_POOL, type MemoryPool, type QueryLimits } from './budget';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
-import { protocolErrorBody, queryErrorBody, resourceBody } from './render';
+import { protocolErrorBody, queryErrorBody, resourceBytes } from './render';
 import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
@@ -157,7 +157,7 @@ export class Executor implements QueryService {
       const fresh = run.result instanceof Map && run.ctx.freshDocs.has(run.result as Obj);
       return {
         status: fresh ? 201 : 200,
-        body: resourceBody(run.result, run.ts, this.limits.maxResponseBytes),
+        body: await resourceBytes(run.result, run.ts, this.limits.maxResponseBytes, budget),
         txnTime: run.ts,
         metrics: run.metrics,
         database: databaseOf(run.ctx),

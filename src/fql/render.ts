@@ -1,6 +1,6 @@
 // Response bodies: {"resource": …} and {"errors": […]} in Fauna's shapes.
 
-import { encodeValue, TooLong } from '../wire/encode';
+import { encodeValue, encodeValueSliced, TooLong, type RenderPacer } from '../wire/encode';
 import { jsonString } from '../wire/json';
 import type { ProtocolError, QueryError } from '../values/errors';
 import type { Value } from '../values/types';
@@ -17,6 +17,16 @@ export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity): stri
   }
   if (body.length > maxBytes) throw responseTooLarge(body.length, maxBytes);
   return body;
+}
+
+/** resourceBody as UTF-8 bytes, rendered a slice at a time (a large result never holds the loop long). */
+export async function resourceBytes(v: Value, txnTs: bigint, maxBytes: number, pacer: RenderPacer): Promise<Buffer> {
+  try {
+    return await encodeValueSliced(v, { txnTs, maxLength: maxBytes }, pacer, '{"resource":', '}');
+  } catch (e) {
+    if (e instanceof TooLong) throw responseTooLarge(e.length, maxBytes);
+    throw e;
+  }
 }
 
 export function responseTooLarge(size: number, limit: number): LimitExceeded {

@@ -35,7 +35,8 @@ export interface HttpResponse {
   status: number;
   /** Lower-case names. content-length is computed when the response is written. */
   headers: Record<string, string>;
-  body: string;
+  /** Text, or UTF-8 bytes already. */
+  body: string | Buffer;
 }
 
 export class BodyTooLarge extends Error {
@@ -216,7 +217,7 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     sent = true;
     // The rest of a broken or late HTTP/1.1 request cannot be told from a next request: close after.
     if (failed && protocol === 'http/1.1') (res as http.ServerResponse).shouldKeepAlive = false;
-    const body = Buffer.from(response.body, 'utf8');
+    const body = typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
     const out: Record<string, string> = { ...response.headers, 'content-length': String(body.length) };
     const done = () => {
       // An HTTP/2 request body nobody will read would stall on flow control: tell the client to stop

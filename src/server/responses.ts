@@ -11,8 +11,8 @@ import type { StreamSink } from './streamSink';
 /** What a route produces; the server turns it into an HttpResponse with the standard headers. */
 export interface Outcome {
   status: number;
-  /** Complete JSON body ('' only for a CORS preflight and HEAD). */
-  body: string;
+  /** Complete JSON body ('' only for a CORS preflight and HEAD), as text or UTF-8 bytes. */
+  body: string | Buffer;
   /** X-Txn-Time; the service clock when no transaction ran. */
   txnTime?: bigint;
   /** Zeros when absent (and omitted altogether for 401 and 500). */

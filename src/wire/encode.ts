@@ -79,6 +79,96 @@ export function encodeValue(v: Value, ctx: EncodeContext): string {
   throw new Error(`encodeValue: unsupported value ${String(v)}`);
 }
 
+// --- large values, a slice at a time ---------------------------------------------------------
+
+/** How a long rendering shares the event loop: it works for `sliceMs`, then awaits `pause()`. */
+export interface RenderPacer {
+  readonly sliceMs: number;
+  pause(): Promise<void>;
+}
+
+/** Arrays, objects and pages with more elements than this are rendered element by element. */
+const WIDE = 256;
+/** Rendered text is turned into bytes in pieces of about this many characters. */
+const PIECE = 64 * 1024;
+
+/**
+ * `prefix + encodeValue(v) + suffix` as UTF-8 bytes, rendered so that the event loop is never held
+ * for much longer than `pacer.sliceMs`: wide arrays, objects and pages are walked element by element
+ * (each element rendered at once), yielding between slices. Stops (TooLong) past ctx.maxLength.
+ */
+export async function encodeValueSliced(v: Value, ctx: EncodeContext, pacer: RenderPacer, prefix = '', suffix = ''): Promise<Buffer> {
+  const out = new PieceWriter(ctx.maxLength ?? Infinity);
+  const sliceMs = pacer.sliceMs;
+  let sliceEnd = performance.now() + sliceMs;
+  const breathe = async () => {
+    if (performance.now() < sliceEnd) return;
+    await pacer.pause();
+    sliceEnd = performance.now() + sliceMs;
+  };
+  const walk = async (x: Value): Promise<void> => {
+    if (Array.isArray(x) && x.length > WIDE) {
+      out.write('[');
+      for (let i = 0; i < x.length; i++) {
+        if (i > 0) out.write(',');
+        await walk(x[i]);
+        await breathe();
+      }
+      out.write(']');
+    } else if (x instanceof Map && x.size > WIDE) {
+      const escape = [...x.keys()].some((k) => k.charCodeAt(0) === 64);
+      out.write(escape ? '{"@obj":{' : '{');
+      let first = true;
+      for (const [k, y] of x) {
+        out.write((first ? '' : ',') + jsonString(k) + ':');
+        first = false;
+        await walk(y);
+        await breathe();
+      }
+      out.write(escape ? '}}' : '}');
+    } else if (x instanceof Page && x.data.length > WIDE) {
+      out.write('{');
+      if (x.before !== undefined) out.write('"before":' + encodeValue(x.before, ctx) + ',');
+      if (x.after !== undefined) out.write('"after":' + encodeValue(x.after, ctx) + ',');
+      out.write('"data":');
+      await walk(x.data);
+      out.write('}');
+    } else {
+      out.write(encodeValue(x, ctx));
+    }
+  };
+  out.write(prefix);
+  await walk(v);
+  out.write(suffix);
+  return out.bytes();
+}
+
+/** Collects text as UTF-8 pieces, so that no long rope is ever flattened at once. */
+class PieceWriter {
+  private readonly pieces: Buffer[] = [];
+  private pending = '';
+  private length = 0;
+
+  constructor(private readonly max: number) {}
+
+  write(s: string): void {
+    this.length += s.length;
+    if (this.length > this.max) throw new TooLong(this.length);
+    this.pending += s;
+    if (this.pending.length >= PIECE) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pending) this.pieces.push(Buffer.from(this.pending, 'utf8'));
+    this.pending = '';
+  }
+
+  bytes(): Buffer {
+    this.flush();
+    return this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces);
+  }
+}
+
 function encodePage(p: Page, ctx: EncodeContext, enc: (v: Value, ctx: EncodeContext) => string): string {
   let out = '{';
   if (p.before !== undefined) out += '"before":' + enc(p.before, ctx) + ',';

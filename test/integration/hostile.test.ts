@@ -77,6 +77,15 @@ describe('hostile input, default limits', () => {
     assert.ok(pings >= 2, `pings answered meanwhile: ${pings}`);
   });
 
+  test('a large result is rendered a slice at a time, and /ping answers meanwhile', async () => {
+    // 600,000 strings: a 6 MB body and a 6 MB answer.
+    const items = Array.from({ length: 600_000 }, (_, i) => `s${i % 1000}`.padEnd(7, 'x'));
+    const { res, pings } = await whilePinging(srv, post(srv, JSON.stringify({ to_array: items })));
+    assert.equal(res.status, 200, res.body.slice(0, 200));
+    assert.ok(res.body === JSON.stringify({ resource: items }), `${res.body.length} characters: ${res.body.slice(0, 100)}`);
+    assert.ok(pings >= 2, `pings answered meanwhile: ${pings}`);
+  });
+
   test('a query that computes for a long time shares the event loop', async () => {
     // 300,000 lambda applications: well within the compute limit, several hundred ms of work.
     const body = JSON.stringify({
