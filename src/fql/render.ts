@@ -1,6 +1,6 @@
 // Response bodies: {"resource": …} and {"errors": […]} in Fauna's shapes.
 
-import { encodeValue, encodeValueSliced, TooLong, type RenderPacer } from '../wire/encode';
+import { encodeValue, encodeValueSliced, isWide, TooLong, type RenderPacer } from '../wire/encode';
 import { jsonString } from '../wire/json';
 import type { ProtocolError, QueryError } from '../values/errors';
 import type { Value } from '../values/types';
@@ -19,14 +19,15 @@ export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity): stri
   return body;
 }
 
-/** resourceBody as UTF-8 bytes, rendered a slice at a time (a large result never holds the loop long). */
-export async function resourceBytes(v: Value, txnTs: bigint, maxBytes: number, pacer: RenderPacer): Promise<Buffer> {
-  try {
-    return await encodeValueSliced(v, { txnTs, maxLength: maxBytes }, pacer, '{"resource":', '}');
-  } catch (e) {
-    if (e instanceof TooLong) throw responseTooLarge(e.length, maxBytes);
-    throw e;
-  }
+/**
+ * resourceBody for any result: a narrow one at once (text), a wide one (long arrays, objects, pages)
+ * a slice at a time into UTF-8 bytes, so that a large result never holds the event loop long.
+ */
+export function resourceBytes(v: Value, txnTs: bigint, maxBytes: number, pacer: RenderPacer): string | Promise<Buffer> {
+  if (!isWide(v)) return resourceBody(v, txnTs, maxBytes);
+  return encodeValueSliced(v, { txnTs, maxLength: maxBytes }, pacer, '{"resource":', '}').catch((e: unknown) => {
+    throw e instanceof TooLong ? responseTooLarge(e.length, maxBytes) : e;
+  });
 }
 
 export function responseTooLarge(size: number, limit: number): LimitExceeded {

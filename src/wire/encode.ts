@@ -89,6 +89,11 @@ export interface RenderPacer {
 
 /** Arrays, objects and pages with more elements than this are rendered element by element. */
 const WIDE = 256;
+
+/** True for an array, object or page that encodeValueSliced walks element by element. */
+export function isWide(v: Value): boolean {
+  return (Array.isArray(v) && v.length > WIDE) || (v instanceof Map && v.size > WIDE) || (v instanceof Page && v.data.length > WIDE);
+}
 /** Rendered text is turned into bytes in pieces of about this many characters. */
 const PIECE = 64 * 1024;
 
