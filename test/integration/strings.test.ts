@@ -80,10 +80,16 @@ const VALUES: [string, ExprArg, unknown][] = [
   ['ContainsStrRegex comments mode', q.ContainsStrRegex('ab', '(?x) a  b # trailing comment'), true],
   ['ContainsStrRegex scoped flags', q.ContainsStrRegex('a\nb', '(?s:a.b)'), true],
   ['ContainsStrRegex flags end with their group', q.ContainsStrRegex('a\nb\nc', '((?s)a.b).c'), false],
-  ['ContainsStrRegex backreference', q.ContainsStrRegex('abab', '^(ab)\\1$'), true],
-  ['ContainsStrRegex \\11 with one group is \\1 then 1', q.ContainsStrRegex('aa1', '^(a)\\11$'), true],
-  ['ContainsStrRegex ref to a missing group never matches', q.ContainsStrRegex('a', '\\2a'), false],
-  ['ContainsStrRegex named backreference', q.ContainsStrRegex('xx', '^(?<c>x)\\k<c>$'), true],
+  ['ContainsStrRegex ReDoS pattern is linear', q.ContainsStrRegex('aaaaaaaaaaaaaaaaaaaaaaaaaaaa!', '(a+)+$'), false],
+  ['ContainsStrRegex (a|aa)+$ is linear', q.ContainsStrRegex(q.Concat([q.Repeat('a', 1024), '!']), '(a|aa)+$'), false],
+  ['ContainsStrRegex nested quantifiers are linear', q.ContainsStrRegex(q.Repeat('x', 1024), '(x+x+)+y'), false],
+  ['ContainsStrRegex (?i) is scoped to its group', q.ContainsStrRegex('AB', '((?i)a)b'), false],
+  ['ContainsStrRegex (?i) is ASCII-only', q.ContainsStrRegex('É', '(?i)é'), false],
+  ['ContainsStrRegex (?iu) folds Unicode', q.ContainsStrRegex('É', '(?iu)é'), true],
+  ['ContainsStrRegex (?U)\\w is Unicode', q.ContainsStrRegex('é', '^(?U)\\w$'), true],
+  ['ContainsStrRegex \\p{IsAlphabetic}', q.ContainsStrRegex('é', '^\\p{IsAlphabetic}$'), true],
+  ['ContainsStrRegex intersection with a category', q.ContainsStrRegex('É', '^[\\p{L}&&[^a-z]]$'), true],
+  ['ContainsStrRegex \\Z before a final terminator', q.ContainsStrRegex('abc\u2028', 'c\\Z'), true],
   ['ContainsStrRegex regexescape round trip', q.ContainsStrRegex('a.b\\Ec', q.RegexEscape('a.b\\Ec')), true],
   ['ContainsStrRegex regexescape is literal', q.ContainsStrRegex('axb', q.RegexEscape('a.b')), false],
 
@@ -129,6 +135,9 @@ const VALUES: [string, ExprArg, unknown][] = [
   ['FindStrRegex (?m)^', q.FindStrRegex('ab\ncd', '(?m)^\\w'), [{ start: 0, end: 0, data: 'a' }, { start: 3, end: 3, data: 'c' }]],
   ['FindStrRegex ^ without (?m)', q.FindStrRegex('ab\ncd', '^\\w'), [{ start: 0, end: 0, data: 'a' }]],
   ['FindStrRegex caps at 1024', q.Count(q.FindStrRegex(q.Repeat('ab', 1024), 'a|b')), 1024],
+  ['FindStrRegex $ leaves the final newline out', q.FindStrRegex('abc\n', 'c$'), [{ start: 2, end: 2, data: 'c' }]],
+  ['FindStrRegex $ at a final newline and at the end', q.FindStrRegex('a\n', '$'), [{ start: 1, end: 0, data: '' }, { start: 2, end: 1, data: '' }]],
+  ['FindStrRegex groups of a long input', q.Count(q.FindStrRegex(q.Repeat('ab ', 1000), '(\\w+)\\s')), 1000],
 
   // length / case / trim
   ['Length', q.Length('Fauna'), 5],
@@ -183,6 +192,9 @@ const VALUES: [string, ExprArg, unknown][] = [
   ['ReplaceStrRegex empty matches', q.ReplaceStrRegex('abc', '', '-'), '-a-b-c-'],
   ['ReplaceStrRegex empty matches after a match', q.ReplaceStrRegex('abc', 'b*', '-'), '-a--c-'],
   ['ReplaceStrRegex bad replacement without a match', q.ReplaceStrRegex('abc', 'x', '$9'), 'abc'],
+  ['ReplaceStrRegex $ before a final newline', q.ReplaceStrRegex('a\n', '$', 'X'), 'aX\nX'],
+  ['ReplaceStrRegex group ending at $', q.ReplaceStrRegex('ab cd\n', '(\\w+)$', '<$1>'), 'ab <cd>\n'],
+  ['ReplaceStrRegex named group ${name}', q.ReplaceStrRegex('2024-05', '(?<y>\\d+)-(?<m>\\d+)', '${m}/${y}'), '05/2024'],
 
   // regexescape
   ['RegexEscape', q.RegexEscape('a.b'), '\\Qa.b\\E'],
@@ -310,6 +322,21 @@ const ERRORS: [string, ExprArg, ExpectedError][] = [
   ['regex unmatched )', q.ContainsStrRegex('a', 'a)'), arg('Search pattern /a)/ is not a valid regular expression.', ['pattern'])],
   ['regex unknown property', q.ContainsStrRegex('a', '\\p{Nope}'), arg('Search pattern /\\p{Nope}/ is not a valid regular expression.', ['pattern'])],
 
+  // constructs RE2 cannot run (these matched before, with JS RegExps)
+  ['regex backreference', q.ContainsStrRegex('abab', '^(ab)\\1$'), arg('Search pattern /^(ab)\\1$/ is not supported: backreferences (\\1) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex \\11 with one group', q.ContainsStrRegex('aa1', '^(a)\\11$'), arg('Search pattern /^(a)\\11$/ is not supported: backreferences (\\1) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex ref to a missing group', q.FindStrRegex('a', '\\2a'), arg('Search pattern /\\2a/ is not supported: backreferences (\\2) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex named backreference', q.ReplaceStrRegex('xx', '^(?<c>x)\\k<c>$', 'y'), arg('Search pattern /^(?<c>x)\\k<c>$/ is not supported: backreferences (\\k<c>) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex lookahead', q.ContainsStrRegex('ab', 'a(?=b)'), arg('Search pattern /a(?=b)/ is not supported: lookahead (?=…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex negative lookahead', q.FindStrRegex('ab', 'a(?!c)'), arg('Search pattern /a(?!c)/ is not supported: negative lookahead (?!…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex lookbehind', q.ReplaceStrRegex('ab', '(?<=a)b', 'x'), arg('Search pattern /(?<=a)b/ is not supported: lookbehind (?<=…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex negative lookbehind', q.ContainsStrRegex('ab', '(?<!c)b'), arg('Search pattern /(?<!c)b/ is not supported: negative lookbehind (?<!…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex \\G', q.FindStrRegex('aa', '\\Ga'), arg('Search pattern /\\Ga/ is not supported: \\G (the end of the previous match) cannot be used; regular expressions run on RE2, which has no \\G.', ['pattern'])],
+  ['regex \\X', q.ContainsStrRegex('a', '\\X'), arg('Search pattern /\\X/ is not supported: \\X (grapheme clusters) cannot be used; regular expressions run on RE2, which has no grapheme clusters.', ['pattern'])],
+  ['regex Unicode block', q.ContainsStrRegex('α', '\\p{InGreek}'), arg('Search pattern /\\p{InGreek}/ is not supported: Unicode blocks (\\p{InGreek}) cannot be used; use a script such as \\p{IsGreek}.', ['pattern'])],
+  ['regex repetition above 1000', q.ContainsStrRegex('a', 'a{1001}'), arg('Search pattern /a{1001}/ is not supported: repetition counts above 1000 ({1001}) cannot be used; regular expressions run on RE2, which allows at most 1000.', ['pattern'])],
+  ['regex syntax error wins over lookahead', q.ContainsStrRegex('a', '(?=a)(b'), arg('Search pattern /(?=a)(b/ is not a valid regular expression.', ['pattern'])],
+
   // Java replacement errors
   ['replacement missing group', q.ReplaceStrRegex('abc', 'b', '$2'), arg('No group 2', ['replace'])],
   ['replacement trailing $', q.ReplaceStrRegex('abc', 'b', 'x$'), arg('Illegal group reference: group index is missing', ['replace'])],
@@ -388,3 +415,18 @@ for (const proto of ['h2', 'h1'] as const) {
     });
   });
 }
+
+describe('regular expressions run in linear time', () => {
+  for (const [label, input] of [
+    ['the ReDoS input', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaa!'],
+    ['100 KB of it', q.Concat([q.Repeat(q.Repeat('a', 1024), 100), '!'])],
+  ] as [string, ExprArg][]) {
+    test(`(a+)+$ on ${label} answers false while /ping is answered`, async () => {
+      const query = server.drivers.h2.query(q.ContainsStrRegex(input, '(a+)+$'));
+      const ping = httpRequest(server.flora.url, { path: '/ping' });
+      const [result, pong] = await Promise.all([query, ping]);
+      assert.equal(result, false);
+      assert.equal(pong.status, 200);
+    });
+  }
+});
