@@ -430,3 +430,79 @@ describe('regular expressions run in linear time', () => {
     });
   }
 });
+
+// --- cost and size: no string function is super-linear or builds past the value cap -----------
+
+const CAP = 16 * 1024 * 1024; // the default value cap (budget.ts)
+const tooLarge = (bytes: number) => `Value exceeds the size limit: got ${bytes} bytes, limit ${CAP} bytes`;
+/** n KiB (or MiB) of `unit`, built in the query: Repeat multiplies by at most 1024. */
+const kib = (unit: string, n: number): Expr => q.Repeat(q.Repeat(unit, 1024), n);
+const mib = (unit: string, n: number): Expr => q.Concat(Array.from({ length: n }, () => kib(unit, 1024)));
+
+describe('string functions refuse results over the value cap', () => {
+  const LIMITED: [string, ExprArg, string | RegExp][] = [
+    ['Format width past V8 string length (was 500)', Format('%9999999999d', 1), tooLarge(9999999999)],
+    ['Format width of 100 MB', Format('%100000000d', 1), tooLarge(100000000)],
+    ['Format width with 30 digits', Format(`%${'9'.repeat(30)}s`, 'x'), tooLarge(Number.MAX_SAFE_INTEGER)],
+    ['Format precision of 100 MB', Format('%.100000000f', 1.5), tooLarge(100000000)],
+    ['Format pieces adding up past the cap', Format('%9000000s%9000000s', 'a', 'b'), tooLarge(18000000)],
+    ['Concat doubling (was 500 Invalid string length)', q.Reduce(q.Lambda(['a', 'x'], q.Concat([q.Var('a'), q.Var('a')])), 'ab', Array.from({ length: 40 }, (_, i) => i)), tooLarge(2 ** 25)],
+    ['Concat with a separator', q.Concat([mib('a', 9), mib('b', 7)], 'x'), tooLarge(CAP + 1)],
+    ['NGram quadratic in min/max', q.NGram(kib('a', 64), 30000, 30001), tooLarge(35537 * 30000 + 35536 * 30001)],
+    ['Repeat of a 1 MB string', q.Repeat(kib('a', 1024), 17), tooLarge(17 * 1024 * 1024)],
+    ['ReplaceStr multiplying its input', q.ReplaceStr(q.Repeat('a', 1024), 'a', kib('b', 1024)), tooLarge(1024 + 1024 * (1024 * 1024 - 1))],
+    ['ReplaceStr with an empty find', q.ReplaceStr(q.Repeat('a', 1024), '', kib('b', 1024)), tooLarge(1024 + 1025 * 1024 * 1024)],
+    ['ReplaceStrRegex multiplying its input', q.ReplaceStrRegex(q.Repeat('a', 1024), 'a', kib('b', 1024)), tooLarge(17 * 1024 * 1024)],
+    ['UpperCase doubling ß', q.UpperCase(mib('ß', 9)), /^Value exceeds the size limit: got \d+ bytes, limit 16777216 bytes$/],
+    ['Casefold doubling ß', q.Casefold(mib('ß', 9)), /^Value exceeds the size limit: got \d+ bytes, limit 16777216 bytes$/],
+    ['TitleCase growing past the cap (İ lowercases to two units)', q.TitleCase(q.Concat(['a', mib('İ', 9)])), tooLarge(1 + 2 * 9 * 1024 * 1024)],
+  ];
+  for (const [label, expr, description] of LIMITED)
+    test(label, async () => {
+      const f = await failure(server.drivers.h2, expr);
+      assert.equal(f.status, 400);
+      assert.equal(f.code, 'bad request');
+      if (typeof description === 'string') assert.equal(f.description, description);
+      else assert.match(f.description, description);
+    });
+
+  test('Format within the cap still pads', async () => {
+    assert.equal(await server.drivers.h2.query(q.Length(Format('%1000000d', 7))), 1000000);
+  });
+});
+
+describe('string functions stay linear on large inputs', () => {
+  // Each of these took from seconds to minutes before (quadratic); results are compared in the
+  // query so that megabytes do not travel back.
+  const LARGE: [string, ExprArg][] = [
+    ['TitleCase of 2 MB of words', q.Equals(q.TitleCase(kib('word ', 400)), kib('Word ', 400))],
+    ['TitleCase of mixed text', q.Equals(q.TitleCase(kib("it's a hello-world, 1st ŉx ", 20)), kib("It's A Hello-World, 1st ʼNx ", 20))],
+    ['TitleCase without spaces', q.Equals(q.TitleCase(kib('ab,cd;', 100)), kib('Ab,Cd;', 100))],
+    ['TitleCase of one long word', q.Equals(q.TitleCase(kib('aB', 512)), q.Concat(['A', q.SubString(kib('ab', 512), 1)]))],
+    ['RTrim of 1 MB of spaces before an x', q.Equals(q.Length(q.RTrim(q.Concat([kib(' ', 1024), 'x']))), 1024 * 1024 + 1)],
+    ['LTrim of an x before 1 MB of spaces', q.Equals(q.Length(q.LTrim(q.Concat(['x', kib(' ', 1024)]))), 1024 * 1024 + 1)],
+    ['Trim of 2 MB of spaces around an x', q.Equals(q.Trim(q.Concat([kib('\u3000', 1024), 'x', kib(' ', 1024)])), 'x')],
+    ['ContainsStr of a periodic needle', q.Equals(q.ContainsStr(kib('a', 1024), q.Concat([kib('a', 4), 'b', kib('a', 4)])), false)],
+    ['FindStr of a periodic needle', q.Equals(q.FindStr(q.Concat([kib('a', 1024), 'b', kib('a', 4)]), q.Concat([kib('a', 4), 'b', kib('a', 4)])), 1020 * 1024)],
+    ['ReplaceStr of a periodic needle', q.Equals(q.Length(q.ReplaceStr(kib('a', 1024), q.Concat([kib('a', 4), 'b']), 'x')), 1024 * 1024)],
+    ['ReplaceStr of many matches', q.Equals(q.ReplaceStr(kib('ab', 1024), 'b', 'c'), kib('ac', 1024))],
+    ['Casefold of 2 MB', q.Equals(q.Casefold(kib('Straße ', 300)), kib('strasse ', 300))],
+    ['UpperCase of 2 MB', q.Equals(q.UpperCase(kib('straße ', 300)), kib('STRASSE ', 300))],
+    ['LowerCase keeps final sigma across pieces', q.Equals(q.LowerCase(kib('ΟΔΟΣ ', 300)), kib('οδος ', 300))],
+    ['SubString of 2 MB', q.Equals(q.SubString(kib('ab', 1024), 1, 3), 'bab')],
+    ['NGram of 64 KB', q.Equals(q.Count(q.NGram(kib('ab', 32))), 2 * 65536 - 1)],
+    ['FindStrRegex over 1 MB', q.Equals(q.Count(q.FindStrRegex(kib('ab ', 342), '(\\w+)\\s')), 1024)],
+    ['ReplaceStrRegex over 512 KB', q.Equals(q.ReplaceStrRegex(kib('ab ', 171), 'b\\s', 'c'), kib('ac', 171))],
+  ];
+  for (const [label, expr] of LARGE)
+    test(label, async () => {
+      assert.equal(await server.drivers.h2.query(expr), true);
+    });
+
+  test('TitleCase of 1 MB is answered while /ping is', async () => {
+    const query = server.drivers.h2.query(q.Length(q.TitleCase(kib('word ', 200))));
+    const pong = await httpRequest(server.flora.url, { path: '/ping' });
+    assert.equal(pong.status, 200);
+    assert.equal(await query, 200 * 1024 * 5);
+  });
+});

@@ -6,19 +6,66 @@
 
 import { errors, type Position } from '../../values/errors';
 import { DateV, Time, type Value } from '../../values/types';
-import { encodeValue } from '../../wire/encode';
+import { TooLong, encodeValue } from '../../wire/encode';
+import { valueTooLarge } from '../budget';
 import { NANOS_PER_DAY, civilFromDays, daysFromCivil } from '../../wire/time';
 import { argPos, asLong, elemPos, evalArg, evalList, evalOptional, mismatch } from '../args';
 import { define } from '../registry';
 import { toFqlString } from './conversions';
-import { bounds, clampInt, cpLength, optInt, startIndex, strArg, unitIndex, unitWidth } from './text';
+import type { EvalContext } from '../context';
+import { Output, Searcher, bounds, chargeChars, clampInt, cpLength, optInt, startIndex, strArg, unitIndex, unitWidth, work } from './text';
+
+// --- chunked work ------------------------------------------------------------------------------
+
+/** Longest piece of a string mapped in one synchronous step (casefold, case mapping). */
+const CHUNK = 1 << 16;
+
+/**
+ * Maps `s` through `f` piece by piece: pieces end only where `splitOk(s, i)` allows, each
+ * result is counted against the value cap before the next is made, and the query yields between
+ * pieces. `passes` is how many times `f` reads its input (for the compute charge).
+ */
+async function mapChunks(
+  ctx: EvalContext,
+  s: string,
+  f: (piece: string) => string,
+  splitOk: (s: string, i: number) => boolean,
+  passes = 1,
+): Promise<string> {
+  const out = new Output(ctx.budget);
+  const pieces: string[] = [];
+  let at = 0;
+  while (at < s.length) {
+    let end = Math.min(s.length, at + CHUNK);
+    // Past 4 × CHUNK without a place to split (a run of combining marks with no base character),
+    // split anyway: bounded steps matter more than such text.
+    const limit = Math.min(s.length, at + 4 * CHUNK);
+    while (end < limit && !splitOk(s, end)) {
+      end++;
+      if ((end - at) % CHUNK === 0) await work(ctx, CHUNK);
+    }
+    if (end < s.length && isLowSurrogate(s.charCodeAt(end))) end++;
+    const r = f(at === 0 && end === s.length ? s : s.slice(at, end));
+    out.add(r.length);
+    pieces.push(r);
+    await work(ctx, (end - at) * passes);
+    at = end;
+  }
+  return pieces.length === 1 ? pieces[0] : pieces.join('');
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
 
 // --- casefold ------------------------------------------------------------------------------
 
 const NORMALIZERS = ['NFKCCaseFold', 'NFC', 'NFD', 'NFKC', 'NFKD'] as const;
 type Normalizer = (typeof NORMALIZERS)[number];
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+const IS_DEFAULT_IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const MARK = /^\p{M}$/u;
 
 /** Unicode full case folding (CaseFolding.txt C+F) of one code point, without Turkic rules. */
 function foldCodePoint(c: string): string {
@@ -55,6 +102,25 @@ function normalize(s: string, n: Normalizer): string {
   return n === 'NFKCCaseFold' ? nfkcCaseFold(s) : s.normalize(n);
 }
 
+/** Hangul vowel and trailing jamo (and their compatibility forms), Kirat Rai vowel signs: the
+ *  characters other than marks that compose with the character before them. */
+const COMPOSES_BACKWARDS = /^[\u1160-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff\uffa0-\uffdf\u{16d40}-\u{16d7f}]$/u;
+
+/**
+ * Whether normalization (and default-ignorable removal) of s[..i] and s[i..] apart gives what it
+ * gives for s: no character at i or after it attaches to one before. True when s[i] is not
+ * ignorable and its decomposition starts with a character that composes with nothing before it.
+ */
+function normalizationBoundary(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 0x80) return true;
+  if (isLowSurrogate(c)) return false;
+  const ch = String.fromCodePoint(s.codePointAt(i)!);
+  if (MARK.test(ch) || IS_DEFAULT_IGNORABLE.test(ch)) return false;
+  const head = String.fromCodePoint(ch.normalize('NFKD').codePointAt(0)!);
+  return !MARK.test(head) && !COMPOSES_BACKWARDS.test(head);
+}
+
 define('casefold', async (call, env, ctx) => {
   const inputs = await evalList(call, 'casefold', env, ctx, false);
   const nv = await evalOptional(call, 'normalizer', env, ctx);
@@ -64,38 +130,65 @@ define('casefold', async (call, env, ctx) => {
       mismatch("String 'NFKCCaseFold', 'NFC', 'NFD', 'NFKC', or 'NFKD'", nv, argPos(call, 'normalizer'));
     norm = nv as Normalizer;
   }
-  const out = inputs.map((v) => (typeof v === 'string' ? normalize(v, norm) : v));
+  const out: Value[] = [];
+  for (const v of inputs)
+    out.push(typeof v === 'string' ? await mapChunks(ctx, v, (x) => normalize(x, norm), normalizationBoundary, norm === 'NFKCCaseFold' ? 4 : 1) : v);
   // One input gives one output, several give an array (Fauna's CasefoldFunction).
-  return out.length === 1 ? out[0] : out;
+  if (out.length === 1) return out[0];
+  ctx.budget.array(out.length);
+  return out;
 });
 
 // --- simple predicates and searches ---------------------------------------------------------
 
-function searchFn(head: string, test: (s: string, t: string) => boolean): void {
-  define(head, async (call, env, ctx) => {
-    const s = await strArg(call, head, env, ctx);
-    const t = await strArg(call, 'search', env, ctx);
-    return test(s, t);
-  });
-}
+define('containsstr', async (call, env, ctx) => {
+  const s = await strArg(call, 'containsstr', env, ctx);
+  const t = await strArg(call, 'search', env, ctx);
+  chargeChars(ctx, s.length);
+  return new Searcher(t, ctx.budget).indexOf(s, 0) >= 0;
+});
 
-searchFn('containsstr', (s, t) => s.includes(t));
-searchFn('startswith', (s, t) => s.startsWith(t));
-searchFn('endswith', (s, t) => s.endsWith(t));
+define('startswith', async (call, env, ctx) => (await strArg(call, 'startswith', env, ctx)).startsWith(await strArg(call, 'search', env, ctx)));
+define('endswith', async (call, env, ctx) => (await strArg(call, 'endswith', env, ctx)).endsWith(await strArg(call, 'search', env, ctx)));
 
 define('findstr', async (call, env, ctx) => {
   const s = await strArg(call, 'findstr', env, ctx);
   const find = await strArg(call, 'find', env, ctx);
   const start = startIndex(s, await optInt(call, 'start', env, ctx));
-  const at = s.indexOf(find, unitIndex(s, start));
-  return at < 0 ? -1n : BigInt(cpLength(s.slice(0, at)));
+  chargeChars(ctx, s.length);
+  const from = unitIndex(s, start);
+  const at = new Searcher(find, ctx.budget).indexOf(s, from);
+  return at < 0 ? -1n : BigInt(start + cpLength(s.slice(from, at)));
 });
 
 // --- case, length, trimming --------------------------------------------------------------------
 
-define('length', async (call, env, ctx) => BigInt(cpLength(await strArg(call, 'length', env, ctx))));
-define('lowercase', async (call, env, ctx) => (await strArg(call, 'lowercase', env, ctx)).toLowerCase());
-define('uppercase', async (call, env, ctx) => (await strArg(call, 'uppercase', env, ctx)).toUpperCase());
+define('length', async (call, env, ctx) => {
+  const s = await strArg(call, 'length', env, ctx);
+  chargeChars(ctx, s.length);
+  return BigInt(cpLength(s));
+});
+
+/** Unicode White_Space (includes NBSP and U+0085, unlike Java's Character.isWhitespace); all BMP. */
+function isWhiteSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
+  );
+}
+
+/** toLowerCase's only context, final sigma, never looks past white space. */
+const beforeWhiteSpace = (s: string, i: number): boolean => isWhiteSpace(s.charCodeAt(i));
+const anywhere = (): boolean => true;
+
+define('lowercase', async (call, env, ctx) =>
+  mapChunks(ctx, await strArg(call, 'lowercase', env, ctx), (x) => x.toLowerCase(), beforeWhiteSpace),
+);
+define('uppercase', async (call, env, ctx) =>
+  mapChunks(ctx, await strArg(call, 'uppercase', env, ctx), (x) => x.toUpperCase(), anywhere),
+);
 
 const WORDS = new Intl.Segmenter('und', { granularity: 'word' });
 /** ICU adjusts each word start to the first letter, number, symbol or private-use character. */
@@ -123,39 +216,137 @@ function titleChar(c: string): string {
   return first.length === up.length ? up : first + up.slice(first.length).toLowerCase();
 }
 
-function titlecase(s: string): string {
-  let out = '';
-  for (const { segment } of WORDS.segment(s)) {
-    let i = 0;
-    while (i < segment.length && !TITLE_START.test(String.fromCodePoint(segment.codePointAt(i)!))) i += unitWidth(segment, i);
-    if (i >= segment.length) {
-      out += segment.toLowerCase();
-      continue;
-    }
-    const w = unitWidth(segment, i);
-    out += segment.slice(0, i) + titleChar(segment.slice(i, i + w)) + segment.slice(i + w).toLowerCase();
-  }
-  return out;
+/** One word segment: its first letter, number, symbol or private-use character titlecased, the rest lowercased. */
+function titleSegment(segment: string): string {
+  let i = 0;
+  while (i < segment.length && !TITLE_START.test(String.fromCodePoint(segment.codePointAt(i)!))) i += unitWidth(segment, i);
+  if (i >= segment.length) return segment.toLowerCase();
+  const w = unitWidth(segment, i);
+  return segment.slice(0, i) + titleChar(segment.slice(i, i + w)) + segment.slice(i + w).toLowerCase();
 }
 
-define('titlecase', async (call, env, ctx) => titlecase(await strArg(call, 'titlecase', env, ctx)));
+/**
+ * Intl.Segmenter's iteration costs time proportional to the text per segment (V8), so a long text
+ * is segmented in windows of about TITLE_WINDOW units. A window ends where a word break is certain
+ * whatever follows (after white space or ASCII punctuation that no word-break rule joins to
+ * anything, before a character that does not attach backwards): there its words are exactly the
+ * text's. Where no such place is near, the window's segments are kept up to TITLE_GUARD units
+ * before its end (word-break rules look only a few characters ahead) and the window grows until
+ * it has one.
+ */
+const TITLE_WINDOW = 2048;
+const TITLE_GUARD = 256;
+/** ASCII after which a word break is certain (UAX #29 classes Other, CR, LF, Newline, WSegSpace). */
+const HARD_BEFORE = new Set(Array.from('\t\n\v\f\r !#$%&()*+-/<=>?@[\\]^`{|}~', (c) => c.charCodeAt(0)));
+const ATTACHES = /^[\p{M}\p{Cf}\p{Emoji_Modifier}\p{White_Space}\u200d]$/u;
 
-// Unicode White_Space (includes NBSP and U+0085, unlike Java's Character.isWhitespace).
-const LEADING_WS = /^\p{White_Space}+/u;
-const TRAILING_WS = /\p{White_Space}+$/u;
-define('ltrim', async (call, env, ctx) => (await strArg(call, 'ltrim', env, ctx)).replace(LEADING_WS, ''));
-define('rtrim', async (call, env, ctx) => (await strArg(call, 'rtrim', env, ctx)).replace(TRAILING_WS, ''));
-define('trim', async (call, env, ctx) =>
-  (await strArg(call, 'trim', env, ctx)).replace(LEADING_WS, '').replace(TRAILING_WS, ''),
-);
+function certainBreak(s: string, i: number): boolean {
+  if (!HARD_BEFORE.has(s.charCodeAt(i - 1))) return false;
+  const c = s.charCodeAt(i);
+  if (c < 0x80) return !isWhiteSpace(c);
+  return !ATTACHES.test(String.fromCodePoint(s.codePointAt(i)!));
+}
+
+async function titlecase(ctx: EvalContext, s: string): Promise<string> {
+  const out = new Output(ctx.budget);
+  const pieces: string[] = [];
+  const emit = (segment: string): void => {
+    const t = titleSegment(segment);
+    out.add(t.length);
+    pieces.push(t);
+  };
+  let at = 0;
+  while (at < s.length) {
+    let end = s.length;
+    let certain = true;
+    if (s.length - at > 2 * TITLE_WINDOW) {
+      end = at + TITLE_WINDOW;
+      while (end > at + TITLE_WINDOW / 2 && !certainBreak(s, end)) end--;
+      if (!certainBreak(s, end)) {
+        end = at + TITLE_WINDOW;
+        certain = false;
+      }
+    }
+    let next = end;
+    for (let size = end - at; ; size *= 2) {
+      const windowEnd = certain ? end : Math.min(s.length, at + size);
+      const keep = certain || windowEnd === s.length ? windowEnd - at : windowEnd - at - TITLE_GUARD;
+      const kept: string[] = [];
+      let reached = at;
+      for (const { segment, index } of WORDS.segment(s.slice(at, windowEnd))) {
+        if (index + segment.length > keep) break;
+        kept.push(segment);
+        reached = at + index + segment.length;
+      }
+      if (reached > at || windowEnd === s.length) {
+        kept.forEach(emit);
+        next = reached;
+        break;
+      }
+    }
+    await work(ctx, (next - at) * 4);
+    at = next;
+  }
+  return pieces.join('');
+}
+
+define('titlecase', async (call, env, ctx) => titlecase(ctx, await strArg(call, 'titlecase', env, ctx)));
+
+function trimStart(s: string): string {
+  let i = 0;
+  while (i < s.length && isWhiteSpace(s.charCodeAt(i))) i++;
+  return i === 0 ? s : s.slice(i);
+}
+
+function trimEnd(s: string): string {
+  let i = s.length;
+  while (i > 0 && isWhiteSpace(s.charCodeAt(i - 1))) i--;
+  return i === s.length ? s : s.slice(0, i);
+}
+
+define('ltrim', async (call, env, ctx) => trimStart(await strArg(call, 'ltrim', env, ctx)));
+define('rtrim', async (call, env, ctx) => trimEnd(await strArg(call, 'rtrim', env, ctx)));
+define('trim', async (call, env, ctx) => trimEnd(trimStart(await strArg(call, 'trim', env, ctx))));
 
 // --- ngram, repeat, space, substring ---------------------------------------------------------
 
-/** Lucene NGramTokenizer order: for each start position, grams of increasing length. */
-function ngrams(s: string, min: number, max: number, out: Value[]): void {
-  const cps = Array.from(s);
-  for (let p = 0; p < cps.length; p++)
-    for (let n = min; n <= max && p + n <= cps.length; n++) out.push(cps.slice(p, p + n).join(''));
+/** How many n-grams (min ≤ n ≤ max) a string of `len` code points has. */
+function gramCount(len: number, min: number, max: number): number {
+  let count = 0;
+  for (let n = min; n <= max; n++) count += Math.max(0, len - n + 1);
+  return count;
+}
+
+/** UTF-16 units of all its n-grams together: each code point counts once per gram holding it. */
+function gramUnits(s: string, len: number, min: number, max: number): number {
+  let units = 0;
+  let k = 0;
+  for (let i = 0; i < s.length; k++) {
+    const w = unitWidth(s, i);
+    for (let n = min; n <= max; n++) {
+      const grams = Math.min(k, len - n) - Math.max(0, k - n + 1) + 1;
+      if (grams > 0) units += w * grams;
+    }
+    i += w;
+  }
+  return units;
+}
+
+const GRAMS_PER_STEP = 1 << 14;
+
+/** Lucene NGramTokenizer order: for each start position, grams of increasing length (min..min+1). */
+async function ngrams(ctx: EvalContext, s: string, len: number, min: number, max: number, out: Value[]): Promise<void> {
+  let start = 0; // unit offset of code point p
+  let mid = unitIndex(s, min); // … of p + min
+  let end = max > min ? unitIndex(s, 1, mid) : mid; // … of p + max
+  for (let p = 0; p + min <= len; p++) {
+    out.push(s.slice(start, mid));
+    if (max > min && p + max <= len) out.push(s.slice(start, end));
+    start += unitWidth(s, start);
+    mid += unitWidth(s, mid);
+    if (max > min) end += unitWidth(s, end);
+    if ((p + 1) % GRAMS_PER_STEP === 0) await work(ctx, GRAMS_PER_STEP * max);
+  }
 }
 
 define('ngram', async (call, env, ctx) => {
@@ -165,9 +356,27 @@ define('ngram', async (call, env, ctx) => {
   if (min <= 0) bounds('min', 'greater than 0', argPos(call, 'min'));
   if (min > max) bounds('max', 'greater than or equal to min', argPos(call, 'max'));
   if (max - min > 1) bounds('max - min', 'less than or equal to 1', argPos(call, 'max'));
-  const out: Value[] = [];
+  // Size the result before building it: grams can be quadratic in the input (large min and max).
+  let count = 0;
+  let units = 0;
+  const lens: number[] = [];
   for (const t of terms) {
-    if (typeof t === 'string') ngrams(t, min, max, out);
+    if (typeof t !== 'string') {
+      count++;
+      continue;
+    }
+    chargeChars(ctx, t.length);
+    const len = cpLength(t);
+    lens.push(len);
+    count += gramCount(len, min, max);
+    units += gramUnits(t, len, min, max);
+  }
+  ctx.budget.array(count);
+  ctx.budget.string(units);
+  const out: Value[] = [];
+  let k = 0;
+  for (const t of terms) {
+    if (typeof t === 'string') await ngrams(ctx, t, lens[k++], min, max, out);
     else out.push(t);
   }
   return out;
@@ -177,35 +386,72 @@ const MAX_REPEAT = 1024;
 
 define('repeat', async (call, env, ctx) => {
   const s = await strArg(call, 'repeat', env, ctx);
-  const n = (await optInt(call, 'number', env, ctx)) ?? 2;
-  return n <= 0 ? '' : s.repeat(Math.min(n, MAX_REPEAT));
+  const n = Math.min((await optInt(call, 'number', env, ctx)) ?? 2, MAX_REPEAT);
+  if (n <= 0) return '';
+  ctx.budget.string(s.length * n);
+  return s.repeat(n);
 });
 
 define('space', async (call, env, ctx) => {
-  const n = clampInt(asLong(await evalArg(call, 'space', env, ctx), argPos(call, 'space')));
-  return n <= 0 ? '' : ' '.repeat(Math.min(n, MAX_REPEAT));
+  const n = Math.min(clampInt(asLong(await evalArg(call, 'space', env, ctx), argPos(call, 'space'))), MAX_REPEAT);
+  if (n <= 0) return '';
+  ctx.budget.string(n);
+  return ' '.repeat(n);
 });
 
+// A substring shares the input's memory (V8 slices), so it is not charged as a new string.
 define('substring', async (call, env, ctx) => {
   const s = await strArg(call, 'substring', env, ctx);
   const start = (await optInt(call, 'start', env, ctx)) ?? 0;
   const length = await optInt(call, 'length', env, ctx);
-  const cps = Array.from(s);
-  const from = start < 0 ? Math.max(cps.length + start, 0) : start;
-  if (from > cps.length) bounds('start', 'less than or equal to the string length', argPos(call, 'start'));
+  chargeChars(ctx, s.length);
+  const len = cpLength(s);
+  const from = start < 0 ? Math.max(len + start, 0) : start;
+  if (from > len) bounds('start', 'less than or equal to the string length', argPos(call, 'start'));
   if (length !== undefined && length < 0) bounds('length', 'positive', argPos(call, 'length'));
-  return cps.slice(from, length === undefined ? cps.length : from + length).join('');
+  const u = unitIndex(s, from);
+  return s.slice(u, length === undefined ? s.length : unitIndex(s, length, u));
 });
 
 // --- replace ---------------------------------------------------------------------------------
+
+const MATCHES_PER_STEP = 1 << 14;
 
 define('replacestr', async (call, env, ctx) => {
   const s = await strArg(call, 'replacestr', env, ctx);
   const find = await strArg(call, 'find', env, ctx);
   const replace = await strArg(call, 'replace', env, ctx);
+  chargeChars(ctx, s.length);
   // Java String.replace; an empty `find` inserts between code points (Java: between UTF-16 units).
-  if (find === '') return ['', ...Array.from(s), ''].join(replace);
-  return s.split(find).join(replace);
+  if (find === '') {
+    const len = cpLength(s);
+    ctx.budget.string(s.length + (len + 1) * replace.length);
+    const pieces: string[] = [replace];
+    for (let i = 0, k = 1; i < s.length; k++) {
+      const w = unitWidth(s, i);
+      pieces.push(s.slice(i, i + w), replace);
+      i += w;
+      if (k % MATCHES_PER_STEP === 0) await work(ctx, MATCHES_PER_STEP * replace.length);
+    }
+    return pieces.join('');
+  }
+  // Count first, so the result is sized before it is built (|s| + matches × (|replace| − |find|)).
+  const searcher = new Searcher(find, ctx.budget);
+  let count = 0;
+  for (let at = searcher.indexOf(s, 0); at >= 0; at = searcher.indexOf(s, at + find.length))
+    if (++count % MATCHES_PER_STEP === 0) await work(ctx, MATCHES_PER_STEP);
+  if (count === 0) return s;
+  ctx.budget.string(s.length + count * (replace.length - find.length));
+  const pieces: string[] = [];
+  let last = 0;
+  let k = 0;
+  for (let at = searcher.indexOf(s, 0); at >= 0; at = searcher.indexOf(s, last)) {
+    pieces.push(s.slice(last, at), replace);
+    last = at + find.length;
+    if (++k % MATCHES_PER_STEP === 0) await work(ctx, MATCHES_PER_STEP * replace.length);
+  }
+  pieces.push(s.slice(last));
+  return pieces.join('');
 });
 
 // --- format ------------------------------------------------------------------------------------
@@ -222,7 +468,17 @@ interface Spec {
 }
 
 const CONVERSIONS = new Set('sSdxXofeEgGbBn%@^');
+const SPECS_PER_STEP = 1024;
 const DT_SUFFIXES = new Set('HIklMSLNpzZsQBbhAaCYyjmdeRTrDFc');
+
+/** The decimal number at fmt[j…] (clamped to Number.MAX_SAFE_INTEGER) and how many digits it has. */
+function digitsAt(fmt: string, j: number): [number, number] {
+  let v = 0;
+  let n = 0;
+  for (let c = fmt.charCodeAt(j); c >= 0x30 && c <= 0x39; c = fmt.charCodeAt(j + ++n))
+    v = Math.min(v * 10 + (c - 0x30), Number.MAX_SAFE_INTEGER);
+  return [v, n];
+}
 
 function parseFormat(fmt: string, pos: Position): Spec[] {
   const specs: Spec[] = [];
@@ -245,26 +501,26 @@ function parseFormat(fmt: string, pos: Position): Spec[] {
     let j = at;
     const spec: Spec = { flags: '', index: 0 };
     // %N$ (explicit index) — digits followed by '$'
-    const idx = /^(\d+)\$/.exec(fmt.slice(j, j + 12));
-    if (idx) {
-      spec.index = Number(idx[1]);
-      j += idx[0].length;
+    const [index, indexDigits] = digitsAt(fmt, j);
+    if (indexDigits > 0 && indexDigits <= 11 && fmt[j + indexDigits] === '$') {
+      spec.index = index;
+      j += indexDigits + 1;
     }
     while (j < fmt.length && '-#+ 0,(<'.includes(fmt[j])) {
       if (fmt[j] === '<') spec.index = -1;
       else spec.flags += fmt[j];
       j++;
     }
-    const w = /^\d+/.exec(fmt.slice(j));
-    if (w) {
-      spec.width = Number(w[0]);
-      j += w[0].length;
+    const [width, widthDigits] = digitsAt(fmt, j);
+    if (widthDigits > 0) {
+      spec.width = width;
+      j += widthDigits;
     }
     if (fmt[j] === '.') {
-      const p = /^\d+/.exec(fmt.slice(j + 1));
-      if (!p) bad(fmt[at]);
-      spec.precision = Number(p![0]);
-      j += 1 + p![0].length;
+      const [precision, precisionDigits] = digitsAt(fmt, j + 1);
+      if (precisionDigits === 0) bad(fmt[at]);
+      spec.precision = precision;
+      j += 1 + precisionDigits;
     }
     if (j >= fmt.length) bad(fmt[at]);
     const conv = fmt[j];
@@ -483,7 +739,7 @@ function formatDateTime(nanos: bigint, suffix: string): string {
 
 function truncate(s: string, spec: Spec): string {
   if (spec.precision === undefined) return s;
-  return Array.from(s).slice(0, spec.precision).join('');
+  return s.slice(0, unitIndex(s, spec.precision));
 }
 
 define('format', async (call, env, ctx) => {
@@ -503,51 +759,59 @@ define('format', async (call, env, ctx) => {
   if (indexes.some((i, k) => specs[k].conv !== undefined && specs[k].index !== undefined && (i < 0 || i >= values.length)))
     throw errors.invalidArgument('format specifiers count must be <= arguments size', call.pos);
 
-  let out = '';
-  specs.forEach((spec, k) => {
-    if (spec.conv === undefined) {
-      out += spec.text;
-      return;
-    }
-    if (spec.conv === 'n') {
-      out += '\n';
-      return;
-    }
-    if (spec.conv === '%') {
-      out += justify('%', spec);
-      return;
-    }
-    const i = indexes[k];
+  // Padding and precision are built as asked: over the value cap they are refused before that.
+  const cap = ctx.budget.limits.maxValueBytes;
+  for (const spec of specs) {
+    if (spec.width !== undefined && spec.width > cap) throw valueTooLarge(spec.width, cap);
+    if (spec.precision !== undefined && spec.precision > cap && 'feEgG'.includes(spec.conv!))
+      throw valueTooLarge(spec.precision, cap);
+  }
+  chargeChars(ctx, fmt.length);
+
+  const out = new Output(ctx.budget);
+  const pieces: string[] = [];
+  for (let k = 0; k < specs.length; k++) {
+    const piece = formatSpec(specs[k], indexes[k]);
+    out.add(piece.length);
+    pieces.push(piece);
+    if ((k + 1) % SPECS_PER_STEP === 0) await work(ctx, SPECS_PER_STEP);
+  }
+  return pieces.join('');
+
+  function formatSpec(spec: Spec, i: number): string {
+    if (spec.conv === undefined) return spec.text!;
+    if (spec.conv === 'n') return '\n';
+    if (spec.conv === '%') return justify('%', spec);
+    return formatValue(spec, i);
+  }
+
+  function formatValue(spec: Spec, i: number): string {
     const v = values[i];
     const pos = elemPos(call, 'values', i);
     switch (spec.conv) {
       case 's':
       case 'S': {
         const s = justify(truncate(toFqlString(v, pos), spec), spec);
-        out += spec.conv === 'S' ? s.toUpperCase() : s;
-        return;
+        return spec.conv === 'S' ? s.toUpperCase() : s;
       }
       case 'b':
       case 'B': {
         const s = justify(truncate(v === null ? 'false' : typeof v === 'boolean' ? String(v) : 'true', spec), spec);
-        out += spec.conv === 'B' ? s.toUpperCase() : s;
-        return;
+        return spec.conv === 'B' ? s.toUpperCase() : s;
       }
       case 'd':
       case 'x':
       case 'X':
       case 'o':
         if (typeof v !== 'bigint') mismatch('Integer', v, pos);
-        out += formatLong(v, spec);
-        return;
+        return formatLong(v, spec);
       case 'f':
       case 'e':
       case 'E':
       case 'g':
       case 'G':
         if (typeof v !== 'number') mismatch('Double', v, pos);
-        out += formatDouble_(v, spec);
-        return;
+        return formatDouble_(v, spec);
       case 't':
       case 'T': {
         let nanos: bigint;
@@ -555,12 +819,19 @@ define('format', async (call, env, ctx) => {
         else if (v instanceof DateV) nanos = BigInt(v.days) * NANOS_PER_DAY;
         else mismatch('Temporal', v, pos);
         const s = justify(formatDateTime(nanos, spec.dt!), spec);
-        out += spec.conv === 'T' ? s.toUpperCase() : s;
-        return;
+        return spec.conv === 'T' ? s.toUpperCase() : s;
       }
-      default: // '@' and '^': the value as JSON (API 4 rendering for both)
-        out += justify(truncate(encodeValue(v, { txnTs: ctx.snapshotTs }), spec), spec);
+      default: {
+        // '@' and '^': the value as JSON (API 4 rendering for both)
+        let json: string;
+        try {
+          json = encodeValue(v, { txnTs: ctx.snapshotTs, maxLength: cap });
+        } catch (e) {
+          if (e instanceof TooLong) throw valueTooLarge(e.length, cap);
+          throw e;
+        }
+        return justify(truncate(json, spec), spec);
+      }
     }
-  });
-  return out;
+  }
 });
