@@ -61,7 +61,7 @@ function isLowSurrogate(c: number): boolean {
 // --- casefold ------------------------------------------------------------------------------
 
 const NORMALIZERS = ['NFKCCaseFold', 'NFC', 'NFD', 'NFKC', 'NFKD'] as const;
-type Normalizer = (typeof NORMALIZERS)[number];
+export type Normalizer = (typeof NORMALIZERS)[number];
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 const IS_DEFAULT_IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
@@ -121,6 +121,11 @@ function normalizationBoundary(s: string, i: number): boolean {
   return !MARK.test(head) && !COMPOSES_BACKWARDS.test(head);
 }
 
+/** Casefold of one string, in pieces that normalize independently. */
+export function casefold(ctx: EvalContext, s: string, norm: Normalizer = 'NFKCCaseFold'): Promise<string> {
+  return mapChunks(ctx, s, (x) => normalize(x, norm), normalizationBoundary, norm === 'NFKCCaseFold' ? 4 : 1);
+}
+
 define('casefold', async (call, env, ctx) => {
   const inputs = await evalList(call, 'casefold', env, ctx, false);
   const nv = await evalOptional(call, 'normalizer', env, ctx);
@@ -131,8 +136,7 @@ define('casefold', async (call, env, ctx) => {
     norm = nv as Normalizer;
   }
   const out: Value[] = [];
-  for (const v of inputs)
-    out.push(typeof v === 'string' ? await mapChunks(ctx, v, (x) => normalize(x, norm), normalizationBoundary, norm === 'NFKCCaseFold' ? 4 : 1) : v);
+  for (const v of inputs) out.push(typeof v === 'string' ? await casefold(ctx, v, norm) : v);
   // One input gives one output, several give an array (Fauna's CasefoldFunction).
   if (out.length === 1) return out[0];
   ctx.budget.array(out.length);
@@ -247,7 +251,7 @@ function certainBreak(s: string, i: number): boolean {
   return !ATTACHES.test(String.fromCodePoint(s.codePointAt(i)!));
 }
 
-async function titlecase(ctx: EvalContext, s: string): Promise<string> {
+export async function titlecase(ctx: EvalContext, s: string): Promise<string> {
   const out = new Output(ctx.budget);
   const pieces: string[] = [];
   const emit = (segment: string): void => {
