@@ -125,6 +125,10 @@ describe('matching', () => {
     ['\\R', 'a\r\nb', [[1, 3, '\r\n']]],
     ['a++a', 'aaa', [[0, 3, 'aaa']]],
     ['\\bfoo\\b', 'a foo b foobar', [[2, 5, 'foo']]],
+    ['(?i)\\p{Lower}', 'aAé', [[0, 1, 'a'], [1, 2, 'A']]],
+    ['(?i)\\p{Lu}', 'aAéǅ1', [[0, 1, 'a'], [1, 2, 'A'], [2, 3, 'é'], [3, 4, 'ǅ']]],
+    ['(?i)\\P{javaUpperCase}', 'aA1', [[2, 3, '1']]],
+    ['(?iU)\\p{Lower}', 'É1', [[0, 1, 'É']]],
   ];
   for (const [pattern, input, expected] of cases)
     test(`${JSON.stringify(pattern)} in ${JSON.stringify(input.slice(0, 20))}`, () => {

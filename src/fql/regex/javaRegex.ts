@@ -13,7 +13,8 @@
 //    `\A`, `\z`, `\b`, `\B`, `\R`, `(?m)^`/`(?m)$` (see deviations);
 //  * inline flags `(?idmsuxU-idmsuxU)` and `(?flags:…)`, scoped to their group as in Java:
 //    `i` is ASCII-only case folding unless `u` (or `U`) is on, then Unicode case folding; `x`
-//    ignores whitespace and `#` comments;
+//    ignores whitespace and `#` comments; under `i`, Java's case properties (`\p{Lower}`,
+//    `\p{Lu}`, `\p{javaUpperCase}` …) match both cases, as in Java 17;
 //  * groups: `(…)`, `(?:…)`, `(?<name>…)`; greedy and lazy quantifiers.
 //
 // Approximated (documented deviations from Java):
@@ -21,12 +22,15 @@
 //    plain groups: the same matches except where Java would refuse to backtrack into them;
 //  * `$` and `\Z` without `(?m)` match at the end and before a final line terminator, as in
 //    Java: RE2 has no lookahead, so the terminator is matched by a hidden group and taken back
-//    out of the match afterwards (re2.ts). That works where nothing after the `$` can consume
-//    characters (`a$`, `(x|y$)`, `^\s*$`); where something can (`a$\n`), `$` matches only at the
-//    very end. They also match between the \r and \n of a final \r\n (Java: not there);
+//    out of the match afterwards (re2.ts). That works where nothing follows the `$` but the end
+//    of the pattern (`a$`, `(x|y$)`, `^\s*$`); where something does (`a$\n`, `$\b`), `$` matches
+//    only at the very end. They also match between the \r and \n of a final \r\n (Java: not);
 //  * `(?m)$` matches before \n and at the end only (Java: before any line terminator), `(?m)^`
 //    after \n only, and also after a final \n (Java: after any terminator, never at the end);
 //  * `\b`, `\B` are ASCII word boundaries (Java's count any letter or digit);
+//  * groups inside repetitions report the last iteration that matched (Java can report one from an
+//    attempt that failed), and repetitions of something that can match empty (`(a|)+`) may stop
+//    elsewhere than Java's backtracker;
 //  * a lone surrogate in a pattern matches nothing.
 //
 // Refused (RegexUnsupported, HTTP 400 `invalid argument`): backreferences (`\1`, `\k<n>`),
@@ -221,7 +225,11 @@ function jsSet(source: string): CharSet {
   }
 }
 
-function category(name: string): CharSet {
+/** What Java's case-insensitive `\p{Lower}`-like properties match: every cased character. */
+const CASED = '[\\p{Lowercase}\\p{Uppercase}\\p{Lt}]';
+
+function category(name: string, ci = false): CharSet {
+  if (ci && (name === 'Lu' || name === 'Ll' || name === 'Lt')) name = 'LC'; // Java: any cased letter
   if (RE2_CATEGORIES.has(name)) return { ranges: EMPTY, props: [{ name, negate: false }], negate: false };
   if (OTHER_CATEGORIES.has(name)) return jsSet(`\\p{gc=${name}}`);
   throw new RegexSyntaxError('Unknown character property name');
@@ -229,18 +237,26 @@ function category(name: string): CharSet {
 
 const CATEGORY_NAME = /^(?:[LMNPSZC]|L[ultmoC]|M[nce]|N[dlo]|P[cdseifo]|S[mcko]|Z[slp]|C[cfson])$/;
 
-/** `\p{name}` in Java's spellings (unicodeClasses: under `(?U)`). */
-function property(name: string, unicodeClasses: boolean): CharSet {
+/**
+ * `\p{name}` in Java's spellings (unicodeClasses: under `(?U)`). Under `(?i)` Java makes its
+ * case properties (`\p{Lower}`, `\p{Lu}`, `\p{javaUpperCase}`, `\p{IsTitlecase}`, …) match both
+ * cases; the others keep their members.
+ */
+function property(name: string, unicodeClasses: boolean, ci: boolean): CharSet {
+  if (ci && (name === 'Lower' || name === 'Upper')) return jsSet(unicodeClasses ? CASED : '[a-zA-Z]');
+  if (ci && /^java(?:Lower|Upper|Title)Case$/.test(name)) return jsSet(CASED);
   const posix = POSIX[name];
   if (posix) return jsSet(unicodeClasses && posix[1] ? posix[1] : posix[0]);
   if (/^In/.test(name) || /^(?:block|blk)=/i.test(name))
     throw new RegexUnsupported(`Unicode blocks (\\p{${name}}) cannot be used; use a script such as \\p{IsGreek}`);
   const kv = /^(script|sc|general_category|gc)=(.+)$/i.exec(name);
-  if (kv) return /^s/i.test(kv[1]) ? jsSet(`\\p{Script=${scriptName(kv[2])}}`) : category(kv[2]);
-  if (CATEGORY_NAME.test(name)) return category(name);
+  if (kv) return /^s/i.test(kv[1]) ? jsSet(`\\p{Script=${scriptName(kv[2])}}`) : category(kv[2], ci);
+  if (CATEGORY_NAME.test(name)) return category(name, ci);
   const bare = /^Is/.test(name) ? name.slice(2) : name;
-  if (CATEGORY_NAME.test(bare)) return category(bare);
-  const bin = BINARY[bare.toLowerCase().replace(/[_ -]/g, '')];
+  if (CATEGORY_NAME.test(bare)) return category(bare, ci);
+  const key = bare.toLowerCase().replace(/[_ -]/g, '');
+  if (ci && (key === 'lowercase' || key === 'uppercase' || key === 'titlecase')) return jsSet(CASED);
+  const bin = BINARY[key];
   if (bin) return jsSet(bin);
   if (!/^[A-Za-z_]+$/.test(bare)) throw new RegexSyntaxError('Unknown character property name');
   if (bare !== name) return jsSet(`\\p{Script=${scriptName(bare)}}`);
@@ -619,7 +635,7 @@ class Parser {
         }
         let set: CharSet;
         try {
-          set = property(name, this.flags.U);
+          set = property(name, this.flags.U, this.flags.i);
         } catch (e) {
           if (!(e instanceof RegexUnsupported)) throw e;
           this.refuse(e.message);
@@ -812,22 +828,26 @@ function repeatFits(node: Node, budget: number): boolean {
 
 // --- RE2 source ------------------------------------------------------------------------------
 
-/** Matches no characters, only positions. */
-function zeroWidth(n: Node): boolean {
+/**
+ * Can follow a `$` that consumed the final terminator: matches the empty string with no
+ * condition on the position but the end (another `$`). After `\b`, `\z`, `^`… the position
+ * matters, and the consumed terminator would move it.
+ */
+function emptyAfterEnd(n: Node): boolean {
   switch (n.t) {
     case 'lit':
     case 'set':
-      return false;
     case 'assert':
+      return false;
     case 'end':
       return true;
     case 'group':
-      return zeroWidth(n.body);
+      return emptyAfterEnd(n.body);
     case 'cat':
     case 'alt':
-      return n.items.every(zeroWidth);
+      return n.items.every(emptyAfterEnd);
     case 'rep':
-      return n.max === 0 || zeroWidth(n.body);
+      return n.max === 0 || emptyAfterEnd(n.body);
   }
 }
 
@@ -871,7 +891,7 @@ class Emitter {
       case 'cat': {
         let out = '';
         n.items.forEach((item, i) => {
-          out += this.emit(item, tail && n.items.slice(i + 1).every(zeroWidth));
+          out += this.emit(item, tail && n.items.slice(i + 1).every(emptyAfterEnd));
         });
         return out;
       }
@@ -882,7 +902,7 @@ class Emitter {
         const before = this.size;
         // The body's continuation is the repetition's, plus (when it repeats) the body again.
         const once = n.max !== -1 && n.max <= 1;
-        const body = this.emit(n.body, tail && (once || zeroWidth(n.body)));
+        const body = this.emit(n.body, tail && (once || emptyAfterEnd(n.body)));
         const sub = this.size - before;
         const copies = n.op === '{}' ? Math.max(n.max === -1 ? n.min + 1 : n.max, 1) : 1;
         this.size = before + sub * copies + 2;
