@@ -439,7 +439,7 @@ const tooLarge = (bytes: number) => `Value exceeds the size limit: got ${bytes} 
 const kib = (unit: string, n: number): Expr => q.Repeat(q.Repeat(unit, 1024), n);
 const mib = (unit: string, n: number): Expr => q.Concat(Array.from({ length: n }, () => kib(unit, 1024)));
 
-describe('string functions refuse results over the value cap', () => {
+describe('string functions refuse results over the value cap (and searches over the compute limit)', () => {
   const LIMITED: [string, ExprArg, string | RegExp][] = [
     ['Format width past V8 string length (was 500)', Format('%9999999999d', 1), tooLarge(9999999999)],
     ['Format width of 100 MB', Format('%100000000d', 1), tooLarge(100000000)],
@@ -455,6 +455,7 @@ describe('string functions refuse results over the value cap', () => {
     ['ReplaceStrRegex multiplying its input', q.ReplaceStrRegex(q.Repeat('a', 1024), 'a', kib('b', 1024)), tooLarge(17 * 1024 * 1024)],
     ['UpperCase doubling ß', q.UpperCase(mib('ß', 9)), /^Value exceeds the size limit: got \d+ bytes, limit 16777216 bytes$/],
     ['Casefold doubling ß', q.Casefold(mib('ß', 9)), /^Value exceeds the size limit: got \d+ bytes, limit 16777216 bytes$/],
+    ['a regex search costing more than the compute limit', q.ContainsStrRegex(kib('a', 256), '[ab]{1000}c'), /^Transaction does too much compute: got \d+, limit: 12000$/],
     ['TitleCase growing past the cap (İ lowercases to two units)', q.TitleCase(q.Concat(['a', mib('İ', 9)])), tooLarge(1 + 2 * 9 * 1024 * 1024)],
   ];
   for (const [label, expr, description] of LIMITED)
