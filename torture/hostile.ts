@@ -39,8 +39,10 @@ export interface HostileReport {
   requests: number;
   byStatus: Map<string, number>;
   byKind: Map<string, number>;
-  /** Responses with status >= 500. */
+  /** Responses with status >= 500, but for 503 `time out`. */
   errors5xx: number;
+  /** 503 `time out`: a query that outlived its own X-Query-Timeout (Fauna's answer; not a fault). */
+  timeouts: number;
   hangs: number;
   crashes: number;
   /** Connections closed without an HTTP answer (raw malformed requests). */
@@ -61,18 +63,19 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
   const log = opts.log ?? (() => undefined);
   const deadlineMs = opts.deadlineMs ?? QUERY_TIMEOUT_MS + 15_000;
   const startOpts: StartOptions = { env: { FLORA_LOG_QUERIES: 'false', ...opts.env } };
+  const bodyTimeoutMs = Number(startOpts.env!.FLORA_BODY_TIMEOUT_MS ?? 30_000);
   let srv: FloraProcess = await startFlora(startOpts);
   const target: Target = { secret: srv.secret, queryTimeoutMs: QUERY_TIMEOUT_MS };
   const report: HostileReport = {
     seed: opts.seed, seconds: opts.seconds, clients: opts.clients, requests: 0, byStatus: new Map(), byKind: new Map(),
-    errors5xx: 0, hangs: 0, crashes: 0, unanswered: 0, failures: [], pingP50: 0, pingP99: 0, pingMax: 0, pings: 0,
+    errors5xx: 0, timeouts: 0, hangs: 0, crashes: 0, unanswered: 0, failures: [], pingP50: 0, pingP99: 0, pingMax: 0, pings: 0,
     rssIdle: 0, rssPeak: 0, rssAfter: 0,
   };
   const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   const sampler = new RssSampler(() => srv.proc.pid ?? 0);
 
   try {
-    const setup = new Sender(srv.url, deadlineMs);
+    const setup = new Sender(srv.url, deadlineMs, bodyTimeoutMs);
     for (const fql of SETUP) {
       const o = await setup.send(fqlAttack('setup', target, fql));
       if (o.kind !== 'answer' || o.status >= 300) throw new Error(`setup failed: ${JSON.stringify(o).slice(0, 300)}`);
@@ -102,7 +105,7 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
     let nextLog = Date.now() + 5000;
 
     const worker = async (id: number) => {
-      const sender = new Sender(srv.url, deadlineMs);
+      const sender = new Sender(srv.url, deadlineMs, bodyTimeoutMs);
       // Each worker draws from its own stream, so a seed reproduces the same requests per worker.
       const own = prng(opts.seed * 1000 + id + Math.floor(rand() * 1e6));
       while (Date.now() < until && !crashed) {
@@ -116,7 +119,8 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
         if (outcome.kind === 'answer') {
           count(report.byStatus, `${Math.floor(outcome.status / 100)}xx`);
           if (outcome.status === 429) count(report.byStatus, '429');
-          if (outcome.status >= 500) {
+          if (outcome.status === 503 && outcome.body.includes('"time out"')) report.timeouts++;
+          else if (outcome.status >= 500) {
             report.errors5xx++;
             report.failures.push({ attack, outcome });
           }
@@ -149,14 +153,14 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
     stopping = true;
     if (crashed && report.failures.some((f) => f.attack.fql !== undefined)) srv = await startFlora(startOpts);
     if (crashed) {
-      const sender = new Sender(srv.url, deadlineMs);
+      const sender = new Sender(srv.url, deadlineMs, bodyTimeoutMs);
       for (const fql of SETUP) await sender.send(fqlAttack('setup', target, fql));
       sender.close();
     }
     const shrinkUntil = Date.now() + (opts.shrinkSeconds ?? 120) * 1000;
     for (const f of report.failures.slice(0, 3)) {
       if (f.attack.fql === undefined || Date.now() >= shrinkUntil) continue;
-      const sender = new Sender(srv.url, deadlineMs);
+      const sender = new Sender(srv.url, deadlineMs, bodyTimeoutMs);
       const fails = async (fql: unknown) => isFailure(await sender.send(fqlAttack(f.attack.kind, target, fql, { http2: f.attack.http?.http2 })));
       // A crash reproduces as a crash: the sender then sees the connection close.
       const reproduces = async (fql: unknown) => (await fails(fql)) || srv.proc.exitCode !== null;
@@ -172,7 +176,7 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
 }
 
 function isFailure(o: Outcome): boolean {
-  return o.kind === 'hang' || (o.kind === 'answer' && o.status >= 500);
+  return o.kind === 'hang' || (o.kind === 'answer' && o.status >= 500 && !(o.status === 503 && o.body.includes('"time out"')));
 }
 
 /** RSS once it stops falling (sampled every 500 ms, at most `maxMs`). */
@@ -201,6 +205,7 @@ export function describe(r: HostileReport): { row: Record<string, string>; detai
     seed: String(r.seed),
     requests: String(r.requests),
     '>=500': String(r.errors5xx),
+    '503 time out': String(r.timeouts),
     hangs: String(r.hangs),
     crashes: String(r.crashes),
     unanswered: String(r.unanswered),

@@ -22,6 +22,8 @@ export class Sender {
   constructor(
     private readonly url: string,
     private readonly deadlineMs: number,
+    /** The server's body timeout: a request held open half-sent is answered (408) after it. */
+    private readonly bodyTimeoutMs = 30_000,
   ) {}
 
   send(attack: Attack): Promise<Outcome> {
@@ -97,7 +99,8 @@ export class Sender {
         socket.destroy();
         resolve(o);
       };
-      const timer = setTimeout(() => done({ kind: 'hang' }), this.deadlineMs + holdMs);
+      // A request left half-sent is the server's to time out.
+      const timer = setTimeout(() => done({ kind: 'hang' }), holdMs > 0 ? this.bodyTimeoutMs + this.deadlineMs : this.deadlineMs);
       socket.on('connect', () => {
         if (holdMs > 0) {
           // Trickle: half the bytes now, the rest never (the server must time the request out).

@@ -22,7 +22,8 @@ import { ELEMENTS_PER_UNIT } from './budget';
 import type { Env } from './env';
 import type { LambdaExpr } from '../wire/expr';
 import { errors, type Position } from '../values/errors';
-import { typeRank, valuesEqual, compareValues } from '../values/order';
+import { valuesEqual, compareValues } from '../values/order';
+import { hashValue } from '../values/hash';
 import { Lambda, Page, Ref, SetV, typeName, type Obj, type Value } from '../values/types';
 import { resolveRef } from '../model/resolve';
 import { checkAccess } from '../model/permissions';
@@ -292,30 +293,12 @@ async function operandSource(ctx: EvalContext, v: Value, pos: Position): Promise
 
 // ---- arrays as multisets -------------------------------------------------------------------------
 
-/** A coarse hash consistent with valuesEqual (1 and 1.0 share a bucket); buckets compare exactly. */
-function bucketKey(v: Value): string {
-  if (v === null) return 'z';
-  switch (typeof v) {
-    case 'boolean':
-      return v ? 't' : 'f';
-    case 'string':
-      return 's' + v;
-    case 'bigint':
-    case 'number':
-      return 'n' + String(Number(v));
-  }
-  if (v instanceof Ref) return 'r' + v.id;
-  if (Array.isArray(v)) return 'a' + v.length;
-  if (v instanceof Map) return 'o' + v.size;
-  return 'x' + typeRank(v);
-}
-
 /** Occurrence counts of values under FQL equality. */
 class Counts {
-  private readonly buckets = new Map<string, { v: Value; n: number }[]>();
+  private readonly buckets = new Map<number, { v: Value; n: number }[]>();
 
   private slot(v: Value, create: boolean): { v: Value; n: number } | undefined {
-    const key = bucketKey(v);
+    const key = hashValue(v);
     let bucket = this.buckets.get(key);
     let s = bucket?.find((x) => valuesEqual(x.v, v));
     if (!s && create) {

@@ -148,6 +148,16 @@ describe('hostile input, default limits', () => {
     assert.equal((await post(srv, ok)).body, '{"resource":[true,1]}');
   });
 
+  test('Distinct and Union of many arrays or objects of one shape take linear time', async () => {
+    // 100,000 two-element arrays (and objects with two fields): one bucket each, not one for all.
+    const body = JSON.stringify({
+      let: { xs: { map: { lambda: 'i', expr: [{ var: 'i' }, { modulo: [{ var: 'i' }, 7] }] }, collection: Array.from({ length: 100_000 }, (_, i) => i) } },
+      in: [{ count: { distinct: { var: 'xs' } } }, { count: { union: [{ var: 'xs' }, { var: 'xs' }] } }],
+    });
+    const res = await post(srv, body);
+    assert.equal(res.body, '{"resource":[100000,100000]}');
+  });
+
   test('a value nested deeper than a request may be is refused when it is built', async () => {
     const body = JSON.stringify({ reduce: { lambda: ['a', 'x'], expr: [{ var: 'a' }] }, initial: 1, collection: Array.from({ length: 1500 }, (_, i) => i) });
     const res = await post(srv, body);

@@ -80,10 +80,16 @@ const VALUES: [string, ExprArg, unknown][] = [
   ['ContainsStrRegex comments mode', q.ContainsStrRegex('ab', '(?x) a  b # trailing comment'), true],
   ['ContainsStrRegex scoped flags', q.ContainsStrRegex('a\nb', '(?s:a.b)'), true],
   ['ContainsStrRegex flags end with their group', q.ContainsStrRegex('a\nb\nc', '((?s)a.b).c'), false],
-  ['ContainsStrRegex backreference', q.ContainsStrRegex('abab', '^(ab)\\1$'), true],
-  ['ContainsStrRegex \\11 with one group is \\1 then 1', q.ContainsStrRegex('aa1', '^(a)\\11$'), true],
-  ['ContainsStrRegex ref to a missing group never matches', q.ContainsStrRegex('a', '\\2a'), false],
-  ['ContainsStrRegex named backreference', q.ContainsStrRegex('xx', '^(?<c>x)\\k<c>$'), true],
+  ['ContainsStrRegex ReDoS pattern is linear', q.ContainsStrRegex('aaaaaaaaaaaaaaaaaaaaaaaaaaaa!', '(a+)+$'), false],
+  ['ContainsStrRegex (a|aa)+$ is linear', q.ContainsStrRegex(q.Concat([q.Repeat('a', 1024), '!']), '(a|aa)+$'), false],
+  ['ContainsStrRegex nested quantifiers are linear', q.ContainsStrRegex(q.Repeat('x', 1024), '(x+x+)+y'), false],
+  ['ContainsStrRegex (?i) is scoped to its group', q.ContainsStrRegex('AB', '((?i)a)b'), false],
+  ['ContainsStrRegex (?i) is ASCII-only', q.ContainsStrRegex('É', '(?i)é'), false],
+  ['ContainsStrRegex (?iu) folds Unicode', q.ContainsStrRegex('É', '(?iu)é'), true],
+  ['ContainsStrRegex (?U)\\w is Unicode', q.ContainsStrRegex('é', '^(?U)\\w$'), true],
+  ['ContainsStrRegex \\p{IsAlphabetic}', q.ContainsStrRegex('é', '^\\p{IsAlphabetic}$'), true],
+  ['ContainsStrRegex intersection with a category', q.ContainsStrRegex('É', '^[\\p{L}&&[^a-z]]$'), true],
+  ['ContainsStrRegex \\Z before a final terminator', q.ContainsStrRegex('abc\u2028', 'c\\Z'), true],
   ['ContainsStrRegex regexescape round trip', q.ContainsStrRegex('a.b\\Ec', q.RegexEscape('a.b\\Ec')), true],
   ['ContainsStrRegex regexescape is literal', q.ContainsStrRegex('axb', q.RegexEscape('a.b')), false],
 
@@ -129,6 +135,9 @@ const VALUES: [string, ExprArg, unknown][] = [
   ['FindStrRegex (?m)^', q.FindStrRegex('ab\ncd', '(?m)^\\w'), [{ start: 0, end: 0, data: 'a' }, { start: 3, end: 3, data: 'c' }]],
   ['FindStrRegex ^ without (?m)', q.FindStrRegex('ab\ncd', '^\\w'), [{ start: 0, end: 0, data: 'a' }]],
   ['FindStrRegex caps at 1024', q.Count(q.FindStrRegex(q.Repeat('ab', 1024), 'a|b')), 1024],
+  ['FindStrRegex $ leaves the final newline out', q.FindStrRegex('abc\n', 'c$'), [{ start: 2, end: 2, data: 'c' }]],
+  ['FindStrRegex $ at a final newline and at the end', q.FindStrRegex('a\n', '$'), [{ start: 1, end: 0, data: '' }, { start: 2, end: 1, data: '' }]],
+  ['FindStrRegex groups of a long input', q.Count(q.FindStrRegex(q.Repeat('ab ', 1000), '(\\w+)\\s')), 1000],
 
   // length / case / trim
   ['Length', q.Length('Fauna'), 5],
@@ -183,6 +192,9 @@ const VALUES: [string, ExprArg, unknown][] = [
   ['ReplaceStrRegex empty matches', q.ReplaceStrRegex('abc', '', '-'), '-a-b-c-'],
   ['ReplaceStrRegex empty matches after a match', q.ReplaceStrRegex('abc', 'b*', '-'), '-a--c-'],
   ['ReplaceStrRegex bad replacement without a match', q.ReplaceStrRegex('abc', 'x', '$9'), 'abc'],
+  ['ReplaceStrRegex $ before a final newline', q.ReplaceStrRegex('a\n', '$', 'X'), 'aX\nX'],
+  ['ReplaceStrRegex group ending at $', q.ReplaceStrRegex('ab cd\n', '(\\w+)$', '<$1>'), 'ab <cd>\n'],
+  ['ReplaceStrRegex named group ${name}', q.ReplaceStrRegex('2024-05', '(?<y>\\d+)-(?<m>\\d+)', '${m}/${y}'), '05/2024'],
 
   // regexescape
   ['RegexEscape', q.RegexEscape('a.b'), '\\Qa.b\\E'],
@@ -310,6 +322,21 @@ const ERRORS: [string, ExprArg, ExpectedError][] = [
   ['regex unmatched )', q.ContainsStrRegex('a', 'a)'), arg('Search pattern /a)/ is not a valid regular expression.', ['pattern'])],
   ['regex unknown property', q.ContainsStrRegex('a', '\\p{Nope}'), arg('Search pattern /\\p{Nope}/ is not a valid regular expression.', ['pattern'])],
 
+  // constructs RE2 cannot run (these matched before, with JS RegExps)
+  ['regex backreference', q.ContainsStrRegex('abab', '^(ab)\\1$'), arg('Search pattern /^(ab)\\1$/ is not supported: backreferences (\\1) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex \\11 with one group', q.ContainsStrRegex('aa1', '^(a)\\11$'), arg('Search pattern /^(a)\\11$/ is not supported: backreferences (\\1) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex ref to a missing group', q.FindStrRegex('a', '\\2a'), arg('Search pattern /\\2a/ is not supported: backreferences (\\2) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex named backreference', q.ReplaceStrRegex('xx', '^(?<c>x)\\k<c>$', 'y'), arg('Search pattern /^(?<c>x)\\k<c>$/ is not supported: backreferences (\\k<c>) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex lookahead', q.ContainsStrRegex('ab', 'a(?=b)'), arg('Search pattern /a(?=b)/ is not supported: lookahead (?=…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex negative lookahead', q.FindStrRegex('ab', 'a(?!c)'), arg('Search pattern /a(?!c)/ is not supported: negative lookahead (?!…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex lookbehind', q.ReplaceStrRegex('ab', '(?<=a)b', 'x'), arg('Search pattern /(?<=a)b/ is not supported: lookbehind (?<=…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex negative lookbehind', q.ContainsStrRegex('ab', '(?<!c)b'), arg('Search pattern /(?<!c)b/ is not supported: negative lookbehind (?<!…) cannot be used; regular expressions run on RE2, which has no backreferences or lookaround.', ['pattern'])],
+  ['regex \\G', q.FindStrRegex('aa', '\\Ga'), arg('Search pattern /\\Ga/ is not supported: \\G (the end of the previous match) cannot be used; regular expressions run on RE2, which has no \\G.', ['pattern'])],
+  ['regex \\X', q.ContainsStrRegex('a', '\\X'), arg('Search pattern /\\X/ is not supported: \\X (grapheme clusters) cannot be used; regular expressions run on RE2, which has no grapheme clusters.', ['pattern'])],
+  ['regex Unicode block', q.ContainsStrRegex('α', '\\p{InGreek}'), arg('Search pattern /\\p{InGreek}/ is not supported: Unicode blocks (\\p{InGreek}) cannot be used; use a script such as \\p{IsGreek}.', ['pattern'])],
+  ['regex repetition above 1000', q.ContainsStrRegex('a', 'a{1001}'), arg('Search pattern /a{1001}/ is not supported: repetition counts above 1000 ({1001}) cannot be used; regular expressions run on RE2, which allows at most 1000.', ['pattern'])],
+  ['regex syntax error wins over lookahead', q.ContainsStrRegex('a', '(?=a)(b'), arg('Search pattern /(?=a)(b/ is not a valid regular expression.', ['pattern'])],
+
   // Java replacement errors
   ['replacement missing group', q.ReplaceStrRegex('abc', 'b', '$2'), arg('No group 2', ['replace'])],
   ['replacement trailing $', q.ReplaceStrRegex('abc', 'b', 'x$'), arg('Illegal group reference: group index is missing', ['replace'])],
@@ -388,3 +415,95 @@ for (const proto of ['h2', 'h1'] as const) {
     });
   });
 }
+
+describe('regular expressions run in linear time', () => {
+  for (const [label, input] of [
+    ['the ReDoS input', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaa!'],
+    ['100 KB of it', q.Concat([q.Repeat(q.Repeat('a', 1024), 100), '!'])],
+  ] as [string, ExprArg][]) {
+    test(`(a+)+$ on ${label} answers false while /ping is answered`, async () => {
+      const query = server.drivers.h2.query(q.ContainsStrRegex(input, '(a+)+$'));
+      const ping = httpRequest(server.flora.url, { path: '/ping' });
+      const [result, pong] = await Promise.all([query, ping]);
+      assert.equal(result, false);
+      assert.equal(pong.status, 200);
+    });
+  }
+});
+
+// --- cost and size: no string function is super-linear or builds past the value cap -----------
+
+const CAP = 16 * 1024 * 1024; // the default value cap (budget.ts)
+const tooLarge = (bytes: number) => `Value exceeds the size limit: got ${bytes} bytes, limit ${CAP} bytes`;
+/** n KiB (or MiB) of `unit`, built in the query: Repeat multiplies by at most 1024. */
+const kib = (unit: string, n: number): Expr => q.Repeat(q.Repeat(unit, 1024), n);
+const mib = (unit: string, n: number): Expr => q.Concat(Array.from({ length: n }, () => kib(unit, 1024)));
+
+describe('string functions refuse results over the value cap (and searches over the compute limit)', () => {
+  const LIMITED: [string, ExprArg, string | RegExp][] = [
+    ['Format width past V8 string length (was 500)', Format('%9999999999d', 1), tooLarge(9999999999)],
+    ['Format width of 100 MB', Format('%100000000d', 1), tooLarge(100000000)],
+    ['Format width with 30 digits', Format(`%${'9'.repeat(30)}s`, 'x'), tooLarge(Number.MAX_SAFE_INTEGER)],
+    ['Format precision of 100 MB', Format('%.100000000f', 1.5), tooLarge(100000000)],
+    ['Format pieces adding up past the cap', Format('%9000000s%9000000s', 'a', 'b'), tooLarge(18000000)],
+    ['Concat doubling (was 500 Invalid string length)', q.Reduce(q.Lambda(['a', 'x'], q.Concat([q.Var('a'), q.Var('a')])), 'ab', Array.from({ length: 40 }, (_, i) => i)), tooLarge(2 ** 25)],
+    ['Concat with a separator', q.Concat([mib('a', 9), mib('b', 7)], 'x'), tooLarge(CAP + 1)],
+    ['NGram quadratic in min/max', q.NGram(kib('a', 64), 30000, 30001), tooLarge(35537 * 30000 + 35536 * 30001)],
+    ['Repeat of a 1 MB string', q.Repeat(kib('a', 1024), 17), tooLarge(17 * 1024 * 1024)],
+    ['ReplaceStr multiplying its input', q.ReplaceStr(q.Repeat('a', 1024), 'a', kib('b', 1024)), tooLarge(1024 + 1024 * (1024 * 1024 - 1))],
+    ['ReplaceStr with an empty find', q.ReplaceStr(q.Repeat('a', 1024), '', kib('b', 1024)), tooLarge(1024 + 1025 * 1024 * 1024)],
+    ['ReplaceStrRegex multiplying its input', q.ReplaceStrRegex(q.Repeat('a', 1024), 'a', kib('b', 1024)), tooLarge(17 * 1024 * 1024)],
+    ['UpperCase doubling ß', q.UpperCase(mib('ß', 9)), /^Value exceeds the size limit: got \d+ bytes, limit 16777216 bytes$/],
+    ['Casefold doubling ß', q.Casefold(mib('ß', 9)), /^Value exceeds the size limit: got \d+ bytes, limit 16777216 bytes$/],
+    ['a regex search costing more than the compute limit', q.ContainsStrRegex(kib('a', 256), '[ab]{1000}c'), /^Transaction does too much compute: got \d+, limit: 12000$/],
+    ['TitleCase growing past the cap (İ lowercases to two units)', q.TitleCase(q.Concat(['a', mib('İ', 9)])), tooLarge(1 + 2 * 9 * 1024 * 1024)],
+  ];
+  for (const [label, expr, description] of LIMITED)
+    test(label, async () => {
+      const f = await failure(server.drivers.h2, expr);
+      assert.equal(f.status, 400);
+      assert.equal(f.code, 'bad request');
+      if (typeof description === 'string') assert.equal(f.description, description);
+      else assert.match(f.description, description);
+    });
+
+  test('Format within the cap still pads', async () => {
+    assert.equal(await server.drivers.h2.query(q.Length(Format('%1000000d', 7))), 1000000);
+  });
+});
+
+describe('string functions stay linear on large inputs', () => {
+  // Each of these took from seconds to minutes before (quadratic); results are compared in the
+  // query so that megabytes do not travel back.
+  const LARGE: [string, ExprArg][] = [
+    ['TitleCase of 2 MB of words', q.Equals(q.TitleCase(kib('word ', 400)), kib('Word ', 400))],
+    ['TitleCase of mixed text', q.Equals(q.TitleCase(kib("it's a hello-world, 1st ŉx ", 20)), kib("It's A Hello-World, 1st ʼNx ", 20))],
+    ['TitleCase without spaces', q.Equals(q.TitleCase(kib('ab,cd;', 100)), kib('Ab,Cd;', 100))],
+    ['TitleCase of one long word', q.Equals(q.TitleCase(kib('aB', 512)), q.Concat(['A', q.SubString(kib('ab', 512), 1)]))],
+    ['RTrim of 1 MB of spaces before an x', q.Equals(q.Length(q.RTrim(q.Concat([kib(' ', 1024), 'x']))), 1024 * 1024 + 1)],
+    ['LTrim of an x before 1 MB of spaces', q.Equals(q.Length(q.LTrim(q.Concat(['x', kib(' ', 1024)]))), 1024 * 1024 + 1)],
+    ['Trim of 2 MB of spaces around an x', q.Equals(q.Trim(q.Concat([kib('\u3000', 1024), 'x', kib(' ', 1024)])), 'x')],
+    ['ContainsStr of a periodic needle', q.Equals(q.ContainsStr(kib('a', 1024), q.Concat([kib('a', 4), 'b', kib('a', 4)])), false)],
+    ['FindStr of a periodic needle', q.Equals(q.FindStr(q.Concat([kib('a', 1024), 'b', kib('a', 4)]), q.Concat([kib('a', 4), 'b', kib('a', 4)])), 1020 * 1024)],
+    ['ReplaceStr of a periodic needle', q.Equals(q.Length(q.ReplaceStr(kib('a', 1024), q.Concat([kib('a', 4), 'b']), 'x')), 1024 * 1024)],
+    ['ReplaceStr of many matches', q.Equals(q.ReplaceStr(kib('ab', 1024), 'b', 'c'), kib('ac', 1024))],
+    ['Casefold of 2 MB', q.Equals(q.Casefold(kib('Straße ', 300)), kib('strasse ', 300))],
+    ['UpperCase of 2 MB', q.Equals(q.UpperCase(kib('straße ', 300)), kib('STRASSE ', 300))],
+    ['LowerCase keeps final sigma across pieces', q.Equals(q.LowerCase(kib('ΟΔΟΣ ', 300)), kib('οδος ', 300))],
+    ['SubString of 2 MB', q.Equals(q.SubString(kib('ab', 1024), 1, 3), 'bab')],
+    ['NGram of 64 KB', q.Equals(q.Count(q.NGram(kib('ab', 32))), 2 * 65536 - 1)],
+    ['FindStrRegex over 1 MB', q.Equals(q.Count(q.FindStrRegex(kib('ab ', 342), '(\\w+)\\s')), 1024)],
+    ['ReplaceStrRegex over 512 KB', q.Equals(q.ReplaceStrRegex(kib('ab ', 171), 'b\\s', 'c'), kib('ac', 171))],
+  ];
+  for (const [label, expr] of LARGE)
+    test(label, async () => {
+      assert.equal(await server.drivers.h2.query(expr), true);
+    });
+
+  test('TitleCase of 1 MB is answered while /ping is', async () => {
+    const query = server.drivers.h2.query(q.Length(q.TitleCase(kib('word ', 200))));
+    const pong = await httpRequest(server.flora.url, { path: '/ping' });
+    assert.equal(pong.status, 200);
+    assert.equal(await query, 200 * 1024 * 5);
+  });
+});

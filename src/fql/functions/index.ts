@@ -4,6 +4,7 @@ import './refs';
 import './documents';
 import './call';
 import './strings';
+import './regex';
 import './numbers';
 import './time';
 import './conversions';

@@ -185,6 +185,9 @@ define('concat', async (call, env, ctx) => {
   const strs = parts.map((p, i) => asString(p, elemPos(call, 'concat', i)));
   const sepV = await evalOptional(call, 'separator', env, ctx);
   const sep = sepV === undefined ? '' : asString(sepV, argPos(call, 'separator'));
+  let length = strs.length > 0 ? sep.length * (strs.length - 1) : 0;
+  for (const x of strs) length += x.length;
+  ctx.budget.string(length); // the value cap, before the string exists (V8 would throw past ~512 MB)
   return strs.join(sep);
 });
 

@@ -1,122 +1,71 @@
-// String functions of FQL v4 (fql-v4.md §3.8): casefold, containsstr, containsstrregex,
-// startswith, endswith, findstr, findstrregex, length, lowercase, uppercase, titlecase, ltrim,
-// rtrim, trim, ngram, repeat, replacestr, replacestrregex, regexescape, space, substring, format.
-// (`concat` lives in objects.ts.)
+// String functions of FQL v4 (fql-v4.md §3.8): casefold, containsstr, startswith, endswith,
+// findstr, length, lowercase, uppercase, titlecase, ltrim, rtrim, trim, ngram, repeat, replacestr,
+// space, substring, format. (`concat` lives in objects.ts; the regex functions in regex.ts.)
 //
 // Indexes and lengths are in code points, as Fauna's (Java) implementation reports them.
-//
-// Regular expressions are Java regexes. They are translated to JS RegExps (flags `v`, plus `i`
-// when any `(?i)` appears); see JavaRegex below for what is exact and what is approximated:
-//  * `\Q…\E`, octal/hex/unicode escapes, `\A \z \Z \h \H \v \V \R`, ASCII `\s`, POSIX and
-//    java.lang.Character `\p{…}` classes, scripts/categories, nested classes and `&&`
-//    intersections, Java `.`/`^`/`$` line-terminator semantics (incl. `(?m)`, `(?s)`, `(?d)`,
-//    `(?x)` scoped per group) and Java's backreference digit rules are translated exactly;
-//  * possessive quantifiers (`*+`, `++`, `?+`, `{n,m}+`) and atomic groups `(?>…)` degrade to
-//    their greedy / non-atomic forms (same matches except where backtracking into them matters);
-//  * `(?i)` anywhere makes the whole pattern case-insensitive, with Unicode (not ASCII-only)
-//    case folding; `(?-i)` is ignored;
-//  * `\G`, `\X`, `\N{…}`, `\b{…}` and Unicode block properties (`\p{InGreek}`) are rejected as
-//    invalid patterns; JS lookbehind is unbounded where Java requires a bounded length;
-//  * a backreference to a group that did not participate matches the empty string (Java: fails).
 
 import { errors, type Position } from '../../values/errors';
 import { DateV, Time, type Value } from '../../values/types';
-import type { CallExpr } from '../../wire/expr';
-import { encodeValue } from '../../wire/encode';
+import { TooLong, encodeValue } from '../../wire/encode';
+import { valueTooLarge } from '../budget';
 import { NANOS_PER_DAY, civilFromDays, daysFromCivil } from '../../wire/time';
-import type { EvalContext } from '../context';
-import type { Env } from '../env';
-import {
-  argPos,
-  asBoolean,
-  asLong,
-  asString,
-  elemPos,
-  evalArg,
-  evalList,
-  evalOptional,
-  mismatch,
-} from '../args';
+import { argPos, asLong, elemPos, evalArg, evalList, evalOptional, mismatch } from '../args';
 import { define } from '../registry';
 import { toFqlString } from './conversions';
+import type { EvalContext } from '../context';
+import { Output, Searcher, bounds, chargeChars, clampInt, cpLength, optInt, startIndex, strArg, unitIndex, unitWidth, work } from './text';
 
-// --- argument helpers ------------------------------------------------------------------------
+// --- chunked work ------------------------------------------------------------------------------
 
-async function strArg(call: CallExpr, key: string, env: Env, ctx: EvalContext): Promise<string> {
-  return asString(await evalArg(call, key, env, ctx), argPos(call, key));
-}
+/** Longest piece of a string mapped in one synchronous step (casefold, case mapping). */
+const CHUNK = 1 << 16;
 
-/** An optional Integer argument (absent or null → undefined), clamped to a safe JS number. */
-async function optInt(call: CallExpr, key: string, env: Env, ctx: EvalContext): Promise<number | undefined> {
-  const v = await evalOptional(call, key, env, ctx);
-  if (v === undefined || v === null) return undefined;
-  return clampInt(asLong(v, argPos(call, key)));
-}
-
-function clampInt(b: bigint): number {
-  const max = BigInt(Number.MAX_SAFE_INTEGER);
-  return Number(b > max ? max : b < -max ? -max : b);
-}
-
-function bounds(arg: string, predicate: string, pos: Position): never {
-  throw errors.invalidArgument(`${arg} must be ${predicate}`, pos);
-}
-
-// --- code points ---------------------------------------------------------------------------
-
-function cpLength(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
+/**
+ * Maps `s` through `f` piece by piece: pieces end only where `splitOk(s, i)` allows, each
+ * result is counted against the value cap before the next is made, and the query yields between
+ * pieces. `passes` is how many times `f` reads its input (for the compute charge).
+ */
+async function mapChunks(
+  ctx: EvalContext,
+  s: string,
+  f: (piece: string) => string,
+  splitOk: (s: string, i: number) => boolean,
+  passes = 1,
+): Promise<string> {
+  const out = new Output(ctx.budget);
+  const pieces: string[] = [];
+  let at = 0;
+  while (at < s.length) {
+    let end = Math.min(s.length, at + CHUNK);
+    // Past 4 × CHUNK without a place to split (a run of combining marks with no base character),
+    // split anyway: bounded steps matter more than such text.
+    const limit = Math.min(s.length, at + 4 * CHUNK);
+    while (end < limit && !splitOk(s, end)) {
+      end++;
+      if ((end - at) % CHUNK === 0) await work(ctx, CHUNK);
     }
-    n++;
+    if (end < s.length && isLowSurrogate(s.charCodeAt(end))) end++;
+    const r = f(at === 0 && end === s.length ? s : s.slice(at, end));
+    out.add(r.length);
+    pieces.push(r);
+    await work(ctx, (end - at) * passes);
+    at = end;
   }
-  return n;
+  return pieces.length === 1 ? pieces[0] : pieces.join('');
 }
 
-/** UTF-16 index of code point `cp` (clamped to the string). */
-function unitIndex(s: string, cp: number): number {
-  let i = 0;
-  for (let n = 0; n < cp && i < s.length; n++) i += unitWidth(s, i);
-  return i;
-}
-
-function unitWidth(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-    const d = s.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return 2;
-  }
-  return 1;
-}
-
-/** Converts increasing UTF-16 indexes of one string to code-point indexes incrementally. */
-class CpCounter {
-  private unit = 0;
-  private cp = 0;
-  constructor(private readonly s: string) {}
-  at(u: number): number {
-    if (u < this.unit) {
-      this.unit = 0;
-      this.cp = 0;
-    }
-    while (this.unit < u) {
-      this.unit += unitWidth(this.s, this.unit);
-      this.cp++;
-    }
-    return this.cp;
-  }
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
 }
 
 // --- casefold ------------------------------------------------------------------------------
 
 const NORMALIZERS = ['NFKCCaseFold', 'NFC', 'NFD', 'NFKC', 'NFKD'] as const;
-type Normalizer = (typeof NORMALIZERS)[number];
+export type Normalizer = (typeof NORMALIZERS)[number];
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+const IS_DEFAULT_IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const MARK = /^\p{M}$/u;
 
 /** Unicode full case folding (CaseFolding.txt C+F) of one code point, without Turkic rules. */
 function foldCodePoint(c: string): string {
@@ -153,6 +102,30 @@ function normalize(s: string, n: Normalizer): string {
   return n === 'NFKCCaseFold' ? nfkcCaseFold(s) : s.normalize(n);
 }
 
+/** Hangul vowel and trailing jamo (and their compatibility forms), Kirat Rai vowel signs: the
+ *  characters other than marks that compose with the character before them. */
+const COMPOSES_BACKWARDS = /^[\u1160-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff\uffa0-\uffdf\u{16d40}-\u{16d7f}]$/u;
+
+/**
+ * Whether normalization (and default-ignorable removal) of s[..i] and s[i..] apart gives what it
+ * gives for s: no character at i or after it attaches to one before. True when s[i] is not
+ * ignorable and its decomposition starts with a character that composes with nothing before it.
+ */
+function normalizationBoundary(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 0x80) return true;
+  if (isLowSurrogate(c)) return false;
+  const ch = String.fromCodePoint(s.codePointAt(i)!);
+  if (MARK.test(ch) || IS_DEFAULT_IGNORABLE.test(ch)) return false;
+  const head = String.fromCodePoint(ch.normalize('NFKD').codePointAt(0)!);
+  return !MARK.test(head) && !COMPOSES_BACKWARDS.test(head);
+}
+
+/** Casefold of one string, in pieces that normalize independently. */
+export function casefold(ctx: EvalContext, s: string, norm: Normalizer = 'NFKCCaseFold'): Promise<string> {
+  return mapChunks(ctx, s, (x) => normalize(x, norm), normalizationBoundary, norm === 'NFKCCaseFold' ? 4 : 1);
+}
+
 define('casefold', async (call, env, ctx) => {
   const inputs = await evalList(call, 'casefold', env, ctx, false);
   const nv = await evalOptional(call, 'normalizer', env, ctx);
@@ -162,85 +135,64 @@ define('casefold', async (call, env, ctx) => {
       mismatch("String 'NFKCCaseFold', 'NFC', 'NFD', 'NFKC', or 'NFKD'", nv, argPos(call, 'normalizer'));
     norm = nv as Normalizer;
   }
-  const out = inputs.map((v) => (typeof v === 'string' ? normalize(v, norm) : v));
+  const out: Value[] = [];
+  for (const v of inputs) out.push(typeof v === 'string' ? await casefold(ctx, v, norm) : v);
   // One input gives one output, several give an array (Fauna's CasefoldFunction).
-  return out.length === 1 ? out[0] : out;
+  if (out.length === 1) return out[0];
+  ctx.budget.array(out.length);
+  return out;
 });
 
 // --- simple predicates and searches ---------------------------------------------------------
 
-function searchFn(head: string, test: (s: string, t: string) => boolean): void {
-  define(head, async (call, env, ctx) => {
-    const s = await strArg(call, head, env, ctx);
-    const t = await strArg(call, 'search', env, ctx);
-    return test(s, t);
-  });
-}
-
-searchFn('containsstr', (s, t) => s.includes(t));
-searchFn('startswith', (s, t) => s.startsWith(t));
-searchFn('endswith', (s, t) => s.endsWith(t));
-
-define('containsstrregex', async (call, env, ctx) => {
-  const s = await strArg(call, 'containsstrregex', env, ctx);
-  const pattern = await strArg(call, 'pattern', env, ctx);
-  const { re } = javaRegex(pattern, argPos(call, 'pattern'));
-  re.lastIndex = 0;
-  return re.test(s);
+define('containsstr', async (call, env, ctx) => {
+  const s = await strArg(call, 'containsstr', env, ctx);
+  const t = await strArg(call, 'search', env, ctx);
+  chargeChars(ctx, s.length);
+  return new Searcher(t, ctx.budget).indexOf(s, 0) >= 0;
 });
 
-/** Start positions outside 1..length-1 are treated as 0 (Fauna's FindStr). */
-function startIndex(s: string, start: number | undefined): number {
-  if (start === undefined) return 0;
-  const len = cpLength(s);
-  return start >= 1 && start <= len - 1 ? start : 0;
-}
+define('startswith', async (call, env, ctx) => (await strArg(call, 'startswith', env, ctx)).startsWith(await strArg(call, 'search', env, ctx)));
+define('endswith', async (call, env, ctx) => (await strArg(call, 'endswith', env, ctx)).endsWith(await strArg(call, 'search', env, ctx)));
 
 define('findstr', async (call, env, ctx) => {
   const s = await strArg(call, 'findstr', env, ctx);
   const find = await strArg(call, 'find', env, ctx);
   const start = startIndex(s, await optInt(call, 'start', env, ctx));
-  const at = s.indexOf(find, unitIndex(s, start));
-  return at < 0 ? -1n : BigInt(cpLength(s.slice(0, at)));
-});
-
-const MAX_RESULTS = 1024;
-
-define('findstrregex', async (call, env, ctx) => {
-  const s = await strArg(call, 'findstrregex', env, ctx);
-  const pattern = await strArg(call, 'pattern', env, ctx);
-  const start = startIndex(s, await optInt(call, 'start', env, ctx));
-  const num = await optInt(call, 'num_results', env, ctx);
-  const { re } = javaRegex(pattern, argPos(call, 'pattern'));
-  const limit = Math.min(num ?? MAX_RESULTS, MAX_RESULTS);
-  const results: Value[] = [];
-  const cps = new CpCounter(s);
-  re.lastIndex = unitIndex(s, start);
-  while (results.length < limit) {
-    const m = re.exec(s);
-    if (!m) break;
-    const from = cps.at(m.index);
-    const to = cps.at(m.index + m[0].length);
-    results.push(
-      new Map<string, Value>([
-        ['start', BigInt(from)],
-        ['end', BigInt(to - 1)],
-        ['data', m[0]],
-      ]),
-    );
-    if (m[0].length === 0) {
-      if (m.index >= s.length) break;
-      re.lastIndex = m.index + unitWidth(s, m.index);
-    }
-  }
-  return results;
+  chargeChars(ctx, s.length);
+  const from = unitIndex(s, start);
+  const at = new Searcher(find, ctx.budget).indexOf(s, from);
+  return at < 0 ? -1n : BigInt(start + cpLength(s.slice(from, at)));
 });
 
 // --- case, length, trimming --------------------------------------------------------------------
 
-define('length', async (call, env, ctx) => BigInt(cpLength(await strArg(call, 'length', env, ctx))));
-define('lowercase', async (call, env, ctx) => (await strArg(call, 'lowercase', env, ctx)).toLowerCase());
-define('uppercase', async (call, env, ctx) => (await strArg(call, 'uppercase', env, ctx)).toUpperCase());
+define('length', async (call, env, ctx) => {
+  const s = await strArg(call, 'length', env, ctx);
+  chargeChars(ctx, s.length);
+  return BigInt(cpLength(s));
+});
+
+/** Unicode White_Space (includes NBSP and U+0085, unlike Java's Character.isWhitespace); all BMP. */
+function isWhiteSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
+  );
+}
+
+/** toLowerCase's only context, final sigma, never looks past white space. */
+const beforeWhiteSpace = (s: string, i: number): boolean => isWhiteSpace(s.charCodeAt(i));
+const anywhere = (): boolean => true;
+
+define('lowercase', async (call, env, ctx) =>
+  mapChunks(ctx, await strArg(call, 'lowercase', env, ctx), (x) => x.toLowerCase(), beforeWhiteSpace),
+);
+define('uppercase', async (call, env, ctx) =>
+  mapChunks(ctx, await strArg(call, 'uppercase', env, ctx), (x) => x.toUpperCase(), anywhere),
+);
 
 const WORDS = new Intl.Segmenter('und', { granularity: 'word' });
 /** ICU adjusts each word start to the first letter, number, symbol or private-use character. */
@@ -268,39 +220,137 @@ function titleChar(c: string): string {
   return first.length === up.length ? up : first + up.slice(first.length).toLowerCase();
 }
 
-function titlecase(s: string): string {
-  let out = '';
-  for (const { segment } of WORDS.segment(s)) {
-    let i = 0;
-    while (i < segment.length && !TITLE_START.test(String.fromCodePoint(segment.codePointAt(i)!))) i += unitWidth(segment, i);
-    if (i >= segment.length) {
-      out += segment.toLowerCase();
-      continue;
-    }
-    const w = unitWidth(segment, i);
-    out += segment.slice(0, i) + titleChar(segment.slice(i, i + w)) + segment.slice(i + w).toLowerCase();
-  }
-  return out;
+/** One word segment: its first letter, number, symbol or private-use character titlecased, the rest lowercased. */
+function titleSegment(segment: string): string {
+  let i = 0;
+  while (i < segment.length && !TITLE_START.test(String.fromCodePoint(segment.codePointAt(i)!))) i += unitWidth(segment, i);
+  if (i >= segment.length) return segment.toLowerCase();
+  const w = unitWidth(segment, i);
+  return segment.slice(0, i) + titleChar(segment.slice(i, i + w)) + segment.slice(i + w).toLowerCase();
 }
 
-define('titlecase', async (call, env, ctx) => titlecase(await strArg(call, 'titlecase', env, ctx)));
+/**
+ * Intl.Segmenter's iteration costs time proportional to the text per segment (V8), so a long text
+ * is segmented in windows of about TITLE_WINDOW units. A window ends where a word break is certain
+ * whatever follows (after white space or ASCII punctuation that no word-break rule joins to
+ * anything, before a character that does not attach backwards): there its words are exactly the
+ * text's. Where no such place is near, the window's segments are kept up to TITLE_GUARD units
+ * before its end (word-break rules look only a few characters ahead) and the window grows until
+ * it has one.
+ */
+const TITLE_WINDOW = 2048;
+const TITLE_GUARD = 256;
+/** ASCII after which a word break is certain (UAX #29 classes Other, CR, LF, Newline, WSegSpace). */
+const HARD_BEFORE = new Set(Array.from('\t\n\v\f\r !#$%&()*+-/<=>?@[\\]^`{|}~', (c) => c.charCodeAt(0)));
+const ATTACHES = /^[\p{M}\p{Cf}\p{Emoji_Modifier}\p{White_Space}\u200d]$/u;
 
-// Unicode White_Space (includes NBSP and U+0085, unlike Java's Character.isWhitespace).
-const LEADING_WS = /^\p{White_Space}+/u;
-const TRAILING_WS = /\p{White_Space}+$/u;
-define('ltrim', async (call, env, ctx) => (await strArg(call, 'ltrim', env, ctx)).replace(LEADING_WS, ''));
-define('rtrim', async (call, env, ctx) => (await strArg(call, 'rtrim', env, ctx)).replace(TRAILING_WS, ''));
-define('trim', async (call, env, ctx) =>
-  (await strArg(call, 'trim', env, ctx)).replace(LEADING_WS, '').replace(TRAILING_WS, ''),
-);
+function certainBreak(s: string, i: number): boolean {
+  if (!HARD_BEFORE.has(s.charCodeAt(i - 1))) return false;
+  const c = s.charCodeAt(i);
+  if (c < 0x80) return !isWhiteSpace(c);
+  return !ATTACHES.test(String.fromCodePoint(s.codePointAt(i)!));
+}
+
+export async function titlecase(ctx: EvalContext, s: string): Promise<string> {
+  const out = new Output(ctx.budget);
+  const pieces: string[] = [];
+  const emit = (segment: string): void => {
+    const t = titleSegment(segment);
+    out.add(t.length);
+    pieces.push(t);
+  };
+  let at = 0;
+  while (at < s.length) {
+    let end = s.length;
+    let certain = true;
+    if (s.length - at > 2 * TITLE_WINDOW) {
+      end = at + TITLE_WINDOW;
+      while (end > at + TITLE_WINDOW / 2 && !certainBreak(s, end)) end--;
+      if (!certainBreak(s, end)) {
+        end = at + TITLE_WINDOW;
+        certain = false;
+      }
+    }
+    let next = end;
+    for (let size = end - at; ; size *= 2) {
+      const windowEnd = certain ? end : Math.min(s.length, at + size);
+      const keep = certain || windowEnd === s.length ? windowEnd - at : windowEnd - at - TITLE_GUARD;
+      const kept: string[] = [];
+      let reached = at;
+      for (const { segment, index } of WORDS.segment(s.slice(at, windowEnd))) {
+        if (index + segment.length > keep) break;
+        kept.push(segment);
+        reached = at + index + segment.length;
+      }
+      if (reached > at || windowEnd === s.length) {
+        kept.forEach(emit);
+        next = reached;
+        break;
+      }
+    }
+    await work(ctx, (next - at) * 4);
+    at = next;
+  }
+  return pieces.join('');
+}
+
+define('titlecase', async (call, env, ctx) => titlecase(ctx, await strArg(call, 'titlecase', env, ctx)));
+
+function trimStart(s: string): string {
+  let i = 0;
+  while (i < s.length && isWhiteSpace(s.charCodeAt(i))) i++;
+  return i === 0 ? s : s.slice(i);
+}
+
+function trimEnd(s: string): string {
+  let i = s.length;
+  while (i > 0 && isWhiteSpace(s.charCodeAt(i - 1))) i--;
+  return i === s.length ? s : s.slice(0, i);
+}
+
+define('ltrim', async (call, env, ctx) => trimStart(await strArg(call, 'ltrim', env, ctx)));
+define('rtrim', async (call, env, ctx) => trimEnd(await strArg(call, 'rtrim', env, ctx)));
+define('trim', async (call, env, ctx) => trimEnd(trimStart(await strArg(call, 'trim', env, ctx))));
 
 // --- ngram, repeat, space, substring ---------------------------------------------------------
 
-/** Lucene NGramTokenizer order: for each start position, grams of increasing length. */
-function ngrams(s: string, min: number, max: number, out: Value[]): void {
-  const cps = Array.from(s);
-  for (let p = 0; p < cps.length; p++)
-    for (let n = min; n <= max && p + n <= cps.length; n++) out.push(cps.slice(p, p + n).join(''));
+/** How many n-grams (min ≤ n ≤ max) a string of `len` code points has. */
+function gramCount(len: number, min: number, max: number): number {
+  let count = 0;
+  for (let n = min; n <= max; n++) count += Math.max(0, len - n + 1);
+  return count;
+}
+
+/** UTF-16 units of all its n-grams together: each code point counts once per gram holding it. */
+function gramUnits(s: string, len: number, min: number, max: number): number {
+  let units = 0;
+  let k = 0;
+  for (let i = 0; i < s.length; k++) {
+    const w = unitWidth(s, i);
+    for (let n = min; n <= max; n++) {
+      const grams = Math.min(k, len - n) - Math.max(0, k - n + 1) + 1;
+      if (grams > 0) units += w * grams;
+    }
+    i += w;
+  }
+  return units;
+}
+
+const GRAMS_PER_STEP = 1 << 14;
+
+/** Lucene NGramTokenizer order: for each start position, grams of increasing length (min..min+1). */
+async function ngrams(ctx: EvalContext, s: string, len: number, min: number, max: number, out: Value[]): Promise<void> {
+  let start = 0; // unit offset of code point p
+  let mid = unitIndex(s, min); // … of p + min
+  let end = max > min ? unitIndex(s, 1, mid) : mid; // … of p + max
+  for (let p = 0; p + min <= len; p++) {
+    out.push(s.slice(start, mid));
+    if (max > min && p + max <= len) out.push(s.slice(start, end));
+    start += unitWidth(s, start);
+    mid += unitWidth(s, mid);
+    if (max > min) end += unitWidth(s, end);
+    if ((p + 1) % GRAMS_PER_STEP === 0) await work(ctx, GRAMS_PER_STEP * max);
+  }
 }
 
 define('ngram', async (call, env, ctx) => {
@@ -310,9 +360,27 @@ define('ngram', async (call, env, ctx) => {
   if (min <= 0) bounds('min', 'greater than 0', argPos(call, 'min'));
   if (min > max) bounds('max', 'greater than or equal to min', argPos(call, 'max'));
   if (max - min > 1) bounds('max - min', 'less than or equal to 1', argPos(call, 'max'));
-  const out: Value[] = [];
+  // Size the result before building it: grams can be quadratic in the input (large min and max).
+  let count = 0;
+  let units = 0;
+  const lens: number[] = [];
   for (const t of terms) {
-    if (typeof t === 'string') ngrams(t, min, max, out);
+    if (typeof t !== 'string') {
+      count++;
+      continue;
+    }
+    chargeChars(ctx, t.length);
+    const len = cpLength(t);
+    lens.push(len);
+    count += gramCount(len, min, max);
+    units += gramUnits(t, len, min, max);
+  }
+  ctx.budget.array(count);
+  ctx.budget.string(units);
+  const out: Value[] = [];
+  let k = 0;
+  for (const t of terms) {
+    if (typeof t === 'string') await ngrams(ctx, t, lens[k++], min, max, out);
     else out.push(t);
   }
   return out;
@@ -322,645 +390,73 @@ const MAX_REPEAT = 1024;
 
 define('repeat', async (call, env, ctx) => {
   const s = await strArg(call, 'repeat', env, ctx);
-  const n = (await optInt(call, 'number', env, ctx)) ?? 2;
-  return n <= 0 ? '' : s.repeat(Math.min(n, MAX_REPEAT));
+  const n = Math.min((await optInt(call, 'number', env, ctx)) ?? 2, MAX_REPEAT);
+  if (n <= 0) return '';
+  ctx.budget.string(s.length * n);
+  return s.repeat(n);
 });
 
 define('space', async (call, env, ctx) => {
-  const n = clampInt(asLong(await evalArg(call, 'space', env, ctx), argPos(call, 'space')));
-  return n <= 0 ? '' : ' '.repeat(Math.min(n, MAX_REPEAT));
+  const n = Math.min(clampInt(asLong(await evalArg(call, 'space', env, ctx), argPos(call, 'space'))), MAX_REPEAT);
+  if (n <= 0) return '';
+  ctx.budget.string(n);
+  return ' '.repeat(n);
 });
 
+// A substring shares the input's memory (V8 slices), so it is not charged as a new string.
 define('substring', async (call, env, ctx) => {
   const s = await strArg(call, 'substring', env, ctx);
   const start = (await optInt(call, 'start', env, ctx)) ?? 0;
   const length = await optInt(call, 'length', env, ctx);
-  const cps = Array.from(s);
-  const from = start < 0 ? Math.max(cps.length + start, 0) : start;
-  if (from > cps.length) bounds('start', 'less than or equal to the string length', argPos(call, 'start'));
+  chargeChars(ctx, s.length);
+  const len = cpLength(s);
+  const from = start < 0 ? Math.max(len + start, 0) : start;
+  if (from > len) bounds('start', 'less than or equal to the string length', argPos(call, 'start'));
   if (length !== undefined && length < 0) bounds('length', 'positive', argPos(call, 'length'));
-  return cps.slice(from, length === undefined ? cps.length : from + length).join('');
+  const u = unitIndex(s, from);
+  return s.slice(u, length === undefined ? s.length : unitIndex(s, length, u));
 });
 
 // --- replace ---------------------------------------------------------------------------------
+
+const MATCHES_PER_STEP = 1 << 14;
 
 define('replacestr', async (call, env, ctx) => {
   const s = await strArg(call, 'replacestr', env, ctx);
   const find = await strArg(call, 'find', env, ctx);
   const replace = await strArg(call, 'replace', env, ctx);
+  chargeChars(ctx, s.length);
   // Java String.replace; an empty `find` inserts between code points (Java: between UTF-16 units).
-  if (find === '') return ['', ...Array.from(s), ''].join(replace);
-  return s.split(find).join(replace);
-});
-
-define('replacestrregex', async (call, env, ctx) => {
-  const s = await strArg(call, 'replacestrregex', env, ctx);
-  const pattern = await strArg(call, 'pattern', env, ctx);
-  const replace = await strArg(call, 'replace', env, ctx);
-  const fv = await evalOptional(call, 'first', env, ctx);
-  const first = fv === undefined || fv === null ? false : asBoolean(fv, argPos(call, 'first'));
-  const rx = javaRegex(pattern, argPos(call, 'pattern'));
-  const re = rx.re;
-  let out = '';
+  if (find === '') {
+    const len = cpLength(s);
+    ctx.budget.string(s.length + (len + 1) * replace.length);
+    const pieces: string[] = [replace];
+    for (let i = 0, k = 1; i < s.length; k++) {
+      const w = unitWidth(s, i);
+      pieces.push(s.slice(i, i + w), replace);
+      i += w;
+      if (k % MATCHES_PER_STEP === 0) await work(ctx, MATCHES_PER_STEP * replace.length);
+    }
+    return pieces.join('');
+  }
+  // Count first, so the result is sized before it is built (|s| + matches × (|replace| − |find|)).
+  const searcher = new Searcher(find, ctx.budget);
+  let count = 0;
+  for (let at = searcher.indexOf(s, 0); at >= 0; at = searcher.indexOf(s, at + find.length))
+    if (++count % MATCHES_PER_STEP === 0) await work(ctx, MATCHES_PER_STEP);
+  if (count === 0) return s;
+  ctx.budget.string(s.length + count * (replace.length - find.length));
+  const pieces: string[] = [];
   let last = 0;
-  re.lastIndex = 0;
-  for (;;) {
-    const m = re.exec(s);
-    if (!m) break;
-    out += s.slice(last, m.index) + javaReplacement(replace, m, rx.groups, argPos(call, 'replace'));
-    last = m.index + m[0].length;
-    if (first) break;
-    if (m[0].length === 0) {
-      if (m.index >= s.length) break;
-      re.lastIndex = m.index + unitWidth(s, m.index);
-    }
+  let k = 0;
+  for (let at = searcher.indexOf(s, 0); at >= 0; at = searcher.indexOf(s, last)) {
+    pieces.push(s.slice(last, at), replace);
+    last = at + find.length;
+    if (++k % MATCHES_PER_STEP === 0) await work(ctx, MATCHES_PER_STEP * replace.length);
   }
-  return out + s.slice(last);
+  pieces.push(s.slice(last));
+  return pieces.join('');
 });
-
-/** Java Matcher.appendReplacement: `$n` (longest valid group number), `${name}`, `\x` escapes. */
-function javaReplacement(rep: string, m: RegExpExecArray, groupCount: number, pos: Position): string {
-  const fail = (msg: string): never => {
-    throw errors.invalidArgument(msg, pos);
-  };
-  let out = '';
-  let i = 0;
-  while (i < rep.length) {
-    const c = rep[i];
-    if (c === '\\') {
-      i++;
-      if (i === rep.length) fail('character to be escaped is missing');
-      out += rep[i++];
-    } else if (c === '$') {
-      i++;
-      if (i === rep.length) fail('Illegal group reference: group index is missing');
-      let group: string | undefined;
-      if (rep[i] === '{') {
-        i++;
-        let name = '';
-        while (i < rep.length && /[A-Za-z0-9]/.test(rep[i])) name += rep[i++];
-        if (name === '') fail('named capturing group has 0 length name');
-        if (rep[i] !== '}') fail("named capturing group is missing trailing '}'");
-        i++;
-        if (/^[0-9]/.test(name)) fail(`capturing group name {${name}} starts with digit character`);
-        if (!m.groups || !(name in m.groups)) fail(`No group with name {${name}}`);
-        group = m.groups![name];
-      } else {
-        let n = rep.charCodeAt(i) - 48;
-        if (n < 0 || n > 9) fail('Illegal group reference');
-        i++;
-        while (i < rep.length) {
-          const d = rep.charCodeAt(i) - 48;
-          if (d < 0 || d > 9 || n * 10 + d > groupCount) break;
-          n = n * 10 + d;
-          i++;
-        }
-        if (n > groupCount) fail(`No group ${n}`);
-        group = m[n];
-      }
-      if (group !== undefined) out += group;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out;
-}
-
-/** Java Pattern.quote. */
-define('regexescape', async (call, env, ctx) => {
-  const s = await strArg(call, 'regexescape', env, ctx);
-  return '\\Q' + s.split('\\E').join('\\E\\\\E\\Q') + '\\E';
-});
-
-// --- Java regex → JS RegExp ----------------------------------------------------------------
-
-class RegexSyntax extends Error {}
-
-interface RxFlags {
-  m: boolean;
-  s: boolean;
-  x: boolean;
-  d: boolean;
-}
-
-const LINE_TERMS = '\\n\\r\\u0085\\u2028\\u2029';
-const JAVA_SPACE = '[\\t\\n\\x0B\\f\\r ]';
-const H_SPACE = '[ \\t\\xA0\\u1680\\u180E\\u2000-\\u200A\\u202F\\u205F\\u3000]';
-const V_SPACE = '[\\n\\x0B\\f\\r\\x85\\u2028\\u2029]';
-const START = '(?<![\\s\\S])';
-const END = '(?![\\s\\S])';
-const SYNTAX = new Set('^$\\.*+?()[]{}|/');
-
-const POSIX: Record<string, string> = {
-  Lower: '[a-z]',
-  Upper: '[A-Z]',
-  ASCII: '[\\x00-\\x7F]',
-  Alpha: '[a-zA-Z]',
-  Digit: '[0-9]',
-  Alnum: '[a-zA-Z0-9]',
-  Punct: '[\\x21-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7E]',
-  Graph: '[\\x21-\\x7E]',
-  Print: '[\\x20-\\x7E]',
-  Blank: '[ \\t]',
-  Cntrl: '[\\x00-\\x1F\\x7F]',
-  XDigit: '[0-9a-fA-F]',
-  Space: JAVA_SPACE,
-  javaLowerCase: '\\p{Lowercase}',
-  javaUpperCase: '\\p{Uppercase}',
-  javaWhitespace: '[\\t-\\r\\x1C-\\x20\\u1680\\u2000-\\u2006\\u2008-\\u200A\\u2028\\u2029\\u205F\\u3000]',
-  javaMirrored: '\\p{Bidi_Mirrored}',
-  javaLetter: '\\p{L}',
-  javaDigit: '\\p{Nd}',
-  javaLetterOrDigit: '[\\p{L}\\p{Nd}]',
-  javaAlphabetic: '\\p{Alphabetic}',
-  javaIdeographic: '\\p{Ideographic}',
-  javaTitleCase: '\\p{Lt}',
-  javaSpaceChar: '\\p{Z}',
-  javaDefined: '\\P{Cn}',
-  javaISOControl: '[\\x00-\\x1F\\x7F-\\x9F]',
-};
-
-/** Java's `\p{IsXxx}` binary properties (matched case-insensitively, `_`/space ignored). */
-const BINARY: Record<string, string> = {
-  alphabetic: '\\p{Alphabetic}',
-  ideographic: '\\p{Ideographic}',
-  letter: '\\p{L}',
-  lowercase: '\\p{Lowercase}',
-  uppercase: '\\p{Uppercase}',
-  titlecase: '\\p{Lt}',
-  punctuation: '\\p{P}',
-  control: '\\p{Cc}',
-  whitespace: '\\p{White_Space}',
-  digit: '\\p{Nd}',
-  hexdigit: '\\p{Hex_Digit}',
-  joincontrol: '\\p{Join_Control}',
-  noncharactercodepoint: '\\p{Noncharacter_Code_Point}',
-  assigned: '\\P{Cn}',
-  emoji: '\\p{Emoji}',
-  emojipresentation: '\\p{Emoji_Presentation}',
-  emojimodifier: '\\p{Emoji_Modifier}',
-  emojimodifierbase: '\\p{Emoji_Modifier_Base}',
-  emojicomponent: '\\p{Emoji_Component}',
-  extendedpictographic: '\\p{Extended_Pictographic}',
-};
-
-const GENERAL_CATEGORY = /^(?:[LMNPSZC]|L[ultmoC]|M[nce]|N[dlo]|P[cdseifo]|S[mcko]|Z[slp]|C[cfson])$/;
-
-function scriptName(name: string): string {
-  return name
-    .split('_')
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())
-    .join('_');
-}
-
-type ClassItem = { kind: 'char'; cp: number } | { kind: 'set'; js: string } | { kind: 'atom'; js: string } | { kind: 'quote'; cps: number[] };
-
-/** One translation pass over a Java pattern (run twice: the second knows the group count). */
-class JavaRegex {
-  private k = 0;
-  private readonly p: number[];
-  private flags: RxFlags = { m: false, s: false, x: false, d: false };
-  private readonly stack: RxFlags[] = [];
-  groups = 0;
-  ci = false;
-
-  constructor(
-    source: string,
-    private readonly totalGroups: number,
-  ) {
-    this.p = Array.from(source, (c) => c.codePointAt(0)!);
-  }
-
-  translate(): string {
-    let out = '';
-    while (this.k < this.p.length) out += this.term();
-    if (this.stack.length > 0) throw new RegexSyntax('Unclosed group');
-    return out;
-  }
-
-  private peek(off = 0): string {
-    const c = this.p[this.k + off];
-    return c === undefined ? '' : String.fromCodePoint(c);
-  }
-
-  private term(): string {
-    const c = this.p[this.k];
-    if (this.flags.x) {
-      if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) {
-        this.k++;
-        return '';
-      }
-      if (c === 0x23 /* # */) {
-        while (this.k < this.p.length && !isLineTerm(this.p[this.k])) this.k++;
-        return '';
-      }
-    }
-    this.k++;
-    switch (String.fromCodePoint(c)) {
-      case '\\': {
-        const e = this.escape(false);
-        if (e.kind === 'char') return lit(e.cp);
-        if (e.kind === 'quote') return e.cps.map(lit).join('');
-        return e.js;
-      }
-      case '[':
-        return this.charClass();
-      case '(':
-        return this.openGroup();
-      case ')': {
-        const saved = this.stack.pop();
-        if (!saved) throw new RegexSyntax("Unmatched closing ')'");
-        this.flags = saved;
-        return ')';
-      }
-      case '.':
-        return this.flags.s ? '[\\s\\S]' : this.flags.d ? '[^\\n]' : `[^${LINE_TERMS}]`;
-      case '^':
-        if (!this.flags.m) return `(?:${START})`;
-        return this.flags.d
-          ? `(?:(?=[\\s\\S])(?:${START}|(?<=\\n)))`
-          : `(?:(?=[\\s\\S])(?:${START}|(?<=[\\n\\u0085\\u2028\\u2029]|\\r(?!\\n))))`;
-      case '$':
-        if (this.flags.d) return this.flags.m ? `(?:(?=\\n)|${END})` : `(?:(?=\\n?${END}))`;
-        return this.flags.m
-          ? `(?:${END}|(?=[\\r\\u0085\\u2028\\u2029])|(?<!\\r)(?=\\n))`
-          : `(?:(?=(?:\\r\\n|[${LINE_TERMS}])?${END})(?<!\\r(?=\\n)))`;
-      case '*':
-      case '+':
-      case '?':
-        return String.fromCodePoint(c) + this.quantSuffix();
-      case '{':
-        return this.braceQuantifier();
-      case '|':
-        return '|';
-      default:
-        return lit(c);
-    }
-  }
-
-  /** Lazy `?` is kept; possessive `+` degrades to greedy. */
-  private quantSuffix(): string {
-    const c = this.peek();
-    if (c === '?') {
-      this.k++;
-      return '?';
-    }
-    if (c === '+') this.k++;
-    return '';
-  }
-
-  private braceQuantifier(): string {
-    let text = '{';
-    const digits = (): string => {
-      let d = '';
-      while (/[0-9]/.test(this.peek())) d += String.fromCodePoint(this.p[this.k++]);
-      return d;
-    };
-    const lo = digits();
-    if (lo === '') throw new RegexSyntax('Illegal repetition');
-    text += lo;
-    if (this.peek() === ',') {
-      this.k++;
-      text += ',' + digits();
-    }
-    if (this.peek() !== '}') throw new RegexSyntax('Unclosed counted closure');
-    this.k++;
-    return text + '}' + this.quantSuffix();
-  }
-
-  private openGroup(): string {
-    if (this.peek() !== '?') {
-      this.groups++;
-      this.stack.push(this.flags);
-      return '(';
-    }
-    this.k++;
-    const c = this.peek();
-    const open = (js: string, skip: number): string => {
-      this.k += skip;
-      this.stack.push(this.flags);
-      return js;
-    };
-    if (c === ':') return open('(?:', 1);
-    if (c === '=') return open('(?=', 1);
-    if (c === '!') return open('(?!', 1);
-    if (c === '>') return open('(?:', 1); // atomic group degrades to a plain group
-    if (c === '<') {
-      const d = this.peek(1);
-      if (d === '=') return open('(?<=', 2);
-      if (d === '!') return open('(?<!', 2);
-      this.k++;
-      let name = '';
-      while (/[A-Za-z0-9]/.test(this.peek())) name += String.fromCodePoint(this.p[this.k++]);
-      if (!/^[A-Za-z]/.test(name) || this.peek() !== '>') throw new RegexSyntax('named capturing group is missing');
-      this.groups++;
-      return open(`(?<${name}>`, 1);
-    }
-    // inline flags: (?idmsuxU-idmsuxU) or (?idmsuxU-idmsuxU:X)
-    const next = { ...this.flags };
-    let on = true;
-    for (;;) {
-      const f = this.peek();
-      if (f === '-') on = false;
-      else if (f === 'i') this.ci ||= on;
-      else if (f === 'm' || f === 's' || f === 'x' || f === 'd') next[f] = on;
-      else if (f !== 'u' && f !== 'U' && f !== 'c') break;
-      this.k++;
-    }
-    const end = this.peek();
-    if (end === ')') {
-      this.k++;
-      this.flags = next;
-      return '';
-    }
-    if (end !== ':') throw new RegexSyntax('Unknown inline modifier');
-    this.k++;
-    this.stack.push(this.flags);
-    this.flags = next;
-    return '(?:';
-  }
-
-  private hex(n: number): number {
-    let v = 0;
-    for (let i = 0; i < n; i++) {
-      const d = parseInt(this.peek(), 16);
-      if (Number.isNaN(d)) throw new RegexSyntax('Illegal hexadecimal escape sequence');
-      v = v * 16 + d;
-      this.k++;
-    }
-    return v;
-  }
-
-  private escape(inClass: boolean): ClassItem {
-    if (this.k >= this.p.length) throw new RegexSyntax('Unexpected internal error');
-    const code = this.p[this.k++];
-    const c = String.fromCodePoint(code);
-    const atom = (js: string): ClassItem => {
-      if (inClass) throw new RegexSyntax('Illegal/unsupported escape sequence');
-      return { kind: 'atom', js };
-    };
-    const set = (js: string): ClassItem => ({ kind: 'set', js });
-    const char = (cp: number): ClassItem => ({ kind: 'char', cp });
-    switch (c) {
-      case '0': {
-        const oct = (s: string) => s >= '0' && s <= '7';
-        if (!oct(this.peek())) throw new RegexSyntax('Illegal octal escape sequence');
-        let v = this.p[this.k++] - 48;
-        if (oct(this.peek())) {
-          const first = v;
-          v = v * 8 + (this.p[this.k++] - 48);
-          if (oct(this.peek()) && first <= 3) v = v * 8 + (this.p[this.k++] - 48);
-        }
-        return char(v);
-      }
-      case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9': {
-        if (inClass) throw new RegexSyntax('Illegal/unsupported escape sequence');
-        let n = code - 48;
-        while (/[0-9]/.test(this.peek()) && n * 10 + (this.p[this.k] - 48) <= this.groups) n = n * 10 + (this.p[this.k++] - 48);
-        return atom(n <= this.totalGroups ? `(?:\\${n})` : '(?!)');
-      }
-      case 'A':
-        return atom(`(?:${START})`);
-      case 'z':
-        return atom(`(?:${END})`);
-      case 'Z':
-        return atom(`(?:(?=(?:\\r\\n|[${LINE_TERMS}])?${END})(?<!\\r(?=\\n)))`);
-      case 'b':
-        if (this.peek() === '{') throw new RegexSyntax('Unsupported boundary');
-        return atom('\\b');
-      case 'B':
-        return atom('\\B');
-      case 'R':
-        return atom(`(?:\\r\\n|${V_SPACE})`);
-      case 'd': case 'D': case 'w': case 'W':
-        return set('\\' + c);
-      case 's':
-        return set(JAVA_SPACE);
-      case 'S':
-        return set(`[^${JAVA_SPACE}]`);
-      case 'h':
-        return set(H_SPACE);
-      case 'H':
-        return set(`[^${H_SPACE}]`);
-      case 'v':
-        return set(V_SPACE);
-      case 'V':
-        return set(`[^${V_SPACE}]`);
-      case 'p':
-      case 'P': {
-        let name: string;
-        if (this.peek() === '{') {
-          this.k++;
-          name = '';
-          while (this.k < this.p.length && this.peek() !== '}') name += String.fromCodePoint(this.p[this.k++]);
-          if (this.peek() !== '}') throw new RegexSyntax('Unclosed character family');
-          this.k++;
-        } else {
-          name = this.peek();
-          if (name === '') throw new RegexSyntax('Illegal character family');
-          this.k++;
-        }
-        const js = property(name);
-        return set(c === 'P' ? `[^${js}]` : js);
-      }
-      case 't':
-        return char(9);
-      case 'n':
-        return char(10);
-      case 'r':
-        return char(13);
-      case 'f':
-        return char(12);
-      case 'a':
-        return char(7);
-      case 'e':
-        return char(27);
-      case 'c': {
-        if (this.k >= this.p.length) throw new RegexSyntax('Illegal control escape sequence');
-        return char(this.p[this.k++] ^ 64);
-      }
-      case 'x': {
-        if (this.peek() === '{') {
-          this.k++;
-          let v = 0;
-          let n = 0;
-          while (/[0-9a-fA-F]/.test(this.peek())) {
-            v = v * 16 + parseInt(this.peek(), 16);
-            this.k++;
-            n++;
-            if (v > 0x10ffff) throw new RegexSyntax('Hexadecimal codepoint is too big');
-          }
-          if (n === 0 || this.peek() !== '}') throw new RegexSyntax('Unclosed hexadecimal escape sequence');
-          this.k++;
-          return char(v);
-        }
-        return char(this.hex(2));
-      }
-      case 'u': {
-        const v = this.hex(4);
-        if (v >= 0xd800 && v <= 0xdbff && this.peek() === '\\' && this.peek(1) === 'u') {
-          const save = this.k;
-          this.k += 2;
-          try {
-            const lo = this.hex(4);
-            if (lo >= 0xdc00 && lo <= 0xdfff) return char(0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00));
-          } catch {
-            // not a low surrogate escape: leave it for the next token
-          }
-          this.k = save;
-        }
-        return char(v);
-      }
-      case 'k': {
-        if (this.peek() !== '<') throw new RegexSyntax('\\k is not followed by \'<\' for named capturing group');
-        this.k++;
-        let name = '';
-        while (/[A-Za-z0-9]/.test(this.peek())) name += String.fromCodePoint(this.p[this.k++]);
-        if (this.peek() !== '>') throw new RegexSyntax('named capturing group is missing trailing \'>\'');
-        this.k++;
-        return atom(`(?:\\k<${name}>)`);
-      }
-      case 'Q': {
-        const cps: number[] = [];
-        while (this.k < this.p.length && !(this.peek() === '\\' && this.peek(1) === 'E')) cps.push(this.p[this.k++]);
-        if (this.k < this.p.length) this.k += 2;
-        return { kind: 'quote', cps };
-      }
-      default:
-        // Any other ASCII letter is an unsupported escape (also \G, \X, \N, \E); anything else is literal.
-        if (/[A-Za-z]/.test(c)) throw new RegexSyntax('Illegal/unsupported escape sequence');
-        return char(code);
-    }
-  }
-
-  /** A Java character class (after `[`), emitted in `v`-mode syntax. */
-  private charClass(): string {
-    let negate = false;
-    if (this.peek() === '^') {
-      negate = true;
-      this.k++;
-    }
-    const operands: string[][] = [[]];
-    let cur = operands[0];
-    let first = true;
-    for (;;) {
-      if (this.k >= this.p.length) throw new RegexSyntax('Unclosed character class');
-      const c = this.peek();
-      if (this.flags.x && /^[ \t\n\x0B\f\r]$/.test(c)) {
-        this.k++;
-        continue;
-      }
-      if (c === ']' && !first) {
-        this.k++;
-        break;
-      }
-      first = false;
-      if (c === '[') {
-        this.k++;
-        cur.push(this.charClass());
-        continue;
-      }
-      if (c === '&' && this.peek(1) === '&') {
-        this.k += 2;
-        cur = [];
-        operands.push(cur);
-        continue;
-      }
-      let cp: number;
-      if (c === '\\') {
-        this.k++;
-        const e = this.escape(true);
-        if (e.kind === 'quote') {
-          for (const q of e.cps) cur.push(clsChar(q));
-          continue;
-        }
-        if (e.kind !== 'char') {
-          cur.push(e.js);
-          continue;
-        }
-        cp = e.cp;
-      } else {
-        cp = this.p[this.k++];
-      }
-      if (this.peek() === '-' && this.k + 1 < this.p.length && this.peek(1) !== ']' && this.peek(1) !== '[') {
-        this.k++;
-        let end: number;
-        if (this.peek() === '\\') {
-          this.k++;
-          const e = this.escape(true);
-          if (e.kind !== 'char') throw new RegexSyntax('Illegal character range');
-          end = e.cp;
-        } else {
-          end = this.p[this.k++];
-        }
-        if (end < cp) throw new RegexSyntax('Illegal character range');
-        cur.push(clsChar(cp) + '-' + clsChar(end));
-      } else {
-        cur.push(clsChar(cp));
-      }
-    }
-    const body = operands.length === 1 ? operands[0].join('') : operands.map((o) => '[' + o.join('') + ']').join('&&');
-    return '[' + (negate ? '^' : '') + body + ']';
-  }
-}
-
-function isLineTerm(c: number): boolean {
-  return c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
-}
-
-function clsChar(cp: number): string {
-  return `\\u{${cp.toString(16)}}`;
-}
-
-function lit(cp: number): string {
-  const c = String.fromCodePoint(cp);
-  if (SYNTAX.has(c)) return '\\' + c;
-  if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp <= 0xdfff)) return clsChar(cp);
-  return c;
-}
-
-function property(name: string): string {
-  if (POSIX[name]) return POSIX[name];
-  if (/^In/.test(name) || /^(?:block|blk)=/i.test(name)) throw new RegexSyntax('Unicode blocks are not supported');
-  const kv = /^(script|sc|general_category|gc)=(.+)$/i.exec(name);
-  if (kv) return /^s/i.test(kv[1]) ? `\\p{Script=${scriptName(kv[2])}}` : `\\p{${kv[2]}}`;
-  if (/^Is/.test(name)) {
-    const rest = name.slice(2);
-    if (GENERAL_CATEGORY.test(rest)) return `\\p{${rest}}`;
-    const bin = BINARY[rest.toLowerCase().replace(/[_ ]/g, '')];
-    if (bin) return bin;
-    return `\\p{Script=${scriptName(rest)}}`;
-  }
-  if (GENERAL_CATEGORY.test(name)) return `\\p{${name}}`;
-  if (!/^[A-Za-z_]+$/.test(name)) throw new RegexSyntax('Unknown character property name');
-  return `\\p{${name}}`;
-}
-
-interface CompiledRegex {
-  re: RegExp;
-  groups: number;
-}
-
-const regexCache = new Map<string, CompiledRegex>();
-
-/** A Java regex as a global JS RegExp (callers set lastIndex); invalid → Fauna's error. */
-function javaRegex(pattern: string, pos: Position): CompiledRegex {
-  let rx = regexCache.get(pattern);
-  if (rx) return rx;
-  try {
-    const counting = new JavaRegex(pattern, Number.MAX_SAFE_INTEGER);
-    counting.translate();
-    const t = new JavaRegex(pattern, counting.groups);
-    const js = t.translate();
-    rx = { re: new RegExp(js, t.ci ? 'gvi' : 'gv'), groups: t.groups };
-  } catch {
-    throw errors.invalidArgument(`Search pattern /${pattern}/ is not a valid regular expression.`, pos);
-  }
-  if (regexCache.size >= 512) regexCache.delete(regexCache.keys().next().value!);
-  regexCache.set(pattern, rx);
-  return rx;
-}
 
 // --- format ------------------------------------------------------------------------------------
 
@@ -976,7 +472,17 @@ interface Spec {
 }
 
 const CONVERSIONS = new Set('sSdxXofeEgGbBn%@^');
+const SPECS_PER_STEP = 1024;
 const DT_SUFFIXES = new Set('HIklMSLNpzZsQBbhAaCYyjmdeRTrDFc');
+
+/** The decimal number at fmt[j…] (clamped to Number.MAX_SAFE_INTEGER) and how many digits it has. */
+function digitsAt(fmt: string, j: number): [number, number] {
+  let v = 0;
+  let n = 0;
+  for (let c = fmt.charCodeAt(j); c >= 0x30 && c <= 0x39; c = fmt.charCodeAt(j + ++n))
+    v = Math.min(v * 10 + (c - 0x30), Number.MAX_SAFE_INTEGER);
+  return [v, n];
+}
 
 function parseFormat(fmt: string, pos: Position): Spec[] {
   const specs: Spec[] = [];
@@ -999,26 +505,26 @@ function parseFormat(fmt: string, pos: Position): Spec[] {
     let j = at;
     const spec: Spec = { flags: '', index: 0 };
     // %N$ (explicit index) — digits followed by '$'
-    const idx = /^(\d+)\$/.exec(fmt.slice(j, j + 12));
-    if (idx) {
-      spec.index = Number(idx[1]);
-      j += idx[0].length;
+    const [index, indexDigits] = digitsAt(fmt, j);
+    if (indexDigits > 0 && indexDigits <= 11 && fmt[j + indexDigits] === '$') {
+      spec.index = index;
+      j += indexDigits + 1;
     }
     while (j < fmt.length && '-#+ 0,(<'.includes(fmt[j])) {
       if (fmt[j] === '<') spec.index = -1;
       else spec.flags += fmt[j];
       j++;
     }
-    const w = /^\d+/.exec(fmt.slice(j));
-    if (w) {
-      spec.width = Number(w[0]);
-      j += w[0].length;
+    const [width, widthDigits] = digitsAt(fmt, j);
+    if (widthDigits > 0) {
+      spec.width = width;
+      j += widthDigits;
     }
     if (fmt[j] === '.') {
-      const p = /^\d+/.exec(fmt.slice(j + 1));
-      if (!p) bad(fmt[at]);
-      spec.precision = Number(p![0]);
-      j += 1 + p![0].length;
+      const [precision, precisionDigits] = digitsAt(fmt, j + 1);
+      if (precisionDigits === 0) bad(fmt[at]);
+      spec.precision = precision;
+      j += 1 + precisionDigits;
     }
     if (j >= fmt.length) bad(fmt[at]);
     const conv = fmt[j];
@@ -1237,7 +743,7 @@ function formatDateTime(nanos: bigint, suffix: string): string {
 
 function truncate(s: string, spec: Spec): string {
   if (spec.precision === undefined) return s;
-  return Array.from(s).slice(0, spec.precision).join('');
+  return s.slice(0, unitIndex(s, spec.precision));
 }
 
 define('format', async (call, env, ctx) => {
@@ -1257,51 +763,59 @@ define('format', async (call, env, ctx) => {
   if (indexes.some((i, k) => specs[k].conv !== undefined && specs[k].index !== undefined && (i < 0 || i >= values.length)))
     throw errors.invalidArgument('format specifiers count must be <= arguments size', call.pos);
 
-  let out = '';
-  specs.forEach((spec, k) => {
-    if (spec.conv === undefined) {
-      out += spec.text;
-      return;
-    }
-    if (spec.conv === 'n') {
-      out += '\n';
-      return;
-    }
-    if (spec.conv === '%') {
-      out += justify('%', spec);
-      return;
-    }
-    const i = indexes[k];
+  // Padding and precision are built as asked: over the value cap they are refused before that.
+  const cap = ctx.budget.limits.maxValueBytes;
+  for (const spec of specs) {
+    if (spec.width !== undefined && spec.width > cap) throw valueTooLarge(spec.width, cap);
+    if (spec.precision !== undefined && spec.precision > cap && 'feEgG'.includes(spec.conv!))
+      throw valueTooLarge(spec.precision, cap);
+  }
+  chargeChars(ctx, fmt.length);
+
+  const out = new Output(ctx.budget);
+  const pieces: string[] = [];
+  for (let k = 0; k < specs.length; k++) {
+    const piece = formatSpec(specs[k], indexes[k]);
+    out.add(piece.length);
+    pieces.push(piece);
+    if ((k + 1) % SPECS_PER_STEP === 0) await work(ctx, SPECS_PER_STEP);
+  }
+  return pieces.join('');
+
+  function formatSpec(spec: Spec, i: number): string {
+    if (spec.conv === undefined) return spec.text!;
+    if (spec.conv === 'n') return '\n';
+    if (spec.conv === '%') return justify('%', spec);
+    return formatValue(spec, i);
+  }
+
+  function formatValue(spec: Spec, i: number): string {
     const v = values[i];
     const pos = elemPos(call, 'values', i);
     switch (spec.conv) {
       case 's':
       case 'S': {
         const s = justify(truncate(toFqlString(v, pos), spec), spec);
-        out += spec.conv === 'S' ? s.toUpperCase() : s;
-        return;
+        return spec.conv === 'S' ? s.toUpperCase() : s;
       }
       case 'b':
       case 'B': {
         const s = justify(truncate(v === null ? 'false' : typeof v === 'boolean' ? String(v) : 'true', spec), spec);
-        out += spec.conv === 'B' ? s.toUpperCase() : s;
-        return;
+        return spec.conv === 'B' ? s.toUpperCase() : s;
       }
       case 'd':
       case 'x':
       case 'X':
       case 'o':
         if (typeof v !== 'bigint') mismatch('Integer', v, pos);
-        out += formatLong(v, spec);
-        return;
+        return formatLong(v, spec);
       case 'f':
       case 'e':
       case 'E':
       case 'g':
       case 'G':
         if (typeof v !== 'number') mismatch('Double', v, pos);
-        out += formatDouble_(v, spec);
-        return;
+        return formatDouble_(v, spec);
       case 't':
       case 'T': {
         let nanos: bigint;
@@ -1309,12 +823,19 @@ define('format', async (call, env, ctx) => {
         else if (v instanceof DateV) nanos = BigInt(v.days) * NANOS_PER_DAY;
         else mismatch('Temporal', v, pos);
         const s = justify(formatDateTime(nanos, spec.dt!), spec);
-        out += spec.conv === 'T' ? s.toUpperCase() : s;
-        return;
+        return spec.conv === 'T' ? s.toUpperCase() : s;
       }
-      default: // '@' and '^': the value as JSON (API 4 rendering for both)
-        out += justify(truncate(encodeValue(v, { txnTs: ctx.snapshotTs }), spec), spec);
+      default: {
+        // '@' and '^': the value as JSON (API 4 rendering for both)
+        let json: string;
+        try {
+          json = encodeValue(v, { txnTs: ctx.snapshotTs, maxLength: cap });
+        } catch (e) {
+          if (e instanceof TooLong) throw valueTooLarge(e.length, cap);
+          throw e;
+        }
+        return justify(truncate(json, spec), spec);
+      }
     }
-  });
-  return out;
+  }
 });
