@@ -56,7 +56,7 @@ const doubling = (rand: Rand, expr: (v: unknown) => unknown, initial: unknown): 
 });
 
 /** FQL that once hurt: regexes, doubling values, huge widths, big strings, deep and wide trees. */
-const FQL_ATTACKS: ((rand: Rand) => unknown)[] = [
+export const FQL_ATTACKS: ((rand: Rand) => unknown)[] = [
   // Catastrophic backtracking (now RE2).
   (r) => ({ containsstrregex: 'a'.repeat(size(r, 1, 4)) + '!', pattern: pick(r, EVIL_PATTERNS) }),
   (r) => ({ findstrregex: 'a'.repeat(size(r, 1, 4)) + 'b', pattern: pick(r, EVIL_PATTERNS) }),

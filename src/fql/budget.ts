@@ -102,6 +102,8 @@ export const ELEMENTS_PER_UNIT = 64;
 
 /** Pool reservations are taken in steps of this size, so a query charging small amounts touches it rarely. */
 const RESERVE_STEP = 256 * 1024;
+/** Native loops look at the clock once per this many elements (stride()). */
+const STRIDE_MASK = 4095;
 /** The clock is read once per this many compute units. */
 const CLOCK_EVERY = 64;
 
@@ -196,6 +198,16 @@ export class Budget {
    */
   breathe(): Promise<void> | undefined {
     if (--this.clockIn <= 0) this.readClock();
+    return this.yieldDue ? this.pause() : undefined;
+  }
+
+  /**
+   * For native loops over large collections (merges, conversions, multiset counting): every
+   * STRIDE elements, reads the clock and yields if the slice is used up.
+   */
+  stride(i: number): Promise<void> | undefined {
+    if ((i & STRIDE_MASK) !== STRIDE_MASK) return undefined;
+    this.readClock();
     return this.yieldDue ? this.pause() : undefined;
   }
 

@@ -93,6 +93,8 @@ export function applyLambdaExpr(
   ctx: EvalContext,
 ): Promise<Value> {
   ctx.tick();
+  // A lambda whose body makes no call (Map(xs, x => [x])) still lets other requests in.
+  if (ctx.budget.yieldDue) return ctx.budget.pause().then(() => evalExpr(e.body, bindParams(e.params, args, env, e.pos), ctx));
   return evalExpr(e.body, bindParams(e.params, args, env, e.pos), ctx);
 }
 
@@ -106,6 +108,7 @@ export async function applyLambda(
   if (ctx.callDepth >= MAX_CALL_DEPTH)
     throw new QueryError('stack overflow', 'Call stack reached the maximum limit of 200.', pos);
   ctx.tick();
+  if (ctx.budget.yieldDue) await ctx.budget.pause();
   const body = (lambda.compiled ??= decodeExpr(lambda.body as never)) as Expr;
   ctx.callDepth++;
   try {

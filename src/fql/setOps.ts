@@ -18,7 +18,7 @@ import {
   type SetSource,
 } from './sets';
 import type { EvalContext } from './context';
-import { ELEMENTS_PER_UNIT } from './budget';
+import { ELEMENTS_PER_UNIT, type Budget } from './budget';
 import type { Env } from './env';
 import type { LambdaExpr } from '../wire/expr';
 import { errors, type Position } from '../values/errors';
@@ -317,62 +317,76 @@ class Counts {
     this.slot(v, true)!.n += d;
   }
 
-  static of(items: Value[]): Counts {
+  static async of(budget: Budget, items: readonly Value[]): Promise<Counts> {
     const c = new Counts();
-    for (const v of items) c.add(v, 1);
+    await strided(budget, items, (v) => c.add(v, 1));
     return c;
   }
 }
 
+/** Calls `fn` on each item, letting other requests in now and then (Budget.stride). */
+async function strided(budget: Budget, items: readonly Value[], fn: (v: Value) => void): Promise<void> {
+  for (let i = 0; i < items.length; i++) {
+    fn(items[i]);
+    const p = budget.stride(i);
+    if (p) await p;
+  }
+}
+
 /** Union: each value max(count) times; left order, then what only the right side adds. */
-function unionArrays(a: Value[], b: Value[]): Value[] {
+async function unionArrays(budget: Budget, a: Value[], b: Value[]): Promise<Value[]> {
   const out = [...a];
-  const have = Counts.of(a);
+  const have = await Counts.of(budget, a);
   const seen = new Counts();
-  for (const v of b) {
+  await strided(budget, b, (v) => {
     seen.add(v, 1);
     if (seen.get(v) > have.get(v)) {
       out.push(v);
       have.add(v, 1);
     }
-  }
+  });
   return out;
 }
 
 /** Intersection: each value min(count) times, in left order. */
-function intersectArrays(a: Value[], b: Value[]): Value[] {
-  const avail = Counts.of(b);
-  return a.filter((v) => {
-    if (avail.get(v) <= 0) return false;
+async function intersectArrays(budget: Budget, a: Value[], b: Value[]): Promise<Value[]> {
+  const avail = await Counts.of(budget, b);
+  const out: Value[] = [];
+  await strided(budget, a, (v) => {
+    if (avail.get(v) <= 0) return;
     avail.add(v, -1);
-    return true;
+    out.push(v);
   });
+  return out;
 }
 
 /** Difference: each right occurrence cancels one left occurrence. */
-function differenceArrays(a: Value[], b: Value[]): Value[] {
-  const cancel = Counts.of(b);
-  return a.filter((v) => {
-    if (cancel.get(v) <= 0) return true;
-    cancel.add(v, -1);
-    return false;
+async function differenceArrays(budget: Budget, a: Value[], b: Value[]): Promise<Value[]> {
+  const cancel = await Counts.of(budget, b);
+  const out: Value[] = [];
+  await strided(budget, a, (v) => {
+    if (cancel.get(v) > 0) cancel.add(v, -1);
+    else out.push(v);
   });
+  return out;
 }
 
-function distinctArray(items: Value[]): Value[] {
+async function distinctArray(budget: Budget, items: Value[]): Promise<Value[]> {
   const seen = new Counts();
-  return items.filter((v) => {
-    if (seen.get(v)) return false;
+  const out: Value[] = [];
+  await strided(budget, items, (v) => {
+    if (seen.get(v)) return;
     seen.add(v, 1);
-    return true;
+    out.push(v);
   });
+  return out;
 }
 
 // ---- Union / Intersection / Difference -----------------------------------------------------------
 
 type Algebra = 'union' | 'intersection' | 'difference';
 
-const ARRAY_ALGEBRA: Record<Algebra, (a: Value[], b: Value[]) => Value[]> = {
+const ARRAY_ALGEBRA: Record<Algebra, (budget: Budget, a: Value[], b: Value[]) => Promise<Value[]>> = {
   union: unionArrays,
   intersection: intersectArrays,
   difference: differenceArrays,
@@ -389,7 +403,9 @@ function algebra(head: Algebra) {
       const total = lists.reduce((n, l) => n + l.length, 0);
       ctx.budget.array(total);
       ctx.budget.charge(Math.ceil(total / ELEMENTS_PER_UNIT));
-      return ctx.built(lists.slice(1).reduce(ARRAY_ALGEBRA[head], lists[0]));
+      let result = lists[0];
+      for (const next of lists.slice(1)) result = await ARRAY_ALGEBRA[head](ctx.budget, result, next);
+      return ctx.built(result);
     }
     if (sets === args.length) {
       // One operand renders unwrapped, as Fauna does.
@@ -507,8 +523,8 @@ define('distinct', async (call, env, ctx) => {
     ctx.budget.array(items.length);
     ctx.budget.charge(Math.ceil(items.length / ELEMENTS_PER_UNIT));
   }
-  if (Array.isArray(v)) return distinctArray(v);
-  if (v instanceof Page) return v.withData(distinctArray(v.data));
+  if (Array.isArray(v)) return distinctArray(ctx.budget, v);
+  if (v instanceof Page) return v.withData(await distinctArray(ctx.budget, v.data));
   if (isSetOperand(v)) return new SetV(new Map([['distinct', v]]));
   mismatch('Array, Set, or Page', v, argPos(call, 'distinct'));
 });

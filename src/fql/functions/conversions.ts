@@ -19,7 +19,7 @@ function cannotCast(v: Value, to: string, pos: Position): never {
 }
 
 /** Registers a one-argument conversion `{head: value}`. */
-function conversion(head: string, convert: (v: Value, pos: Position, ctx: EvalContext) => Value): void {
+function conversion(head: string, convert: (v: Value, pos: Position, ctx: EvalContext) => Value | Promise<Value>): void {
   define(head, async (call: CallExpr, env: Env, ctx: EvalContext) => {
     const v = await evalArg(call, head, env, ctx);
     return convert(v, argPos(call, head), ctx);
@@ -207,25 +207,34 @@ conversion('to_date', (v, pos) => {
   cannotCast(v, 'Date', pos);
 });
 
-conversion('to_object', (v, pos, ctx) => {
+conversion('to_object', async (v, pos, ctx) => {
   if (v instanceof Map) return v; // objects and documents
   if (Array.isArray(v)) {
     ctx.budget.object(v.length);
     const out: Obj = new Map();
-    for (const pair of v) {
+    for (let i = 0; i < v.length; i++) {
+      const pair = v[i];
       if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') cannotCast(v, 'Object', pos);
       out.set(pair[0], pair[1]);
+      const p = ctx.budget.stride(i);
+      if (p) await p;
     }
     return ctx.built(out);
   }
   cannotCast(v, 'Object', pos);
 });
 
-conversion('to_array', (v, pos, ctx) => {
+conversion('to_array', async (v, pos, ctx) => {
   if (Array.isArray(v)) return v;
   if (v instanceof Map) {
     ctx.budget.array(v.size * 4); // the array and a pair for each field
-    return ctx.built([...v].map(([k, x]): Value => [k, x])); // objects and documents
+    const out: Value[] = [];
+    for (const [k, x] of v) {
+      out.push([k, x]); // objects and documents
+      const p = ctx.budget.stride(out.length);
+      if (p) await p;
+    }
+    return ctx.built(out);
   }
   cannotCast(v, 'Array', pos);
 });

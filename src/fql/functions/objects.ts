@@ -169,8 +169,11 @@ define('merge', async (call, env, ctx) => {
   const resolver = call.args.has('lambda') ? lambdaArg(call, 'lambda') : undefined;
   ctx.budget.object(others.reduce((n, o) => n + o.size, base.size));
   const out: Obj = new Map(base);
+  let n = 0;
   for (const o of others) {
     for (const [k, right] of o) {
+      const p = ctx.budget.stride(n++);
+      if (p) await p;
       // The resolver sees every key of `with`; `left` is null when the key is new.
       const v = resolver ? await applyLambdaExpr(resolver, [k, out.get(k) ?? null, right], env, ctx) : right;
       if (v === null) out.delete(k);
