@@ -151,11 +151,11 @@ export const SETTINGS = [
     help: 'Largest response body (MiB)', parse: positiveNumber('response size'),
   }),
   setting({
-    key: 'queryMemoryMb', flag: '--query-memory-mb', env: 'FLORA_QUERY_MEMORY_MB', defaultValue: 256,
+    key: 'queryMemoryMb', flag: '--query-memory-mb', env: 'FLORA_QUERY_MEMORY_MB', defaultValue: 192,
     help: 'Memory one query may take: its decoded request, values it builds, documents it reads (MiB)', parse: positiveNumber('query memory'),
   }),
   setting({
-    key: 'memoryMb', flag: '--memory-mb', env: 'FLORA_MEMORY_MB', defaultValue: 512,
+    key: 'memoryMb', flag: '--memory-mb', env: 'FLORA_MEMORY_MB', defaultValue: 384,
     help: 'Memory all requests in flight may take together; beyond it requests get 429 (MiB)', parse: positiveNumber('memory'),
   }),
   setting({

@@ -17,7 +17,7 @@ export async function createFlora(config: FloraConfig): Promise<Executor> {
   const executor = new Executor(store, config.rootSecret, {
     collectIntervalMs: config.collectIntervalMs,
     limits: queryLimits(config),
-    pool: new MemoryPool(config.memoryMb * 1024 * 1024),
+    pool: new MemoryPool(config.memoryMb * 1024 * 1024).watch(),
   });
   await executor.start();
   return executor;

@@ -61,7 +61,8 @@ const QUERY_TIMEOUT_MS = 10_000;
 
 export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
   const log = opts.log ?? (() => undefined);
-  const deadlineMs = opts.deadlineMs ?? QUERY_TIMEOUT_MS + 15_000;
+  // Generous: the load generator shares this machine's cores with the server it saturates.
+  const deadlineMs = opts.deadlineMs ?? QUERY_TIMEOUT_MS + 50_000;
   const startOpts: StartOptions = { env: { FLORA_LOG_QUERIES: 'false', ...opts.env } };
   const bodyTimeoutMs = Number(startOpts.env!.FLORA_BODY_TIMEOUT_MS ?? 30_000);
   let srv: FloraProcess = await startFlora(startOpts);
@@ -215,7 +216,8 @@ export function describe(r: HostileReport): { row: Record<string, string>; detai
   const details = [`hostile: ${status}`, `hostile kinds: ${[...r.byKind].sort().map(([k, n]) => `${k} ${n}`).join(', ')}`];
   for (const f of r.failures) {
     const what = f.outcome.kind === 'answer' ? `status ${f.outcome.status}: ${f.outcome.body.slice(0, 300)}` : f.outcome.kind === 'crash' ? `crash: ${f.outcome.detail}` : f.outcome.kind;
-    details.push(`FAILURE (seed ${r.seed}) ${f.attack.kind}: ${what}`);
+    const over = f.attack.http ? (f.attack.http.http2 ? ' (HTTP/2)' : ' (HTTP/1.1)') : '';
+    details.push(`FAILURE (seed ${r.seed}) ${f.attack.kind}${over}: ${what}`);
     if (f.shortest) details.push(`  shortest reproduction: curl -s -H 'Authorization: Bearer secret' --data-binary '${f.shortest.slice(0, 2000)}' <url>/`);
     else if (f.attack.http) details.push(`  request: ${f.attack.http.method} ${f.attack.http.path} ${String(f.attack.http.body ?? '').slice(0, 300)}`);
     else if (f.attack.raw) details.push(`  bytes: ${JSON.stringify(f.attack.raw.bytes.toString('latin1').slice(0, 300))}`);

@@ -15,6 +15,22 @@ export type Outcome =
   /** No answer within the deadline. */
   | { kind: 'hang' };
 
+/** The first 64 KiB of a body (all a verdict needs): large answers do not weigh on the client. */
+class Head {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+
+  add(c: Buffer): void {
+    if (this.kept >= 65536) return;
+    this.chunks.push(c);
+    this.kept += c.length;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).subarray(0, 65536).toString('utf8');
+  }
+}
+
 export class Sender {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   private session: http2.ClientHttp2Session | undefined;
@@ -42,9 +58,9 @@ export class Sender {
         resolve(o);
       };
       const r = http.request(new URL(req.path, this.url), { method: req.method, headers: req.headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done({ kind: 'answer', status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        const body = new Head();
+        res.on('data', (c: Buffer) => body.add(c));
+        res.on('end', () => done({ kind: 'answer', status: res.statusCode ?? 0, body: body.text() }));
         res.on('error', (e) => done({ kind: 'closed', detail: e.message }));
       });
       const timer = setTimeout(() => {
@@ -72,11 +88,11 @@ export class Sender {
       }
       const stream = this.session.request({ ':method': req.method, ':path': req.path, ...req.headers });
       let status = 0;
-      const chunks: Buffer[] = [];
+      const body = new Head();
       stream.on('response', (h) => (status = Number(h[':status'])));
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => done(status ? { kind: 'answer', status, body: Buffer.concat(chunks).toString('utf8') } : { kind: 'closed', detail: 'stream ended without headers' }));
-      stream.on('error', (e) => done(status ? { kind: 'answer', status, body: Buffer.concat(chunks).toString('utf8') } : { kind: 'closed', detail: e.message }));
+      stream.on('data', (c: Buffer) => body.add(c));
+      stream.on('end', () => done(status ? { kind: 'answer', status, body: body.text() } : { kind: 'closed', detail: 'stream ended without headers' }));
+      stream.on('error', (e) => done(status ? { kind: 'answer', status, body: body.text() } : { kind: 'closed', detail: e.message }));
       const timer = setTimeout(() => {
         done({ kind: 'hang' });
         stream.close();
@@ -99,8 +115,8 @@ export class Sender {
         socket.destroy();
         resolve(o);
       };
-      // A request left half-sent is the server's to time out.
-      const timer = setTimeout(() => done({ kind: 'hang' }), holdMs > 0 ? this.bodyTimeoutMs + this.deadlineMs : this.deadlineMs);
+      // A request left half-sent (held, or shorter than it declares) is the server's to time out.
+      const timer = setTimeout(() => done({ kind: 'hang' }), this.bodyTimeoutMs + this.deadlineMs);
       socket.on('connect', () => {
         if (holdMs > 0) {
           // Trickle: half the bytes now, the rest never (the server must time the request out).

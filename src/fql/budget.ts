@@ -10,6 +10,9 @@
 // Sizes are estimates of what the values cost in V8's heap, not of their JSON.
 
 import { ProtocolError } from '../values/errors';
+import { UNBOUNDED_POOL, type MemoryPool } from './memoryPool';
+
+export { MemoryPool, UNBOUNDED_POOL } from './memoryPool';
 
 /** Fauna counts 50 compute units per billed compute op; each call and lambda application is a unit. */
 export const UNITS_PER_COMPUTE_OP = 50;
@@ -39,7 +42,7 @@ export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
   computeOps: 12_000,
   maxValueBytes: 64 * MiB,
   maxResponseBytes: 64 * MiB,
-  queryMemoryBytes: 256 * MiB,
+  queryMemoryBytes: 192 * MiB,
   sliceMs: 10,
   maxBodyBytes: 8 * MiB,
 });
@@ -63,35 +66,6 @@ export function tooMuchCompute(units: number, limitOps: number): LimitExceeded {
     `Transaction does too much compute: got ${Math.ceil(units / UNITS_PER_COMPUTE_OP)}, limit: ${limitOps}`,
   );
 }
-
-/**
- * Memory shared by every request in flight: each reserves what it charges and gives it back when it
- * ends. Reservations are counted, not measured: the pool bounds what the charged allocations can
- * add to the process's heap.
- */
-export class MemoryPool {
-  private used = 0;
-
-  constructor(readonly capacity: number) {}
-
-  get inUse(): number {
-    return this.used;
-  }
-
-  /** Takes `bytes` or nothing: false when they do not fit. */
-  tryReserve(bytes: number): boolean {
-    if (this.used + bytes > this.capacity) return false;
-    this.used += bytes;
-    return true;
-  }
-
-  release(bytes: number): void {
-    this.used = Math.max(0, this.used - bytes);
-  }
-}
-
-/** The pool of a process that sets none (unit tests, tools): effectively unbounded. */
-export const UNBOUNDED_POOL = new MemoryPool(Number.MAX_SAFE_INTEGER);
 
 /**
  * Native loops over arrays (merges, distinct, …) charge one compute unit per this many elements, so

@@ -19,7 +19,7 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
       return b.value;
     }
     case 'array': {
-      ctx.budget.alloc(16 + 8 * e.items.length);
+      ctx.budget.alloc(64 + 8 * e.items.length); // a JS array: header, backing store, slots
       const out: Value[] = new Array(e.items.length);
       let failed: QueryError[] | undefined;
       for (let i = 0; i < e.items.length; i++) {
@@ -33,7 +33,7 @@ export async function evalExpr(e: Expr, env: Env, ctx: EvalContext): Promise<Val
       return ctx.built(out);
     }
     case 'object': {
-      ctx.budget.alloc(64 + 48 * e.entries.length);
+      ctx.budget.alloc(128 + 48 * e.entries.length); // a Map: header, hash table, entries
       const out = new Map<string, Value>();
       let failed: QueryError[] | undefined;
       for (const [k, x] of e.entries) {

@@ -205,6 +205,7 @@ export class Executor implements QueryService {
     await this.builder.stop();
     await this.collector.stop();
     await Promise.all(this.backgroundWork);
+    this.pool.stop();
     await this.store.close();
   }
 }

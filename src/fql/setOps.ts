@@ -317,7 +317,11 @@ class Counts {
     this.slot(v, true)!.n += d;
   }
 
+  /** What a Counts holds per value, in bytes (its slot and its share of the table): charged up front. */
+  static readonly BYTES_PER_VALUE = 128;
+
   static async of(budget: Budget, items: readonly Value[]): Promise<Counts> {
+    budget.alloc(items.length * Counts.BYTES_PER_VALUE);
     const c = new Counts();
     await strided(budget, items, (v) => c.add(v, 1));
     return c;
@@ -337,6 +341,7 @@ async function strided(budget: Budget, items: readonly Value[], fn: (v: Value) =
 async function unionArrays(budget: Budget, a: Value[], b: Value[]): Promise<Value[]> {
   const out = [...a];
   const have = await Counts.of(budget, a);
+  budget.alloc(b.length * Counts.BYTES_PER_VALUE);
   const seen = new Counts();
   await strided(budget, b, (v) => {
     seen.add(v, 1);
@@ -372,6 +377,7 @@ async function differenceArrays(budget: Budget, a: Value[], b: Value[]): Promise
 }
 
 async function distinctArray(budget: Budget, items: Value[]): Promise<Value[]> {
+  budget.alloc(items.length * Counts.BYTES_PER_VALUE);
   const seen = new Counts();
   const out: Value[] = [];
   await strided(budget, items, (v) => {

@@ -60,6 +60,8 @@ class HttpFailure extends Error {
 }
 
 const MAX_CACHED_OPERATIONS = 1000;
+/** Longer operations are prepared each time: the cache must not keep megabytes of query text alive. */
+const MAX_CACHED_QUERY_CHARS = 16 * 1024;
 
 function prepare(api: ServedApi, query: string): PreparedOperation {
   const hit = api.operations.get(query);
@@ -77,6 +79,7 @@ function prepare(api: ServedApi, query: string): PreparedOperation {
       if (!(e instanceof GraphQLError)) throw e;
       prepared = { errors: [e], syntax: true };
     }
+  if (query.length > MAX_CACHED_QUERY_CHARS) return prepared;
   if (api.operations.size >= MAX_CACHED_OPERATIONS) api.operations.clear();
   api.operations.set(query, prepared);
   return prepared;

@@ -112,6 +112,9 @@ export function secretFromHeader(header: string | undefined): string | undefined
   return undefined;
 }
 
+/** Secrets longer than this are resolved every time rather than cached. */
+const MAX_CACHED_SECRET = 512;
+
 export class Authenticator {
   private readonly cache = new Map<string, Scope>();
   private generation = 0;
@@ -145,7 +148,8 @@ export class Authenticator {
     const gen = this.generation;
     // JWT hook: `ey…` secrets containing '.' are JWTs (access providers, model/jwt.ts).
     const scope = looksLikeJwt(secret) ? await this.jwt.verify(secret, txn) : await this.resolve(secret, txn);
-    if (scope && gen === this.generation) {
+    // A long secret (a valid one with a made-up suffix) is not kept: the cache stays small.
+    if (scope && gen === this.generation && secret.length <= MAX_CACHED_SECRET) {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(secret, scope);
     }

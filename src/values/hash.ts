@@ -4,8 +4,12 @@
 // multisets (Distinct, Union, Intersection, Difference of arrays) in linear time.
 
 import { Bytes, DateV, Ref, SetV, Time, type Value } from './types';
+import { measure, REMEMBER_FROM } from './measure';
 
-const known = new WeakMap<object, number>();
+// Kept on the array or Map itself under a symbol (a WeakMap of millions of entries would make every
+// garbage collection slow).
+const HASH = Symbol('flora.hash');
+type Hashed = { [HASH]?: number };
 
 function mix(h: number, x: number): number {
   h = Math.imul(h ^ x, 0x01000193);
@@ -41,7 +45,7 @@ export function hashValue(v: Value): number {
       return numberHash(Number(v));
   }
   if (Array.isArray(v) || v instanceof Map) {
-    const cached = known.get(v);
+    const cached = (v as Hashed)[HASH];
     if (cached !== undefined) return cached;
     let h: number;
     if (Array.isArray(v)) {
@@ -53,7 +57,9 @@ export function hashValue(v: Value): number {
       for (const [k, x] of v) sum = (sum + mix(stringHash(k, 0x811c9dc5), hashValue(x))) | 0;
       h = mix(0x7f4a7c15 ^ v.size, sum);
     }
-    known.set(v, h);
+    // Remembered on the values whose size is remembered (the larger ones): hashing a part again
+    // then costs at most a small value's worth of work, however the parts are shared.
+    if (measure(v).size > REMEMBER_FROM && Object.isExtensible(v)) (v as Hashed)[HASH] = h;
     return h;
   }
   if (v instanceof Ref) return stringHash(v.id, 0x2545f491);
