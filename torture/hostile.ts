@@ -47,6 +47,7 @@ export interface HostileReport {
   crashes: number;
   /** Connections closed without an HTTP answer (raw malformed requests). */
   unanswered: number;
+  unansweredSamples: { attack: Attack; detail: string }[];
   failures: Failure[];
   pingP50: number;
   pingP99: number;
@@ -69,7 +70,7 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
   const target: Target = { secret: srv.secret, queryTimeoutMs: QUERY_TIMEOUT_MS };
   const report: HostileReport = {
     seed: opts.seed, seconds: opts.seconds, clients: opts.clients, requests: 0, byStatus: new Map(), byKind: new Map(),
-    errors5xx: 0, timeouts: 0, hangs: 0, crashes: 0, unanswered: 0, failures: [], pingP50: 0, pingP99: 0, pingMax: 0, pings: 0,
+    errors5xx: 0, timeouts: 0, hangs: 0, crashes: 0, unanswered: 0, unansweredSamples: [], failures: [], pingP50: 0, pingP99: 0, pingMax: 0, pings: 0,
     rssIdle: 0, rssPeak: 0, rssAfter: 0,
   };
   const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
@@ -131,6 +132,7 @@ export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
         } else {
           report.unanswered++;
           count(report.byStatus, 'closed');
+          if (report.unansweredSamples.length < 5) report.unansweredSamples.push({ attack, detail: outcome.detail });
         }
         if (Date.now() > nextLog) {
           nextLog = Date.now() + 5000;
@@ -214,6 +216,10 @@ export function describe(r: HostileReport): { row: Record<string, string>; detai
     'RSS idle/peak/after MB': `${mb(r.rssIdle)}/${mb(r.rssPeak)}/${mb(r.rssAfter)}`,
   };
   const details = [`hostile: ${status}`, `hostile kinds: ${[...r.byKind].sort().map(([k, n]) => `${k} ${n}`).join(', ')}`];
+  for (const u of r.unansweredSamples) {
+    const what = u.attack.raw ? JSON.stringify(u.attack.raw.bytes.toString('latin1').slice(0, 120)) + (u.attack.raw.holdMs ? ` (held ${u.attack.raw.holdMs} ms)` : '') : `${u.attack.http?.method} ${u.attack.http?.path}`;
+    details.push(`unanswered ${u.attack.kind}: ${u.detail}: ${what}`);
+  }
   for (const f of r.failures) {
     const what = f.outcome.kind === 'answer' ? `status ${f.outcome.status}: ${f.outcome.body.slice(0, 300)}` : f.outcome.kind === 'crash' ? `crash: ${f.outcome.detail}` : f.outcome.kind;
     const over = f.attack.http ? (f.attack.http.http2 ? ' (HTTP/2)' : ' (HTTP/1.1)') : '';

@@ -127,8 +127,9 @@ export class Sender {
         got += c.toString('latin1');
         const m = /^HTTP\/1\.[01] (\d{3})/.exec(got);
         if (m) done({ kind: 'answer', status: Number(m[1]), body: got.slice(got.indexOf('\r\n\r\n') + 4) });
-        // An HTTP/2 server answers a bad preface with a GOAWAY frame: that is an answer too.
-        else if (got.length >= 9 && got.charCodeAt(3) === 0x07) done({ kind: 'answer', status: 400, body: 'GOAWAY' });
+        // An HTTP/2 server answers a bad connection with a GOAWAY frame (after its SETTINGS): that
+        // is an answer too.
+        else if (hasGoaway(got)) done({ kind: 'answer', status: 400, body: 'GOAWAY' });
       });
       socket.on('error', (e) => done({ kind: 'closed', detail: e.message }));
       socket.on('close', () => done({ kind: 'closed', detail: got ? `unparsed answer ${JSON.stringify(got.slice(0, 60))}` : 'closed without an answer' }));
@@ -139,6 +140,17 @@ export class Sender {
     this.agent.destroy();
     this.session?.destroy();
   }
+}
+
+/** True when `bytes` (latin1) are HTTP/2 frames that include a GOAWAY. */
+function hasGoaway(bytes: string): boolean {
+  let at = 0;
+  while (at + 9 <= bytes.length) {
+    const length = (bytes.charCodeAt(at) << 16) | (bytes.charCodeAt(at + 1) << 8) | bytes.charCodeAt(at + 2);
+    if (bytes.charCodeAt(at + 3) === 0x07) return true;
+    at += 9 + length;
+  }
+  return false;
 }
 
 /** GET /ping on its own connection, every `everyMs`: how long the server kept it waiting. */
