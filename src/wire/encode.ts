@@ -92,8 +92,15 @@ const WIDE = 256;
 
 /** True for an array, object or page that encodeValueSliced walks element by element. */
 export function isWide(v: Value): boolean {
-  return (Array.isArray(v) && v.length > WIDE) || (v instanceof Map && v.size > WIDE) || (v instanceof Page && v.data.length > WIDE);
+  return (
+    (typeof v === 'string' && v.length > LONG_STRING) ||
+    (Array.isArray(v) && v.length > WIDE) ||
+    (v instanceof Map && v.size > WIDE) ||
+    (v instanceof Page && v.data.length > WIDE)
+  );
 }
+/** Strings longer than this are escaped a piece of this size at a time. */
+const LONG_STRING = 1024 * 1024;
 /** Rendered text is turned into bytes in pieces of about this many characters. */
 const PIECE = 64 * 1024;
 
@@ -131,6 +138,19 @@ export async function encodeValueSliced(v: Value, ctx: EncodeContext, pacer: Ren
         await breathe();
       }
       out.write(escape ? '}}' : '}');
+    } else if (typeof x === 'string' && x.length > LONG_STRING) {
+      // Escaped a piece at a time (never splitting a surrogate pair), yielding between pieces.
+      out.write('"');
+      for (let i = 0; i < x.length; ) {
+        let j = Math.min(x.length, i + LONG_STRING);
+        const last = x.charCodeAt(j - 1);
+        if (j < x.length && last >= 0xd800 && last <= 0xdbff) j--;
+        const quoted = jsonString(x.slice(i, j));
+        out.write(quoted.slice(1, -1));
+        i = j;
+        await breathe();
+      }
+      out.write('"');
     } else if (x instanceof Page && x.data.length > WIDE) {
       out.write('{');
       if (x.before !== undefined) out.write('"before":' + encodeValue(x.before, ctx) + ',');

@@ -333,3 +333,26 @@ test('decodeExpr takes a base position', () => {
   const e = decodeExpr(parseJson('{"add":[1]}'), ['expr']);
   assert.deepEqual(e.pos, ['expr']);
 });
+
+test('a large body decoded a slice at a time gives the same tree as decoding it at once', async () => {
+  const { decodeRequest } = await import('../../src/wire/decode');
+  let pauses = 0;
+  let charged = 0;
+  const pacer = { sliceMs: 0, pause: async () => void pauses++, alloc: (n: number) => void (charged += n) };
+  const item = (i: number) => ({ let: [{ x: i }], in: { object: { n: { var: 'x' }, s: `v${i}`, t: { '@ts': '2020-01-01T00:00:00Z' }, a: [1, { var: 'x' }] } } });
+  const shapes = [
+    { do: Array.from({ length: 20_000 }, (_, i) => item(i)) },
+    { add: Array.from({ length: 200_000 }, (_, i) => i) },
+    { quote: Array.from({ length: 20_000 }, (_, i) => ({ k: [i, { '@ref': 'collections/c/1' }] })) },
+    Array.from({ length: 5_000 }, (_, i) => ({ map: { lambda: 'x', expr: [{ var: 'x' }, i] }, collection: [[i], [i, { object: { a: { var: 'y' } } }]] })),
+  ];
+  for (const shape of shapes) {
+    const text = JSON.stringify(shape);
+    assert.deepEqual(await decodeRequest(text, pacer), decodeQueryBody(text));
+  }
+  assert.ok(pauses > 10, `pauses: ${pauses}`);
+  assert.ok(charged > 0);
+  // Errors are the same too, at the same position.
+  const bad = JSON.stringify({ do: [...Array.from({ length: 30_000 }, (_, i) => item(i)), { nope: 1 }] });
+  await assert.rejects(decodeRequest(bad, pacer), (e: unknown) => e instanceof QueryError && e.description === 'No form/function found, or invalid argument keys: { nope }.' && JSON.stringify(e.position) === JSON.stringify(['do', 30_000]));
+});

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeValue, encodeJson, formatDouble, encodeAsExpr } from '../../src/wire/encode';
+import { encodeValue, encodeValueSliced, encodeJson, formatDouble, encodeAsExpr } from '../../src/wire/encode';
 import { decodeExpr, decodeLiteral } from '../../src/wire/decode';
 import { parseJson } from '../../src/wire/json';
 import { formatTime, formatDate, parseIsoTime, parseDate, daysFromCivil } from '../../src/wire/time';
@@ -195,4 +195,17 @@ test('round trip of every value type through the decoder', () => {
     const back = decodeLiteral(parseJson(enc(v)));
     assert.equal(enc(back), enc(v));
   }
+});
+
+test('encodeValueSliced renders exactly what encodeValue does, a slice at a time', async () => {
+  let pauses = 0;
+  const pacer = { sliceMs: 0, pause: async () => void pauses++ };
+  const long = 'ab"\\\n😀'.repeat(400_000) + '\ud800x'; // escapes, a pair at every boundary, a lone surrogate
+  const wide = Array.from({ length: 1000 }, (_, i) => (i % 2 ? new Map<string, Value>([['@k', BigInt(i)]]) : `s${i}`));
+  const page = new Page(wide, 1n, 2n);
+  for (const v of [long, wide, page, new Map<string, Value>(wide.map((x, i) => [`k${i}`, x]))] as Value[]) {
+    const bytes = await encodeValueSliced(v, ctx, pacer, '{"resource":', '}');
+    assert.equal(bytes.toString('utf8'), `{"resource":${encodeValue(v, ctx)}}`);
+  }
+  assert.ok(pauses > 0);
 });
