@@ -76,6 +76,8 @@ export const ELEMENTS_PER_UNIT = 64;
 
 /** Pool reservations are taken in steps of this size, so a query charging small amounts touches it rarely. */
 const RESERVE_STEP = 256 * 1024;
+/** Charges this large read the clock at once (the work behind them takes time). */
+const LARGE_ALLOC = 64 * 1024;
 /** Native loops look at the clock once per this many elements (stride()). */
 const STRIDE_MASK = 4095;
 /** The clock is read once per this many compute units. */
@@ -187,6 +189,8 @@ export class Budget {
 
   /** Charges `bytes` of memory to the query and reserves them from the pool. */
   alloc(bytes: number): void {
+    // Large allocations take time their compute units do not show: look at the clock.
+    if (bytes >= LARGE_ALLOC) this.readClock();
     this.memory += bytes;
     if (this.memory > this.limits.queryMemoryBytes)
       throw new LimitExceeded(

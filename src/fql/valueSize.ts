@@ -7,7 +7,7 @@
 // value may be, or nested deeper than a request may be. All later walks over it are then bounded.
 
 import type { Value } from '../values/types';
-import { measure } from '../values/measure';
+import { measure, type Measure } from '../values/measure';
 import { LimitExceeded, valueTooLarge } from './budget';
 
 /** As deep as a request's JSON may nest (fql-v4.md §9). */
@@ -15,8 +15,12 @@ export const MAX_VALUE_DEPTH = 1000;
 
 /** Checks a value a query has just built: within `maxBytes` as JSON, and not too deep. Returns it. */
 export function checkBuilt<T extends Value>(v: T, maxBytes: number): T {
-  const { size, depth } = measure(v);
+  checkMeasure(measure(v), maxBytes);
+  return v;
+}
+
+/** Checks a measure (of a value built, or about to be) against the limits. */
+export function checkMeasure({ size, depth }: Measure, maxBytes: number): void {
   if (size > maxBytes) throw valueTooLarge(size, maxBytes);
   if (depth > MAX_VALUE_DEPTH) throw new LimitExceeded(`Value nesting exceeds the limit: got ${depth} levels, limit ${MAX_VALUE_DEPTH}`);
-  return v;
 }

@@ -74,3 +74,20 @@ export function measure(v: Value): Measure {
   return { size: 64, depth: 1 }; // refs, times, dates, TxnTime
 }
 
+
+/** Records the size of an array known without walking it (the arrays it was joined from were measured). */
+export function remember(v: Value[], m: Measure): void {
+  if (m.size > REMEMBER_FROM && Object.isExtensible(v)) (v as Measured)[MEASURED] = m.size * DEPTH_SPAN + Math.min(m.depth, DEPTH_SPAN - 1);
+}
+
+/** The measure of the concatenation of `lists`, from theirs: `[...a, ...b]` is a's and b's elements between one pair of brackets. */
+export function joined(lists: readonly Value[][]): Measure {
+  let size = 2;
+  let depth = 1;
+  for (const l of lists) {
+    const m = measure(l);
+    size += m.size - 2;
+    if (m.depth > depth) depth = m.depth;
+  }
+  return { size, depth };
+}

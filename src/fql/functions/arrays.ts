@@ -6,6 +6,8 @@ import { Page, type Value } from '../../values/types';
 import { applyLambdaExpr } from '../evaluator';
 import { argPos, asArray, asArrayOrPage, asLong, evalArg, expectBoolean, lambdaArg, mismatch } from '../args';
 import { define } from '../registry';
+import { joined, remember } from '../../values/measure';
+import { checkMeasure } from '../valueSize';
 // Set arguments are handled by the set modules (sets → setOps/setAggregates).
 import { isSetLike } from '../sets';
 import { filterSet } from '../setOps';
@@ -82,7 +84,13 @@ function concatenate(head: 'prepend' | 'append') {
     const coll = asArray(await evalArg(call, 'collection', env, ctx), argPos(call, 'collection'));
     const extra = Array.isArray(elems) ? elems : [elems];
     ctx.budget.array(extra.length + coll.length);
-    return ctx.built(head === 'prepend' ? [...extra, ...coll] : [...coll, ...extra]);
+    // Judged from the parts' sizes before anything is copied; the result then knows its size.
+    const parts = head === 'prepend' ? [extra, coll] : [coll, extra];
+    const size = joined(parts);
+    checkMeasure(size, ctx.budget.limits.maxValueBytes);
+    const out = [...parts[0], ...parts[1]];
+    remember(out, size);
+    return out;
   });
 }
 concatenate('prepend');
