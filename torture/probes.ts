@@ -15,6 +15,28 @@ export type Outcome =
   /** No answer within the deadline. */
   | { kind: 'hang' };
 
+/**
+ * Runs `start` with a `done` that settles the outcome once; past `deadlineMs` the outcome is a hang
+ * (and the cleanup given to `onHang` runs).
+ */
+function withDeadline(deadlineMs: number, start: (done: (o: Outcome) => void, onHang: (cleanup: () => void) => void) => void): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let cleanup = () => undefined as void;
+    const done = (o: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(o);
+    };
+    const timer = setTimeout(() => {
+      done({ kind: 'hang' });
+      cleanup();
+    }, deadlineMs);
+    start(done, (c) => (cleanup = c));
+  });
+}
+
 /** The first 64 KiB of a body (all a verdict needs): large answers do not weigh on the client. */
 class Head {
   private readonly chunks: Buffer[] = [];
@@ -49,24 +71,14 @@ export class Sender {
   }
 
   private h1(req: HttpAttack): Promise<Outcome> {
-    return new Promise((resolve) => {
-      let settled = false;
-      const done = (o: Outcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(o);
-      };
+    return withDeadline(this.deadlineMs, (done, onHang) => {
       const r = http.request(new URL(req.path, this.url), { method: req.method, headers: req.headers, agent: this.agent }, (res) => {
         const body = new Head();
         res.on('data', (c: Buffer) => body.add(c));
         res.on('end', () => done({ kind: 'answer', status: res.statusCode ?? 0, body: body.text() }));
         res.on('error', (e) => done({ kind: 'closed', detail: e.message }));
       });
-      const timer = setTimeout(() => {
-        done({ kind: 'hang' });
-        r.destroy();
-      }, this.deadlineMs);
+      onHang(() => r.destroy());
       // The server may answer (401, 413) and stop reading before the body is sent: that is an answer.
       r.on('error', (e) => done({ kind: 'closed', detail: e.message }));
       r.end(req.body);
@@ -74,14 +86,7 @@ export class Sender {
   }
 
   private h2(req: HttpAttack): Promise<Outcome> {
-    return new Promise((resolve) => {
-      let settled = false;
-      const done = (o: Outcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(o);
-      };
+    return withDeadline(this.deadlineMs, (done, onHang) => {
       if (!this.session || this.session.closed || this.session.destroyed) {
         this.session = http2.connect(this.url);
         this.session.on('error', () => undefined);
@@ -93,10 +98,7 @@ export class Sender {
       stream.on('data', (c: Buffer) => body.add(c));
       stream.on('end', () => done(status ? { kind: 'answer', status, body: body.text() } : { kind: 'closed', detail: 'stream ended without headers' }));
       stream.on('error', (e) => done(status ? { kind: 'answer', status, body: body.text() } : { kind: 'closed', detail: e.message }));
-      const timer = setTimeout(() => {
-        done({ kind: 'hang' });
-        stream.close();
-      }, this.deadlineMs);
+      onHang(() => stream.close());
       stream.end(req.body);
     });
   }
@@ -104,24 +106,18 @@ export class Sender {
   /** Raw bytes on a fresh connection; the first status line read is the answer. */
   private raw(bytes: Buffer, holdMs: number): Promise<Outcome> {
     const { hostname, port } = new URL(this.url);
-    return new Promise((resolve) => {
-      let settled = false;
+    // A request left half-sent (held, or shorter than it declares) is the server's to time out.
+    return withDeadline(this.bodyTimeoutMs + this.deadlineMs, (settle, onHang) => {
       let got = '';
       const socket = net.connect(Number(port), hostname);
       const done = (o: Outcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
+        settle(o);
         socket.destroy();
-        resolve(o);
       };
-      // A request left half-sent (held, or shorter than it declares) is the server's to time out.
-      const timer = setTimeout(() => done({ kind: 'hang' }), this.bodyTimeoutMs + this.deadlineMs);
+      onHang(() => socket.destroy());
       socket.on('connect', () => {
-        if (holdMs > 0) {
-          // Trickle: half the bytes now, the rest never (the server must time the request out).
-          socket.write(bytes.subarray(0, Math.max(1, bytes.length >> 1)));
-        } else socket.write(bytes);
+        // Trickle: half the bytes now, the rest never (the server must time the request out).
+        socket.write(holdMs > 0 ? bytes.subarray(0, Math.max(1, bytes.length >> 1)) : bytes);
       });
       socket.on('data', (c: Buffer) => {
         got += c.toString('latin1');

@@ -25,6 +25,8 @@ export interface ServedApi {
   served: string;
   /** Parsed and validated operations by query text. */
   operations: Map<string, PreparedOperation>;
+  /** Characters of query text in `operations`. */
+  cachedChars: number;
 }
 
 /** Builds the served API of a (checked) user SDL. Throws SchemaImportError. */
@@ -46,10 +48,10 @@ export function buildApi(sdl: string | DocumentNode, version = ''): ServedApi {
     Long: schema.getType('Long') as GraphQLScalarType,
   });
   attachResolvers(schema, model);
-  return { version, model, schema, served, operations: new Map() };
+  return { version, model, schema, served, operations: new Map(), cachedChars: 0 };
 }
 
-const MAX_CACHED_APIS = 64;
+const MAX_CACHED_APIS = 16;
 const cache = new Map<string, ServedApi>();
 
 /** The API of database `db` as the transaction sees it; undefined when no schema was imported. */

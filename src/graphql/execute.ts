@@ -60,8 +60,12 @@ class HttpFailure extends Error {
 }
 
 const MAX_CACHED_OPERATIONS = 1000;
+/** graphql-js parses and validates in one go: an operation is bounded so that doing so stays short. */
+const MAX_TOKENS = 100_000;
 /** Longer operations are prepared each time: the cache must not keep megabytes of query text alive. */
 const MAX_CACHED_QUERY_CHARS = 16 * 1024;
+/** All the cached operations of one API together (their syntax trees are many times this). */
+const MAX_CACHED_CHARS = 256 * 1024;
 
 function prepare(api: ServedApi, query: string): PreparedOperation {
   const hit = api.operations.get(query);
@@ -71,7 +75,7 @@ function prepare(api: ServedApi, query: string): PreparedOperation {
   if (deep) prepared = { errors: [deep] };
   else
     try {
-      const document = parse(query);
+      const document = parse(query, { maxTokens: MAX_TOKENS });
       const tooDeep = selectionDepthError(document);
       const errors = tooDeep ? [tooDeep] : validate(api.schema, document);
       prepared = errors.length ? { errors } : { document };
@@ -80,8 +84,12 @@ function prepare(api: ServedApi, query: string): PreparedOperation {
       prepared = { errors: [e], syntax: true };
     }
   if (query.length > MAX_CACHED_QUERY_CHARS) return prepared;
-  if (api.operations.size >= MAX_CACHED_OPERATIONS) api.operations.clear();
+  if (api.operations.size >= MAX_CACHED_OPERATIONS || api.cachedChars + query.length > MAX_CACHED_CHARS) {
+    api.operations.clear();
+    api.cachedChars = 0;
+  }
   api.operations.set(query, prepared);
+  api.cachedChars += query.length;
   return prepared;
 }
 

@@ -6,20 +6,29 @@
 import { QueryError } from '../values/errors';
 import { LONG_MAX, LONG_MIN } from '../values/types';
 import type { JsonValue } from '../wire/expr';
-import { parseJson } from '../wire/json';
+import { parseJson, parseJsonSliced } from '../wire/json';
 
 /** The text is not usable JSON; the message says why (for the client). */
 export class RequestJsonError extends Error {}
 
-export function parseRequestJson(text: string): unknown {
+/** Bodies longer than this are parsed a slice at a time (the event loop is not held). */
+const SLICED_FROM = 64 * 1024;
+const SLICE_MS = 10;
+
+function parse(text: string): Promise<JsonValue> {
+  if (text.length <= SLICED_FROM) return Promise.resolve(parseJson(text));
+  return parseJsonSliced(text, SLICE_MS, () => new Promise((resolve) => setImmediate(resolve)));
+}
+
+export async function parseRequestJson(text: string): Promise<unknown> {
   try {
-    return plain(parseJson(text));
+    return plain(await parse(text));
   } catch (e) {
     if (!(e instanceof QueryError)) throw e;
     const widened = widenHugeIntegers(text);
     if (widened === text) throw new RequestJsonError(e.description);
     try {
-      return plain(parseJson(widened));
+      return plain(await parse(widened));
     } catch (again) {
       if (!(again instanceof QueryError)) throw again;
       throw new RequestJsonError(again.description);

@@ -4,6 +4,7 @@
 
 import type * as http from 'node:http';
 import * as http2 from 'node:http2';
+import { once } from 'node:events';
 import { failureBody, onRequestFailure, type AnyRequest, type AnyResponse, type FailureStatus, type Protocol } from './listener';
 import { closedSink, openStreamSink, type StreamSink } from './streamSink';
 
@@ -236,7 +237,8 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       if (!stream || stream.destroyed || stream.closed) return; // reset by the client: nobody to answer
       stream.respond({ ...out, ':status': response.status }, { endStream: empty });
       if (empty) done();
-      else stream.end(body, done);
+      else if (body.length <= H2_PIECE) stream.end(body, done);
+      else void writeInPieces(stream, body).then(done, () => stream.destroy());
       return;
     }
     res.writeHead(response.status, out);
@@ -254,6 +256,25 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
 }
 
 const CONNECTION_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection'];
+
+/**
+ * A large HTTP/2 body is handed over a piece at a time as the client reads it: written at once, it
+ * would count whole against the session's memory, and the session would refuse (ENHANCE_YOUR_CALM)
+ * every other stream until it was sent.
+ */
+const H2_PIECE = 1024 * 1024;
+
+async function writeInPieces(stream: http2.ServerHttp2Stream, body: Buffer): Promise<void> {
+  for (let at = 0; at < body.length; at += H2_PIECE) {
+    if (stream.destroyed || stream.closed) return;
+    const piece = body.subarray(at, at + H2_PIECE);
+    if (at + H2_PIECE >= body.length) {
+      await new Promise<void>((resolve) => stream.end(piece, resolve));
+      return;
+    }
+    if (!stream.write(piece)) await once(stream, 'drain');
+  }
+}
 
 function splitUrl(url: string): { path: string; query: URLSearchParams } {
   let rest = url;

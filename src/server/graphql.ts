@@ -95,7 +95,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       else {
         let parsed: unknown;
         try {
-          parsed = parseRequestJson(body);
+          parsed = await parseRequestJson(body);
         } catch (err) {
           if (err instanceof RequestJsonError) return json(400, errorBody(err.message));
           throw err;
@@ -111,7 +111,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       let parsed: unknown;
       if (variables) {
         try {
-          parsed = parseRequestJson(variables);
+          parsed = await parseRequestJson(variables);
         } catch (err) {
           if (err instanceof RequestJsonError) return json(400, errorBody(`The \`variables\` parameter: ${err.message}`));
           throw err;

@@ -17,7 +17,7 @@ import {
 } from '../values/types';
 import { matchForm, noFormMessage, type RecognizedForm } from './builders';
 import type { Expr, JsonObject, JsonValue, LambdaExpr, LetExpr, LitExpr } from './expr';
-import { JsonParser, parseJson } from './json';
+import { parseJson, parseJsonSliced } from './json';
 import { parseDate, parseIsoTime } from './time';
 
 /** parseJson + decodeExpr: the request body of `POST /`. */
@@ -44,8 +44,6 @@ const SMALL_BODY_BYTES_PER_CHAR = 24;
 
 /** Bodies up to this size are decoded in one go: they take well under a slice. */
 const SYNC_DECODE_CHARS = 64 * 1024;
-/** JSON values parsed between two looks at the clock. */
-const PARSE_STEP = 2048;
 
 /**
  * The request body of `POST /` (and of a stream) as an expression, decoded a slice at a time so that
@@ -58,16 +56,7 @@ export async function decodeRequest(text: string, pacer: Pacer): Promise<Expr> {
   }
   // The body's text stays alive as long as any string sliced from it does.
   pacer.alloc(text.length * 2);
-  const parser = new JsonParser(text);
-  let sliceEnd = performance.now() + pacer.sliceMs;
-  while (!parser.step(PARSE_STEP)) {
-    pacer.alloc(PARSE_STEP * PARSED_VALUE_BYTES);
-    if (performance.now() >= sliceEnd) {
-      await pacer.pause();
-      sliceEnd = performance.now() + pacer.sliceMs;
-    }
-  }
-  const json = parser.result;
+  const json = await parseJsonSliced(text, pacer.sliceMs, () => pacer.pause(), (values) => pacer.alloc(values * PARSED_VALUE_BYTES));
   const session: Slicing = { resume: undefined, charge: (nodes) => pacer.alloc(nodes * DECODED_NODE_BYTES) };
   for (;;) {
     const expr = decodeSlice(json, session, performance.now() + pacer.sliceMs);
@@ -127,17 +116,23 @@ function pace(): void {
   if (performance.now() >= sliceEnd) throw SUSPEND;
 }
 
-/** The state a loop over `container` filed when it was suspended (taken back), if any. */
-function resumed<T>(container: object): { i: number; done: T } | undefined {
-  const state = slicing?.resume?.get(container);
+/**
+ * A loop over the `n` children of `container`: `step(done, i)` for each i, from where a suspended run
+ * of it stopped (its `done` kept), else from 0 with `fresh()`. A SUSPEND passing through files the
+ * loop's state under `container` for the next slice.
+ */
+function resumable<T>(container: object, n: number, fresh: () => T, step: (done: T, i: number) => void): T {
+  const state = slicing?.resume?.get(container) as { i: number; done: T } | undefined;
   if (state) slicing!.resume!.delete(container);
-  return state as { i: number; done: T } | undefined;
-}
-
-/** Files a loop's state when SUSPEND passes through it; rethrows everything. */
-function suspended(e: unknown, container: object, i: number, done: unknown): never {
-  if (e === SUSPEND) (slicing!.resume ??= new Map()).set(container, { i, done });
-  throw e;
+  const done = state ? state.done : fresh();
+  let i = state ? state.i : 0;
+  try {
+    for (; i < n; i++) step(done, i);
+  } catch (e) {
+    if (e === SUSPEND) (slicing!.resume ??= new Map()).set(container, { i, done });
+    throw e;
+  }
+  return done;
 }
 
 // --- expressions ---------------------------------------------------------------------------
@@ -162,14 +157,7 @@ export function decodeExpr(json: JsonValue, pos: Position = []): Expr {
  */
 function decodeArray(json: JsonValue[], pos: Position, fold: boolean): Expr {
   if (fold && json.every(isScalar)) return { t: 'lit', v: json, pos };
-  const state = resumed<Expr[]>(json);
-  const items = state?.done ?? new Array<Expr>(json.length);
-  let i = state?.i ?? 0;
-  try {
-    for (; i < json.length; i++) items[i] = decodeExpr(json[i], at(pos, i));
-  } catch (e) {
-    suspended(e, json, i, items);
-  }
+  const items = resumable(json, json.length, () => new Array<Expr>(json.length), (done, i) => (done[i] = decodeExpr(json[i], at(pos, i))));
   if (fold && items.every((x) => x.t === 'lit')) return { t: 'lit', v: items.map((x) => (x as LitExpr).v), pos };
   return { t: 'array', items, pos };
 }
@@ -201,19 +189,12 @@ function decodeForm(json: JsonObject, form: RecognizedForm, pos: Position): Expr
   }
   // Only a literal list is a sequence for do/and/or: it stays an array expression.
   const list = EXPR_LISTS.has(canonical);
-  const state = resumed<Map<string, Expr>>(json);
-  const args = state?.done ?? new Map<string, Expr>();
   const keys = [...json.keys()];
-  let i = state?.i ?? 0;
-  try {
-    for (; i < keys.length; i++) {
-      const k = keys[i];
-      const v = json.get(k)!;
-      args.set(k, list && k === head && Array.isArray(v) ? decodeArray(v, at(pos, k), false) : decodeExpr(v, at(pos, k)));
-    }
-  } catch (e) {
-    suspended(e, json, i, args);
-  }
+  const args = resumable(json, keys.length, () => new Map<string, Expr>(), (done, i) => {
+    const k = keys[i];
+    const v = json.get(k)!;
+    done.set(k, list && k === head && Array.isArray(v) ? decodeArray(v, at(pos, k), false) : decodeExpr(v, at(pos, k)));
+  });
   if (list) {
     const list = json.get(head);
     if (Array.isArray(list) && list.length === 0)
@@ -264,14 +245,7 @@ function decodeLet(json: JsonObject, pos: Position): LetExpr {
   } else {
     throw expected('Object or Array', b, lp);
   }
-  const state = resumed<[string, Expr][]>(json);
-  const bindings = state?.done ?? [];
-  let i = state?.i ?? 0;
-  try {
-    for (; i < todo.length; i++) bindings.push([todo[i][0], decodeExpr(todo[i][1], todo[i][2])]);
-  } catch (e) {
-    suspended(e, json, i, bindings);
-  }
+  const bindings = resumable(json, todo.length, (): [string, Expr][] => [], (done, i) => done.push([todo[i][0], decodeExpr(todo[i][1], todo[i][2])]));
   return { t: 'let', bindings, body: decodeExpr(json.get('in')!, at(pos, 'in')), pos };
 }
 
@@ -289,15 +263,8 @@ function decodeObjectLiteral(j: JsonValue, pos: Position): Expr {
 
 /** An object literal; one whose values are all constants is itself a constant. */
 function objectExpr(j: JsonObject, childPos: Position, pos: Position): Expr {
-  const state = resumed<[string, Expr][]>(j);
-  const entries = state?.done ?? [];
   const keys = [...j.keys()];
-  let i = state?.i ?? 0;
-  try {
-    for (; i < keys.length; i++) entries.push([keys[i], decodeExpr(j.get(keys[i])!, at(childPos, keys[i]))]);
-  } catch (e) {
-    suspended(e, j, i, entries);
-  }
+  const entries = resumable(j, keys.length, (): [string, Expr][] => [], (done, i) => done.push([keys[i], decodeExpr(j.get(keys[i])!, at(childPos, keys[i]))]));
   if (entries.every(([, x]) => x.t === 'lit')) return { t: 'lit', v: new Map(entries.map(([k, x]) => [k, (x as LitExpr).v])), pos };
   return { t: 'object', entries, pos };
 }
@@ -326,15 +293,7 @@ export function decodeLiteral(json: JsonValue, pos: Position = []): Value {
   pace();
   if (Array.isArray(json)) {
     if (json.every(isScalar)) return json;
-    const state = resumed<Value[]>(json);
-    const out = state?.done ?? new Array<Value>(json.length);
-    let i = state?.i ?? 0;
-    try {
-      for (; i < json.length; i++) out[i] = decodeLiteral(json[i], at(pos, i));
-    } catch (e) {
-      suspended(e, json, i, out);
-    }
-    return out;
+    return resumable(json, json.length, () => new Array<Value>(json.length), (done, i) => (done[i] = decodeLiteral(json[i], at(pos, i))));
   }
   if (json.size === 1) {
     const [key, inner] = json.entries().next().value as [string, JsonValue];
@@ -349,16 +308,8 @@ export function decodeLiteral(json: JsonValue, pos: Position = []): Value {
 }
 
 function literalObj(json: JsonObject, pos: Position): Obj {
-  const state = resumed<Obj>(json);
-  const out: Obj = state?.done ?? new Map();
   const keys = [...json.keys()];
-  let i = state?.i ?? 0;
-  try {
-    for (; i < keys.length; i++) out.set(keys[i], decodeLiteral(json.get(keys[i])!, at(pos, keys[i])));
-  } catch (e) {
-    suspended(e, json, i, out);
-  }
-  return out;
+  return resumable(json, keys.length, (): Obj => new Map(), (done, i) => done.set(keys[i], decodeLiteral(json.get(keys[i])!, at(pos, keys[i]))));
 }
 
 function decodeEscape(key: string, inner: JsonValue, pos: Position): Value {

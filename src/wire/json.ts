@@ -26,6 +26,26 @@ export function parseJson(text: string): JsonValue {
   return parser.result;
 }
 
+/** JSON values parsed between two looks at the clock by parseJsonSliced. */
+const PARSE_STEP = 2048;
+
+/**
+ * parseJson for large texts: parsed `sliceMs` at a time, awaiting `pause()` in between, so that the
+ * event loop is never held long. `onStep` is told after each step (a decoder charges memory there).
+ */
+export async function parseJsonSliced(text: string, sliceMs: number, pause: () => Promise<void>, onStep?: (values: number) => void): Promise<JsonValue> {
+  const parser = new JsonParser(text);
+  let sliceEnd = performance.now() + sliceMs;
+  while (!parser.step(PARSE_STEP)) {
+    onStep?.(PARSE_STEP);
+    if (performance.now() >= sliceEnd) {
+      await pause();
+      sliceEnd = performance.now() + sliceMs;
+    }
+  }
+  return parser.result;
+}
+
 const VALUE = 0; // a value is expected
 const KEY = 1; // an object key (or the end of an empty object) is expected
 const AFTER = 2; // a value was read: ',' or the end of its container is expected
