@@ -17,7 +17,7 @@ function pureTxn(snapshotTs: bigint): Txn {
   const write = () => refuse('a write');
   return {
     snapshotTs,
-    metrics: { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0 },
+    metrics: { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0, reader: undefined },
     hasWrites: false,
     getVersion: read,
     history: read,

@@ -76,6 +76,8 @@ export const ELEMENTS_PER_UNIT = 64;
 
 /** Pool reservations are taken in steps of this size, so a query charging small amounts touches it rarely. */
 const RESERVE_STEP = 256 * 1024;
+/** Heap bytes a value read from storage takes per stored byte (decoded Maps, strings, refs). */
+const READ_EXPANSION = 4;
 /** Charges this large read the clock at once (the work behind them takes time). */
 const LARGE_ALLOC = 64 * 1024;
 /** Native loops look at the clock once per this many elements (stride()). */
@@ -185,6 +187,11 @@ export class Budget {
     if ((i & STRIDE_MASK) !== STRIDE_MASK) return undefined;
     this.readClock();
     return this.yieldDue ? this.pause() : undefined;
+  }
+
+  /** A read of `bytes` from storage (TxnMetrics.reader): what it decodes to is charged. */
+  read(bytes: number): void {
+    this.alloc(bytes * READ_EXPANSION);
   }
 
   /** Charges `bytes` of memory to the query and reserves them from the pool. */

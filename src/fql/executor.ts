@@ -20,9 +20,6 @@ import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
 import { HistoryCollector } from './historyCollector';
 
-/** Heap bytes a value read from storage takes per stored byte (decoded Maps, strings, refs). */
-const READ_EXPANSION = 4;
-
 export interface ExecutorOptions {
   /** Milliseconds between passes of the history/expiry collector. */
   collectIntervalMs?: number;
@@ -101,8 +98,7 @@ export class Executor implements QueryService {
           if (!scope) throw errors.unauthorized();
           opts.authenticated?.();
           budget.startAttempt();
-          // Decoded documents and index entries take several times their stored size in the heap.
-          txn.metrics.onRead = (bytes) => budget.alloc(bytes * READ_EXPANSION);
+          txn.metrics.reader = budget;
           const ctx = new EvalContext(txn, scope, this.catalog, budget, !!opts.readOnly);
           if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
           ctx.evalBinding = bindingEvaluator(ctx);
@@ -168,7 +164,7 @@ export class Executor implements QueryService {
         const m = last?.txn.metrics;
         const aborted = e.code === 'transaction aborted' && m;
         const metrics = aborted
-          ? toMetrics({ bytesRead: m.bytesRead, reads: m.reads, bytesWritten: 0, writes: 0 }, last?.computeUnits ?? 0, 0)
+          ? toMetrics({ bytesRead: m.bytesRead, reads: m.reads, bytesWritten: 0, writes: 0, reader: undefined }, last?.computeUnits ?? 0, 0)
           : toMetrics(undefined, 0, 0);
         return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics, database: databaseOf(last) };
       }

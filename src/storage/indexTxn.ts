@@ -125,7 +125,7 @@ export class TxnIndexes {
     const bytes = kv.key.length + kv.value.length;
     this.metrics.reads++;
     this.metrics.bytesRead += bytes;
-    this.metrics.onRead?.(bytes);
+    this.metrics.reader?.read(bytes);
   }
 
   // ---- writes --------------------------------------------------------------------------

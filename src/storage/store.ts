@@ -565,7 +565,7 @@ class MvccStore implements Store {
 }
 
 class TxnImpl implements Txn {
-  readonly metrics: TxnMetrics = { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0 };
+  readonly metrics: TxnMetrics = { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0, reader: undefined };
   /** Point conflict keys read at the snapshot. */
   private readonly reads = new Set<string>();
   private readonly scans: ScanRead[] = [];
@@ -607,7 +607,7 @@ class TxnImpl implements Txn {
     const bytes = kv.key.length + kv.value.length;
     this.metrics.reads++;
     this.metrics.bytesRead += bytes;
-    this.metrics.onRead?.(bytes);
+    this.metrics.reader?.read(bytes);
   }
 
   // ---- reads ---------------------------------------------------------------------------
@@ -802,7 +802,7 @@ class TxnImpl implements Txn {
     this.metrics.reads++;
     if (v) {
       this.metrics.bytesRead += mk.length + v.length;
-      this.metrics.onRead?.(mk.length + v.length);
+      this.metrics.reader?.read(mk.length + v.length);
     }
     return v;
   }

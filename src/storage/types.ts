@@ -85,7 +85,12 @@ export interface TxnMetrics {
   reads: number;
   writes: number;
   /** Told of every read's size as it happens (the query's memory budget); may throw to stop the read. */
-  onRead?: (bytes: number) => void;
+  reader: ReadObserver | undefined;
+}
+
+/** What TxnMetrics.reader is told: an object with a method (no closure per transaction on the read path). */
+export interface ReadObserver {
+  read(bytes: number): void;
 }
 
 export interface Txn {

@@ -122,7 +122,13 @@ function pace(): void {
  * loop's state under `container` for the next slice.
  */
 function resumable<T>(container: object, n: number, fresh: () => T, step: (done: T, i: number) => void): T {
-  const state = slicing?.resume?.get(container) as { i: number; done: T } | undefined;
+  if (slicing === undefined) {
+    // Not slicing (every small body): nothing can suspend.
+    const done = fresh();
+    for (let i = 0; i < n; i++) step(done, i);
+    return done;
+  }
+  const state = slicing.resume?.get(container) as { i: number; done: T } | undefined;
   if (state) slicing!.resume!.delete(container);
   const done = state ? state.done : fresh();
   let i = state ? state.i : 0;
@@ -189,12 +195,16 @@ function decodeForm(json: JsonObject, form: RecognizedForm, pos: Position): Expr
   }
   // Only a literal list is a sequence for do/and/or: it stays an array expression.
   const list = EXPR_LISTS.has(canonical);
-  const keys = [...json.keys()];
-  const args = resumable(json, keys.length, () => new Map<string, Expr>(), (done, i) => {
-    const k = keys[i];
-    const v = json.get(k)!;
-    done.set(k, list && k === head && Array.isArray(v) ? decodeArray(v, at(pos, k), false) : decodeExpr(v, at(pos, k)));
-  });
+  const arg = (k: string, v: JsonValue): Expr => (list && k === head && Array.isArray(v) ? decodeArray(v, at(pos, k), false) : decodeExpr(v, at(pos, k)));
+  let args: Map<string, Expr>;
+  if (slicing === undefined) {
+    // The hot path (every small body): no state to keep for a suspension.
+    args = new Map();
+    for (const [k, v] of json) args.set(k, arg(k, v));
+  } else {
+    const keys = [...json.keys()];
+    args = resumable(json, keys.length, () => new Map<string, Expr>(), (done, i) => done.set(keys[i], arg(keys[i], json.get(keys[i])!)));
+  }
   if (list) {
     const list = json.get(head);
     if (Array.isArray(list) && list.length === 0)
