@@ -53,10 +53,6 @@ export class EvalContext {
     return this.budget.units;
   }
 
-  get deadline(): number {
-    return this.budget.deadline;
-  }
-
   get readOnly(): boolean {
     return this.writesRefusedIn !== undefined;
   }
@@ -95,10 +91,6 @@ export class EvalContext {
   /** Charges one compute unit; enforces the compute limit and the query timeout. */
   tick(): void {
     this.budget.tick();
-  }
-
-  checkDeadline(): void {
-    this.budget.checkDeadline();
   }
 
   assertWritable(position: Position): void {

@@ -61,10 +61,9 @@ export interface ServerOptions {
 
 /**
  * Where to listen, and the HTTP limits (README "Limits"); a missing limit takes its default from
- * src/config.ts. maxBodyMb is accepted for the routes' body limit, which the routes apply themselves.
+ * src/config.ts. (The body size limit is the query service's: QueryLimits.maxBodyBytes.)
  */
-export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> &
-  Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb' | 'maxBodyMb'>>;
+export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb'>>;
 
 export async function startServer(service: QueryService, config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
   const { logs } = opts;

@@ -60,7 +60,10 @@ export function measure(v: Value): Measure {
     return { size: data.size + before + after + 32, depth: data.depth + 1 };
   }
   if (v instanceof Bytes) return { size: Math.ceil(v.bytes.length * 1.34) + 16, depth: 1 };
-  if (v instanceof SetV) return { size: measure(v.expr).size + 10, depth: measure(v.expr).depth + 1 };
+  if (v instanceof SetV) {
+    const expr = measure(v.expr);
+    return { size: expr.size + 10, depth: expr.depth + 1 };
+  }
   if (v instanceof Lambda) {
     let size = 64;
     let depth = 1;
@@ -73,7 +76,6 @@ export function measure(v: Value): Measure {
   }
   return { size: 64, depth: 1 }; // refs, times, dates, TxnTime
 }
-
 
 /** Records the size of an array known without walking it (the arrays it was joined from were measured). */
 export function remember(v: Value[], m: Measure): void {

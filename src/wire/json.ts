@@ -54,7 +54,7 @@ const AFTER = 2; // a value was read: ',' or the end of its container is expecte
  * An iterative (explicit-stack) JSON parser that can stop after any number of values and go on
  * later, so that a body of several MiB is parsed a slice at a time.
  */
-export class JsonParser {
+class JsonParser {
   private at = 0;
   private state = VALUE;
   private readonly stack: (JsonValue[] | JsonObject)[] = [];
