@@ -72,7 +72,7 @@ export function tooMuchCompute(units: number, limitOps: number): LimitExceeded {
  * that compute follows work where no evaluator call is made. Fauna charges its folds (Count, Sum, …)
  * one unit per element; the others nothing, so this is kept well below anything an application hits.
  */
-export const ELEMENTS_PER_UNIT = 64;
+const ELEMENTS_PER_UNIT = 64;
 
 /** Pool reservations are taken in steps of this size, so a query charging small amounts touches it rarely. */
 const RESERVE_STEP = 256 * 1024;
@@ -143,6 +143,11 @@ export class Budget {
     if (this.clockIn <= 0) this.readClock();
   }
 
+  /** A native loop over `elements` elements (merges, distinct): one unit per ELEMENTS_PER_UNIT. */
+  elements(elements: number): void {
+    this.charge(Math.ceil(elements / ELEMENTS_PER_UNIT));
+  }
+
   /**
    * Reads the clock now rather than after CLOCK_EVERY units: for loops whose steps take time their
    * units do not show (one regex search), so `breathe()` and the deadline see it.
@@ -153,7 +158,7 @@ export class Budget {
 
   private readClock(): void {
     this.clockIn = CLOCK_EVERY;
-    if (Date.now() > this.deadline) throw new QueryTimeout();
+    this.checkDeadline();
     if (performance.now() >= this.sliceEnd) this.yieldDue = true;
   }
 

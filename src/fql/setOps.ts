@@ -18,7 +18,7 @@ import {
   type SetSource,
 } from './sets';
 import type { EvalContext } from './context';
-import { ELEMENTS_PER_UNIT, type Budget } from './budget';
+import type { Budget } from './budget';
 import type { Env } from './env';
 import type { LambdaExpr } from '../wire/expr';
 import { errors, type Position } from '../values/errors';
@@ -293,9 +293,17 @@ async function operandSource(ctx: EvalContext, v: Value, pos: Position): Promise
 
 // ---- arrays as multisets -------------------------------------------------------------------------
 
+/** Heap bytes a Counts holds per value counted. */
+const BYTES_PER_COUNTED = 128;
+
 /** Occurrence counts of values under FQL equality. */
 class Counts {
   private readonly buckets = new Map<number, { v: Value; n: number }[]>();
+
+  /** Counts for up to `capacity` values: what they will hold (a slot and a share of the table each) is charged now. */
+  constructor(budget: Budget, capacity: number) {
+    budget.alloc(capacity * BYTES_PER_COUNTED);
+  }
 
   private slot(v: Value, create: boolean): { v: Value; n: number } | undefined {
     const key = hashValue(v);
@@ -317,12 +325,8 @@ class Counts {
     this.slot(v, true)!.n += d;
   }
 
-  /** What a Counts holds per value, in bytes (its slot and its share of the table): charged up front. */
-  static readonly BYTES_PER_VALUE = 128;
-
   static async of(budget: Budget, items: readonly Value[]): Promise<Counts> {
-    budget.alloc(items.length * Counts.BYTES_PER_VALUE);
-    const c = new Counts();
+    const c = new Counts(budget, items.length);
     await strided(budget, items, (v) => c.add(v, 1));
     return c;
   }
@@ -341,8 +345,7 @@ async function strided(budget: Budget, items: readonly Value[], fn: (v: Value) =
 async function unionArrays(budget: Budget, a: Value[], b: Value[]): Promise<Value[]> {
   const out = [...a];
   const have = await Counts.of(budget, a);
-  budget.alloc(b.length * Counts.BYTES_PER_VALUE);
-  const seen = new Counts();
+  const seen = new Counts(budget, b.length);
   await strided(budget, b, (v) => {
     seen.add(v, 1);
     if (seen.get(v) > have.get(v)) {
@@ -377,8 +380,7 @@ async function differenceArrays(budget: Budget, a: Value[], b: Value[]): Promise
 }
 
 async function distinctArray(budget: Budget, items: Value[]): Promise<Value[]> {
-  budget.alloc(items.length * Counts.BYTES_PER_VALUE);
-  const seen = new Counts();
+  const seen = new Counts(budget, items.length);
   const out: Value[] = [];
   await strided(budget, items, (v) => {
     if (seen.get(v)) return;
@@ -408,7 +410,7 @@ function algebra(head: Algebra) {
       // The result is no longer than all operands together; hashing each element is linear.
       const total = lists.reduce((n, l) => n + l.length, 0);
       ctx.budget.array(total);
-      ctx.budget.charge(Math.ceil(total / ELEMENTS_PER_UNIT));
+      ctx.budget.elements(total);
       let result = lists[0];
       for (const next of lists.slice(1)) result = await ARRAY_ALGEBRA[head](ctx.budget, result, next);
       return ctx.built(result);
@@ -527,7 +529,7 @@ define('distinct', async (call, env, ctx) => {
   const items = Array.isArray(v) ? v : v instanceof Page ? v.data : undefined;
   if (items) {
     ctx.budget.array(items.length);
-    ctx.budget.charge(Math.ceil(items.length / ELEMENTS_PER_UNIT));
+    ctx.budget.elements(items.length);
   }
   if (Array.isArray(v)) return distinctArray(ctx.budget, v);
   if (v instanceof Page) return v.withData(await distinctArray(ctx.budget, v.data));
