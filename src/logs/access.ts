@@ -26,15 +26,10 @@ export interface Requester {
   path: readonly string[];
 }
 
-/**
- * Refuses (401) a request whose bearer does not authenticate, before its body is read: a request
- * without a valid secret costs the same whatever it carries. asAdmin checks the role afterwards.
- */
-export async function checkBearer(service: QueryService, authorization: string | undefined): Promise<void> {
-  if (authorization === undefined || authorization.trim() === '') {
-    throw new LogApiError(401, 'Unauthorized: an Authorization: Bearer <secret> header is required.', BEARER_CHALLENGE);
-  }
-  if (!(await service.authorize(authorization))) throw new LogApiError(401, 'Unauthorized: the secret is invalid.', BEARER_CHALLENGE);
+/** The 401 of this API: no bearer at all, or one that does not authenticate. */
+export function unauthorizedBearer(missing: boolean): LogApiError {
+  const text = missing ? 'Unauthorized: an Authorization: Bearer <secret> header is required.' : 'Unauthorized: the secret is invalid.';
+  return new LogApiError(401, text, { 'www-authenticate': 'Bearer realm="Unauthorized"' });
 }
 
 /**
@@ -46,9 +41,7 @@ export async function asAdmin<T>(
   authorization: string | undefined,
   fn: (ctx: EvalContext, requester: Requester) => Promise<T>,
 ): Promise<{ result: T; requester: Requester }> {
-  if (authorization === undefined || authorization.trim() === '') {
-    throw new LogApiError(401, 'Unauthorized: an Authorization: Bearer <secret> header is required.', BEARER_CHALLENGE);
-  }
+  if (authorization === undefined || authorization.trim() === '') throw unauthorizedBearer(true);
   let requester: Requester | undefined;
   try {
     const run = await service.transact(
@@ -66,15 +59,11 @@ export async function asAdmin<T>(
     return { result: run.result, requester: requester! };
   } catch (err) {
     if (err instanceof LogApiError) throw err;
-    if (err instanceof ProtocolError && err.status === 401) {
-      throw new LogApiError(401, 'Unauthorized: the secret is invalid.', BEARER_CHALLENGE);
-    }
+    if (err instanceof ProtocolError && err.status === 401) throw unauthorizedBearer(false);
     if (err instanceof QueryTimeout) throw new LogApiError(503, 'Timed out.');
     throw err;
   }
 }
-
-const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer realm="Unauthorized"' };
 
 /**
  * Scope ids of the databases named by `names` from the top (the first is the top database, 0), or

@@ -13,7 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { METHODS } from 'node:http';
 import type { QueryService } from '../fql/api';
-import { asAdmin, checkBearer, LogApiError, resolvePath, subtreeOf, type Requester } from '../logs/access';
+import { asAdmin, LogApiError, resolvePath, subtreeOf, unauthorizedBearer, type Requester } from '../logs/access';
+import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import type { LogSystem } from '../logs/index';
 import { decodeToken, isLogState, LOG_STATES, type ExportJob, type LogState } from '../logs/jobs';
 import type { LoggedDatabase } from '../logs/types';
@@ -81,6 +82,12 @@ function message(status: number, text: string, extra?: Record<string, unknown>, 
   return { status, body: JSON.stringify({ message: text, ...extra }), headers };
 }
 
+/** This API's 401, for a bearer refused before the body is read (as asAdmin words it). */
+function bearerRefusal(why: AuthFailure): Outcome {
+  const e = unauthorizedBearer(why === 'missing');
+  return message(e.status, e.message, undefined, e.headers);
+}
+
 function ok(body: unknown, requester?: Requester): Outcome {
   return { status: 200, body: JSON.stringify(body), log: { database: requester && loggedDb(requester) } };
 }
@@ -99,18 +106,9 @@ class LogsApi {
     return this.logs.settings.regionGroup;
   }
 
-  /** Refuses a request whose bearer does not authenticate before its body is read. */
-  private async bearerFirst(ctx: RequestContext): Promise<void> {
-    try {
-      await checkBearer(this.service, ctx.headers.authorization);
-    } catch (e) {
-      ctx.discardBody();
-      throw e;
-    }
-  }
-
   async create(ctx: RequestContext): Promise<Outcome> {
-    await this.bearerFirst(ctx);
+    const refused = await refuseUnauthenticated(this.service, ctx, bearerRefusal);
+    if (refused) return refused;
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
     const { result: job, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, true);
@@ -173,7 +171,8 @@ class LogsApi {
   }
 
   async list(ctx: RequestContext): Promise<Outcome> {
-    await this.bearerFirst(ctx);
+    const refused = await refuseUnauthenticated(this.service, ctx, bearerRefusal);
+    if (refused) return refused;
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
     const { result: wanted, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, true);
