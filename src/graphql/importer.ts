@@ -9,6 +9,7 @@ import type { EvalContext } from '../fql/context';
 import { Env } from '../fql/env';
 import { evalExpr } from '../fql/evaluator';
 import { secretFromHeader, type Scope } from '../model/auth';
+import { failpoint } from '../failpoints';
 import { usesRoles } from '../model/permissions';
 import { ProtocolError, QueryError } from '../values/errors';
 import { Page, Ref, Time, type Obj, type Value } from '../values/types';
@@ -89,6 +90,7 @@ async function importNow(
         return fn(ctx);
       });
 
+    failpoint('graphql.import');
     // 1. Check the schema and the database (nothing is written yet).
     const next = checkDocument(parseSdl(text));
     let effective: DocumentNode = next;

@@ -30,11 +30,11 @@ function badPreview(ctx: RequestContext): string | undefined {
 }
 
 function json(status: number, body: string, extra?: Partial<Outcome>): Outcome {
-  return { status, body, ...extra, headers: { 'content-type': JSON_TYPE } };
+  return { status, body, ...extra, headers: { ...extra?.headers, 'content-type': JSON_TYPE } };
 }
 
-function text(status: number, body: string): Outcome {
-  return { status, body, headers: { 'content-type': TEXT_TYPE } };
+function text(status: number, body: string, extra?: Partial<Outcome>): Outcome {
+  return { status, body, ...extra, headers: { ...extra?.headers, 'content-type': TEXT_TYPE } };
 }
 
 function timeoutOf(ctx: RequestContext): number | undefined {
@@ -54,7 +54,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
     a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx) });
   } catch (err) {
     const id = logInternalError(err, 'POST /graphql');
-    return { ...json(500, errorBody(internalErrorText(id))), headers: { 'content-type': JSON_TYPE, 'x-request-id': id } };
+    return json(500, errorBody(internalErrorText(id)), { headers: { 'x-request-id': id } });
   }
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
   const log = { database: a.database, fqlShape: typeof request.query === 'string' ? shapeGraphQL(request.query) : undefined };
@@ -141,7 +141,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
         return { ...text(a.status, a.body), bytesIn: Buffer.byteLength(body, 'utf8'), log: { database: a.database, fqlShape: shapeGraphQL(body) } };
       } catch (err) {
         const id = logInternalError(err, 'POST /import');
-        return { ...text(500, internalErrorText(id)), headers: { 'content-type': TEXT_TYPE, 'x-request-id': id } };
+        return text(500, internalErrorText(id), { headers: { 'x-request-id': id } });
       }
     },
   };

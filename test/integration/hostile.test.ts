@@ -343,7 +343,7 @@ describe('the memory all requests share', () => {
 describe("a fault of the server's own", () => {
   let srv: FloraProcess;
   before(async () => {
-    srv = await startFlora({ env: { FLORA_FAILPOINTS: 'query.evaluate,graphql.execute' } });
+    srv = await startFlora({ env: { FLORA_FAILPOINTS: 'query.evaluate,graphql.execute,graphql.import' } });
   });
   after(async () => {
     await srv.stop();
@@ -366,11 +366,21 @@ describe("a fault of the server's own", () => {
     }
   });
 
+  test('on /import, as text', async () => {
+    const res = await post(srv, 'type Thing { name: String }', { path: '/import' });
+    assert.equal(res.status, 500);
+    const id = res.headers['x-request-id'];
+    assert.match(id, /^[0-9a-f]{16}$/);
+    assert.match(res.headers['content-type'], /^text\/plain/);
+    assert.equal(res.body, `Internal server error. The server's log has the details under request id ${id}.`);
+    await until(() => srv.stderr().includes(`[request ${id}]`));
+  });
+
   test('on /graphql too, in the GraphQL shape', async () => {
-    await httpRequest(srv.url, { method: 'POST', path: '/import', headers: { authorization: `Bearer ${ROOT}` }, body: 'type Thing { name: String }' });
     const res = await post(srv, JSON.stringify({ query: '{ __typename }' }), { path: '/graphql', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 500);
     const id = res.headers['x-request-id'];
+    assert.match(res.headers['content-type'], /^application\/json/);
     assert.deepEqual(JSON.parse(res.body), { errors: [{ message: `Internal server error. The server's log has the details under request id ${id}.` }] });
     await until(() => srv.stderr().includes(`[request ${id}]`));
   });
