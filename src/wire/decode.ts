@@ -141,6 +141,18 @@ function resumable<T>(container: object, n: number, fresh: () => T, step: (done:
   return done;
 }
 
+/** resumable() over a JSON object's fields: `step(done, key, value)`, in order. */
+function resumableFields<T>(obj: JsonObject, fresh: () => T, step: (done: T, key: string, value: JsonValue) => void): T {
+  if (slicing === undefined) {
+    // The hot path (every small body): the fields as they come, no key list, no state.
+    const done = fresh();
+    for (const [k, v] of obj) step(done, k, v);
+    return done;
+  }
+  const keys = [...obj.keys()];
+  return resumable(obj, keys.length, fresh, (done, i) => step(done, keys[i], obj.get(keys[i])!));
+}
+
 // --- expressions ---------------------------------------------------------------------------
 
 export function decodeExpr(json: JsonValue, pos: Position = []): Expr {
@@ -195,16 +207,9 @@ function decodeForm(json: JsonObject, form: RecognizedForm, pos: Position): Expr
   }
   // Only a literal list is a sequence for do/and/or: it stays an array expression.
   const list = EXPR_LISTS.has(canonical);
-  const arg = (k: string, v: JsonValue): Expr => (list && k === head && Array.isArray(v) ? decodeArray(v, at(pos, k), false) : decodeExpr(v, at(pos, k)));
-  let args: Map<string, Expr>;
-  if (slicing === undefined) {
-    // The hot path (every small body): no state to keep for a suspension.
-    args = new Map();
-    for (const [k, v] of json) args.set(k, arg(k, v));
-  } else {
-    const keys = [...json.keys()];
-    args = resumable(json, keys.length, () => new Map<string, Expr>(), (done, i) => done.set(keys[i], arg(keys[i], json.get(keys[i])!)));
-  }
+  const args = resumableFields(json, () => new Map<string, Expr>(), (done, k, v) =>
+    done.set(k, list && k === head && Array.isArray(v) ? decodeArray(v, at(pos, k), false) : decodeExpr(v, at(pos, k))),
+  );
   if (list) {
     const list = json.get(head);
     if (Array.isArray(list) && list.length === 0)
@@ -273,8 +278,7 @@ function decodeObjectLiteral(j: JsonValue, pos: Position): Expr {
 
 /** An object literal; one whose values are all constants is itself a constant. */
 function objectExpr(j: JsonObject, childPos: Position, pos: Position): Expr {
-  const keys = [...j.keys()];
-  const entries = resumable(j, keys.length, (): [string, Expr][] => [], (done, i) => done.push([keys[i], decodeExpr(j.get(keys[i])!, at(childPos, keys[i]))]));
+  const entries = resumableFields(j, (): [string, Expr][] => [], (done, k, v) => done.push([k, decodeExpr(v, at(childPos, k))]));
   if (entries.every(([, x]) => x.t === 'lit')) return { t: 'lit', v: new Map(entries.map(([k, x]) => [k, (x as LitExpr).v])), pos };
   return { t: 'object', entries, pos };
 }
@@ -318,8 +322,7 @@ export function decodeLiteral(json: JsonValue, pos: Position = []): Value {
 }
 
 function literalObj(json: JsonObject, pos: Position): Obj {
-  const keys = [...json.keys()];
-  return resumable(json, keys.length, (): Obj => new Map(), (done, i) => done.set(keys[i], decodeLiteral(json.get(keys[i])!, at(pos, keys[i]))));
+  return resumableFields(json, (): Obj => new Map(), (done, k, v) => done.set(k, decodeLiteral(v, at(pos, k))));
 }
 
 function decodeEscape(key: string, inner: JsonValue, pos: Position): Value {
