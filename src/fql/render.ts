@@ -1,7 +1,7 @@
 // Response bodies: {"resource": …} and {"errors": […]} in Fauna's shapes.
 
-import { encodeValue, encodeValueSliced, isWide, TooLong, type RenderPacer } from '../wire/encode';
-import { jsonString } from '../wire/json';
+import { encodeValue, encodeValueSliced, isWide, TooLong } from '../wire/encode';
+import { jsonString, type Pacer } from '../wire/json';
 import type { ProtocolError, QueryError } from '../values/errors';
 import type { Value } from '../values/types';
 import { LimitExceeded } from './budget';
@@ -23,7 +23,7 @@ export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity): stri
  * resourceBody for any result: a narrow one at once (text), a wide one (long arrays, objects, pages)
  * a slice at a time into UTF-8 bytes, so that a large result never holds the event loop long.
  */
-export function resourceBytes(v: Value, txnTs: bigint, maxBytes: number, pacer: RenderPacer): string | Promise<Buffer> {
+export function resourceBytes(v: Value, txnTs: bigint, maxBytes: number, pacer: Pacer): string | Promise<Buffer> {
   if (!isWide(v)) return resourceBody(v, txnTs, maxBytes);
   return encodeValueSliced(v, { txnTs, maxLength: maxBytes }, pacer, '{"resource":', '}').catch((e: unknown) => {
     throw e instanceof TooLong ? responseTooLarge(e.length, maxBytes) : e;

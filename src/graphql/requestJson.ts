@@ -6,21 +6,17 @@
 import { QueryError } from '../values/errors';
 import { LONG_MAX, LONG_MIN } from '../values/types';
 import type { JsonValue } from '../wire/expr';
-import { parseJson, parseJsonSliced } from '../wire/json';
+import { loopPacer, parseJson, parseJsonSliced } from '../wire/json';
 
 /** The text is not usable JSON; the message says why (for the client). */
 export class RequestJsonError extends Error {}
 
-/** Bodies longer than this are parsed a slice at a time (the event loop is not held). */
+/** Bodies longer than this are parsed a slice of `sliceMs` at a time (the event loop is not held). */
 const SLICED_FROM = 64 * 1024;
-const SLICE_MS = 10;
 
-function parse(text: string): Promise<JsonValue> {
-  if (text.length <= SLICED_FROM) return Promise.resolve(parseJson(text));
-  return parseJsonSliced(text, SLICE_MS, () => new Promise((resolve) => setImmediate(resolve)));
-}
-
-export async function parseRequestJson(text: string): Promise<unknown> {
+export async function parseRequestJson(text: string, sliceMs: number): Promise<unknown> {
+  const parse = (t: string): Promise<JsonValue> =>
+    t.length <= SLICED_FROM ? Promise.resolve(parseJson(t)) : parseJsonSliced(t, loopPacer(sliceMs));
   try {
     return plain(await parse(text));
   } catch (e) {

@@ -95,7 +95,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       else {
         let parsed: unknown;
         try {
-          parsed = await parseRequestJson(body);
+          parsed = await parseRequestJson(body, service.limits.sliceMs);
         } catch (err) {
           if (err instanceof RequestJsonError) return json(400, errorBody(err.message));
           throw err;
@@ -111,7 +111,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       let parsed: unknown;
       if (variables) {
         try {
-          parsed = await parseRequestJson(variables);
+          parsed = await parseRequestJson(variables, service.limits.sliceMs);
         } catch (err) {
           if (err instanceof RequestJsonError) return json(400, errorBody(`The \`variables\` parameter: ${err.message}`));
           throw err;

@@ -17,7 +17,7 @@ import {
 } from '../values/types';
 import { matchForm, noFormMessage, type RecognizedForm } from './builders';
 import type { Expr, JsonObject, JsonValue, LambdaExpr, LetExpr, LitExpr } from './expr';
-import { parseJson, parseJsonSliced } from './json';
+import { parseJson, parseJsonSliced, type Pacer } from './json';
 import { parseDate, parseIsoTime } from './time';
 
 /** parseJson + decodeExpr: the request body of `POST /`. */
@@ -25,13 +25,8 @@ export function decodeQueryBody(text: string): Expr {
   return decodeExpr(parseJson(text));
 }
 
-/**
- * How a decode shares the event loop (it works for `sliceMs`, then awaits `pause()`) and charges
- * the memory its trees take (`alloc` throws when the request may not have more).
- */
-export interface Pacer {
-  readonly sliceMs: number;
-  pause(): Promise<void>;
+/** A Pacer that is also charged the memory the decoded trees take (`alloc` throws past the request's share). */
+export interface DecodePacer extends Pacer {
   alloc(bytes: number): void;
 }
 
@@ -49,14 +44,14 @@ const SYNC_DECODE_CHARS = 64 * 1024;
  * The request body of `POST /` (and of a stream) as an expression, decoded a slice at a time so that
  * a body of several MiB never holds the event loop for longer than `pacer.sliceMs`.
  */
-export async function decodeRequest(text: string, pacer: Pacer): Promise<Expr> {
+export async function decodeRequest(text: string, pacer: DecodePacer): Promise<Expr> {
   if (text.length <= SYNC_DECODE_CHARS) {
     pacer.alloc(text.length * SMALL_BODY_BYTES_PER_CHAR);
     return decodeQueryBody(text);
   }
   // The body's text stays alive as long as any string sliced from it does.
   pacer.alloc(text.length * 2);
-  const json = await parseJsonSliced(text, pacer.sliceMs, () => pacer.pause(), (values) => pacer.alloc(values * PARSED_VALUE_BYTES));
+  const json = await parseJsonSliced(text, pacer, (values) => pacer.alloc(values * PARSED_VALUE_BYTES));
   const session: Slicing = { resume: undefined, charge: (nodes) => pacer.alloc(nodes * DECODED_NODE_BYTES) };
   for (;;) {
     const expr = decodeSlice(json, session, performance.now() + pacer.sliceMs);

@@ -14,7 +14,7 @@ import {
   type Value,
 } from '../values/types';
 import type { JsonValue } from './expr';
-import { jsonString } from './json';
+import { jsonString, type Pacer } from './json';
 import { formatDate, formatTime } from './time';
 
 export interface EncodeContext {
@@ -81,12 +81,6 @@ export function encodeValue(v: Value, ctx: EncodeContext): string {
 
 // --- large values, a slice at a time ---------------------------------------------------------
 
-/** How a long rendering shares the event loop: it works for `sliceMs`, then awaits `pause()`. */
-export interface RenderPacer {
-  readonly sliceMs: number;
-  pause(): Promise<void>;
-}
-
 /** Arrays, objects and pages with more elements than this are rendered element by element. */
 const WIDE = 256;
 
@@ -109,7 +103,7 @@ const PIECE = 64 * 1024;
  * for much longer than `pacer.sliceMs`: wide arrays, objects and pages are walked element by element
  * (each element rendered at once), yielding between slices. Stops (TooLong) past ctx.maxLength.
  */
-export async function encodeValueSliced(v: Value, ctx: EncodeContext, pacer: RenderPacer, prefix = '', suffix = ''): Promise<Buffer> {
+export async function encodeValueSliced(v: Value, ctx: EncodeContext, pacer: Pacer, prefix = '', suffix = ''): Promise<Buffer> {
   const out = new PieceWriter(ctx.maxLength ?? Infinity);
   const sliceMs = pacer.sliceMs;
   let sliceEnd = performance.now() + sliceMs;

@@ -30,17 +30,31 @@ export function parseJson(text: string): JsonValue {
 const PARSE_STEP = 2048;
 
 /**
- * parseJson for large texts: parsed `sliceMs` at a time, awaiting `pause()` in between, so that the
- * event loop is never held long. `onStep` is told after each step (a decoder charges memory there).
+ * How long work shares the event loop (parsing, decoding, rendering): it runs for `sliceMs`, then
+ * awaits `pause()` so that other requests get their turn. A query's Budget is one.
  */
-export async function parseJsonSliced(text: string, sliceMs: number, pause: () => Promise<void>, onStep?: (values: number) => void): Promise<JsonValue> {
+export interface Pacer {
+  readonly sliceMs: number;
+  pause(): Promise<void>;
+}
+
+/** A Pacer for work outside any query: slices of `sliceMs`, pausing until the next turn of the loop. */
+export function loopPacer(sliceMs: number): Pacer {
+  return { sliceMs, pause: () => new Promise((resolve) => setImmediate(resolve)) };
+}
+
+/**
+ * parseJson for large texts: parsed a slice at a time, so that the event loop is never held long.
+ * `onStep` is told after each step (a decoder charges memory there).
+ */
+export async function parseJsonSliced(text: string, pacer: Pacer, onStep?: (values: number) => void): Promise<JsonValue> {
   const parser = new JsonParser(text);
-  let sliceEnd = performance.now() + sliceMs;
+  let sliceEnd = performance.now() + pacer.sliceMs;
   while (!parser.step(PARSE_STEP)) {
     onStep?.(PARSE_STEP);
     if (performance.now() >= sliceEnd) {
-      await pause();
-      sliceEnd = performance.now() + sliceMs;
+      await pacer.pause();
+      sliceEnd = performance.now() + pacer.sliceMs;
     }
   }
   return parser.result;

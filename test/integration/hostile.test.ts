@@ -86,6 +86,16 @@ describe('hostile input, default limits', () => {
     assert.ok(pings >= 2, `pings answered meanwhile: ${pings}`);
   });
 
+  test('a large GraphQL request body is parsed a slice at a time and answered', async () => {
+    const imported = await post(srv, 'type Widget { name: String }', { path: '/import' });
+    assert.equal(imported.status, 200, imported.body);
+    // 200,000 unused variable values: a body of ~1.3 MB, parsed in many steps.
+    const body = JSON.stringify({ query: '{ __typename }', variables: { pad: Array.from({ length: 200_000 }, (_, i) => i) } });
+    const res = await post(srv, body, { path: '/graphql', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 200, res.body.slice(0, 200));
+    assert.deepEqual(JSON.parse(res.body), { data: { __typename: 'Query' } });
+  });
+
   test('a query that computes for a long time shares the event loop', async () => {
     // 300,000 lambda applications: well within the compute limit, several hundred ms of work.
     const body = JSON.stringify({
