@@ -135,6 +135,15 @@ export class Authenticator {
     this.jwt.invalidate(); // JWT hook
   }
 
+  /**
+   * True when the secret's resolution is cached and needs no read to stand (a key, or a scope of
+   * one, whose ttl has not passed by `now`): a check before work can skip a transaction.
+   */
+  knownGood(secret: string, now: bigint): boolean {
+    const hit = this.cache.get(secret);
+    return hit !== undefined && !hit.token && !hit.identity && (hit.expiresAt === undefined || hit.expiresAt > now);
+  }
+
   /** Resolves a secret to a Scope, or undefined (→ 401). */
   async authenticate(secret: string, txn: Txn): Promise<Scope | undefined> {
     const hit = this.cache.get(secret);
