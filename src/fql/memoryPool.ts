@@ -30,11 +30,21 @@ function heapInUse(): number {
   return m.heapUsed + m.external;
 }
 
+/** What the pool watches with: the process's own heap, collector and clock unless a test gives its own. */
+export interface HeapWatch {
+  readHeap(): number;
+  collect: (() => void) | undefined;
+  now(): number;
+}
+
+const PROCESS: HeapWatch = { readHeap: heapInUse, collect, now: () => Date.now() };
+
 export class MemoryPool {
   private used = 0;
   private heap = 0;
   private baseline = 0;
   private timer: NodeJS.Timeout | undefined;
+  private watching: HeapWatch | undefined;
   private lastGc = 0;
   /** The last time the pool had reservations or pressure; an idle collection follows a load. */
   private lastBusy = 0;
@@ -48,38 +58,48 @@ export class MemoryPool {
 
   /** True while the live heap is past what the pool allows. */
   get pressure(): boolean {
-    return this.timer !== undefined && this.heap > this.baseline + this.capacity;
+    return this.watching !== undefined && this.heap > this.baseline + this.capacity;
   }
 
-  /** Starts watching the heap (the server's pool; pools of tools and tests only count). */
-  watch(): this {
-    if (this.timer) return this;
-    this.baseline = heapInUse();
+  /**
+   * Starts watching the heap (the server's pool; pools of tools and tests only count). `every`: how
+   * often to look, in ms; 0 = only when look() is called (tests).
+   */
+  watch(how: HeapWatch = PROCESS, every = WATCH_MS): this {
+    if (this.watching) return this;
+    this.watching = how;
+    this.baseline = how.readHeap();
     this.heap = this.baseline;
-    this.timer = setInterval(() => this.look(), WATCH_MS);
-    this.timer.unref();
+    if (every > 0) {
+      this.timer = setInterval(() => this.look(), every);
+      this.timer.unref();
+    }
     return this;
   }
 
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.watching = undefined;
   }
 
-  private look(): void {
-    this.heap = heapInUse();
-    const now = Date.now();
+  /** One look at the heap: pressure starts or ends, and a collection runs if one is due. */
+  look(): void {
+    const how = this.watching;
+    if (!how) return;
+    this.heap = how.readHeap();
+    const now = how.now();
     if (this.used > 0 || this.pressure) {
       this.lastBusy = now;
       this.loaded ||= this.heap > this.baseline + this.capacity / 4;
     }
-    if (!collect) return;
+    if (!how.collect) return;
     const idleAfterLoad = this.loaded && this.used === 0 && now - this.lastBusy >= IDLE_GC_MS;
     if ((this.pressure && now - this.lastGc >= GC_EVERY_MS) || idleAfterLoad) {
-      collect();
+      how.collect();
       this.lastGc = now;
       this.loaded = false;
-      this.heap = heapInUse();
+      this.heap = how.readHeap();
     }
   }
 
