@@ -316,6 +316,14 @@ describe('limits set by configuration', () => {
     assert.match(errorOf(res).description, /^Response exceeds the size limit: got \d+ bytes or more, limit 1048576 bytes$/);
   });
 
+  test('response size limit, for a wide result rendered a slice at a time', async () => {
+    // 300 strings of 4,000 characters: sent as a constant (no value is built), 1.2 MB to answer.
+    const items = Array.from({ length: 300 }, (_, i) => String(i).padEnd(4000, 'z'));
+    const res = await post(srv, JSON.stringify({ to_array: items }));
+    assert.equal(res.status, 400, res.body.slice(0, 200));
+    assert.match(errorOf(res).description, /^Response exceeds the size limit: got \d+ bytes or more, limit 1048576 bytes$/);
+  });
+
   test('query memory limit: a large body, or values built one after another', async () => {
     const res = await post(srv, flat(500_000));
     assert.equal(res.status, 400);
@@ -330,6 +338,30 @@ describe('limits set by configuration', () => {
     );
     assert.equal(many.status, 400);
     assert.match(errorOf(many).description, /^Query uses too much memory/);
+  });
+});
+
+describe('bodies are reserved from the shared memory before they are read', () => {
+  let srv: FloraProcess;
+  before(async () => {
+    srv = await startFlora({ env: { FLORA_MEMORY_MB: '1' } });
+  });
+  after(async () => {
+    await srv.stop();
+  });
+
+  test('a body larger than the memory left gets 429 on every route, each in its own shape', async () => {
+    const big = Buffer.alloc(2 * 1024 * 1024, 0x20);
+    const fql = await post(srv, big);
+    assert.equal(fql.status, 429);
+    assert.deepEqual(errorOf(fql), { code: 'too many requests', description: 'Too many pending requests' });
+    const gql = await post(srv, big, { path: '/graphql', headers: { 'content-type': 'application/json' } });
+    assert.equal(gql.status, 429);
+    assert.deepEqual(JSON.parse(gql.body), { errors: [{ message: 'Too many pending requests.' }] });
+    const sdl = await post(srv, big, { path: '/import' });
+    assert.equal(sdl.status, 429);
+    assert.equal(sdl.body, 'Too many pending requests.');
+    assert.equal((await post(srv, '{"add":[1,2]}')).body, '{"resource":3}');
   });
 });
 
