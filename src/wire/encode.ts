@@ -146,10 +146,7 @@ export async function encodeValueSliced(v: Value, ctx: EncodeContext, pacer: Pac
       }
       out.write('"');
     } else if (x instanceof Page && x.data.length > WIDE) {
-      out.write('{');
-      if (x.before !== undefined) out.write('"before":' + encodeValue(x.before, ctx) + ',');
-      if (x.after !== undefined) out.write('"after":' + encodeValue(x.after, ctx) + ',');
-      out.write('"data":');
+      out.write(pageHead(x, ctx, encodeValue));
       await walk(x.data);
       out.write('}');
     } else {
@@ -189,10 +186,15 @@ class PieceWriter {
 }
 
 function encodePage(p: Page, ctx: EncodeContext, enc: (v: Value, ctx: EncodeContext) => string): string {
+  return pageHead(p, ctx, enc) + enc(p.data, ctx) + '}';
+}
+
+/** A page's text up to its data: `{"before":…,"after":…,"data":`. */
+function pageHead(p: Page, ctx: EncodeContext, enc: (v: Value, ctx: EncodeContext) => string): string {
   let out = '{';
   if (p.before !== undefined) out += '"before":' + enc(p.before, ctx) + ',';
   if (p.after !== undefined) out += '"after":' + enc(p.after, ctx) + ',';
-  return out + '"data":' + enc(p.data, ctx) + '}';
+  return out + '"data":';
 }
 
 // --- refs ----------------------------------------------------------------------------------
