@@ -166,7 +166,7 @@ export class Executor implements QueryService {
         const m = last?.txn.metrics;
         const aborted = e.code === 'transaction aborted' && m;
         const metrics = aborted
-          ? toMetrics({ bytesRead: m.bytesRead, reads: m.reads, bytesWritten: 0, writes: 0, reader: undefined }, last?.computeUnits ?? 0, 0)
+          ? toMetrics({ bytesRead: m.bytesRead, reads: m.reads, bytesWritten: 0, writes: 0 }, last?.computeUnits ?? 0, 0)
           : toMetrics(undefined, 0, 0);
         return { status: e.status, body: queryErrorBody(e), txnTime: this.store.now(), metrics, database: databaseOf(last) };
       }
@@ -217,7 +217,10 @@ function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }
 
-function toMetrics(m: TxnMetrics | undefined, units: number, retries: number): QueryMetrics {
+/** The counts of TxnMetrics (not its reader) that the metrics headers report. */
+type TxnCounts = Pick<TxnMetrics, 'bytesRead' | 'bytesWritten' | 'reads' | 'writes'>;
+
+function toMetrics(m: TxnCounts | undefined, units: number, retries: number): QueryMetrics {
   const bytesRead = m?.bytesRead ?? 0;
   const bytesWritten = m?.bytesWritten ?? 0;
   return {
