@@ -88,6 +88,9 @@ export interface Translation {
   size: number;
 }
 
+/** `\t` and the other one-letter escapes of a control character. */
+const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 0x09, n: 0x0a, r: 0x0d, f: 0x0c, a: 0x07, e: 0x1b };
+
 const REASON = 'regular expressions run on RE2, which has no backreferences or lookaround';
 
 // --- the tree --------------------------------------------------------------------------------
@@ -541,6 +544,8 @@ class Parser {
     };
     const char = (cp: number): Escape => ({ kind: 'char', cp });
     const text = (): string => String.fromCodePoint(...this.p.slice(start, this.k));
+    const control = CONTROL_ESCAPES[c];
+    if (control !== undefined) return char(control);
     switch (c) {
       case '0': {
         const oct = (x: number | undefined) => x !== undefined && x >= 0x30 && x <= 0x37;
@@ -643,18 +648,6 @@ class Parser {
         }
         return { kind: 'set', set: c === 'P' ? { ...set, negate: !set.negate } : set };
       }
-      case 't':
-        return char(0x09);
-      case 'n':
-        return char(0x0a);
-      case 'r':
-        return char(0x0d);
-      case 'f':
-        return char(0x0c);
-      case 'a':
-        return char(0x07);
-      case 'e':
-        return char(0x1b);
       case 'c':
         if (this.k >= this.p.length) throw new RegexSyntaxError('Illegal control escape sequence');
         return char(this.p[this.k++] ^ 64);
