@@ -3,9 +3,9 @@
 // answering other requests (GET /ping) while it worked. How long the loop may be held, and memory
 // under load, are measured by the torture suite (npm run torture), not here.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { httpRequest, startFlora, type FloraProcess, type RawResponse } from '../helpers/server';
+import { httpRequest, serverForFile, type FloraProcess, type RawResponse } from '../helpers/server';
 
 const ROOT = 'secret';
 
@@ -43,19 +43,13 @@ async function whilePinging(srv: FloraProcess, heavy: Promise<RawResponse>): Pro
 const flat = (n: number) => '{"add":[' + Array(n).fill('1').join(',') + ']}';
 
 describe('hostile input, default limits', () => {
-  let srv: FloraProcess;
-  before(async () => {
-    srv = await startFlora();
-  });
-  after(async () => {
-    await srv.stop();
-  });
+  const server = serverForFile();
 
   test('a 4 MB body without a secret, or with a wrong one, is refused before it is parsed', async () => {
     const body = flat(2_000_001);
     for (const secret of [null, 'wrong-secret', 'fnAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
       for (const http2 of [false, true]) {
-        const res = await post(srv, body, { secret, http2 });
+        const res = await post(server.flora, body, { secret, http2 });
         assert.equal(res.status, 401, `${secret} ${http2}`);
         assert.deepEqual(errorOf(res), { code: 'unauthorized', description: 'Unauthorized' });
       }
@@ -63,15 +57,15 @@ describe('hostile input, default limits', () => {
   });
 
   test('a body over the size limit with a wrong secret is a 401, not a 413: nothing is read first', async () => {
-    const res = await post(srv, Buffer.alloc(9 * 1024 * 1024, 0x20), { secret: 'wrong' });
+    const res = await post(server.flora, Buffer.alloc(9 * 1024 * 1024, 0x20), { secret: 'wrong' });
     assert.equal(res.status, 401);
-    const ok = await post(srv, Buffer.alloc(9 * 1024 * 1024, 0x20));
+    const ok = await post(server.flora, Buffer.alloc(9 * 1024 * 1024, 0x20));
     assert.equal(ok.status, 413);
     assert.deepEqual(errorOf(ok), { code: 'request too large', description: 'Request entity is too large' });
   });
 
   test('the same 4 MB body with the root secret is answered, and /ping answers meanwhile', async () => {
-    const { res, pings } = await whilePinging(srv, post(srv, flat(2_000_001)));
+    const { res, pings } = await whilePinging(server.flora, post(server.flora, flat(2_000_001)));
     assert.equal(res.status, 200, res.body);
     assert.equal(res.body, '{"resource":2000001}');
     assert.ok(pings >= 2, `pings answered meanwhile: ${pings}`);
@@ -80,18 +74,18 @@ describe('hostile input, default limits', () => {
   test('a large result is rendered a slice at a time, and /ping answers meanwhile', async () => {
     // 600,000 strings: a 6 MB body and a 6 MB answer.
     const items = Array.from({ length: 600_000 }, (_, i) => `s${i % 1000}`.padEnd(7, 'x'));
-    const { res, pings } = await whilePinging(srv, post(srv, JSON.stringify({ to_array: items })));
+    const { res, pings } = await whilePinging(server.flora, post(server.flora, JSON.stringify({ to_array: items })));
     assert.equal(res.status, 200, res.body.slice(0, 200));
     assert.ok(res.body === JSON.stringify({ resource: items }), `${res.body.length} characters: ${res.body.slice(0, 100)}`);
     assert.ok(pings >= 2, `pings answered meanwhile: ${pings}`);
   });
 
   test('a large GraphQL request body is parsed a slice at a time and answered', async () => {
-    const imported = await post(srv, 'type Widget { name: String }', { path: '/import' });
+    const imported = await post(server.flora, 'type Widget { name: String }', { path: '/import' });
     assert.equal(imported.status, 200, imported.body);
     // 200,000 unused variable values: a body of ~1.3 MB, parsed in many steps.
     const body = JSON.stringify({ query: '{ __typename }', variables: { pad: Array.from({ length: 200_000 }, (_, i) => i) } });
-    const res = await post(srv, body, { path: '/graphql', headers: { 'content-type': 'application/json' } });
+    const res = await post(server.flora, body, { path: '/graphql', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 200, res.body.slice(0, 200));
     assert.deepEqual(JSON.parse(res.body), { data: { __typename: 'Query' } });
   });
@@ -103,7 +97,7 @@ describe('hostile input, default limits', () => {
       initial: 0,
       collection: Array.from({ length: 290_000 }, () => 1),
     });
-    const { res, pings } = await whilePinging(srv, post(srv, body));
+    const { res, pings } = await whilePinging(server.flora, post(server.flora, body));
     assert.equal(res.status, 200, res.body);
     assert.equal(res.body, '{"resource":290000}');
     assert.ok(pings >= 3, `pings answered meanwhile: ${pings}`);
@@ -115,13 +109,13 @@ describe('hostile input, default limits', () => {
       initial: 0,
       collection: Array.from({ length: 400_000 }, () => 1),
     });
-    const res = await post(srv, body);
+    const res = await post(server.flora, body);
     assert.equal(res.status, 400, res.body);
     const e = errorOf(res);
     assert.equal(e.code, 'bad request');
     assert.match(e.description, /^Transaction does too much compute: got 12001, limit: 12000$/);
     // A fold is charged per element, as in Fauna: Sum over 700,000 elements is over the limit too.
-    const sum = await post(srv, JSON.stringify({ sum: Array.from({ length: 700_000 }, () => 1) }));
+    const sum = await post(server.flora, JSON.stringify({ sum: Array.from({ length: 700_000 }, () => 1) }));
     assert.equal(sum.status, 400);
     assert.match(errorOf(sum).description, /^Transaction does too much compute: got 14001, limit: 12000$/);
   });
@@ -132,21 +126,21 @@ describe('hostile input, default limits', () => {
       initial: [1, 2, 3, 4],
       collection: Array.from({ length: 26 }, (_, i) => i),
     });
-    const res = await post(srv, body);
+    const res = await post(server.flora, body);
     assert.equal(res.status, 400, res.body);
     assert.deepEqual(errorOf(res), {
       code: 'bad request',
       // 4·2^21 ones, as JSON.
       description: 'Value exceeds the size limit: got 75497474 bytes, limit 67108864 bytes',
     });
-    assert.equal((await httpRequest(srv.url, { path: '/ping' })).status, 200);
+    assert.equal((await httpRequest(server.flora.url, { path: '/ping' })).status, 200);
   });
 
   test('a value whose parts are shared is measured as its JSON would be: [a, a] doubled stops at the limit', async () => {
     // Forty small arrays in memory, but 2^40 elements to render, store, compare or hash.
     for (const expr of [[{ var: 'a' }, { var: 'a' }], { object: { l: { var: 'a' }, r: { var: 'a' } } }]) {
       const body = JSON.stringify({ reduce: { lambda: ['a', 'x'], expr }, initial: 'leaf', collection: Array.from({ length: 40 }, (_, i) => i) });
-      const res = await post(srv, body);
+      const res = await post(server.flora, body);
       assert.equal(res.status, 400, res.body.slice(0, 200));
       assert.match(errorOf(res).description, /^Value exceeds the size limit: got \d+ bytes, limit 67108864 bytes$/);
     }
@@ -155,7 +149,7 @@ describe('hostile input, default limits', () => {
       let: [{ v: { reduce: { lambda: ['a', 'x'], expr: [{ var: 'a' }, { var: 'a' }] }, initial: 1, collection: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } }],
       in: [{ equals: [{ var: 'v' }, { var: 'v' }] }, { count: { distinct: [{ var: 'v' }, { var: 'v' }] } }],
     });
-    assert.equal((await post(srv, ok)).body, '{"resource":[true,1]}');
+    assert.equal((await post(server.flora, ok)).body, '{"resource":[true,1]}');
   });
 
   test('Distinct and Union of many arrays or objects of one shape take linear time', async () => {
@@ -164,13 +158,13 @@ describe('hostile input, default limits', () => {
       let: { xs: { map: { lambda: 'i', expr: [{ var: 'i' }, { modulo: [{ var: 'i' }, 7] }] }, collection: Array.from({ length: 100_000 }, (_, i) => i) } },
       in: [{ count: { distinct: { var: 'xs' } } }, { count: { union: [{ var: 'xs' }, { var: 'xs' }] } }],
     });
-    const res = await post(srv, body);
+    const res = await post(server.flora, body);
     assert.equal(res.body, '{"resource":[100000,100000]}');
   });
 
   test('a value nested deeper than a request may be is refused when it is built', async () => {
     const body = JSON.stringify({ reduce: { lambda: ['a', 'x'], expr: [{ var: 'a' }] }, initial: 1, collection: Array.from({ length: 1500 }, (_, i) => i) });
-    const res = await post(srv, body);
+    const res = await post(server.flora, body);
     assert.equal(res.status, 400, res.body.slice(0, 200));
     assert.deepEqual(errorOf(res), { code: 'bad request', description: 'Value nesting exceeds the limit: got 1001 levels, limit 1000' });
   });
@@ -193,7 +187,7 @@ describe('hostile input, default limits', () => {
       initial: { object: { a: 1, b: 2 } },
       collection: Array.from({ length: 40 }, (_, i) => i),
     });
-    const res = await post(srv, body);
+    const res = await post(server.flora, body);
     assert.equal(res.status, 400, res.body.slice(0, 200));
     const e = errorOf(res);
     assert.equal(e.code, 'bad request');
@@ -201,7 +195,7 @@ describe('hostile input, default limits', () => {
   });
 
   test('a document version over 8 MiB, and a transaction writing over 16 MiB, are refused (fql-v4.md §9)', async () => {
-    const create = await post(srv, JSON.stringify({ create_collection: { object: { name: 'blobs' } } }));
+    const create = await post(server.flora, JSON.stringify({ create_collection: { object: { name: 'blobs' } } }));
     assert.equal(create.status, 201, create.body);
     // A 1 MiB string sent, a 3 MiB one built from it, three of those in one document: 9 MiB.
     const seed = 'x'.repeat(1024 * 1024);
@@ -210,7 +204,7 @@ describe('hostile input, default limits', () => {
       let: [{ s: seed }, { b: big }],
       in: { create: { collection: 'blobs' }, params: { object: { data: { object: { a: { var: 'b' }, b: { var: 'b' }, c: { var: 'b' } } } } } },
     });
-    const res = await post(srv, doc);
+    const res = await post(server.flora, doc);
     assert.equal(res.status, 400, res.body.slice(0, 300));
     assert.equal(errorOf(res).code, 'bad request');
     assert.match(errorOf(res).description, /^Version bytes \(\d+\) exceeds threshold \(8388608\)$/);
@@ -219,78 +213,66 @@ describe('hostile input, default limits', () => {
       foreach: { lambda: 'i', expr: { create: { collection: 'blobs' }, params: { object: { data: { object: { a: { var: 's' } } } } } } },
       collection: [1, 2, 3, 4, 5, 6],
     });
-    const txn = await post(srv, JSON.stringify({ let: [{ seed }, { s: { concat: [{ var: 'seed' }, { var: 'seed' }, { var: 'seed' }] } }], in: JSON.parse(many) }));
+    const txn = await post(server.flora, JSON.stringify({ let: [{ seed }, { s: { concat: [{ var: 'seed' }, { var: 'seed' }, { var: 'seed' }] } }], in: JSON.parse(many) }));
     assert.equal(txn.status, 400, txn.body.slice(0, 300));
     assert.match(errorOf(txn).description, /^Transaction exceeded limit: got \d+ bytes, limit 16777216 bytes$/);
-    const count = await post(srv, JSON.stringify({ count: { documents: { collection: 'blobs' } } }));
+    const count = await post(server.flora, JSON.stringify({ count: { documents: { collection: 'blobs' } } }));
     assert.equal(count.body, '{"resource":0}');
   });
 });
 
 describe('authentication comes before the body on every route', () => {
-  let srv: FloraProcess;
-  before(async () => {
-    srv = await startFlora();
-  });
-  after(async () => {
-    await srv.stop();
-  });
+  const server = serverForFile();
 
   const broken = '{'.repeat(100_000);
 
   test('POST /stream', async () => {
-    const res = await post(srv, broken, { secret: 'wrong', path: '/stream' });
+    const res = await post(server.flora, broken, { secret: 'wrong', path: '/stream' });
     assert.equal(res.status, 401);
     assert.deepEqual(errorOf(res), { code: 'unauthorized', description: 'Unauthorized' });
   });
 
   test('POST /graphql: a wrong secret is a GraphQL error before the query is read', async () => {
-    const res = await post(srv, broken, { secret: 'wrong', path: '/graphql', headers: { 'content-type': 'application/json' } });
+    const res = await post(server.flora, broken, { secret: 'wrong', path: '/graphql', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 200);
     assert.deepEqual(JSON.parse(res.body), { errors: [{ message: 'Invalid database secret.' }] });
-    const none = await post(srv, broken, { secret: null, path: '/graphql' });
+    const none = await post(server.flora, broken, { secret: null, path: '/graphql' });
     assert.equal(none.status, 401);
     assert.deepEqual(JSON.parse(none.body), { errors: [{ message: 'Missing authorization header.' }] });
   });
 
   test('POST /import: a broken schema with a wrong secret is a 401, not its parse errors', async () => {
-    const res = await post(srv, 'type { nope', { secret: 'wrong', path: '/import' });
+    const res = await post(server.flora, 'type { nope', { secret: 'wrong', path: '/import' });
     assert.equal(res.status, 401);
     assert.equal(res.body, 'Invalid database secret.');
-    const malformed = await httpRequest(srv.url, { method: 'POST', path: '/import', headers: { authorization: 'Nonsense' }, body: 'type { nope' });
+    const malformed = await httpRequest(server.flora.url, { method: 'POST', path: '/import', headers: { authorization: 'Nonsense' }, body: 'type { nope' });
     assert.equal(malformed.status, 401);
     assert.equal(malformed.body, 'Invalid authorization header.');
     // With the root secret the same schema gets its parse error.
-    const ok = await post(srv, 'type { nope', { path: '/import' });
+    const ok = await post(server.flora, 'type { nope', { path: '/import' });
     assert.equal(ok.status, 400);
   });
 
   test('POST /api/v1/logs: a body over its limit with a wrong secret is a 401, not a 413', async () => {
     const big = Buffer.alloc(200 * 1024, 0x20);
-    const res = await post(srv, big, { secret: 'wrong', path: '/api/v1/logs?type=query' });
+    const res = await post(server.flora, big, { secret: 'wrong', path: '/api/v1/logs?type=query' });
     assert.equal(res.status, 401);
     assert.deepEqual(JSON.parse(res.body), { message: 'Unauthorized: the secret is invalid.' });
-    const root = await post(srv, big, { path: '/api/v1/logs?type=query' });
+    const root = await post(server.flora, big, { path: '/api/v1/logs?type=query' });
     assert.equal(root.status, 413);
   });
 });
 
 describe('limits set by configuration', () => {
-  let srv: FloraProcess;
-  before(async () => {
-    srv = await startFlora({
+  const server = serverForFile({
       env: { FLORA_MAX_VALUE_MB: '1', FLORA_MAX_RESPONSE_MB: '1', FLORA_QUERY_MEMORY_MB: '4', FLORA_COMPUTE_OPS_LIMIT: '100' },
     });
-  });
-  after(async () => {
-    await srv.stop();
-  });
 
   test('compute limit', async () => {
-    const res = await post(srv, JSON.stringify({ sum: Array.from({ length: 6_000 }, () => 1) }));
+    const res = await post(server.flora, JSON.stringify({ sum: Array.from({ length: 6_000 }, () => 1) }));
     assert.equal(res.status, 400);
     assert.equal(errorOf(res).description, 'Transaction does too much compute: got 121, limit: 100');
-    assert.equal((await post(srv, JSON.stringify({ sum: [1, 2] }))).body, '{"resource":3}');
+    assert.equal((await post(server.flora, JSON.stringify({ sum: [1, 2] }))).body, '{"resource":3}');
   });
 
   /** An array of 100·2^n elements, doubled by the query itself. */
@@ -302,16 +284,16 @@ describe('limits set by configuration', () => {
 
   test('value size limit', async () => {
     // 100·2^11 elements of 8 bytes: over 1 MiB.
-    const res = await post(srv, JSON.stringify(doubled(11)));
+    const res = await post(server.flora, JSON.stringify(doubled(11)));
     assert.equal(res.status, 400);
     assert.equal(errorOf(res).description, 'Value exceeds the size limit: got 1638400 bytes, limit 1048576 bytes');
-    assert.equal((await post(srv, JSON.stringify({ is_nonempty: doubled(10) }))).body, '{"resource":true}');
+    assert.equal((await post(server.flora, JSON.stringify({ is_nonempty: doubled(10) }))).body, '{"resource":true}');
   });
 
   test('response size limit', async () => {
     // A 600,000-character string fits the value limit; five copies of it do not fit one response.
     const s = 'y'.repeat(600_000);
-    const res = await post(srv, JSON.stringify([s, s]));
+    const res = await post(server.flora, JSON.stringify([s, s]));
     assert.equal(res.status, 400, res.body.slice(0, 200));
     assert.match(errorOf(res).description, /^Response exceeds the size limit: got \d+ bytes or more, limit 1048576 bytes$/);
   });
@@ -319,18 +301,18 @@ describe('limits set by configuration', () => {
   test('response size limit, for a wide result rendered a slice at a time', async () => {
     // 300 strings of 4,000 characters: sent as a constant (no value is built), 1.2 MB to answer.
     const items = Array.from({ length: 300 }, (_, i) => String(i).padEnd(4000, 'z'));
-    const res = await post(srv, JSON.stringify({ to_array: items }));
+    const res = await post(server.flora, JSON.stringify({ to_array: items }));
     assert.equal(res.status, 400, res.body.slice(0, 200));
     assert.match(errorOf(res).description, /^Response exceeds the size limit: got \d+ bytes or more, limit 1048576 bytes$/);
   });
 
   test('query memory limit: a large body, or values built one after another', async () => {
-    const res = await post(srv, flat(500_000));
+    const res = await post(server.flora, flat(500_000));
     assert.equal(res.status, 400);
     assert.match(errorOf(res).description, /^Query uses too much memory: got \d+ bytes, limit 4194304 bytes$/);
     // Each copy of a 100·2^10-element array fits the value limit; ten of them kept do not fit the query.
     const many = await post(
-      srv,
+      server.flora,
       JSON.stringify({
         let: { big: doubled(10) },
         in: { map: { lambda: 'x', expr: { append: { var: 'big' }, collection: [] } }, collection: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] },
@@ -342,58 +324,40 @@ describe('limits set by configuration', () => {
 });
 
 describe('bodies are reserved from the shared memory before they are read', () => {
-  let srv: FloraProcess;
-  before(async () => {
-    srv = await startFlora({ env: { FLORA_MEMORY_MB: '1' } });
-  });
-  after(async () => {
-    await srv.stop();
-  });
+  const server = serverForFile({ env: { FLORA_MEMORY_MB: '1' } });
 
   test('a body larger than the memory left gets 429 on every route, each in its own shape', async () => {
     const big = Buffer.alloc(2 * 1024 * 1024, 0x20);
-    const fql = await post(srv, big);
+    const fql = await post(server.flora, big);
     assert.equal(fql.status, 429);
     assert.deepEqual(errorOf(fql), { code: 'too many requests', description: 'Too many pending requests' });
-    const gql = await post(srv, big, { path: '/graphql', headers: { 'content-type': 'application/json' } });
+    const gql = await post(server.flora, big, { path: '/graphql', headers: { 'content-type': 'application/json' } });
     assert.equal(gql.status, 429);
     assert.deepEqual(JSON.parse(gql.body), { errors: [{ message: 'Too many pending requests.' }] });
-    const sdl = await post(srv, big, { path: '/import' });
+    const sdl = await post(server.flora, big, { path: '/import' });
     assert.equal(sdl.status, 429);
     assert.equal(sdl.body, 'Too many pending requests.');
-    assert.equal((await post(srv, '{"add":[1,2]}')).body, '{"resource":3}');
+    assert.equal((await post(server.flora, '{"add":[1,2]}')).body, '{"resource":3}');
   });
 });
 
 describe('the memory all requests share', () => {
-  let srv: FloraProcess;
-  before(async () => {
-    srv = await startFlora({ env: { FLORA_MEMORY_MB: '8', FLORA_QUERY_MEMORY_MB: '64' } });
-  });
-  after(async () => {
-    await srv.stop();
-  });
+  const server = serverForFile({ env: { FLORA_MEMORY_MB: '8', FLORA_QUERY_MEMORY_MB: '64' } });
 
   test('a request that does not fit in what is left gets 429, and small ones still pass', async () => {
-    const res = await post(srv, flat(400_000));
+    const res = await post(server.flora, flat(400_000));
     assert.equal(res.status, 429, res.body.slice(0, 200));
     assert.deepEqual(errorOf(res), { code: 'too many requests', description: 'Too many pending requests' });
-    assert.equal((await post(srv, '{"add":[1,2]}')).body, '{"resource":3}');
+    assert.equal((await post(server.flora, '{"add":[1,2]}')).body, '{"resource":3}');
   });
 });
 
 describe("a fault of the server's own", () => {
-  let srv: FloraProcess;
-  before(async () => {
-    srv = await startFlora({ env: { FLORA_FAILPOINTS: 'query.evaluate,graphql.execute,graphql.import' } });
-  });
-  after(async () => {
-    await srv.stop();
-  });
+  const server = serverForFile({ env: { FLORA_FAILPOINTS: 'query.evaluate,graphql.execute,graphql.import' } });
 
   test('answers 500 with a request id that the server log carries with the stack', async () => {
     for (const http2 of [false, true]) {
-      const res = await post(srv, '{"add":[1,2]}', { http2 });
+      const res = await post(server.flora, '{"add":[1,2]}', { http2 });
       assert.equal(res.status, 500);
       const id = res.headers['x-request-id'];
       assert.match(id, /^[0-9a-f]{16}$/);
@@ -402,29 +366,29 @@ describe("a fault of the server's own", () => {
         description: `Internal server error. The server's log has the details under request id ${id}.`,
       });
       assert.doesNotMatch(res.body, /fauna\.com|failpoint/);
-      await until(() => srv.stderr().includes(`[request ${id}]`));
-      const logged = srv.stderr().slice(srv.stderr().indexOf(`[request ${id}]`));
+      await until(() => server.flora.stderr().includes(`[request ${id}]`));
+      const logged = server.flora.stderr().slice(server.flora.stderr().indexOf(`[request ${id}]`));
       assert.match(logged, /failpoint query\.evaluate\n\s+at /);
     }
   });
 
   test('on /import, as text', async () => {
-    const res = await post(srv, 'type Thing { name: String }', { path: '/import' });
+    const res = await post(server.flora, 'type Thing { name: String }', { path: '/import' });
     assert.equal(res.status, 500);
     const id = res.headers['x-request-id'];
     assert.match(id, /^[0-9a-f]{16}$/);
     assert.match(res.headers['content-type'], /^text\/plain/);
     assert.equal(res.body, `Internal server error. The server's log has the details under request id ${id}.`);
-    await until(() => srv.stderr().includes(`[request ${id}]`));
+    await until(() => server.flora.stderr().includes(`[request ${id}]`));
   });
 
   test('on /graphql too, in the GraphQL shape', async () => {
-    const res = await post(srv, JSON.stringify({ query: '{ __typename }' }), { path: '/graphql', headers: { 'content-type': 'application/json' } });
+    const res = await post(server.flora, JSON.stringify({ query: '{ __typename }' }), { path: '/graphql', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 500);
     const id = res.headers['x-request-id'];
     assert.match(res.headers['content-type'], /^application\/json/);
     assert.deepEqual(JSON.parse(res.body), { errors: [{ message: `Internal server error. The server's log has the details under request id ${id}.` }] });
-    await until(() => srv.stderr().includes(`[request ${id}]`));
+    await until(() => server.flora.stderr().includes(`[request ${id}]`));
   });
 });
 
