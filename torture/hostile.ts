@@ -199,7 +199,7 @@ async function settledRss(pid: number, maxMs = 3000): Promise<number> {
 export const mb = (bytes: number): string => (bytes / 1048576).toFixed(0);
 
 /** The part's row of the summary table, and the failures with their reproductions. */
-export function describe(r: HostileReport): { row: Record<string, string>; details: string[] } {
+export function summarize(r: HostileReport): { row: Record<string, string>; details: string[] } {
   const status = [...r.byStatus].sort().map(([k, n]) => `${k} ${n}`).join(', ');
   const row = {
     part: 'hostile',

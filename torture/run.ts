@@ -4,7 +4,7 @@
 //
 //   npm run torture -- [--part hostile] [--seconds 60] [--clients 16] [--seed N]
 
-import { describe, runHostile, type HostileReport } from './hostile';
+import { runHostile, summarize, type HostileReport } from './hostile';
 
 export const PARTS = ['hostile'] as const;
 type Part = (typeof PARTS)[number];
@@ -71,7 +71,7 @@ async function main(): Promise<number> {
   for (const part of opts.parts) {
     process.stdout.write(`== ${part}\n`);
     const report = await runHostile({ ...opts, log: (l) => process.stdout.write(l + '\n') });
-    const d = describe(report);
+    const d = summarize(report);
     const problems = hostileVerdict(report);
     rows.push({ ...d.row, verdict: problems.length ? 'FAIL' : 'pass' });
     details.push(...d.details, ...problems.map((p) => `FAIL ${part} (seed ${opts.seed}): ${p}`));

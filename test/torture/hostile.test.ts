@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describe, runHostile } from '../../torture/hostile';
+import { runHostile, summarize } from '../../torture/hostile';
 import { hostileVerdict } from '../../torture/run';
 
 const SEED = Number(process.env.TORTURE_SEED ?? 20261124);
@@ -21,7 +21,7 @@ test(`hostile requests from 8 clients for 12 s (seed ${SEED}): no 5xx, no hang, 
     // Requests left half-sent are timed out by the server within the run.
     env: { FLORA_BODY_TIMEOUT_MS: '3000' },
   });
-  const { row, details } = describe(report);
+  const { row, details } = summarize(report);
   console.log(JSON.stringify(row));
   const problems = hostileVerdict(report).filter((p) => !p.includes('after the load'));
   assert.deepEqual(problems, [], details.join('\n'));
