@@ -1,6 +1,7 @@
 // Index bindings are pure one-argument lambdas (fql-v4.md §2.3): they run against a transaction
 // that refuses every read and write with Fauna's effect error.
 
+import { addressed } from '../model/addresses';
 import { QueryError } from '../values/errors';
 import type { Lambda, Value } from '../values/types';
 import type { BindingEvaluator } from '../model/indexDef';
@@ -17,6 +18,7 @@ function pureTxn(snapshotTs: bigint): Txn {
   const write = () => refuse('a write');
   return {
     snapshotTs,
+    names: undefined,
     metrics: { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0, reader: undefined },
     hasWrites: false,
     getVersion: read,
@@ -49,7 +51,8 @@ export function bindingEvaluator(ctx: EvalContext): BindingEvaluator {
   return async (binding: Lambda, doc: Value) => {
     pure ??= new EvalContext(pureTxn(ctx.snapshotTs), ctx.scope, ctx.catalog, ctx.budget, true);
     try {
-      return await applyLambda(binding, [doc], pure, []);
+      // Index keys hold refs by address: one the binding names is resolved in the real transaction.
+      return await addressed(ctx, await applyLambda(binding, [doc], pure, []), []);
     } catch (e) {
       if (e instanceof QueryError) return null;
       throw e;

@@ -2,6 +2,7 @@
 
 import type { Txn } from '../storage/types';
 import type { Catalog } from '../model/catalog';
+import { RefNames } from '../model/refNames';
 import type { Scope } from '../model/auth';
 import type { Purge } from '../model/purge';
 import type { BindingEvaluator } from '../model/indexDef';
@@ -17,6 +18,8 @@ export class EvalContext {
   callDepth = 0;
   /** Databases whose schema this transaction changed (their cached catalog must not be used). */
   readonly schemaWrites = new Set<bigint>();
+  /** Bumped by every schema write (names looked up before it may be stale). */
+  schemaGeneration = 0;
   /** Set when the transaction wrote keys or tokens: the secret cache must be dropped. */
   secretsChanged = false;
   /** Documents created by this transaction (for the 201 status of a top-level create). */
@@ -47,6 +50,21 @@ export class EvalContext {
     readOnly: boolean,
   ) {
     this.writesRefusedIn = readOnly ? 'get requests' : undefined;
+    txn.names = new RefNames(
+      {
+        txn,
+        schema: (db) => catalog.schema(txn, db, this.schemaWrites.has(db)),
+        schemaAt: (db, at) => catalog.schemaAt(txn, db, at),
+        schemaGeneration: () => this.schemaGeneration,
+      },
+      scope.db,
+    );
+  }
+
+  /** Records a write to the schema of `db` (the catalog must not serve this transaction from cache). */
+  schemaChanged(db: bigint): void {
+    this.schemaWrites.add(db);
+    this.schemaGeneration++;
   }
 
   get computeUnits(): number {

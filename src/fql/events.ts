@@ -18,7 +18,7 @@ import { DateV, Lambda, Page, Ref, SetV, Time, TxnTime, isObj, type Obj, type Va
 import { resolveRef, type Target } from '../model/resolve';
 import { dbRefOf, docKeyOf } from '../model/documents';
 import { allowed, checkAccess } from '../model/permissions';
-import { decodePayload, prefixEnd } from '../model/indexer';
+import { namedPayload, prefixEnd } from '../model/indexer';
 import type { DocKey, Version } from '../storage/types';
 
 const RANK: Record<string, bigint> = { add: 0n, create: 0n, update: 1n, delete: 2n, remove: 3n };
@@ -227,7 +227,7 @@ async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Positi
       await ctx.budget.breathe();
       const ts = tsOf(ctx, e.ts);
       if (toTs !== undefined && ts >= toTs + 1n) continue;
-      const { terms: entryTerms, values, ref } = decodePayload(e.payload);
+      const { terms: entryTerms, values, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
       if (!matches(entryTerms)) continue;
       if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
       out.push(setEvent(e.ts, ts, e.action, ref, values));
@@ -363,7 +363,7 @@ async function joinEvents(ctx: EvalContext, set: SetV, inner: SetV, pos: Positio
           await ctx.budget.breathe();
           const ts = tsOf(ctx, e.ts);
           if (toTs !== undefined && ts > toTs) continue;
-          const { values: v, ref } = decodePayload(e.payload);
+          const { values: v, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
           out.push({ ts, stamp: e.ts, element: [...v, ref] });
         }
         return out;

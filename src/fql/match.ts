@@ -11,7 +11,8 @@ import { resolveRef } from '../model/resolve';
 import { checkSetRead } from '../model/permissions';
 import { indexDefOf } from '../model/indexSchema';
 import type { IndexDef } from '../model/indexDef';
-import { cursorBound, decodePayload, prefixEnd, termsPrefix } from '../model/indexer';
+import { cursorBound, namedPayload, prefixEnd, termsPrefix } from '../model/indexer';
+import { addressedAll } from '../model/addresses';
 import { isCutBound } from '../model/indexKeys';
 import { checkIndexMinValidTime } from '../model/retention';
 
@@ -59,6 +60,8 @@ export interface MatchedSet {
   terms: Value[];
   def: IndexDef;
   visible?: (ctx: EvalContext, ref: Ref) => Promise<boolean>;
+  /** The terms with their refs addressed, as entry keys hold them. */
+  keyTerms: Value[];
   /** Entry-key prefix of the terms. */
   prefix: Uint8Array;
   /** Wrong arity matches nothing; a one-term index takes a scalar or a one-element array alike. */
@@ -74,16 +77,19 @@ export async function openMatch(ctx: EvalContext, set: SetV, pos: Position): Pro
   const given = set.expr.get('terms');
   const terms = given === undefined ? [] : Array.isArray(given) ? given : [given];
   const { def, visible } = await matchedIndex(ctx, index, pos, terms);
-  const prefix = termsPrefix(def, terms);
+  // Entries hold refs by address: a term ref names one, or is `invalid ref` (as Fauna had it).
+  const keyTerms = await addressedAll(ctx, terms, pos);
+  const prefix = termsPrefix(def, keyTerms);
   const cut = isCutBound(prefix);
   return {
     index,
     terms,
+    keyTerms,
     def,
     visible,
     prefix,
     arityOk: terms.length === def.terms.length,
-    matches: (entryTerms) => !cut || entryTerms.every((t, i) => valuesEqual(t, terms[i])),
+    matches: (entryTerms) => !cut || entryTerms.every((t, i) => valuesEqual(t, keyTerms[i])),
   };
 }
 
@@ -101,23 +107,24 @@ function compareEntries(def: IndexDef): (a: SetEntry, b: SetEntry) => number {
 }
 
 defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
-  const { terms, def, visible, prefix, arityOk, matches } = await openMatch(ctx, set, pos);
+  const { keyTerms: terms, def, visible, prefix, arityOk, matches } = await openMatch(ctx, set, pos);
   return {
     set,
     compare: compareEntries(def),
     async *scan(ctx, b) {
       if (!arityOk) return;
-      const from = b.from && b.from.length ? cursorBound(def, terms, b.from) : prefix;
+      const from = b.from && b.from.length ? cursorBound(def, terms, await addressedAll(ctx, b.from, pos)) : prefix;
       // An index with neither terms nor a bound reads to its end.
       let to = prefix.length ? prefixEnd(prefix) : undefined;
       if (b.to && b.to.length) {
-        const bound = cursorBound(def, terms, b.to);
+        const bound = cursorBound(def, terms, await addressedAll(ctx, b.to, pos));
         to = b.toInclusive ? prefixEnd(bound) : bound;
       }
       if (b.at !== undefined) await checkIndexMinValidTime(ctx, def, b.at);
+      const at = b.at ?? ctx.snapshotTs;
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
         await ctx.budget.breathe();
-        const { terms: entryTerms, values, ref } = decodePayload(e.payload);
+        const { terms: entryTerms, values, ref } = await namedPayload(ctx.txn, e.payload, at);
         if (!matches(entryTerms)) continue;
         if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
         const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;

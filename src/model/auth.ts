@@ -4,6 +4,7 @@
 
 import type { DocKey, Txn } from '../storage/types';
 import type { Catalog } from './catalog';
+import { namedIn } from './refNames';
 import { NATIVE_IDS } from './catalog';
 import { decodeSecret, verifySecret } from './secrets';
 import { roleIdsOf } from './permissions';
@@ -75,6 +76,11 @@ export function credentialsLocationKey(identity: DocKey): Uint8Array {
 
 /** The storage address of a user document ref (relative to database `db`), or undefined. */
 export async function identityKey(catalog: Catalog, txn: Txn, db: bigint, ref: Ref, ownWrites = false): Promise<DocKey | undefined> {
+  if (ref.addr) {
+    const { db: at, coll, id } = ref.addr;
+    if (at !== db || ref.dangling || !(await catalog.schema(txn, db, ownWrites)).getById('collections', BigInt(coll))) return undefined;
+    return { db, coll, id };
+  }
   if (!ref.isUserDocument || ref.collection!.database || !/^\d+$/.test(ref.id)) return undefined;
   const coll = (await catalog.schema(txn, db, ownWrites)).get('collections', ref.collection!.id);
   if (!coll) return undefined;
@@ -183,7 +189,7 @@ export class Authenticator {
   }
 
   private async resolveKey(secret: string, txn: Txn): Promise<Scope | undefined> {
-    const doc = await secretDocument(txn, secret, 'key');
+    const doc = await secretDocument(this.catalog, txn, secret, 'key');
     if (!doc) return undefined;
     const { db: keyDb, fields, expiresAt } = doc;
     const roleField = fields.get('role');
@@ -202,16 +208,17 @@ export class Authenticator {
     if (!path) return undefined;
     const dbRef = fields.get('database');
     if (dbRef instanceof Ref) {
-      const child = (await this.catalog.schema(txn, keyDb, false)).get('databases', dbRef.id);
-      if (!child) return undefined;
-      db = child.id;
-      path = [...path, dbRef.id];
+      // By address: the key follows its database through renames and moves.
+      if (!dbRef.addr) return undefined;
+      db = dbRef.addr.id;
+      path = await this.pathOf(db, txn);
+      if (!path) return undefined;
     }
     return { db, path, role, root: false, key: { db: keyDb, id: doc.id }, expiresAt, ...(roles ? { roles } : {}) };
   }
 
   private async resolveToken(secret: string, txn: Txn): Promise<Scope | undefined> {
-    const doc = await secretDocument(txn, secret, 'token');
+    const doc = await secretDocument(this.catalog, txn, secret, 'token');
     if (!doc) return undefined;
     const { db, fields, expiresAt } = doc;
     const identity = fields.get('instance');
@@ -300,7 +307,7 @@ function docScope(role: string): Ref | undefined {
  * The live key or token document a secret names (found through its location record), its hash
  * verified and its `ttl` not passed at the snapshot; undefined otherwise.
  */
-async function secretDocument(txn: Txn, secret: string, kind: 'key' | 'token'): Promise<{ db: bigint; id: bigint; fields: Obj; expiresAt?: bigint } | undefined> {
+async function secretDocument(catalog: Catalog, txn: Txn, secret: string, kind: 'key' | 'token'): Promise<{ db: bigint; id: bigint; fields: Obj; expiresAt?: bigint } | undefined> {
   const decoded = decodeSecret(secret);
   if (!decoded || decoded.kind !== kind) return undefined;
   const loc = await txn.getMeta(kind === 'key' ? keyLocationKey(decoded.id) : tokenLocationKey(decoded.id));
@@ -310,7 +317,8 @@ async function secretDocument(txn: Txn, secret: string, kind: 'key' | 'token'): 
   if (decoded.db !== undefined && decoded.db !== BigInt.asUintN(64, db)) return undefined;
   const version = await txn.getVersion({ db, coll: kind === 'key' ? NATIVE_IDS.keys : NATIVE_IDS.tokens, id: decoded.id });
   if (!version || version.action === 'delete' || !version.data) return undefined;
-  const fields = version.data;
+  // Refs in it (role, database, instance) with the names they have now, relative to its database.
+  const fields = await namedIn(catalog, txn, db, version.data);
   const hash = fields.get('hashed_secret');
   if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
   const ttl = fields.get('ttl');

@@ -7,6 +7,7 @@
 
 import type { Txn, Version } from '../storage/types';
 import { NAMED_NATIVES, TxnTime, type NamedNative, type NativeName, type Obj } from '../values/types';
+import { named, RefNames } from './refNames';
 
 /** Internal collection ids of the native collections (user collections start at 1024). */
 export const NATIVE_IDS: Record<NativeName, number> = {
@@ -37,6 +38,10 @@ export interface SchemaEntry {
 }
 
 export class DbSchema {
+  /** Time of the newest schema change (a delete too): reads at or after it see this same schema. */
+  lastTs: bigint | TxnTime = 0n;
+  /** Other databases whose names this schema's documents show (refs into child databases). */
+  readonly deps = new Set<bigint>();
   private readonly byName = new Map<NamedNative, Map<string, SchemaEntry>>();
   private readonly byId = new Map<NamedNative, Map<bigint, SchemaEntry>>();
 
@@ -55,6 +60,10 @@ export class DbSchema {
 
   getById(native: NamedNative, id: bigint): SchemaEntry | undefined {
     return this.byId.get(native)?.get(id);
+  }
+
+  *entries(): IterableIterator<SchemaEntry> {
+    for (const ids of this.byId.values()) yield* ids.values();
   }
 
   all(native: NamedNative): SchemaEntry[] {
@@ -79,14 +88,18 @@ export class Catalog {
   async schema(txn: Txn, db: bigint, ownWrites: boolean): Promise<DbSchema> {
     txn.readConflictKey(schemaConflictKey(db));
     const S = txn.snapshotTs;
-    const last = this.lastChange.get(db) ?? 0n;
     if (!ownWrites) {
       const hit = this.cache.get(db);
-      if (hit && hit.builtAt >= last && S >= last) return hit.schema;
+      if (hit && this.fresh(db, hit.schema, hit.builtAt) && S >= this.changedAt(db, hit.schema)) return hit.schema;
     }
-    const schema = await loadSchema(txn, db);
-    if (!ownWrites && S >= last) this.cache.set(db, { builtAt: S, schema });
+    const schema = await this.load(txn, db, undefined, ownWrites);
+    if (!ownWrites && S >= this.changedAt(db, schema)) this.cache.set(db, { builtAt: S, schema });
     return schema;
+  }
+
+  /** The schema of `db` as of `at` (before the snapshot): names as they were then. Not cached. */
+  schemaAt(txn: Txn, db: bigint, at: bigint): Promise<DbSchema> {
+    return this.load(txn, db, at, false);
   }
 
   /** Called once a transaction that changed these databases' schema is durable at `ts`. */
@@ -96,13 +109,47 @@ export class Catalog {
       this.cache.delete(db);
     }
   }
+
+  private changedAt(db: bigint, schema: DbSchema): bigint {
+    let last = this.lastChange.get(db) ?? 0n;
+    for (const dep of schema.deps) {
+      const t = this.lastChange.get(dep) ?? 0n;
+      if (t > last) last = t;
+    }
+    return last;
+  }
+
+  private fresh(db: bigint, schema: DbSchema, builtAt: bigint): boolean {
+    return builtAt >= this.changedAt(db, schema);
+  }
+
+  /** Reads the schema documents (refs anonymous), then names the refs inside them. */
+  private async load(txn: Txn, db: bigint, at: bigint | undefined, ownWrites: boolean): Promise<DbSchema> {
+    const schema = await loadSchema(txn, db, at);
+    const names = new RefNames(
+      {
+        txn,
+        schema: (other) => (other === db ? Promise.resolve(schema) : this.schema(txn, other, ownWrites)),
+        schemaAt: (other, t) => this.schemaAt(txn, other, t),
+        schemaGeneration: () => 0,
+      },
+      db,
+    );
+    names.seed(db, schema);
+    const when = at ?? txn.snapshotTs;
+    for (const entry of schema.entries()) entry.fields = await named(names, entry.fields, when);
+    for (const dep of names.visited()) if (dep !== db) schema.deps.add(dep);
+    return schema;
+  }
 }
 
-async function loadSchema(txn: Txn, db: bigint): Promise<DbSchema> {
+async function loadSchema(txn: Txn, db: bigint, at: bigint | undefined): Promise<DbSchema> {
   const schema = new DbSchema();
   for (const native of NAMED_NATIVES) {
-    for await (const doc of txn.scan(db, NATIVE_IDS[native])) {
-      schema.add(entryOf(native, doc.id, doc.version));
+    for await (const doc of txn.scan(db, NATIVE_IDS[native], { at, withDeleted: true, anonymousRefs: true })) {
+      const ts = doc.version.ts;
+      if (ts instanceof TxnTime || (typeof schema.lastTs === 'bigint' && ts > schema.lastTs)) schema.lastTs = ts;
+      if (doc.version.action !== 'delete') schema.add(entryOf(native, doc.id, doc.version));
     }
   }
   return schema;

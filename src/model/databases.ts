@@ -62,7 +62,7 @@ export async function moveDatabase(
   ctx.txn.putVersion({ db: to.id, coll: NATIVE_IDS.databases, id: src.id }, 'create', fields);
   ctx.txn.putMeta(dbParentKey(src.id), encodeDbId(to.id));
   for (const db of [source.db, to.id]) {
-    ctx.schemaWrites.add(db);
+    ctx.schemaChanged(db);
     ctx.txn.writeConflictKey(schemaConflictKey(db));
   }
   ctx.secretsChanged = true;

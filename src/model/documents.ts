@@ -1,6 +1,7 @@
 // Reading and writing documents of every kind: user documents and the native schema/key documents.
 // Results are rendered as FQL documents: {ref, ts, …fields}.
 
+import { addressed } from './addresses';
 import { checkMinValidTime, noteTtl } from './retention';
 import { rewriteIndexHistory } from './indexHistory';
 import type { EvalContext } from '../fql/context';
@@ -13,7 +14,7 @@ import { newId } from './ids';
 import { keyType, NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
-import { resolveRef, schemaOf, type Target } from './resolve';
+import { addrOfTarget, resolveRef, schemaOf, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
 export interface StoredDoc {
@@ -30,15 +31,18 @@ export function dbRefOf(ref: Ref): Ref | undefined {
 
 /** The canonical ref of a target, scoped like the ref the caller used. */
 export function refOf(t: Target, dbRef: Ref | undefined): Ref {
+  const addr = addrOfTarget(t);
   switch (t.kind) {
     case 'native':
-      return Ref.native(t.native, dbRef);
+      return new Ref(t.native, undefined, dbRef, addr);
     case 'schema':
-      return Ref.schema(t.native, t.entry?.name ?? t.name, dbRef);
+      return new Ref(t.entry?.name ?? t.name, new Ref(t.native), dbRef, addr);
     case 'secretDoc':
-      return new Ref(String(t.id), Ref.native(t.native, dbRef));
-    case 'doc':
-      return new Ref(String(t.id), Ref.collection(t.coll.name, dbRef));
+      return new Ref(String(t.id), Ref.native(t.native, dbRef), undefined, addr);
+    case 'doc': {
+      const coll = new Ref(t.coll.name, new Ref('collections'), dbRef, { db: t.db, coll: NATIVE_IDS.collections, id: t.coll.id });
+      return new Ref(String(t.id), coll, undefined, addr);
+    }
   }
 }
 
@@ -146,6 +150,7 @@ export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?
 }
 
 export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint): Promise<boolean> {
+  if (ref.dangling) return false;
   let t: Target;
   try {
     t = await resolveRef(ctx, ref, pos);
@@ -191,7 +196,7 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   const key = docKeyOf(t)!;
   const existing = await ctx.txn.getVersion(key);
   if (existing && existing.action !== 'delete') throw errors.alreadyExists('Document already exists.', pos);
-  const fields = userFields(ctx, t, params, undefined, false, pos);
+  const fields = await addressed(ctx, userFields(ctx, t, params, undefined, false, pos), pos);
   if (roles) {
     const docRef = refOf(t, undefined);
     // A chosen id needs create_with_id, or both create and history_write (fql-v4.md §6.5).
@@ -248,6 +253,7 @@ async function createNative(ctx: EvalContext, db: bigint, native: string, params
   if (!type) throw errors.notImplemented(`create ${native}`, pos);
   await checkAccess(ctx, 'create', t, pos, [params]);
   const created = await type.create(ctx, db, params, pos);
+  created.fields = await addressed(ctx, created.fields, pos);
   const key: DocKey = { db, coll: NATIVE_IDS[native as NamedNative], id: created.id };
   ctx.txn.putVersion(key, 'create', created.fields);
   await maintainNativeIndexes(ctx, db, native, created.id, null, { ts: ctx.snapshotTs, fields: created.fields }, pos);
@@ -260,7 +266,7 @@ async function createNative(ctx: EvalContext, db: bigint, native: string, params
 
 function markSchemaWrite(ctx: EvalContext, db: bigint, native: string): void {
   if (native === 'keys' || native === 'tokens' || native === 'credentials') return;
-  ctx.schemaWrites.add(db);
+  ctx.schemaChanged(db);
   ctx.txn.writeConflictKey(schemaConflictKey(db));
 }
 
@@ -295,11 +301,11 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const old = doc.version.data ?? new Map();
   let fields: Obj;
-  if (t.kind === 'doc') fields = userFields(ctx, t, params, old, replace, pos);
+  if (t.kind === 'doc') fields = await addressed(ctx, userFields(ctx, t, params, old, replace, pos), pos);
   else {
     const type = nativeTypeOf(t, pos);
     if (roles) await checkAccess(ctx, 'write', t, pos, [old, params, refOf(t, undefined)]);
-    fields = await type.update(ctx, t.db, doc.key.id, old, params, replace, pos);
+    fields = await addressed(ctx, await type.update(ctx, t.db, doc.key.id, old, params, replace, pos), pos);
     markSchemaWrite(ctx, t.db, t.native);
   }
   if (roles && t.kind === 'doc') await checkAccess(ctx, 'write', t, pos, [old, fields, refOf(t, undefined)]);
@@ -387,7 +393,7 @@ async function insertKeyVersion(ctx: EvalContext, t: Target & { kind: 'secretDoc
     break;
   }
   if (!latest?.data) throw errors.invalidArgument('Cannot insert event for specified ref.', pos);
-  const fields = stored === 'delete' ? null : await keyType.update(ctx, t.db, t.id, latest.data, params, true, pos);
+  const fields = stored === 'delete' ? null : await addressed(ctx, await keyType.update(ctx, t.db, t.id, latest.data, params, true, pos), pos);
   await ctx.txn.putVersionAt(key, ts, stored, fields);
   ctx.secretsChanged = true;
   return new Map<string, Value>([
@@ -414,7 +420,7 @@ export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, acti
     return insertKeyVersion(ctx, resolved, ref, ts, action, params, pos);
   const t = historyTarget(resolved, 'insert', pos);
   const stored: HistoryAction = action === 'delete' ? 'delete' : 'create';
-  const fields = stored === 'delete' ? null : userFields(ctx, t, params, undefined, true, pos);
+  const fields = stored === 'delete' ? null : await addressed(ctx, userFields(ctx, t, params, undefined, true, pos), pos);
   const data = fields?.get('data') ?? null;
   await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, data]);
   const key = docKeyOf(t)!;

@@ -50,7 +50,10 @@ export async function countEvents(ctx: EvalContext, db: bigint, colls: SourceCol
 
 /** Indexes one document: its past as history events, its present as current entries. */
 export async function indexDocument(ctx: EvalContext, def: IndexDef, coll: SourceCollection, id: bigint): Promise<void> {
-  const ref = new Ref(String(id), coll.native !== undefined ? Ref.native(coll.native) : Ref.collection(coll.name));
+  const addr = { db: def.db, coll: coll.id, id };
+  const ref = coll.native !== undefined
+    ? new Ref(String(id), Ref.native(coll.native), undefined, addr)
+    : new Ref(String(id), new Ref(coll.name, new Ref('collections'), undefined, { db: def.db, coll: NATIVE_IDS.collections, id: BigInt(coll.id) }), undefined, addr);
   let previous = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();
   // Every key the document ever produced: past reads find an entry through its current record.
   const everSeen = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();

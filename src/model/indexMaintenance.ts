@@ -4,7 +4,8 @@
 import type { EvalContext } from '../fql/context';
 import { errors, QueryError, type Position } from '../values/errors';
 import { valuesEqual } from '../values/order';
-import { Ref, type Obj, type Value } from '../values/types';
+import { Ref, type NativeName, type Obj, type Value } from '../values/types';
+import { NATIVE_IDS } from './catalog';
 import type { DbSchema, SchemaEntry } from './catalog';
 import type { IndexDef, IndexEntryValue } from './indexDef';
 import { checkEntrySize, decodePayload, deriveEntries, entryKey, entryPayload, isNativeSource, NATIVE_SOURCES } from './indexer';
@@ -71,7 +72,7 @@ export async function maintainNativeIndexes(
 ): Promise<void> {
   const source = NATIVE_SOURCES[native];
   if (source === undefined) return;
-  const ref = new Ref(String(id), Ref.native(native));
+  const ref = new Ref(String(id), Ref.native(native), undefined, { db, coll: NATIVE_IDS[native as NativeName], id });
   for (const def of await indexesFor(ctx, db, source)) {
     await applyEntryChanges(ctx, def, ref, await entriesOf(ctx, def, ref, before), await entriesOf(ctx, def, ref, after), pos);
   }

@@ -1,7 +1,8 @@
 // Index entry generation (fql-v4.md §5.2): the (terms, values, ref) tuples one document version
 // contributes to an index, their keys (indexKeys.ts), payloads and size limits.
 
-import { decodeValue, encodeValue } from '../storage/valueCodec';
+import { decodeValue, encodeValue, type RefNamer } from '../storage/valueCodec';
+import type { Txn } from '../storage/types';
 import { valuesEqual } from '../values/order';
 import { Ref, type Obj, type Value } from '../values/types';
 import type { BindingEvaluator, FieldSpec, IndexDef, IndexedDoc, IndexEntryValue, IndexSource } from './indexDef';
@@ -232,12 +233,26 @@ export function entryPayload(e: IndexEntryValue): Uint8Array {
   return encodeValue([e.terms, e.values, e.ref]);
 }
 
-export function decodePayload(bytes: Uint8Array): IndexEntryValue {
-  const v = decodeValue(bytes);
+/** The payload; its refs named by `names` as of `at`, or anonymous without one. */
+export function decodePayload(bytes: Uint8Array, names?: RefNamer, at = 0n): IndexEntryValue {
+  const v = decodeValue(bytes, 0, names, at);
   if (!Array.isArray(v) || v.length !== 3 || !Array.isArray(v[0]) || !Array.isArray(v[1]) || !(v[2] instanceof Ref)) {
     throw new RangeError('malformed index entry payload');
   }
   return { terms: v[0], values: v[1], ref: v[2] };
+}
+
+/** The payload with its refs named for the reading transaction, as of `at`. */
+export async function namedPayload(txn: Txn, bytes: Uint8Array, at: bigint): Promise<IndexEntryValue> {
+  const names = txn.names;
+  for (let misses = 0; ; misses++) {
+    try {
+      return decodePayload(bytes, names, at);
+    } catch (e) {
+      if (!names || misses > 16) throw e;
+      await names.load(e);
+    }
+  }
 }
 
 // ---- size limits ---------------------------------------------------------------------------

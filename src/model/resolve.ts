@@ -2,7 +2,7 @@
 
 import type { EvalContext } from '../fql/context';
 import { errors, type Position } from '../values/errors';
-import { isNativeName, Ref, type NativeName } from '../values/types';
+import { ADDR_NATIVE, isNativeName, NATIVE_NAMES, Ref, type NativeName, type RefAddr } from '../values/types';
 import { NATIVE_IDS, type DbSchema, type NamedNative, type SchemaEntry } from './catalog';
 
 export type Target =
@@ -48,6 +48,7 @@ export function parseDocId(id: string, pos: Position): bigint {
 }
 
 export async function resolveRef(ctx: EvalContext, ref: Ref, pos: Position): Promise<Target> {
+  if (ref.addr) return resolveAddr(ctx, ref, ref.addr, pos);
   if (ref.collection === undefined) {
     if (!isNativeName(ref.id)) throw errors.invalidRef(`Valid native collection name expected, '${ref.id}' provided.`, pos);
     return { kind: 'native', db: await resolveDb(ctx, ref.database, pos), native: ref.id, scoped: !!ref.database };
@@ -73,6 +74,46 @@ export async function resolveRef(ctx: EvalContext, ref: Ref, pos: Position): Pro
   const coll = (await schemaOf(ctx, db)).get('collections', parent.id);
   if (!coll) throw errors.invalidRef(`Ref refers to undefined collection '${parent.id}'`, pos);
   return { kind: 'doc', db, coll, id: parseDocId(ref.id, pos), scoped: !!parent.database };
+}
+
+/**
+ * A ref read from storage goes by its address, not its names: right after a rename, under `At`,
+ * and when its name now belongs to something else. One whose target is gone is not found.
+ */
+async function resolveAddr(ctx: EvalContext, ref: Ref, addr: RefAddr, pos: Position): Promise<Target> {
+  if (ref.dangling) throw errors.notFound('Document not found.', pos);
+  const { db, coll, id } = addr;
+  const scoped = db !== ctx.scope.db;
+  if (coll === ADDR_NATIVE) {
+    const native = NATIVE_NAMES[Number(id) - 1];
+    if (native === undefined) throw errors.invalidRef('Invalid ref.', pos);
+    return { kind: 'native', db, native, scoped };
+  }
+  const native = NATIVE_NAMES[coll - 1];
+  if (native === 'keys' || native === 'tokens' || native === 'credentials') return { kind: 'secretDoc', db, native, id, self: false, scoped };
+  const schema = await schemaOf(ctx, db);
+  if (native !== undefined) {
+    const named = native as NamedNative;
+    const entry = schema.getById(named, id);
+    return { kind: 'schema', db, native: named, name: entry?.name ?? ref.id, entry, scoped };
+  }
+  const entry = schema.getById('collections', BigInt(coll));
+  if (!entry) throw errors.notFound('Document not found.', pos);
+  return { kind: 'doc', db, coll: entry, id, scoped };
+}
+
+/** The address of a resolved target; undefined for a schema document that does not exist. */
+export function addrOfTarget(t: Target): RefAddr | undefined {
+  switch (t.kind) {
+    case 'native':
+      return { db: t.db, coll: ADDR_NATIVE, id: BigInt(NATIVE_IDS[t.native]) };
+    case 'schema':
+      return t.entry ? { db: t.db, coll: NATIVE_IDS[t.native], id: t.entry.id } : undefined;
+    case 'secretDoc':
+      return { db: t.db, coll: NATIVE_IDS[t.native], id: t.id };
+    case 'doc':
+      return { db: t.db, coll: Number(t.coll.id), id: t.id };
+  }
 }
 
 /** Resolves a ref that must name an existing collection (Documents, Create). */

@@ -49,12 +49,13 @@ import {
   type Store,
   type Txn,
   type TxnMetrics,
+  type TxnNames,
   type Version,
   type VersionAction,
   type CommitEvent,
   type CommitListener,
 } from './types';
-import { decodeValue, encodeValue } from './valueCodec';
+import { decodeValue, encodeValue, type RefNamer } from './valueCodec';
 import { isRemoveEvent, TxnIndexes, type IndexWriteSet } from './indexTxn';
 import { prefixEnd } from './tuple';
 
@@ -92,17 +93,17 @@ function latestTs(value: Uint8Array): bigint {
   return new DataView(value.buffer, value.byteOffset, value.byteLength).getBigUint64(0);
 }
 
-function decodeLatest(value: Uint8Array): Version {
+function decodeLatest(value: Uint8Array, names: RefNamer | undefined, at: bigint): Version {
   const action = ACTIONS[value[8]];
   if (action === undefined) throw new Error(`corrupt latest-version record (action ${value[8]})`);
-  const data = value.length > 9 ? (decodeValue(value, 9) as Obj) : null;
+  const data = value.length > 9 ? (decodeValue(value, 9, names, at) as Obj) : null;
   return { ts: latestTs(value), action, data };
 }
 
-function decodeVersion(kv: KV): Version {
+function decodeVersion(kv: KV, names: RefNamer | undefined, at: bigint): Version {
   const action = ACTIONS[kv.value[0]];
   if (action === undefined) throw new Error(`corrupt version record (action ${kv.value[0]})`);
-  const data = kv.value.length > 1 ? (decodeValue(kv.value, 1) as Obj) : null;
+  const data = kv.value.length > 1 ? (decodeValue(kv.value, 1, names, at) as Obj) : null;
   return { ts: versionKeyTs(kv.key), action, data };
 }
 
@@ -577,6 +578,7 @@ class TxnImpl implements Txn {
   private finished = false;
   /** Set for internal maintenance (history collection) that the commit feed must not report. */
   unreported = false;
+  names: TxnNames | undefined = undefined;
 
   constructor(
     private readonly store: MvccStore,
@@ -601,6 +603,20 @@ class TxnImpl implements Txn {
 
   private check(): void {
     if (this.finished) throw new Error('transaction is finished');
+  }
+
+  /** `decode()` again once the namer has loaded what it lacked (it threw `first`). */
+  private async decodeAgain<T>(first: unknown, names: TxnNames | undefined, decode: () => T): Promise<T> {
+    let error = first;
+    for (let misses = 0; names && misses < 16; misses++) {
+      await names.load(error);
+      try {
+        return decode();
+      } catch (e) {
+        error = e;
+      }
+    }
+    throw error;
   }
 
   private count(kv: KV): void {
@@ -633,19 +649,35 @@ class TxnImpl implements Txn {
       return null;
     }
     this.count({ key: lk, value: latest });
-    if (latestTs(latest) <= t) return decodeLatest(latest);
-    return this.versionAt(key, t);
+    if (latestTs(latest) <= t) {
+      const names = this.names;
+      try {
+        return decodeLatest(latest, names, t);
+      } catch (e) {
+        return this.decodeAgain(e, names, () => decodeLatest(latest, names, t));
+      }
+    }
+    return this.versionAt(key, t, this.names);
   }
 
   /** The newest stored version with ts ≤ t (a reverse range read of the document's versions). */
-  private async versionAt(key: DocKey, t: bigint): Promise<Version | null> {
+  private async versionAt(key: DocKey, t: bigint, names: TxnNames | undefined): Promise<Version | null> {
     const range = { start: versionKey(key, 0n), end: versionBound(key, t), reverse: true, limit: 1 };
     for await (const kv of this.store.engine.range(range)) {
       this.count(kv);
-      return decodeVersion(kv);
+      return this.version(kv, names, t);
     }
     this.metrics.reads++;
     return null;
+  }
+
+  /** A stored version, its refs named as of `at`. */
+  private version(kv: KV, names: TxnNames | undefined, at: bigint): Version | Promise<Version> {
+    try {
+      return decodeVersion(kv, names, at);
+    } catch (e) {
+      return this.decodeAgain(e, names, () => decodeVersion(kv, names, at));
+    }
   }
 
   /** The newest version with ts ≤ t once this transaction's history edits apply. */
@@ -660,7 +692,7 @@ class TxnImpl implements Txn {
       const ts = versionKeyTs(kv.key);
       if (best !== null && ts <= (best.ts as bigint)) break;
       if (h.edits.has(ts)) continue; // replaced or removed
-      return decodeVersion(kv);
+      return this.version(kv, this.names, t);
     }
     return best;
   }
@@ -671,7 +703,7 @@ class TxnImpl implements Txn {
     const range = { start: versionKey(h.key, fromTs), end: versionBound(h.key, toTs) };
     for await (const kv of this.store.engine.range(range)) {
       this.count(kv);
-      if (!h.edits.has(versionKeyTs(kv.key))) out.push(decodeVersion(kv));
+      if (!h.edits.has(versionKeyTs(kv.key))) out.push(await this.version(kv, this.names, toTs));
     }
     for (const [ts, e] of h.edits) if (e && ts >= fromTs && ts <= toTs) out.push({ ts, action: e.action, data: e.data });
     return out.sort((a, b) => ((a.ts as bigint) < (b.ts as bigint) ? -1 : 1));
@@ -696,7 +728,7 @@ class TxnImpl implements Txn {
       const range = { start: versionKey(key, fromTs), end: versionBound(key, toTs), reverse: opts.reverse };
       for await (const kv of this.store.engine.range(range)) {
         this.count(kv);
-        yield decodeVersion(kv);
+        yield await this.version(kv, this.names, toTs);
       }
     }
     if (own && !opts.reverse) yield own;
@@ -729,7 +761,8 @@ class TxnImpl implements Txn {
     let complete = false;
     try {
       let oi = 0;
-      for await (const doc of this.latestVersions(db, coll, from, to, at, reverse)) {
+      const names = opts.anonymousRefs ? undefined : this.names;
+      for await (const doc of this.latestVersions(db, coll, from, to, at, reverse, names)) {
         for (; oi < own.length && before(own[oi].key.id, doc.id); oi++) {
           if (own[oi].action === 'delete' && !withDeleted) continue;
           last = own[oi].key.id;
@@ -770,6 +803,7 @@ class TxnImpl implements Txn {
     to: bigint,
     at: bigint,
     reverse: boolean,
+    names: TxnNames | undefined,
   ): AsyncGenerator<{ id: bigint; version: Version }> {
     if (at < 0n) return;
     // Walk the latest-version keyspace (one entry per document, whatever its history); only a
@@ -783,10 +817,16 @@ class TxnImpl implements Txn {
       this.count(kv);
       const id = versionKeyId(kv.key);
       if (latestTs(kv.value) <= at) {
-        yield { id, version: decodeLatest(kv.value) };
+        let version: Version;
+        try {
+          version = decodeLatest(kv.value, names, at);
+        } catch (e) {
+          version = await this.decodeAgain(e, names, () => decodeLatest(kv.value, names, at));
+        }
+        yield { id, version };
         continue;
       }
-      const older = await this.versionAt({ db, coll, id }, at);
+      const older = await this.versionAt({ db, coll, id }, at, names);
       if (older) yield { id, version: older };
     }
   }

@@ -9,7 +9,7 @@
 // `encodeTuplePrefix` (no trailer) gives range bounds: every tuple whose leading elements equal the
 // prefix's (numerically, for numbers) starts with it.
 
-import { collationKey, numericRefId } from '../values/order';
+import { collationKey } from '../values/order';
 import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, type LambdaParams, type Obj, type Value } from '../values/types';
 
 // Type tags in the order of fql-v4.md §5.1. 0x00 terminates arrays and objects.
@@ -37,9 +37,7 @@ const N_LONG = 0x01;
 const N_DOUBLE = 0x02;
 const N_NEG_ZERO = 0x03;
 
-// Ref parts.
-const ID_NUMERIC = 0x01;
-const ID_NAME = 0x02;
+// Optional parts.
 const ABSENT = 0x00;
 const PRESENT = 0x01;
 
@@ -75,6 +73,11 @@ class Writer {
     this.ensure(2);
     this.view.setUint16(this.pos, n);
     this.pos += 2;
+  }
+  u32(n: number): void {
+    this.ensure(4);
+    this.view.setUint32(this.pos, n);
+    this.pos += 4;
   }
   u64(n: bigint): void {
     this.ensure(8);
@@ -249,23 +252,14 @@ function writeObjectBody(w: Writer, o: ReadonlyMap<string, Value>): void {
   w.byte(T_END);
 }
 
+// A ref is its address (document id, collection id, database scope: Fauna's order, §5.1), never
+// its names, so a rename changes no key. A ref must be resolved to its address before encoding.
 function writeRef(w: Writer, r: Ref): void {
-  const n = numericRefId(r.id);
-  if (n !== undefined) {
-    w.byte(ID_NUMERIC);
-    w.u64(n);
-  } else {
-    w.byte(ID_NAME);
-    w.escaped(utf8.encode(r.id));
-  }
-  writeOptionalRef(w, r.collection);
-  writeOptionalRef(w, r.database);
-}
-
-function writeOptionalRef(w: Writer, r: Ref | undefined): void {
-  if (r === undefined) return w.byte(ABSENT);
-  w.byte(PRESENT);
-  writeRef(w, r);
+  const a = r.addr;
+  if (a === undefined) throw new Error(`tuple: ref ${r} has no address`);
+  w.u64(a.id);
+  w.u32(a.coll);
+  w.u64(a.db);
 }
 
 function writeOptional(w: Writer, v: Value | undefined): void {
@@ -292,6 +286,11 @@ class Reader {
   u16(): number {
     const n = this.view.getUint16(this.pos);
     this.pos += 2;
+    return n;
+  }
+  u32(): number {
+    const n = this.view.getUint32(this.pos);
+    this.pos += 4;
     return n;
   }
   u64(): bigint {
@@ -450,11 +449,9 @@ function readObjectBody(r: Reader): Obj {
 }
 
 function readRef(r: Reader): Ref {
-  const kind = r.byte();
-  const id = kind === ID_NUMERIC ? r.u64().toString() : utf8Decoder.decode(r.unescaped());
-  const collection = r.byte() === PRESENT ? readRef(r) : undefined;
-  const database = r.byte() === PRESENT ? readRef(r) : undefined;
-  return new Ref(id, collection, database);
+  const id = r.u64();
+  const coll = r.u32();
+  return Ref.anonymous({ db: r.u64(), coll, id });
 }
 
 function readOptional(r: Reader): Value | undefined {

@@ -2,6 +2,7 @@
 // Implemented in store.ts on top of any Engine (engine.ts).
 
 import type { Obj, TxnTime } from '../values/types';
+import type { RefNamer } from './valueCodec';
 
 /** Internal address of a document: database scope id, collection internal id, document id. */
 export interface DocKey {
@@ -35,6 +36,8 @@ export interface ScanOptions {
   at?: bigint;
   /** Also yield documents whose latest version at `at` is a delete (for set events). */
   withDeleted?: boolean;
+  /** Leave stored refs anonymous (Ref.anonymous) rather than naming them through `Txn.names`. */
+  anonymousRefs?: boolean;
 }
 
 export interface HistoryOptions {
@@ -93,7 +96,17 @@ export interface ReadObserver {
   read(bytes: number): void;
 }
 
+/**
+ * Names the refs a transaction reads (model/refNames.ts). `name` may throw when it lacks names;
+ * the store then awaits `load(error)` and decodes again (`load` rethrows any other error).
+ */
+export interface TxnNames extends RefNamer {
+  load(error: unknown): Promise<void>;
+}
+
 export interface Txn {
+  /** Names stored refs on reads; without it they come back anonymous (Ref.anonymous). */
+  names: TxnNames | undefined;
   /** Snapshot (read) time in µs: what Now() returns and what reads see. */
   readonly snapshotTs: bigint;
   readonly metrics: TxnMetrics;

@@ -2,7 +2,7 @@
 // use tuple.ts). Reads decode every document, so both directions avoid JSON and per-value
 // allocations: one reused scratch buffer for writing, offsets into the input for reading.
 
-import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, type LambdaParams, type Obj, type Value } from '../values/types';
+import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, type LambdaParams, type Obj, type RefAddr, type Value } from '../values/types';
 
 const enum Tag {
   Null = 0,
@@ -22,9 +22,18 @@ const enum Tag {
   Set = 14,
   Lambda = 15,
   Page = 16,
+  RefAddr = 17, // db u64 LE | coll u32 LE | id u64 LE (Ref = 9 held names: the format before identity)
 }
 
-// Presence bits of a ref's optional parts and of a lambda's/page's optional fields.
+/**
+ * Gives stored refs their names as of a read time. May throw (e.g. when the names it needs are not
+ * loaded yet); decoding then stops and can be retried.
+ */
+export interface RefNamer {
+  name(addr: RefAddr, at: bigint): Ref;
+}
+
+// Presence bits of a legacy ref's optional parts and of a lambda's/page's optional fields.
 const HAS_COLLECTION = 1;
 const HAS_DATABASE = 2;
 const HAS_FIRST = 1;
@@ -129,10 +138,7 @@ function writeValue(w: Writer, v: Value): void {
     w.byte(Tag.Object);
     return writeObj(w, v);
   }
-  if (v instanceof Ref) {
-    w.byte(Tag.Ref);
-    return writeRef(w, v);
-  }
+  if (v instanceof Ref) return writeRef(w, v);
   if (v instanceof Time) {
     if (v.nanos >= I64_MIN && v.nanos <= I64_MAX) {
       w.ensure(9);
@@ -210,11 +216,17 @@ function writeObj(w: Writer, o: ReadonlyMap<string, Value>): void {
   }
 }
 
+// A stored ref is its address only: a rename rewrites nothing (see RefNamer for reads).
 function writeRef(w: Writer, r: Ref): void {
-  w.string(r.id);
-  w.byte((r.collection ? HAS_COLLECTION : 0) | (r.database ? HAS_DATABASE : 0));
-  if (r.collection) writeRef(w, r.collection);
-  if (r.database) writeRef(w, r.database);
+  const a = r.addr;
+  if (a === undefined) throw new Error(`encodeValue: ref ${r} has no address`);
+  w.ensure(21);
+  const buf = w.buf;
+  buf[w.pos] = Tag.RefAddr;
+  buf.writeBigUInt64LE(a.db, w.pos + 1);
+  buf.writeUInt32LE(a.coll, w.pos + 9);
+  buf.writeBigUInt64LE(a.id, w.pos + 13);
+  w.pos += 21;
 }
 
 // ---- decoding ------------------------------------------------------------------------------
@@ -222,6 +234,13 @@ function writeRef(w: Writer, r: Ref): void {
 class Reader {
   pos = 0;
   readonly buf: Buffer;
+  /** Names stored refs; without one they decode anonymous (Ref.anonymous). */
+  names: RefNamer | undefined;
+  at = 0n;
+  /** Set when the value held a ref (callers that keep raw values use it to skip work). */
+  sawRef = false;
+  /** Reads refs of the format before identity (names) through this, for the migration only. */
+  legacy: ((ref: Ref) => Ref) | undefined;
   constructor(bytes: Uint8Array, offset: number) {
     this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = offset;
@@ -260,12 +279,29 @@ class Reader {
   }
 }
 
-/** Decodes a value written by `encodeValue`, starting at `offset`. */
-export function decodeValue(bytes: Uint8Array, offset = 0): Value {
+/**
+ * Decodes a value written by `encodeValue`, starting at `offset`. Refs get their names from
+ * `names` as of `at`, or stay anonymous without one (for code that only re-encodes them).
+ */
+export function decodeValue(bytes: Uint8Array, offset = 0, names?: RefNamer, at = 0n): Value {
   const r = new Reader(bytes, offset);
+  r.names = names;
+  r.at = at;
   const v = readValue(r);
   if (r.pos !== r.buf.length) throw new RangeError('trailing bytes after value');
   return v;
+}
+
+/**
+ * Decodes a value of either format: refs by name (before identity; each goes through `legacy`,
+ * which gives it its address) or by address (anonymous). For the migration of old data only.
+ */
+export function decodeLegacyValue(bytes: Uint8Array, offset: number, legacy: (ref: Ref) => Ref): { value: Value; sawRef: boolean } {
+  const r = new Reader(bytes, offset);
+  r.legacy = legacy;
+  const value = readValue(r);
+  if (r.pos !== r.buf.length) throw new RangeError('trailing bytes after value');
+  return { value, sawRef: r.sawRef };
 }
 
 function readValue(r: Reader): Value {
@@ -303,8 +339,17 @@ function readValue(r: Reader): Value {
     }
     case Tag.Object:
       return readObj(r);
-    case Tag.Ref:
-      return readRef(r);
+    case Tag.RefAddr: {
+      const addr: RefAddr = { db: buf.readBigUInt64LE(r.pos), coll: buf.readUInt32LE(r.pos + 8), id: buf.readBigUInt64LE(r.pos + 12) };
+      r.pos += 20;
+      r.sawRef = true;
+      return r.names ? r.names.name(addr, r.at) : Ref.anonymous(addr);
+    }
+    case Tag.Ref: {
+      if (!r.legacy) throw new RangeError('a ref stored by name (the format before identity): the data needs migrating');
+      r.sawRef = true;
+      return r.legacy(readLegacyRef(r));
+    }
     case Tag.Time64: {
       const n = buf.readBigInt64LE(r.pos);
       r.pos += 8;
@@ -356,10 +401,10 @@ function readObj(r: Reader): Obj {
   return o;
 }
 
-function readRef(r: Reader): Ref {
+function readLegacyRef(r: Reader): Ref {
   const id = r.string();
   const flags = r.byte();
-  const collection = flags & HAS_COLLECTION ? readRef(r) : undefined;
-  const database = flags & HAS_DATABASE ? readRef(r) : undefined;
+  const collection = flags & HAS_COLLECTION ? readLegacyRef(r) : undefined;
+  const database = flags & HAS_DATABASE ? readLegacyRef(r) : undefined;
   return new Ref(id, collection, database);
 }

@@ -7,7 +7,7 @@ import type { EvalContext } from '../fql/context';
 import { diff } from '../fql/events';
 import { matchedIndex, openMatch, type MatchedSet } from '../fql/match';
 import { dbRefOf, docKeyOf, refOf } from '../model/documents';
-import { decodePayload } from '../model/indexer';
+import { namedPayload } from '../model/indexer';
 import { allowed, checkAccess, checkSetRead } from '../model/permissions';
 import { resolveRef, type Target } from '../model/resolve';
 import type { CommittedIndexEntry, CommittedVersion, DocKey, Version } from '../storage/types';
@@ -393,7 +393,7 @@ async function renderMatch(
   for (const pass of ['add', 'remove'] as const) {
     for (const e of change.entries) {
       if (e.action !== pass) continue;
-      const { terms, values, ref } = decodePayload(e.payload);
+      const { terms, values, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
       if (!target.matches(terms)) continue;
       if (visible && !(await (pass === 'remove' ? readableBefore(ctx, change.ts, () => visible(ctx, ref)) : visible(ctx, ref)))) continue;
       const txnTs = { txnTs: change.ts };

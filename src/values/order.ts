@@ -2,7 +2,7 @@
 // storage/tuple.ts encodes values so that byte order matches `compareValues`; the two must change
 // together (test/unit/tuple.test.ts checks that they agree).
 
-import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, refEquals, type Obj, type Value } from './types';
+import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, refEquals, type Obj, type RefAddr, type Value } from './types';
 
 /** Rank of each type in the cross-type order. */
 export const enum TypeRank {
@@ -297,11 +297,17 @@ export function numericRefId(id: string): bigint | undefined {
   return n <= U64_MAX ? n : undefined;
 }
 
-/** By id (numeric ids as u64 first, then names in UTF-8 order), then collection, then database. */
+/**
+ * Refs with addresses (all stored ones) order as Fauna's index keys do (fql-v4.md §5.1): by
+ * document id, then the collection's internal id, then the database scope, the same order as their
+ * tuple encoding. Others, by id (numeric ids as u64 first, then names in UTF-8 order), then
+ * collection, then database.
+ */
 export function compareRefs(a: Ref | undefined, b: Ref | undefined): number {
   if (a === b) return 0;
   if (a === undefined) return -1;
   if (b === undefined) return 1;
+  if (a.addr && b.addr) return compareAddrs(a.addr, b.addr);
   if (a.id !== b.id) {
     const na = numericRefId(a.id);
     const nb = numericRefId(b.id);
@@ -310,6 +316,10 @@ export function compareRefs(a: Ref | undefined, b: Ref | undefined): number {
     return compareCodePoints(a.id, b.id);
   }
   return compareRefs(a.collection, b.collection) || compareRefs(a.database, b.database);
+}
+
+export function compareAddrs(a: RefAddr, b: RefAddr): number {
+  return cmp(a.id, b.id) || cmp(a.coll, b.coll) || cmp(a.db, b.db);
 }
 
 /** Absent sorts before present. */

@@ -44,8 +44,26 @@ export function isNativeName(s: string): s is NativeName {
 export const SCHEMA_NATIVES: ReadonlySet<string> = new Set(NAMED_NATIVES);
 
 /**
- * A symbolic reference. Resolution to internal ids happens only when the ref is used,
- * so a ref to something that does not exist is still a value (it fails with `invalid ref` on use).
+ * Where a ref points, by internal ids that never change (a rename changes only a name): the
+ * database scope id, the internal id of the collection (`ADDR_NATIVE` for a native collection
+ * itself), and the document id (for a schema document, its internal id). Stored refs keep only
+ * this; names are looked up when a stored value is read.
+ */
+export interface RefAddr {
+  readonly db: bigint;
+  readonly coll: number;
+  readonly id: bigint;
+}
+
+/** `RefAddr.coll` of a native collection itself (e.g. `collections`); its `id` is the native id. */
+export const ADDR_NATIVE = 0;
+
+/**
+ * A reference. Refs from the wire are symbolic (names), resolved to internal ids when used, so a
+ * ref to something that does not exist is still a value (it fails with `invalid ref` on use).
+ * Refs read from storage also carry their `addr`, which resolution prefers to the names: it stays
+ * right across renames, `At` and reused names. A `dangling` ref points at a schema document or
+ * database that no longer exists: it renders as Fauna rendered it (nothing) and fails on use.
  *
  * Shapes:
  *  - native collection:  Ref(id='collections', collection=undefined)
@@ -60,6 +78,8 @@ export class Ref {
     readonly id: string,
     readonly collection?: Ref,
     readonly database?: Ref,
+    readonly addr?: RefAddr,
+    readonly dangling = false,
   ) {}
 
   /** True for the ref of a native collection itself (e.g. `collections`). */
@@ -93,6 +113,26 @@ export class Ref {
     return new Ref(id, Ref.collection(collection, database));
   }
 
+  /**
+   * A ref known only by its address (names not looked up, placeholders instead): for code that only
+   * re-encodes or compares it, never for a value a user sees.
+   */
+  static anonymous(addr: RefAddr): Ref {
+    const { coll, id } = addr;
+    if (coll === ADDR_NATIVE) return new Ref(NATIVE_NAMES[Number(id) - 1] ?? `#${id}`, undefined, undefined, addr);
+    const native = NATIVE_NAMES[coll - 1];
+    if (native !== undefined) {
+      const named = (NAMED_NATIVES as readonly string[]).includes(native);
+      return new Ref(named ? `#${id}` : String(id), new Ref(native), undefined, addr);
+    }
+    return new Ref(String(id), new Ref(`#${coll}`, new Ref('collections')), undefined, addr);
+  }
+
+  /** The same ref, carrying its address. */
+  at(addr: RefAddr): Ref {
+    return new Ref(this.id, this.collection, this.database, addr, this.dangling);
+  }
+
   equals(other: Ref): boolean {
     return refEquals(this, other);
   }
@@ -106,9 +146,16 @@ export class Ref {
   }
 }
 
+export function addrEquals(a: RefAddr, b: RefAddr): boolean {
+  return a.id === b.id && a.coll === b.coll && a.db === b.db;
+}
+
+/** Two refs with addresses are equal when the addresses are; otherwise names decide. */
 export function refEquals(a: Ref | undefined, b: Ref | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
+  if (a.addr && b.addr) return addrEquals(a.addr, b.addr);
+  if (a.dangling || b.dangling) return false;
   return a.id === b.id && refEquals(a.collection, b.collection) && refEquals(a.database, b.database);
 }
 

@@ -59,6 +59,7 @@ export function encodeValue(v: Value, ctx: EncodeContext): string {
     let escape = false;
     const max = ctx.maxLength ?? Infinity;
     for (const [k, x] of v) {
+      if (x instanceof Ref && x.dangling) continue; // Fauna leaves out a field whose ref is gone
       if (k.charCodeAt(0) === 64 /* @ */) escape = true;
       out += (first ? '' : ',') + jsonString(k) + ':' + encodeValue(x, ctx);
       if (out.length > max) throw new TooLong(out.length);
@@ -126,6 +127,7 @@ export async function encodeValueSliced(v: Value, ctx: EncodeContext, pacer: Pac
       out.write(escape ? '{"@obj":{' : '{');
       let first = true;
       for (const [k, y] of x) {
+        if (y instanceof Ref && y.dangling) continue;
         out.write((first ? '' : ',') + jsonString(k) + ':');
         first = false;
         await walk(y);
@@ -203,6 +205,8 @@ const CREDENTIAL_NATIVES: ReadonlySet<string> = new Set(['keys', 'tokens', 'cred
 
 /** `{"@ref":{"id":…,"collection"?:…,"database"?:…}}`, absent parts omitted (never null). */
 export function encodeRef(r: Ref): string {
+  // A ref to something gone renders as nothing (Fauna's UndefinedRef): null where a value must be.
+  if (r.dangling) return 'null';
   let collection = r.collection;
   let database = r.database;
   // Keys/tokens/credentials of a child database carry the database on their native

@@ -1,8 +1,9 @@
+import { collRef, docRef } from '../helpers/refs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { compareValues } from '../../src/values/order';
-import { Bytes, DateV, Ref, Time, type Value } from '../../src/values/types';
+import { Bytes, DateV, Time, type Value } from '../../src/values/types';
 import { encodeTuple, encodeTuplePrefix } from '../../src/storage/tuple';
 import { cursorBound, elementBody, entryKey, prefixEnd, termsPrefix } from '../../src/model/indexKeys';
 import type { IndexDef, IndexEntryValue } from '../../src/model/indexDef';
@@ -42,7 +43,7 @@ function generator(seed: number) {
     '', 'a', 'A', 'b', 'ab', 'é', 'a\0', null, true, false,
     new Bytes(Uint8Array.of()), new Bytes(Uint8Array.of(0)), new Bytes(Uint8Array.of(0xff)),
     new Time(0n), new Time(-1000n), new DateV(0), new DateV(-3),
-    Ref.doc('c', '1'), Ref.doc('c', '2'), Ref.collection('c'),
+    docRef('c', '1'), docRef('c', '2'), collRef('c'),
   ];
   const value = (depth: number): Value => {
     const k = int(depth > 0 ? 10 : 8);
@@ -50,7 +51,7 @@ function generator(seed: number) {
     if (k === 8) return Array.from({ length: int(3) }, () => value(depth - 1));
     return new Map(Array.from({ length: int(3) }, () => [pick(['a', 'b']), value(depth - 1)] as [string, Value]));
   };
-  const ref = () => Ref.doc('c', pick(['1', '2', '3', '10']));
+  const ref = () => docRef('c', pick(['1', '2', '3', '10']));
   const entry = (def: IndexDef): IndexEntryValue => ({
     terms: def.terms.map(() => value(1)),
     values: def.values.map(() => value(1)),
@@ -116,7 +117,7 @@ test('memcmp of entry keys follows the set order (random reverse flags)', () => 
 
 test('numerically equal Long and Double entries get distinct keys', () => {
   const def = makeDef(1, [false, true]);
-  const ref = Ref.doc('c', '1');
+  const ref = docRef('c', '1');
   const key = (t: Value, v: Value) => entryKey(def, { terms: [t], values: [v, v], ref });
   assert.ok(!bytesEqual(key(1n, 1n), key(1, 1n)));
   assert.ok(!bytesEqual(key(1n, 1n), key(1n, 1)));
@@ -171,20 +172,20 @@ test('cursorBound orders between the right entries, for full and shorter cursors
 
 test('a non-ref in the ref slot places the bound before or after every ref', () => {
   const def = makeDef(0, [false]);
-  const keys = ['1', '2', '99'].map((id) => entryKey(def, { terms: [], values: [5n], ref: Ref.doc('c', id) }));
+  const keys = ['1', '2', '99'].map((id) => entryKey(def, { terms: [], values: [5n], ref: docRef('c', id) }));
   const below = cursorBound(def, [], [5n, 0n]); // numbers sort before refs
   const above = cursorBound(def, [], [5n, null]); // null sorts after everything
   for (const k of keys) {
     assert.equal(memcmp(below, k), -1);
     assert.equal(memcmp(above, k), 1);
   }
-  const next = entryKey(def, { terms: [], values: [6n], ref: Ref.doc('c', '1') });
+  const next = entryKey(def, { terms: [], values: [6n], ref: docRef('c', '1') });
   assert.equal(memcmp(above, next), -1);
 });
 
 test('reverse positions sort descending, terms never reverse', () => {
   const def = makeDef(1, [true, false]);
-  const ref = Ref.doc('c', '1');
+  const ref = docRef('c', '1');
   const key = (t: Value, a: Value, b: Value) => entryKey(def, { terms: [t], values: [a, b], ref });
   assert.equal(memcmp(key(1n, 2n, 0n), key(1n, 1n, 0n)), -1);
   assert.equal(memcmp(key(1n, 1n, 0n), key(1n, 1n, 1n)), -1);

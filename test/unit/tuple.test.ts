@@ -25,8 +25,10 @@ function identical(a: unknown, b: unknown): boolean {
   if (a instanceof Time) return a.nanos === (b as Time).nanos;
   if (a instanceof DateV) return a.days === (b as DateV).days;
   if (a instanceof Ref) {
-    const r = b as Ref;
-    return a.id === r.id && identical(a.collection ?? null, r.collection ?? null) && identical(a.database ?? null, r.database ?? null);
+    // Tuples keep a ref's address only (names are looked up on reads).
+    const x = a.addr!;
+    const y = (b as Ref).addr!;
+    return x.db === y.db && x.coll === y.coll && x.id === y.id;
   }
   if (a instanceof SetV) return identical(a.expr, (b as SetV).expr);
   if (a instanceof Lambda) {
@@ -51,12 +53,13 @@ function generator(seed: number) {
   const doubles = [0, -0, 1, -1, 1.5, 0.1, 2 ** 53, 2 ** 63, -(2 ** 63), 1e300, -1e-300, Infinity, -Infinity, NaN];
   const long = () => (rnd() < 0.5 ? pick(longs) : BigInt.asIntN(64, BigInt(int(2 ** 32)) * BigInt(int(2 ** 32)) - 2n ** 62n));
   const double = () => (rnd() < 0.5 ? pick(doubles) : (rnd() - 0.5) * 10 ** int(20));
-  const ref = (depth: number): Ref => {
-    const id = pick(['0', '1', '2', '10', '18446744073709551615', '007', 'abc', 'Abc', 'widgets']);
-    const coll = depth > 0 && rnd() < 0.6 ? ref(depth - 1) : undefined;
-    const db = depth > 0 && rnd() < 0.3 ? ref(depth - 1) : undefined;
-    return new Ref(id, coll, db);
-  };
+  // Refs are addresses: document id, collection id (0 = a native collection itself), database.
+  const ref = (_depth: number): Ref =>
+    Ref.anonymous({
+      db: pick([0n, 1n, 7n, 2n ** 64n - 1n]),
+      coll: pick([0, 2, 3, 9, 1024, 1025, 32767]),
+      id: pick([0n, 1n, 2n, 10n, 2n ** 64n - 1n, 2n ** 63n]),
+    });
   const obj = (depth: number) => new Map(Array.from({ length: int(3) }, () => [pick(['a', 'b', 'B', 'é']), value(depth - 1)] as [string, Value]));
   const value = (depth: number): Value => {
     const k = int(depth > 0 ? 17 : 11);

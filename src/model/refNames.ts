@@ -1,0 +1,181 @@
+// Names for stored refs. Storage keeps a ref as its address (database scope, collection id,
+// document id); a reader sees it with the names those ids have at its read time, relative to its
+// own database, so a rename shows at once everywhere and `At` before it shows the old name.
+//
+// `name` is synchronous (it runs inside value decoding): it answers from what this reader has
+// loaded and throws a NamesMiss naming what to load otherwise; the store then awaits `load` and
+// decodes again. Misses happen once per database and read time in a transaction.
+
+import type { Txn, TxnNames } from '../storage/types';
+import { mapRefs } from '../values/refWalk';
+import { ADDR_NATIVE, NAMED_NATIVES, NATIVE_NAMES, Ref, type NamedNative, type RefAddr, type Value } from '../values/types';
+import { dbParentKey } from './auth';
+import type { Catalog, DbSchema } from './catalog';
+
+/** What a namer reads names from: the reading transaction and its view of each database's schema. */
+export interface NameSource {
+  readonly txn: Txn;
+  /** The schema of `db` at the transaction's snapshot (with its own writes). */
+  schema(db: bigint): Promise<DbSchema>;
+  /** The schema of `db` as of `at` < snapshot. */
+  schemaAt(db: bigint, at: bigint): Promise<DbSchema>;
+  /** Changes with every schema write of the transaction: cached names are then stale. */
+  schemaGeneration(): number;
+}
+
+/** Thrown by `RefNames.name` when it lacks something; `load` fetches it. */
+export class NamesMiss extends Error {
+  constructor(readonly load: () => Promise<void>) {
+    super('names not loaded');
+  }
+}
+
+const FIRST_USER_COLLECTION_ID = 1024;
+const COLLECTIONS_ID = 2;
+
+export class RefNames implements TxnNames {
+  private generation: number;
+  private readonly current = new Map<bigint, DbSchema>();
+  private readonly past = new Map<string, DbSchema>();
+  /** How `home` names each database (undefined: home itself; null: not below home). */
+  private readonly dbRefs = new Map<bigint, Ref | undefined | null>();
+  /** User collection refs at the snapshot, by `db:coll` (shared by every document ref). */
+  private readonly collRefs = new Map<string, Ref>();
+
+  constructor(
+    private readonly source: NameSource,
+    /** The database names are relative to (the reader's). */
+    readonly home: bigint,
+  ) {
+    this.generation = source.schemaGeneration();
+  }
+
+  /** Uses `schema` as `db`'s current schema (the catalog naming a schema it is building). */
+  seed(db: bigint, schema: DbSchema): void {
+    this.current.set(db, schema);
+  }
+
+  name(addr: RefAddr, at: bigint): Ref {
+    if (this.generation !== this.source.schemaGeneration()) this.forget();
+    const { db, coll, id } = addr;
+    const now = at >= this.source.txn.snapshotTs;
+    if (coll >= FIRST_USER_COLLECTION_ID) {
+      const collRef = now ? this.currentCollRef(db, coll) : this.collRef(db, coll, at);
+      return new Ref(String(id), collRef, undefined, addr, collRef.dangling);
+    }
+    const dbRef = this.dbRef(db);
+    if (dbRef === null) return dangling(addr);
+    if (coll === ADDR_NATIVE) return new Ref(NATIVE_NAMES[Number(id) - 1] ?? `#${id}`, undefined, dbRef, addr);
+    const native = NATIVE_NAMES[coll - 1];
+    if (native === undefined) return dangling(addr);
+    if (!(NAMED_NATIVES as readonly string[]).includes(native)) return new Ref(String(id), new Ref(native), dbRef, addr);
+    const entry = this.schemaFor(db, at).getById(native as NamedNative, id);
+    return entry ? new Ref(entry.name, new Ref(native), dbRef, addr) : dangling(addr);
+  }
+
+  /** The databases whose names this namer has looked up. */
+  visited(): bigint[] {
+    return [...new Set([...this.current.keys(), ...this.dbRefs.keys()])];
+  }
+
+  async load(e: unknown): Promise<void> {
+    if (!(e instanceof NamesMiss)) throw e;
+    await e.load();
+  }
+
+  private forget(): void {
+    this.generation = this.source.schemaGeneration();
+    this.current.clear();
+    this.past.clear();
+    this.dbRefs.clear();
+    this.collRefs.clear();
+  }
+
+  private currentCollRef(db: bigint, coll: number): Ref {
+    const key = `${db}:${coll}`;
+    let ref = this.collRefs.get(key);
+    if (ref === undefined) this.collRefs.set(key, (ref = this.collRef(db, coll, this.source.txn.snapshotTs)));
+    return ref;
+  }
+
+  private collRef(db: bigint, coll: number, at: bigint): Ref {
+    const addr: RefAddr = { db, coll: COLLECTIONS_ID, id: BigInt(coll) };
+    const dbRef = this.dbRef(db);
+    const entry = dbRef === null ? undefined : this.schemaFor(db, at).getById('collections', addr.id);
+    return entry ? new Ref(entry.name, new Ref('collections'), dbRef ?? undefined, addr) : dangling(addr);
+  }
+
+  private schemaFor(db: bigint, at: bigint): DbSchema {
+    const current = this.current.get(db);
+    if (current === undefined) throw new NamesMiss(async () => void this.current.set(db, await this.source.schema(db)));
+    if (at >= this.source.txn.snapshotTs || (typeof current.lastTs === 'bigint' && at >= current.lastTs)) return current;
+    const key = `${db}@${at}`;
+    const past = this.past.get(key);
+    if (past === undefined) throw new NamesMiss(async () => void this.past.set(key, await this.source.schemaAt(db, at)));
+    return past;
+  }
+
+  private dbRef(db: bigint): Ref | undefined | null {
+    if (db === this.home) return undefined;
+    const known = this.dbRefs.get(db);
+    if (known !== undefined || this.dbRefs.has(db)) return known;
+    throw new NamesMiss(async () => void this.dbRefs.set(db, await this.pathFromHome(db)));
+  }
+
+  /** The nested Database ref by which home names `db`, or null when `db` is not below home. */
+  private async pathFromHome(db: bigint): Promise<Ref | null> {
+    const chain: bigint[] = [];
+    for (let cur = db; cur !== this.home; ) {
+      chain.unshift(cur);
+      const parent = await this.source.txn.getMeta(dbParentKey(cur));
+      if (!parent) return null;
+      cur = Buffer.from(parent).readBigUInt64BE(0);
+    }
+    let ref: Ref | undefined;
+    let parent = this.home;
+    for (const id of chain) {
+      const entry = (await this.source.schema(parent)).getById('databases', id);
+      if (!entry) return null;
+      ref = new Ref(entry.name, new Ref('databases'), ref, { db: parent, coll: NATIVE_NAMES.indexOf('databases') + 1, id });
+      parent = id;
+    }
+    return ref!;
+  }
+}
+
+/** A ref to something that no longer exists: it keeps its address, renders as nothing, fails on use. */
+function dangling(addr: RefAddr): Ref {
+  const base = Ref.anonymous(addr);
+  return new Ref(base.id, base.collection && new Ref(base.collection.id, base.collection.collection, undefined, base.collection.addr, true), undefined, addr, true);
+}
+
+/**
+ * Names every anonymous ref inside a value already decoded (schema documents, which the catalog
+ * reads before it can name anything). Throws NamesMiss like `RefNames.name`.
+ */
+export function nameRefs(v: Value, names: RefNames, at: bigint): Value {
+  return mapRefs(v, (r) => (r.addr ? names.name(r.addr, at) : r));
+}
+
+/** `v` (read with anonymous refs) with its refs named as `home` sees them now. */
+export async function named<T extends Value>(names: RefNames, v: T, at: bigint): Promise<T> {
+  for (let misses = 0; ; misses++) {
+    try {
+      return nameRefs(v, names, at) as T;
+    } catch (e) {
+      if (misses > 16) throw e;
+      await names.load(e);
+    }
+  }
+}
+
+/** `named` outside a query: names from the catalog at `txn`'s snapshot, relative to `home`. */
+export function namedIn<T extends Value>(catalog: Catalog, txn: Txn, home: bigint, v: T): Promise<T> {
+  const source: NameSource = {
+    txn,
+    schema: (db) => catalog.schema(txn, db, false),
+    schemaAt: (db, at) => catalog.schemaAt(txn, db, at),
+    schemaGeneration: () => 0,
+  };
+  return named(new RefNames(source, home), v, txn.snapshotTs);
+}
