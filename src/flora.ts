@@ -5,6 +5,7 @@ import type { FloraConfig } from './fql/api';
 import { Executor } from './fql/executor';
 import { openLmdbEngine } from './storage/lmdbEngine';
 import { openStore } from './storage/store';
+import { upgradeStorage } from './model/upgrade';
 import { retention } from './model/retention';
 import { queryLimits } from './config';
 import { MemoryPool } from './fql/budget';
@@ -12,6 +13,12 @@ import { MemoryPool } from './fql/budget';
 export async function createFlora(config: FloraConfig): Promise<Executor> {
   mkdirSync(config.dataDir, { recursive: true });
   const engine = await openLmdbEngine(config.dataDir);
+  try {
+    await upgradeStorage(engine, (line) => process.stderr.write(`flora: ${line}\n`));
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
   const store = await openStore(engine);
   retention.graceMicros = BigInt(config.historyGraceSeconds) * 1_000_000n;
   const executor = new Executor(store, config.rootSecret, {

@@ -49,7 +49,17 @@ async function start(args: readonly string[]): Promise<number> {
 
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
-  const service = await createFlora(config);
+  const { FormatError } = await import('../storage/format');
+  let service;
+  try {
+    service = await createFlora(config);
+  } catch (err) {
+    if (err instanceof FormatError) {
+      process.stderr.write(`flora: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
   let server;
   // With a GraphQL-only port, the log system and the service are closed once both listeners have drained.
   const ownsService = config.graphqlPort === undefined;

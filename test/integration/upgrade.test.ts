@@ -1,0 +1,171 @@
+// Storage format upgrade (issue 13): a data directory written by the release before references by
+// identity (format 1, refs stored by name; made by test/fixtures/format1/make.js) opens with this
+// release, is migrated in place, and answers as that release did. A newer format is refused.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, query as q } from 'faunadb';
+import { clients, FLORA_BIN, ROOT, startFlora, type DriverClients, type FloraProcess } from '../helpers/server';
+import { openLmdbEngine } from '../../src/storage/lmdbEngine';
+import { upgradeStorage } from '../../src/model/upgrade';
+import { formatRecord, storedFormat } from '../../src/storage/format';
+import type { Engine, KV } from '../../src/storage/engine';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'format1');
+
+/** A fresh copy of the format-1 data directory. */
+async function fixtureCopy(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'flora-format1-'));
+  execFileSync('tar', ['-xzf', path.join(FIXTURE, 'data.tgz'), '-C', dir]);
+  return dir;
+}
+
+/** What the driver answered, as JSON (refs, times and sets in their wire forms). */
+const wire = (v: unknown) => JSON.parse(JSON.stringify(v));
+
+/** The old release rendered a ref into a deleted collection by its name; Fauna (and now Flora) leave it out. */
+function withoutGone(v: any): any {
+  if (Array.isArray(v)) return v.map(withoutGone);
+  if (v && typeof v === 'object') {
+    const out: any = {};
+    for (const [k, x] of Object.entries(v)) if (k !== 'gone') out[k] = withoutGone(x);
+    return out;
+  }
+  return v;
+}
+
+describe('a format-1 data directory', () => {
+  let expected: any;
+  let dir: string;
+  let srv: FloraProcess;
+  let root: DriverClients;
+  before(async () => {
+    expected = JSON.parse(await readFile(path.join(FIXTURE, 'expected.json'), 'utf8'));
+    dir = await fixtureCopy();
+    srv = await startFlora({ dataDir: dir });
+    root = clients(srv.url, srv.secret);
+  });
+  after(async () => {
+    await root.close();
+    await srv.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('is upgraded on start, saying so', () => {
+    assert.match(srv.stderr(), /storage format 1 → 2 \(references by identity\): upgrading/);
+    assert.match(srv.stderr(), /storage upgrade: done, \d+ records converted/);
+  });
+
+  test('every document, history version and index entry reads as before', async () => {
+    for (const c of [root.h2, root.h1]) {
+      const ref = (coll: string, id: string) => q.Ref(q.Collection(coll), id);
+      const books = expected.refs.books.map((id: string) => ref('books', id));
+      const authors = expected.refs.authors.map((id: string) => ref('authors', id));
+      assert.deepEqual(wire(await c.query(q.Map(q.Paginate(q.Documents(q.Collection('books'))), q.Lambda('r', q.Get(q.Var('r')))))), withoutGone(expected.documents));
+      assert.deepEqual(wire(await c.query(q.Map(q.Paginate(q.Documents(q.Collection('authors'))), q.Lambda('r', q.Get(q.Var('r')))))), expected.authors);
+      assert.deepEqual(wire(await c.query(q.Map(books, (r: any) => q.Paginate(q.Events(r))))), withoutGone(expected.events));
+      assert.deepEqual(wire(await c.query(q.Map(authors, (a: any) => q.Paginate(q.Match(q.Index('books_by_author'), a))))), expected.byAuthor);
+      assert.deepEqual(wire(await c.query(q.Map(authors, (a: any) => q.Paginate(q.Events(q.Match(q.Index('books_by_author'), a)))))), expected.byAuthorEvents);
+      assert.deepEqual(wire(await c.query(q.Paginate(q.Match(q.Index('books_by_year_desc'))))), expected.byYear);
+      assert.deepEqual(wire(await c.query(q.Paginate(q.Match(q.Index('all_books'))))), expected.allBooks);
+      assert.deepEqual(wire(await c.query(q.Paginate(q.Match(q.Index('author_by_name'), 'Butler')))), expected.authorByName);
+      assert.deepEqual(wire(await c.query(q.Get(ref('links', expected.refs.link)))), expected.link);
+      assert.deepEqual(wire(await c.query(q.Get(q.Select(['data', 'to'], q.Get(ref('links', expected.refs.link)))))), expected.noteViaLink);
+      assert.deepEqual(wire(await c.query(q.Get(q.Index('books_by_author')))), expected.index);
+      assert.deepEqual(wire(await c.query(q.Get(q.Role('members')))), expected.role);
+      assert.deepEqual(wire(await c.query(q.Get(q.Function('title_of')))), expected.fn);
+      assert.deepEqual(wire(await c.query(q.Get(q.Ref(q.Keys(), expected.childKey.ref['@ref'].id)))), expected.childKey);
+      // The unique index still holds its entries: a duplicate is refused.
+      await assert.rejects(c.query(q.Create(q.Collection('authors'), { data: { name: 'Butler' } })), /instance not unique/);
+    }
+  });
+
+  test('secrets made by the old release still work, and a rename now keeps references', async () => {
+    const child = new Client({ secret: expected.secrets.child, endpoint: srv.url });
+    const user = new Client({ secret: expected.secrets.token, endpoint: srv.url });
+    const keyed = new Client({ secret: expected.secrets.roleKey, endpoint: srv.url });
+    try {
+      assert.equal(((await child.query(q.Get(q.Ref(q.Collection('notes'), expected.refs.note)))) as any).data.text, 'inside');
+      assert.equal(((await user.query(q.CurrentIdentity())) as any).id, expected.refs.user);
+      assert.equal(((await keyed.query(q.Paginate(q.Match(q.Index('books_by_author'), q.Ref(q.Collection('authors'), expected.refs.authors[0]))))) as any).data.length, 2);
+      await root.h2.query(q.Update(q.Collection('authors'), { name: 'writers' }));
+      const book = (await root.h2.query(q.Get(q.Ref(q.Collection('books'), expected.refs.books[0])))) as any;
+      assert.equal(book.data.author.collection.id, 'writers');
+      assert.equal(((await keyed.query(q.Paginate(q.Match(q.Index('books_by_author'), q.Ref(q.Collection('writers'), expected.refs.authors[0]))))) as any).data.length, 2);
+    } finally {
+      await Promise.all([child.close(), user.close(), keyed.close()]);
+    }
+  });
+
+  test('a second start finds the current format and upgrades nothing', async () => {
+    srv = await srv.restart();
+    await root.close();
+    root = clients(srv.url, srv.secret);
+    assert.doesNotMatch(srv.stderr(), /storage upgrade/);
+    assert.equal(((await root.h2.query(q.Count(q.Documents(q.Collection('books'))))) as number), 4);
+  });
+});
+
+describe('the upgrade itself', () => {
+  /** Every key and value of a store, for comparing two of them. */
+  async function dump(engine: Engine): Promise<string[]> {
+    const out: string[] = [];
+    for await (const kv of engine.range({ start: Uint8Array.of(0), end: Uint8Array.of(0xff) }))
+      out.push(`${Buffer.from(kv.key).toString('hex')}=${Buffer.from(kv.value).toString('hex')}`);
+    return out;
+  }
+
+  /** An engine whose `failAt`-th write fails, as if the process died there. */
+  function dying(engine: Engine, failAt: number): Engine {
+    let writes = 0;
+    return {
+      maxKeySize: engine.maxKeySize,
+      get: (k) => engine.get(k),
+      range: (o) => engine.range(o) as AsyncIterable<KV>,
+      write: (ops) => (++writes === failAt ? Promise.reject(new Error('killed')) : engine.write(ops)),
+      close: () => engine.close(),
+    };
+  }
+
+  test('resumes where an interrupted run stopped and ends where an uninterrupted one does', async () => {
+    const whole = await fixtureCopy();
+    const quiet = () => {};
+    const reference = await openLmdbEngine(whole);
+    await upgradeStorage(reference, quiet);
+    assert.equal(await storedFormat(reference), 2);
+    const want = await dump(reference);
+    await reference.close();
+    for (const failAt of [1, 2, 3]) {
+      const dir = await fixtureCopy();
+      const engine = await openLmdbEngine(dir);
+      await assert.rejects(upgradeStorage(dying(engine, failAt), quiet), /killed/);
+      assert.equal(await storedFormat(engine), 1, 'an interrupted upgrade is not stamped done');
+      const lines: string[] = [];
+      await upgradeStorage(engine, (l) => lines.push(l));
+      assert.ok(failAt === 1 || lines[0].includes('resuming'), lines.join('\n'));
+      assert.deepEqual(await dump(engine), want);
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+    await rm(whole, { recursive: true, force: true });
+  });
+
+  test('a format newer than this release is refused with a clear message, untouched', async () => {
+    const dir = await fixtureCopy();
+    const engine = await openLmdbEngine(dir);
+    await engine.write([formatRecord(99)]);
+    const before = await dump(engine);
+    await engine.close();
+    const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--data-dir', dir], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /flora: the data directory uses storage format 99, newer than this release knows \(2\): run the Flora release that wrote it, or a newer one; nothing was changed/);
+    const again = await openLmdbEngine(dir);
+    assert.deepEqual(await dump(again), before);
+    await again.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+});
