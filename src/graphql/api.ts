@@ -8,7 +8,7 @@ import { attachResolvers } from './resolvers';
 import { installScalars } from './scalars';
 import { SchemaImportError, checkDocument, parseSdl } from './sdl';
 import { servedSdl } from './served';
-import { readSchema } from './storage';
+import { readSchema, type SchemaIds } from './storage';
 
 export interface PreparedOperation {
   document?: DocumentNode;
@@ -20,6 +20,8 @@ export interface PreparedOperation {
 export interface ServedApi {
   version: string;
   model: GModel;
+  /** Internal ids of the collections, indexes and functions the model names (see storage.ts). */
+  ids?: SchemaIds;
   schema: GraphQLSchema;
   /** Served SDL text (what introspection shows), for diagnostics. */
   served: string;
@@ -30,7 +32,7 @@ export interface ServedApi {
 }
 
 /** Builds the served API of a (checked) user SDL. Throws SchemaImportError. */
-export function buildApi(sdl: string | DocumentNode, version = ''): ServedApi {
+export function buildApi(sdl: string | DocumentNode, version = '', ids?: SchemaIds): ServedApi {
   const doc = typeof sdl === 'string' ? checkDocument(parseSdl(sdl)) : sdl;
   const model = analyze(doc);
   const served = servedSdl(model);
@@ -48,7 +50,7 @@ export function buildApi(sdl: string | DocumentNode, version = ''): ServedApi {
     Long: schema.getType('Long') as GraphQLScalarType,
   });
   attachResolvers(schema, model);
-  return { version, model, schema, served, operations: new Map(), cachedChars: 0 };
+  return { version, model, ids, schema, served, operations: new Map(), cachedChars: 0 };
 }
 
 const MAX_CACHED_APIS = 16;
@@ -60,7 +62,7 @@ export async function apiFor(txn: Txn, db: bigint): Promise<ServedApi | undefine
   if (!stored) return undefined;
   const hit = cache.get(stored.version);
   if (hit) return hit;
-  const api = buildApi(stored.sdl(), stored.version);
+  const api = buildApi(stored.sdl(), stored.version, stored.ids());
   if (cache.size >= MAX_CACHED_APIS) cache.delete(cache.keys().next().value!);
   cache.set(stored.version, api);
   return api;

@@ -131,7 +131,7 @@ export async function runGraphql(
           const op = getOperationAST(document, name);
           if (op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
         }
-        const rc = new GqlContext(ctx, api.model);
+        const rc = new GqlContext(ctx, api.model, api.ids);
         const result = await execute({
           schema: api.schema,
           document,

@@ -55,7 +55,6 @@ export function paginate(set: Expr, size: number, cursor?: { after?: Value; befo
 export const collectionRef = (name: string) => Ref.collection(name);
 export const indexRef = (name: string) => Ref.schema('indexes', name);
 export const functionRef = (name: string) => Ref.schema('functions', name);
-export const docRef = (collection: string, id: string) => Ref.doc(collection, id);
 
 /**
  * A lambda value from the driver's wire JSON of its body (plain JS: objects are forms), as a stored

@@ -11,6 +11,7 @@ import { evalExpr } from '../fql/evaluator';
 import { secretFromHeader, type Scope } from '../model/auth';
 import { failpoint } from '../failpoints';
 import { usesRoles } from '../model/permissions';
+import { schemaOf } from '../model/resolve';
 import { ProtocolError, QueryError } from '../values/errors';
 import { Page, Ref, Time, type Obj, type Value } from '../values/types';
 import type { Expr } from '../wire/expr';
@@ -19,7 +20,7 @@ import { unwrapCall } from './errors';
 import * as F from './fql';
 import { encodeType, type FunctionPlan, type GModel, type GType, type IndexPlan } from './model';
 import { SchemaImportError, checkDocument, mergeDocuments, parseSdl, printDocument } from './sdl';
-import { readSchema, writeSchema } from './storage';
+import { readSchema, writeSchema, type SchemaIds } from './storage';
 import { parse, type DocumentNode } from 'graphql';
 import type { LoggedDatabase } from '../logs/types';
 
@@ -153,7 +154,7 @@ async function importNow(
         for (const [name, doc] of inv.indexes) if (hasGql(doc) && !indexes.has(name)) await setGql(ctx, F.indexRef(name), null);
         for (const [name, doc] of inv.functions) if (hasGql(doc) && !functions.has(name)) await setGql(ctx, F.functionRef(name), null);
       }
-      writeSchema(ctx.txn, ctx.scope.db, sdl);
+      writeSchema(ctx.txn, ctx.scope.db, sdl, await schemaIds(ctx, model));
     });
     return answer({ status: 200, body: successText(secret) });
   } catch (e) {
@@ -202,6 +203,24 @@ async function inventory(ctx: EvalContext): Promise<Inventory> {
 function hasGql(doc: Obj): boolean {
   const data = doc.get('data');
   return data instanceof Map && data.get('gql') !== undefined && data.get('gql') !== null;
+}
+
+/** The internal ids of what the model names, so that renaming one keeps the API working. */
+async function schemaIds(ctx: EvalContext, model: GModel): Promise<SchemaIds> {
+  const schema = await schemaOf(ctx, ctx.scope.db);
+  const ids = (native: 'collections' | 'indexes' | 'functions', names: Iterable<string>) => {
+    const out: Record<string, string> = {};
+    for (const name of names) {
+      const entry = schema.get(native, name);
+      if (entry) out[name] = String(entry.id);
+    }
+    return out;
+  };
+  return {
+    collections: ids('collections', model.collections.map((c) => c.name)),
+    indexes: ids('indexes', model.indexes.map((p) => p.name)),
+    functions: ids('functions', model.functions.map((p) => p.name)),
+  };
 }
 
 /** Replaces `data.gql` of a schema document (null removes it). */

@@ -19,6 +19,8 @@ import type { EvalContext } from '../fql/context';
 import { Env } from '../fql/env';
 import { evalExpr } from '../fql/evaluator';
 import { usesRoles } from '../model/permissions';
+import { NATIVE_IDS } from '../model/catalog';
+import type { SchemaIds } from './storage';
 import { Page, Ref, type Obj, type Value } from '../values/types';
 import type { Expr } from '../wire/expr';
 import * as F from './fql';
@@ -41,8 +43,38 @@ export class GqlContext {
   constructor(
     readonly ctx: EvalContext,
     readonly model: GModel,
+    /** What the imported schema's names are bound to (absent for a schema stored before bindings). */
+    private readonly ids?: SchemaIds,
   ) {
     this.restricted = usesRoles(ctx.scope) || ctx.scope.role === 'client';
+  }
+
+  // The schema documents the API uses, by the name the import gave them: a ref carrying the
+  // internal id goes to the same document after any rename (resolution prefers the address).
+
+  collection(name: string): Ref {
+    return this.bound('collections', name);
+  }
+
+  index(name: string): Ref {
+    return this.bound('indexes', name);
+  }
+
+  fn(name: string): Ref {
+    return this.bound('functions', name);
+  }
+
+  /** A document of the collection the import named `collection`. */
+  doc(collection: string, id: string): Ref {
+    const coll = this.collection(collection);
+    if (!coll.addr || !DOC_ID.test(id) || BigInt(id) > I64_MAX) return new Ref(id, coll);
+    return new Ref(id, coll, undefined, { db: coll.addr.db, coll: Number(coll.addr.id), id: BigInt(id) });
+  }
+
+  private bound(native: 'collections' | 'indexes' | 'functions', name: string): Ref {
+    const id = this.ids?.[native][name];
+    const addr = id === undefined ? undefined : { db: this.ctx.scope.db, coll: NATIVE_IDS[native], id: BigInt(id) };
+    return new Ref(name, new Ref(native), undefined, addr);
   }
 
   /**
@@ -118,9 +150,6 @@ type Resolver = GraphQLFieldResolver<any, GqlContext, Record<string, unknown>>;
 
 /** Attaches a resolver to every generated and declared field of a schema built by served.ts. */
 export function attachResolvers(schema: GraphQLSchema, model: GModel): void {
-  const collectionOf = new Map<string, GType>();
-  for (const t of model.types.values()) if (t.collection) collectionOf.set(t.collection, t);
-
   for (const t of model.types.values()) {
     const fields = (schema.getType(t.name) as GraphQLObjectType).getFields();
     if (!t.embedded) {
@@ -171,16 +200,16 @@ function fieldResolver(t: GType, f: GField, field: GraphQLField<unknown, unknown
       };
     case 'o2oInverse': {
       const r = f.relation!;
-      return (s: DocSrc, _a, rc: GqlContext) => rc.first(F.match(F.lit(F.indexRef(r.index!)), F.lit(s.ref)), where);
+      return (s: DocSrc, _a, rc: GqlContext) => rc.first(F.match(F.lit(rc.index(r.index!)), F.lit(s.ref)), where);
     }
     case 'o2mList': {
       const r = f.relation!;
-      return (s: DocSrc, args, rc: GqlContext) => rc.page(F.match(F.lit(F.indexRef(r.index!)), F.lit(s.ref)), args, where);
+      return (s: DocSrc, args, rc: GqlContext) => rc.page(F.match(F.lit(rc.index(r.index!)), F.lit(s.ref)), args, where);
     }
     case 'm2m': {
       const r = f.relation!;
       const index = isHolderSide(r, t, f) ? r.link!.byHolder : r.link!.byOther;
-      return (s: DocSrc, args, rc: GqlContext) => rc.page(F.match(F.lit(F.indexRef(index)), F.lit(s.ref)), args, where, true);
+      return (s: DocSrc, args, rc: GqlContext) => rc.page(F.match(F.lit(rc.index(index)), F.lit(s.ref)), args, where, true);
     }
   }
 }
@@ -211,14 +240,14 @@ function opResolver(op: GOp, field: GraphQLField<unknown, unknown>, model: GMode
     case 'index': {
       const argDefs = op.node!.arguments ?? [];
       const argTypes = new Map(field.args.map((a) => [a.name, a.type]));
-      const terms = (args: Record<string, unknown>): Expr | undefined => {
+      const terms = (args: Record<string, unknown>, rc: GqlContext): Expr | undefined => {
         if (argDefs.length === 0) return undefined;
-        const values = argDefs.map((a) => termValue(args[a.name.value], argTypes.get(a.name.value)!, t!, a.name.value, model));
+        const values = argDefs.map((a) => termValue(rc, args[a.name.value], argTypes.get(a.name.value)!, t!, a.name.value, model));
         return F.lit(values.length === 1 ? values[0] : values);
       };
-      const index = F.lit(F.indexRef(op.index!));
-      if (op.list) return (_s, args, rc: GqlContext) => rc.page(F.match(index, terms(args)), args, where);
-      return (_s, args, rc: GqlContext) => rc.first(F.match(index, terms(args)), where);
+      const index = (rc: GqlContext) => F.lit(rc.index(op.index!));
+      if (op.list) return (_s, args, rc: GqlContext) => rc.page(F.match(index(rc), terms(args, rc)), args, where);
+      return (_s, args, rc: GqlContext) => rc.first(F.match(index(rc), terms(args, rc)), where);
     }
     case 'resolver':
       return resolverField(op, field, model, where);
@@ -233,29 +262,30 @@ function opResolver(op: GOp, field: GraphQLField<unknown, unknown>, model: GMode
 }
 
 /** An index term: the argument as FQL; an ID argument named after a ref field matches the ref. */
-function termValue(v: unknown, type: GraphQLInputType, t: GType, name: string, model: GModel): Value {
+function termValue(rc: GqlContext, v: unknown, type: GraphQLInputType, t: GType, name: string, model: GModel): Value {
   const f = t.byName.get(name);
   if (f && f.kind === 'ref' && typeof v === 'string' && getNamedType(type).name === 'ID') {
     const target = model.types.get(f.named)!;
-    return F.docRef(target.collection!, v);
+    return rc.doc(target.collection!, v);
   }
   return inputToFql(v, type);
 }
 
 const DOC_ID = /^\d+$/;
+const I64_MAX = (1n << 63n) - 1n;
 
-function refFor(t: GType, id: string): Ref | undefined {
-  return DOC_ID.test(id) ? F.docRef(t.collection!, id) : undefined;
+function refFor(rc: GqlContext, t: GType, id: string): Ref | undefined {
+  return DOC_ID.test(id) ? rc.doc(t.collection!, id) : undefined;
 }
 
 function findById(rc: GqlContext, t: GType, id: string, where: string): Promise<DocSrc | null> | null {
-  const ref = refFor(t, id);
+  const ref = refFor(rc, t, id);
   return ref ? rc.fetch(ref, where) : null;
 }
 
 /** A field backed by a user-defined function: the arguments in declaration order, as one array. */
 function resolverField(op: GOp, field: GraphQLField<unknown, unknown>, model: GModel, where: string): Resolver {
-  const fn = F.lit(F.functionRef(op.fn!));
+  const fn = (rc: GqlContext) => F.lit(rc.fn(op.fn!));
   const userArgs = field.args.filter((a) => a.name !== '_size' && a.name !== '_cursor');
   return async (_s, args, rc: GqlContext) => {
     const values: Value[] = userArgs.map((a) => inputToFql(args[a.name], a.type));
@@ -263,7 +293,7 @@ function resolverField(op: GOp, field: GraphQLField<unknown, unknown>, model: GM
       const cursor = decodeCursor(args._cursor as string | null | undefined);
       values.push(BigInt(pageSize(args._size)), cursor?.after ?? null, cursor?.before ?? null);
     }
-    const result = await rc.eval(F.call('call', fn, { arguments: F.lit(values) }));
+    const result = await rc.eval(F.call('call', fn(rc), { arguments: F.lit(values) }));
     if (op.paginated) {
       if (!(result instanceof Page)) throw new GqlError(`The function '${op.fn}' must return a page for '${where}'.`);
       const pageType = getNamedType(field.type) as GraphQLObjectType;
@@ -332,7 +362,7 @@ function targetOf(rc: GqlContext, f: GField): GType {
 }
 
 async function mustExist(rc: GqlContext, t: GType, id: unknown, where: string): Promise<Ref> {
-  const ref = typeof id === 'string' ? refFor(t, id) : undefined;
+  const ref = typeof id === 'string' ? refFor(rc, t, id) : undefined;
   if (!ref || !(await rc.eval(F.exists(F.lit(ref)))))
     throw new GqlError(`Cannot connect '${where}': no document of type '${t.name}' has the ID '${String(id)}'.`, 'instance not found');
   return ref;
@@ -377,11 +407,11 @@ async function fieldInput(rc: GqlContext, f: GField, value: unknown, partial: bo
       }
       case 'ref': {
         const target = targetOf(rc, f);
-        return refFor(target, String(x)) ?? null;
+        return refFor(rc, target, String(x)) ?? null;
       }
       case 'refs': {
         const target = targetOf(rc, f);
-        return refFor(target, String(x)) ?? null;
+        return refFor(rc, target, String(x)) ?? null;
       }
       case 'enum':
         return x as string;
@@ -433,7 +463,7 @@ async function relationInput(
     case 'o2oInverse': {
       const r = f.relation!;
       const holderField = r.holder.field;
-      const index = F.lit(F.indexRef(r.index!));
+      const index = F.lit(rc.index(r.index!));
       after.push(async (self) => {
         const release = async () => {
           for (const ref of await rc.refs(F.match(index, F.lit(self)), 10))
@@ -462,7 +492,7 @@ async function relationInput(
           await rc.eval(F.update(F.lit(ref), F.lit(new Map([['data', new Map<string, Value>([[holderField, self]])]]))));
         }
         for (const id of list<string>(ops.disconnect)) {
-          const ref = refFor(B, String(id));
+          const ref = refFor(rc, B, String(id));
           const doc = ref && (await rc.fetch(ref, where));
           const current = doc?.data.get(holderField);
           if (doc && current instanceof Ref && current.equals(self))
@@ -478,7 +508,7 @@ async function relationInput(
         for (const input of list<Input>(ops.create)) await link(rc, r, holder, self, await createRef(rc, B, input, new Map()));
         for (const id of list<string>(ops.connect)) await link(rc, r, holder, self, await mustExist(rc, B, id, where));
         for (const id of list<string>(ops.disconnect)) {
-          const ref = refFor(B, String(id));
+          const ref = refFor(rc, B, String(id));
           if (ref) await unlink(rc, r, holder, self, ref);
         }
       });
@@ -493,15 +523,15 @@ function linkTerms(holder: boolean, self: Ref, peer: Ref): Expr {
 
 async function link(rc: GqlContext, r: GRelation, holder: boolean, self: Ref, peer: Ref): Promise<void> {
   const l = r.link!;
-  const existing = await rc.refs(F.match(F.lit(F.indexRef(l.byBoth)), linkTerms(holder, self, peer)), 1);
+  const existing = await rc.refs(F.match(F.lit(rc.index(l.byBoth)), linkTerms(holder, self, peer)), 1);
   if (existing.length) return;
   const [h, o] = holder ? [self, peer] : [peer, self];
   const data = new Map<string, Value>([[l.holderField, h], [l.otherField, o]]);
-  await rc.eval(F.create(F.lit(F.collectionRef(l.collection)), F.lit(new Map([['data', data]]))));
+  await rc.eval(F.create(F.lit(rc.collection(l.collection)), F.lit(new Map([['data', data]]))));
 }
 
 async function unlink(rc: GqlContext, r: GRelation, holder: boolean, self: Ref, peer: Ref): Promise<void> {
-  const refs = await rc.refs(F.match(F.lit(F.indexRef(r.link!.byBoth)), linkTerms(holder, self, peer)), 1000);
+  const refs = await rc.refs(F.match(F.lit(rc.index(r.link!.byBoth)), linkTerms(holder, self, peer)), 1000);
   for (const ref of refs) await rc.eval(F.del(F.lit(ref)));
 }
 
@@ -512,7 +542,7 @@ async function unlink(rc: GqlContext, r: GRelation, holder: boolean, self: Ref, 
 async function createDoc(rc: GqlContext, t: GType, input: Input, extra: Obj): Promise<Obj> {
   const built = await buildData(rc, t, input ?? {}, 'create');
   for (const [k, x] of extra) built.data.set(k, x);
-  const doc = (await rc.eval(F.create(F.lit(F.collectionRef(t.collection!)), F.lit(new Map([['data', built.data]]))))) as Obj;
+  const doc = (await rc.eval(F.create(F.lit(rc.collection(t.collection!)), F.lit(new Map([['data', built.data]]))))) as Obj;
   const ref = doc.get('ref') as Ref;
   for (const step of built.after) await step(ref);
   return doc;
@@ -527,7 +557,7 @@ async function createRef(rc: GqlContext, t: GType, input: Input, extra: Obj): Pr
  * embedded objects merged, arrays replaced). Null when the document does not exist.
  */
 async function updateDoc(rc: GqlContext, t: GType, id: string, input: Input, partial: boolean, where: string): Promise<DocSrc | null> {
-  const ref = refFor(t, id);
+  const ref = refFor(rc, t, id);
   if (!ref) return null;
   const doc = await rc.fetch(ref, where);
   if (!doc) return null;
@@ -556,7 +586,7 @@ function replaceObject(old: Obj, next: Obj): Obj {
 
 /** delete<T>: the document as it was, or null; its many-to-many links go with it. */
 async function deleteDoc(rc: GqlContext, t: GType, id: string, where: string): Promise<DocSrc | null> {
-  const ref = refFor(t, id);
+  const ref = refFor(rc, t, id);
   if (!ref) return null;
   const doc = await rc.fetch(ref, where);
   if (!doc) return null;
@@ -565,7 +595,7 @@ async function deleteDoc(rc: GqlContext, t: GType, id: string, where: string): P
     const r = f.relation!;
     const holder = isHolderSide(r, t, f);
     const index = holder ? r.link!.byHolder : r.link!.byOther;
-    for (const peer of await rc.refs(F.match(F.lit(F.indexRef(index)), F.lit(ref)), MAX_PAGE_SIZE))
+    for (const peer of await rc.refs(F.match(F.lit(rc.index(index)), F.lit(ref)), MAX_PAGE_SIZE))
       if (peer instanceof Ref) await unlink(rc, r, holder, ref, peer);
   }
   await rc.eval(F.del(F.lit(ref)));

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { query as q, values, type Client } from 'faunadb';
 import { clients, serverForFile } from '../helpers/server';
 import { failure } from '../helpers/faunaErrors';
+import { mustImport, ok as gqlOk } from '../helpers/graphql';
 
 const srv = serverForFile();
 
@@ -218,5 +219,43 @@ describe('identities renamed', () => {
     assert.ok(await h2.query(q.Identify(q.Ref(q.Collection('members'), user.ref.id), 'pw')));
     const role = (await h2.query(q.Get(q.Role('member')))) as { membership: { resource: values.Ref }[] };
     assert.equal(role.membership[0].resource.id, 'members');
+  });
+});
+
+describe('GraphQL after renames', () => {
+  test('the imported API keeps its collections, indexes and functions through renames', async () => {
+    const { h2 } = await freshDb('gql_rename');
+    const { secret } = (await h2.query(q.CreateKey({ role: 'admin' }))) as { secret: string };
+    await mustImport(
+      srv.flora.url,
+      secret,
+      `type Author { name: String!  books: [Book] @relation }
+       type Book { title: String!  author: Author! }
+       type Query { allBooks: [Book!]  bookByTitle(title: String!): Book @index(name: "book_by_title")  shout(s: String!): String! @resolver(name: "shout") }`,
+    );
+    await h2.query(q.Update(q.Function('shout'), { body: q.Query(q.Lambda(['s'], q.UpperCase(q.Var('s')))) }));
+    const made = await gqlOk(srv.flora.url, secret, `mutation { createBook(data: { title: "Dune", author: { create: { name: "Herbert" } } }) { _id author { _id } } }`);
+    const authorId = made.createBook.author._id as string;
+
+    await h2.query(q.Update(q.Collection('Author'), { name: 'writers' }));
+    await h2.query(q.Update(q.Collection('Book'), { name: 'volumes' }));
+    await h2.query(q.Update(q.Index('book_by_title'), { name: 'volume_by_title' }));
+    await h2.query(q.Update(q.Index('allBooks'), { name: 'every_volume' }));
+    await h2.query(q.Update(q.Index('author_books_by_author'), { name: 'volumes_by_writer' }));
+    await h2.query(q.Update(q.Function('shout'), { name: 'yell' }));
+
+    const read = await gqlOk(
+      srv.flora.url,
+      secret,
+      `{ allBooks { data { title author { name books { data { title } } } } } bookByTitle(title: "Dune") { _id } shout(s: "hi") }`,
+    );
+    assert.deepEqual(read.allBooks.data, [{ title: 'Dune', author: { name: 'Herbert', books: { data: [{ title: 'Dune' }] } } }]);
+    assert.equal(read.bookByTitle._id, made.createBook._id);
+    assert.equal(read.shout, 'HI');
+    // Writes land in the renamed collections and are found through the renamed indexes.
+    await gqlOk(srv.flora.url, secret, `mutation($a: ID!) { createBook(data: { title: "Children of Dune", author: { connect: $a } }) { _id } }`, { a: authorId });
+    const author = await gqlOk(srv.flora.url, secret, `query($a: ID!) { findAuthorByID(id: $a) { books { data { title } } } }`, { a: authorId });
+    assert.deepEqual(author.findAuthorByID.books.data.map((b: { title: string }) => b.title).sort(), ['Children of Dune', 'Dune']);
+    assert.equal(await h2.query(q.Count(q.Documents(q.Collection('volumes')))), 2);
   });
 });
