@@ -10,7 +10,7 @@ import { Page, Ref, SetV, type Value } from '../values/types';
 import { compareValues } from '../values/order';
 import type { EvalContext } from './context';
 import { resolveRef, schemaOf, type Target } from '../model/resolve';
-import { dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
+import { assertResolved, dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
 import { checkMinValidTime } from '../model/retention';
 import { checkAccess, checkSetRead } from '../model/permissions';
 import { NATIVE_IDS, type NamedNative } from '../model/catalog';
@@ -298,6 +298,7 @@ define('paginate', async (call, env, ctx) => {
   if (input instanceof Ref && input.collection !== undefined) {
     // A single document is a one-element set of its ref.
     const t = await resolveRef(ctx, input, pos);
+    assertResolved(t, pos);
     await checkAccess(ctx, 'read', t, pos);
     const exists = docKeyOf(t) ? (await readLive(ctx, t, at)) !== null : false;
     return new Page(exists ? [input] : []);
