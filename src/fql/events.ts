@@ -180,12 +180,13 @@ function sortedSource(set: SetV, gather: (ctx: EvalContext, b: ScanBounds) => Pr
   };
 }
 
-function setEvent(ts: bigint | TxnTime, sortTs: bigint, action: 'add' | 'remove', ref: Value, values?: Value[]): SetEntry {
+/** A set event; `sources` are the sets it came from when not the events set itself (set algebra, Join). */
+function setEvent(ts: bigint | TxnTime, sortTs: bigint, action: 'add' | 'remove', ref: Value, values?: Value[], sources?: Value[]): SetEntry {
   const obj = new Map<string, Value>([['ts', ts], ['action', action], ['document', ref]]);
   if (values && values.length) obj.set('data', values);
   const cursor: Value[] = [sortTs, RANK[action], ref];
   if (values && values.length) cursor.push(values);
-  return { cursor, value: obj };
+  return sources ? { cursor, value: obj, sources } : { cursor, value: obj };
 }
 
 /**
@@ -245,12 +246,20 @@ interface Candidate {
   stamp: bigint | TxnTime;
   /** The element's cursor in the combined set: [...values, ref] or [ref]. */
   element: Value[];
+  /**
+   * The sets whose event this is, for `sources: true`. As in Fauna (set/HistoricalSet.scala: only a
+   * non-composite set's events name the events set itself), a combination's events name the operand
+   * sets they came from (for a nested combination, its own operands), a Join's the target set.
+   */
+  sources?: Value[];
 }
 
-function candidateOf(e: SetEntry): Candidate {
+/** A candidate from an operand's event; `operand` is the set it names unless the event names its own. */
+function candidateOf(e: SetEntry, operand?: Value): Candidate {
   const [ts, , ref, values] = e.cursor as [bigint, bigint, Value, Value[] | undefined];
   const stamp = isObj(e.value) ? (e.value.get('ts') as bigint | TxnTime) : ts;
-  return { ts, stamp, element: Array.isArray(values) ? [...values, ref] : [ref] };
+  const sources = e.sources ?? (operand === undefined ? undefined : [operand]);
+  return { ts, stamp, element: Array.isArray(values) ? [...values, ref] : [ref], sources };
 }
 
 /**
@@ -289,7 +298,7 @@ function membershipEvents(
       if (before === after) continue;
       const ref = c.element[c.element.length - 1];
       const values = c.element.length > 1 ? c.element.slice(0, -1) : undefined;
-      out.push(setEvent(c.stamp, c.ts, after ? 'add' : 'remove', ref, values));
+      out.push(setEvent(c.stamp, c.ts, after ? 'add' : 'remove', ref, values, c.sources));
     }
     return out;
   });
@@ -315,9 +324,12 @@ async function scanAll(source: SetSource, ctx: EvalContext, b: ScanBounds): Prom
 /** Union/Intersection/Difference/Distinct: candidates are the operands' events. */
 async function algebraEvents(ctx: EvalContext, set: SetV, inner: SetV, head: string, pos: Position): Promise<EventSource> {
   const arg = inner.expr.get(head) ?? null;
-  const subs = await operandEvents(ctx, head === 'distinct' || !Array.isArray(arg) ? [arg] : arg, pos);
+  const operands = head === 'distinct' || !Array.isArray(arg) ? [arg] : arg;
+  const subs = await operandEvents(ctx, operands, pos);
   const whole = await sourceOf(ctx, head === 'distinct' ? (arg as SetV | Ref) : inner, pos);
-  return membershipEvents(set, whole, async (ctx, b) => (await Promise.all(subs.map((s) => scanAll(s, ctx, b)))).flat().map(candidateOf), head === 'distinct');
+  const candidates = async (ctx: EvalContext, b: ScanBounds) =>
+    (await Promise.all(subs.map(async (s, i) => (await scanAll(s, ctx, b)).map((e) => candidateOf(e, operands[i]))))).flat();
+  return membershipEvents(set, whole, candidates, head === 'distinct');
 }
 
 /**
@@ -352,8 +364,9 @@ async function joinEvents(ctx: EvalContext, set: SetV, inner: SetV, pos: Positio
         for (const at of [c.ts - 1n, c.ts]) {
           if (at < 0n) continue;
           const when = at < ctx.snapshotTs ? at : undefined;
-          const matched = await sourceOf(ctx, await targetSet(ctx, value, when), pos);
-          for await (const m of matched.scan(ctx, { reverse: false, at: when })) out.push({ ...c, element: m.cursor });
+          const targetV = await targetSet(ctx, value, when);
+          const matched = await sourceOf(ctx, targetV, pos);
+          for await (const m of matched.scan(ctx, { reverse: false, at: when })) out.push({ ...c, element: m.cursor, sources: [targetV] });
         }
       }
       const fromTs = tsBound(b.from);
@@ -363,8 +376,9 @@ async function joinEvents(ctx: EvalContext, set: SetV, inner: SetV, pos: Positio
           await ctx.budget.breathe();
           const ts = tsOf(ctx, e.ts);
           if (toTs !== undefined && ts > toTs) continue;
-          const { values: v, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
-          out.push({ ts, stamp: e.ts, element: [...v, ref] });
+          const { terms, values: v, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
+          const targetV = new SetV(new Map<string, Value>([['match', target], ['terms', terms.length === 1 ? terms[0] : terms]]));
+          out.push({ ts, stamp: e.ts, element: [...v, ref], sources: [targetV] });
         }
         return out;
       }
@@ -374,8 +388,9 @@ async function joinEvents(ctx: EvalContext, set: SetV, inner: SetV, pos: Positio
         for await (const e of plain.scan(ctx, { reverse: false, at: fromTs - 1n < ctx.snapshotTs ? fromTs - 1n : undefined })) values.push(e.value);
       }
       for (const value of values) {
-        const sub = await eventsSource(ctx, eventsSet(await targetSet(ctx, value, undefined), pos), pos);
-        for (const e of await scanAll(sub, ctx, b)) out.push(candidateOf(e));
+        const targetV = await targetSet(ctx, value, undefined);
+        const sub = await eventsSource(ctx, eventsSet(targetV, pos), pos);
+        for (const e of await scanAll(sub, ctx, b)) out.push(candidateOf(e, targetV));
       }
       return out;
     },
@@ -429,6 +444,8 @@ interface EventPageRequest {
   size: number;
   after?: Value;
   before?: Value;
+  /** `sources: true`: each event becomes {value: event, sources: [sets]}; cursors stay plain events. */
+  sources?: boolean;
   pos: Position;
 }
 

@@ -10,7 +10,7 @@ import { Page, Ref, SetV, type Value } from '../values/types';
 import { compareValues } from '../values/order';
 import type { EvalContext } from './context';
 import { resolveRef, schemaOf, type Target } from '../model/resolve';
-import { dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
+import { assertResolved, dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
 import { checkMinValidTime } from '../model/retention';
 import { checkAccess, checkSetRead } from '../model/permissions';
 import { NATIVE_IDS, type NamedNative } from '../model/catalog';
@@ -183,24 +183,19 @@ export async function firstOfSet(ctx: EvalContext, set: SetV | Ref, pos: Positio
   return undefined;
 }
 
-/** `sources: true`: each element becomes {value, sources: [the sets that produced it]}. */
-function withEntrySources(source: SetSource): SetSource {
-  return {
-    ...source,
-    async *scan(ctx, b) {
-      for await (const e of source.scan(ctx, b)) {
-        const sources = e.sources ?? [source.set];
-        yield { ...e, value: new Map<string, Value>([['value', e.value], ['sources', sources]]) };
-      }
-    },
-  };
-}
-
 interface PageRequest {
   size: number;
   after?: Value;
   before?: Value;
   at?: bigint;
+  /** `sources: true`: each element becomes {value, sources: [the sets that produced it]}. */
+  sources?: boolean;
+}
+
+/** A page element: the entry's value, or with `sources` the value and the sets that produced it. */
+function elementOf(e: SetEntry, source: SetSource, sources: boolean | undefined): Value {
+  if (!sources) return e.value;
+  return new Map<string, Value>([['value', e.value], ['sources', e.sources ?? [source.set]]]);
 }
 
 function asCursor(v: Value): Value[] {
@@ -215,8 +210,10 @@ export interface CursorCodec {
 
 const VALUE_CURSORS: CursorCodec = { parse: asCursor, render: (e) => e.cursor };
 
+/** One page of a set; cursors are rendered from the entries, never from the `sources` elements. */
 export async function paginateSet(ctx: EvalContext, source: SetSource, req: PageRequest, cursors: CursorCodec = VALUE_CURSORS): Promise<Page> {
   const { size } = req;
+  const element = (e: SetEntry) => elementOf(e, source, req.sources);
   if (req.before !== undefined) {
     const to = req.before === null ? undefined : cursors.parse(req.before);
     ctx.budget.array(size);
@@ -228,7 +225,7 @@ export async function paginateSet(ctx: EvalContext, source: SetSource, req: Page
     const more = items.length > size;
     const page = items.slice(0, size).reverse();
     return new Page(
-      page.map((e) => e.value),
+      page.map(element),
       more && page.length ? cursors.render(page[0]) : undefined,
       req.before === null ? undefined : req.before,
     );
@@ -242,7 +239,7 @@ export async function paginateSet(ctx: EvalContext, source: SetSource, req: Page
   }
   const more = items.length > size;
   return new Page(
-    items.slice(0, size).map((e) => e.value),
+    items.slice(0, size).map(element),
     req.after === undefined || req.after === null ? undefined : req.after,
     more ? cursors.render(items[size]) : undefined,
   );
@@ -253,7 +250,7 @@ export type EventsPaginator = (
   ctx: EvalContext,
   input: Ref | SetV,
   wrap: boolean,
-  req: { size: number; after?: Value; before?: Value; pos: Position },
+  req: { size: number; after?: Value; before?: Value; sources: boolean; pos: Position },
 ) => Promise<Page>;
 let eventsPaginator: EventsPaginator | undefined;
 export function setEventsPaginator(fn: EventsPaginator): void {
@@ -293,16 +290,17 @@ define('paginate', async (call, env, ctx) => {
     // Historical view (fql-v4.md §5.5): events.ts renders event cursors.
     if (!eventsPaginator) throw errors.notImplemented('Paginate with events', argPos(call, 'events'));
     if (!(input instanceof Ref) && !(input instanceof SetV)) mismatch('Ref or Set', input, pos);
-    return eventsPaginator(ctx, input, events, { size: Number(size), after, before, pos });
+    return eventsPaginator(ctx, input, events, { size: Number(size), after, before, sources: withSources, pos });
   }
   if (input instanceof Ref && input.collection !== undefined) {
     // A single document is a one-element set of its ref.
     const t = await resolveRef(ctx, input, pos);
+    assertResolved(t, pos);
     await checkAccess(ctx, 'read', t, pos);
     const exists = docKeyOf(t) ? (await readLive(ctx, t, at)) !== null : false;
     return new Page(exists ? [input] : []);
   }
   if (!isSetLike(input)) mismatch('Ref or Set', input, pos);
   const source = await sourceOf(ctx, input, pos);
-  return paginateSet(ctx, withSources ? withEntrySources(source) : source, { size: Number(size), after, before, at });
+  return paginateSet(ctx, source, { size: Number(size), after, before, at, sources: withSources });
 });

@@ -14,7 +14,7 @@ import { newId } from './ids';
 import { keyType, NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
-import { addrOfTarget, resolveRef, schemaOf, type Target } from './resolve';
+import { addrOfTarget, resolveRef, schemaOf, SINGULAR, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
 export interface StoredDoc {
@@ -57,6 +57,14 @@ export function docKeyOf(t: Target): DocKey | undefined {
     case 'native':
       return undefined;
   }
+}
+
+/**
+ * A name that resolves to no schema document makes an unresolved ref (Fauna's `UnresolvedRefL`):
+ * reading or writing it is `invalid ref` at the ref's argument (fql-v4.md §1.9), not a 404.
+ */
+export function assertResolved(t: Target, pos: Position): void {
+  if (t.kind === 'schema' && !t.entry) throw errors.invalidRef(`Ref refers to undefined ${SINGULAR[t.native]} '${t.name}'`, pos);
 }
 
 function notFoundText(t: Target): string {
@@ -141,8 +149,10 @@ function nativeName(t: Target): string {
   return t.kind === 'doc' ? 'collections' : t.native;
 }
 
-export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint): Promise<Obj> {
-  const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
+/** `refPos` is where ref errors point (Get's argument); `pos` the rest (not found, permission). */
+export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint, refPos: Position = pos): Promise<Obj> {
+  const t = await resolveSelf(ctx, await resolveRef(ctx, ref, refPos), pos);
+  assertResolved(t, refPos);
   await checkAccess(ctx, 'read', t, pos);
   const doc = await readLive(ctx, t, at);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
@@ -159,6 +169,7 @@ export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, 
     throw e;
   }
   if (t.kind === 'native') return true;
+  if (t.kind === 'schema' && !t.entry) return false; // unresolved: false, whatever the permissions
   if (t.kind === 'secretDoc' && t.self) {
     try {
       t = await resolveSelf(ctx, t, pos);
@@ -294,6 +305,7 @@ export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, rep
   ctx.assertWritable(pos);
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot update a schema meta collection.`, pos);
+  assertResolved(t, pos);
   // User roles' write predicates receive [oldFields, newFields, ref]: checked once those are known.
   const roles = usesRoles(ctx.scope);
   if (!roles) await checkAccess(ctx, 'write', t, pos);
@@ -331,6 +343,7 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
   ctx.assertWritable(pos);
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot delete a schema meta collection.`, pos);
+  assertResolved(t, pos);
   await checkAccess(ctx, 'delete', t, pos);
   const doc = await readLive(ctx, t);
   if (!doc) throw errors.notFound(notFoundText(t), pos);
@@ -375,6 +388,7 @@ export type HistoryAction = 'create' | 'update' | 'delete';
 
 function historyTarget(t: Target, verb: 'insert' | 'remove', pos: Position): Target & { kind: 'doc' } {
   if (t.kind === 'doc') return t;
+  assertResolved(t, pos);
   throw errors.invalidArgument(`Cannot ${verb} event for specified ref.`, pos);
 }
 

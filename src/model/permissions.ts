@@ -6,6 +6,7 @@
 // whose membership predicate returns exactly true). A scope's permissions are the union of its
 // roles; a predicate grants only when it returns exactly `true`, and an error in it denies.
 // Predicates run read-only, as an internal identity that can read everything in the database.
+// A token's own allowances, whatever its roles, are in tokenAllowances.ts.
 
 import { QueryTimeout, type EvalContext } from '../fql/context';
 import { errors, QueryError, type Position } from '../values/errors';
@@ -14,6 +15,7 @@ import type { Txn } from '../storage/types';
 import { resolveRef, schemaOf, type Target } from './resolve';
 import type { BuiltinRole, Scope } from './auth';
 import { membershipOf, privilegesOf } from './roleType';
+import { readsOwnIdentity, tokenAllowed } from './tokenAllowances';
 
 export type Action =
   | 'read'
@@ -75,12 +77,11 @@ export async function allowed(ctx: EvalContext, action: Action, t: Target, args?
   const scope = ctx.scope;
   if (scope.roles) return rolesAllow(ctx, scope.roles, action, t, args, false);
   if (scope.jwtRoles) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false);
-  if (scope.token)
-    return (
-      tokenAllowed(scope, action, t) ||
-      clientAllowed(action, t) ||
-      rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false)
-    );
+  if (scope.token) {
+    if ((await tokenAllowed(ctx, action, t)) || clientAllowed(action, t)) return true;
+    const roles = await membershipRoles(ctx);
+    return roles.length ? rolesAllow(ctx, roles, action, t, args, false) : readsOwnIdentity(ctx, action, t);
+  }
   // A key scoped to `@doc/…`: the identity's membership roles, like a token without its allowances.
   if (scope.docScoped) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false);
   const role = scope.role;
@@ -132,7 +133,7 @@ export async function checkSetRead(
 /** Whether any grant (static or predicate) for `action` on `t` exists: predicates are not run. */
 async function mayPossibly(ctx: EvalContext, action: Action, t: Target): Promise<boolean> {
   const scope = ctx.scope;
-  if (!scope.roles && scope.token && tokenAllowed(scope, action, t)) return true;
+  if (!scope.roles && scope.token && (await tokenAllowed(ctx, action, t))) return true;
   if (!scope.roles && (scope.token || scope.docScoped || scope.jwtRoles) && clientAllowed(action, t)) return true;
   const roles = scope.roles ?? (scope.token || scope.docScoped || scope.jwtRoles ? await membershipRoles(ctx) : []);
   return rolesAllow(ctx, roles, action, t, undefined, true);
@@ -155,18 +156,6 @@ function clientAllowed(action: Action, t: Target): boolean {
   if (!(perms instanceof Map)) return false;
   const key = action === 'delete' ? 'write' : action === 'create_with_id' ? 'create' : action;
   return perms.get(key) === 'public';
-}
-
-/**
- * A token's built-in allowances (fql-v4.md §6.4): read its identity's credentials document, read and
- * delete itself.
- */
-function tokenAllowed(scope: Scope, action: Action, t: Target): boolean {
-  if (t.kind !== 'secretDoc' || t.self || t.scoped || t.db !== scope.token!.db) return false;
-  const reading = action === 'read' || action === 'history_read';
-  if (t.native === 'tokens') return t.id === scope.token!.id && (reading || action === 'delete');
-  if (t.native === 'credentials') return reading && t.id === scope.credentials;
-  return false;
 }
 
 /** Whether a privilege's resource ref covers the target. */

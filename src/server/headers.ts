@@ -12,7 +12,7 @@ const TAGS_MAX_BYTES = 3000;
 const TAGS_MAX_PAIRS = 25;
 const TAG_KEY_MAX = 40;
 const TAG_VALUE_MAX = 80;
-const TAG_CHARS = /^[A-Za-z0-9_]+$/;
+const TAGS_SYNTAX = /^[A-Za-z0-9_]+=[A-Za-z0-9_]+(?:,[A-Za-z0-9_]+=[A-Za-z0-9_]+)*$/;
 
 export interface QueryHeaders {
   /** Missing header = 4 (DECISIONS #3). */
@@ -74,24 +74,26 @@ function parseLong(raw: string): bigint | undefined {
   return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
 }
 
-/** `k=v,k2=v2` (fql-v4.md §1.4); an empty header means no tags. */
+/**
+ * `k=v,k2=v2` (fql-v4.md §1.4); an empty header means no tags. Checked in Fauna's order
+ * (trace/QueryLogContext.scala, QueryLogTagsSpec): the length, then the syntax (anything but
+ * `[A-Za-z0-9_]+=[A-Za-z0-9_]+` pairs joined by commas is `invalid tags`), the count, then each pair
+ * from the last one back (Fauna folds from the right): key length, value length, duplicate key.
+ */
 export function parseTags(raw: string): [string, string][] {
   const name = 'x-fauna-tags';
-  if (Buffer.byteLength(raw, 'utf8') > TAGS_MAX_BYTES) throw invalid(name, 'header is too long');
-  if (raw.trim() === '') return [];
-  const parts = raw.split(',');
-  if (parts.length > TAGS_MAX_PAIRS) throw invalid(name, 'too many tags');
+  if (raw.length > TAGS_MAX_BYTES) throw invalid(name, 'header is too long');
+  if (raw === '') return [];
+  if (!TAGS_SYNTAX.test(raw)) throw invalid(name, 'invalid tags');
+  const pairs = raw.split(',').map((pair) => pair.split('=') as [string, string]);
+  if (pairs.length > TAGS_MAX_PAIRS) throw invalid(name, 'too many tags');
   const seen = new Set<string>();
-  const pairs: [string, string][] = [];
-  for (const part of parts) {
-    const kv = part.split('=');
-    if (kv.length !== 2) throw invalid(name, 'invalid tags');
-    const [key, value] = kv;
-    if (!TAG_CHARS.test(key) || key.length > TAG_KEY_MAX) throw invalid(name, 'invalid key');
-    if (!TAG_CHARS.test(value) || value.length > TAG_VALUE_MAX) throw invalid(name, 'invalid value');
+  for (let i = pairs.length - 1; i >= 0; i--) {
+    const [key, value] = pairs[i];
+    if (key.length > TAG_KEY_MAX) throw invalid(name, 'invalid key');
+    if (value.length > TAG_VALUE_MAX) throw invalid(name, 'invalid value');
     if (seen.has(key)) throw invalid(name, 'duplicate key');
     seen.add(key);
-    pairs.push([key, value]);
   }
   return pairs;
 }

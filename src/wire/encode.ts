@@ -15,6 +15,7 @@ import {
 } from '../values/types';
 import type { JsonValue } from './expr';
 import { jsonString, type Pacer } from './json';
+import { letsAsObjects } from './letForm';
 import { formatDate, formatTime } from './time';
 
 export interface EncodeContext {
@@ -223,7 +224,10 @@ export function encodeRef(r: Ref): string {
 
 // --- lambdas -------------------------------------------------------------------------------
 
-/** True when the version string renders `api_version` (versions after 2.12). */
+/** The version of a lambda sent without one (`APIVersion.LambdaDefaultVersion`). */
+const LAMBDA_DEFAULT_VERSION = '2.12';
+
+/** True for versions after 2.12. */
 function versionAbove212(v: string): boolean {
   if (v === 'UNSTABLE') return true;
   const [major, minor = '0'] = v.split('.');
@@ -233,20 +237,26 @@ function versionAbove212(v: string): boolean {
 }
 
 /**
- * `{"@query":{"api_version"?,"lambda","expr"}}`; captured variables become a `let` around the
- * body, with values written so that the body decodes again as an expression.
+ * `{"@query":{"api_version","lambda","expr"}}`. A lambda's version is at least 2.12 (a legacy
+ * `@query` without one is 2.12), and it is rendered whenever it or the request's version is above
+ * 2.12 — always here, since every response renders as API 4 (Expression.scala renderableLiteral).
+ * `let` bindings render as one object (letForm.ts); captured variables become such a `let` around
+ * the body, with values written so that the body decodes again as an expression.
  */
 function encodeLambda(l: Lambda, ctx: EncodeContext): string {
-  let out = '{"@query":{';
-  if (l.apiVersion !== undefined && versionAbove212(l.apiVersion)) out += '"api_version":' + jsonString(l.apiVersion) + ',';
+  const version = l.apiVersion !== undefined && versionAbove212(l.apiVersion) ? l.apiVersion : LAMBDA_DEFAULT_VERSION;
+  let out = '{"@query":{"api_version":' + jsonString(version) + ',';
   out += '"lambda":' + encodeParams(l.params) + ',"expr":';
-  const body = encodeJson(l.body as JsonValue);
+  const body = encodeJson(letsAsObjects(l.body as JsonValue));
   if (l.closure && l.closure.size > 0) {
+    // An `@` name in an object would read back as an escape: such bindings stay an array.
+    const asArray = [...l.closure.keys()].some((name) => name.startsWith('@'));
     let bindings = '';
     for (const [name, v] of l.closure) {
-      bindings += (bindings ? ',' : '') + '{' + jsonString(name) + ':' + encodeAsExpr(v, ctx) + '}';
+      const binding = jsonString(name) + ':' + encodeAsExpr(v, ctx);
+      bindings += (bindings ? ',' : '') + (asArray ? '{' + binding + '}' : binding);
     }
-    out += '{"let":[' + bindings + '],"in":' + body + '}';
+    out += '{"let":' + (asArray ? '[' + bindings + ']' : '{' + bindings + '}') + ',"in":' + body + '}';
   } else {
     out += body;
   }

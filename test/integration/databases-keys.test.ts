@@ -72,7 +72,7 @@ describe('databases', () => {
     const dup = await failure(root, q.CreateDatabase({ name: 'a' }));
     assert.deepEqual([dup.code, dup.description], ['instance already exists', 'Database already exists.']);
     const missing = await failure(root, q.Get(q.Database('nope')));
-    assert.deepEqual([missing.status, missing.code, missing.description], [404, 'instance not found', 'Database not found.']);
+    assert.deepEqual([missing.status, missing.code, missing.description], [400, 'invalid ref', "Ref refers to undefined database 'nope'"]);
     const scoped = await failure(root, q.Get(q.Collection('x', q.Database('nope'))));
     assert.deepEqual([scoped.code, scoped.description], ['invalid ref', "Ref refers to undefined database 'nope'"]);
     const priority = await failure(root, q.CreateDatabase({ name: 'p', priority: 1000 }));

@@ -112,8 +112,8 @@ for (const proto of ['h2', 'h1'] as const) {
       await db.query(q.Delete(q.Function('twice')));
       assert.equal(await db.query(q.Exists(q.Function('twice'))), false);
       const f = await failure(db, q.Get(q.Function('twice')));
-      assert.equal(f.status, 404);
-      assert.equal(f.description, 'Function not found.');
+      assert.equal(f.status, 400);
+      assert.equal(f.description, "Ref refers to undefined function 'twice'");
     });
 
     test('Call by ref and by name with 0, 1 and 2 arguments', async () => {

@@ -78,7 +78,8 @@ for (const http1 of [false, true]) {
       assert.equal(await tokenClient.query(q.HasCurrentToken()), true);
       sameRef(await tokenClient.query(q.CurrentToken()), byIndex.ref);
 
-      // A token reads its own credentials and itself, nothing else.
+      // A role-less token reads its identity, its credentials and its identity's tokens, nothing
+      // else (roleless-token.test.ts has the whole list).
       const cred = (await tokenClient.query(q.Get(q.Ref('credentials/self')))) as Doc;
       assert.deepEqual(Object.keys(cred), ['ref', 'ts', 'instance', 'hashed_password']);
       sameRef(cred.instance, ref);
@@ -88,7 +89,10 @@ for (const http1 of [false, true]) {
       assert.deepEqual(Object.keys(self), ['ref', 'ts', 'instance', 'hashed_secret']);
       sameRef(self.ref, byIndex.ref);
       sameRef(await tokenClient.query(q.Select('ref', q.Get(byIndex.ref))), byIndex.ref);
-      for (const denied of [q.Get(ref), q.Get(byRef.ref), q.Paginate(q.Documents(q.Collection('users'))), q.Create(q.Collection('users'), {})]) {
+      sameRef(await tokenClient.query(q.Select('ref', q.Get(ref))), ref);
+      sameRef(await tokenClient.query(q.Select('ref', q.Get(byRef.ref))), byRef.ref);
+      const stranger = await newUser('pw');
+      for (const denied of [q.Get(stranger.ref), q.Paginate(q.Documents(q.Collection('users'))), q.Create(q.Collection('users'), {})]) {
         const f = await failure(tokenClient, denied);
         assert.equal(f.status, 403);
         assert.equal(f.code, 'permission denied');

@@ -411,19 +411,56 @@ describe('request and response headers', () => {
     assert.equal((seen[0].responseHeaders as Record<string, string>)['x-fauna-tags'], 'bar=Bar2,foo=Foo1');
   });
 
+  for (const proto of ['h2', 'h1'] as const) {
+    test(`tags the driver sends that are not [A-Za-z0-9_]+ pairs are 400 invalid tags (${proto})`, async () => {
+      const bad: Record<string, string>[] = [{ 'bad-key': 'x' }, { ok: 'two words' }, { ok: '' }, { clé: 'v' }];
+      for (const tags of bad) {
+        let caught: unknown;
+        try {
+          await drivers[proto].query(q.Add(1, 1), { tags });
+        } catch (e) {
+          caught = e;
+        }
+        const res = (caught as { requestResult?: { statusCode: number; responseContent: { errors: { code: string; description: string }[] } } })
+          .requestResult;
+        assert.ok(res, `not a Fauna error for ${JSON.stringify(tags)}: ${String(caught)}`);
+        assert.equal(res.statusCode, 400);
+        assert.deepEqual(res.responseContent.errors, [{ code: 'bad request', description: "Invalid header 'x-fauna-tags': invalid tags" }]);
+      }
+    });
+  }
+
   test('bad x-fauna-tags are 400', async () => {
     const longValue = 'v'.repeat(80);
+    // Fauna's order and texts (trace/QueryLogContext.scala, QueryLogTagsSpec): length, syntax, count,
+    // then each pair from the last one back.
     const cases: [string, string][] = [
       ['a=1,,b=2', 'invalid tags'],
       ['novalue', 'invalid tags'],
       ['a=b=c', 'invalid tags'],
-      ['bad-key=1', 'invalid key'],
+      ['a==c', 'invalid tags'],
+      ['a,b=c', 'invalid tags'],
+      [',', 'invalid tags'],
+      [',,', 'invalid tags'],
+      ['foo,,', 'invalid tags'],
+      ['bad-key=1', 'invalid tags'],
+      ['?=2', 'invalid tags'],
+      ['a #=2', 'invalid tags'],
+      ['a=#', 'invalid tags'],
+      ['key=bad value', 'invalid tags'],
+      ['a=1, b=2', 'invalid tags'],
+      ['clé=1', 'invalid tags'],
       [`${'k'.repeat(41)}=1`, 'invalid key'],
-      ['key=bad value', 'invalid value'],
       [`key=${longValue}x`, 'invalid value'],
       ['a=1,a=2', 'duplicate key'],
       [Array.from({ length: 26 }, (_, i) => `k${i}=v`).join(','), 'too many tags'],
       [Array.from({ length: 25 }, (_, i) => `k${i}=${longValue}${longValue}`.slice(0, 120)).join(','), 'header is too long'],
+      // Syntax before count; count before lengths; the last pair is checked first.
+      [[...Array.from({ length: 26 }, (_, i) => `k${i}=v`), 'bad-'].join(','), 'invalid tags'],
+      [[...Array.from({ length: 25 }, (_, i) => `k${i}=v`), `${'k'.repeat(41)}=1`].join(','), 'too many tags'],
+      [`${'k'.repeat(41)}=1,b=${longValue}x`, 'invalid value'],
+      [`a=${longValue}x,${'k'.repeat(41)}=1`, 'invalid key'],
+      [`a=1,a=${longValue}x`, 'invalid value'],
     ];
     for (const [tags, message] of cases) {
       badHeader(await query('{"add":[1,2]}', { 'x-fauna-tags': tags }), `Invalid header 'x-fauna-tags': ${message}`);

@@ -148,8 +148,10 @@ test('lambdas render as @query', () => {
     enc(new Lambda('x', body, '4')),
     '{"@query":{"api_version":"4","lambda":"x","expr":{"add":[{"var":"x"},1.0]}}}',
   );
-  assert.equal(enc(new Lambda(['a', ['b', '_']], 1n, undefined)), '{"@query":{"lambda":["a",["b","_"]],"expr":1}}');
-  assert.equal(enc(new Lambda('x', 1n, '2.12')), '{"@query":{"lambda":"x","expr":1}}');
+  // A legacy lambda (no version) is 2.12, and versions below it count as 2.12; API 4 responses name it.
+  assert.equal(enc(new Lambda(['a', ['b', '_']], 1n, undefined)), '{"@query":{"api_version":"2.12","lambda":["a",["b","_"]],"expr":1}}');
+  assert.equal(enc(new Lambda('x', 1n, '2.12')), '{"@query":{"api_version":"2.12","lambda":"x","expr":1}}');
+  assert.equal(enc(new Lambda('x', 1n, '2.7')), '{"@query":{"api_version":"2.12","lambda":"x","expr":1}}');
   assert.equal(enc(new Lambda('x', 1n, '3')), '{"@query":{"api_version":"3","lambda":"x","expr":1}}');
   const closure = new Map<string, Value>([
     ['y', obj([['a', 1n], ['@b', [obj([['c', 2n]])]]])],
@@ -158,14 +160,39 @@ test('lambdas render as @query', () => {
   const withClosure = enc(new Lambda('x', parseJson('[{"var":"x"},{"var":"y"},{"var":"z"}]'), '4', closure));
   assert.equal(
     withClosure,
-    '{"@query":{"api_version":"4","lambda":"x","expr":{"let":[' +
-      '{"y":{"object":{"@obj":{"a":1,"@b":[{"object":{"c":2}}]}}}},' +
-      '{"z":{"@ref":{"id":"c","collection":{"@ref":{"id":"collections"}}}}}' +
-      '],"in":[{"var":"x"},{"var":"y"},{"var":"z"}]}}}',
+    '{"@query":{"api_version":"4","lambda":"x","expr":{"let":{' +
+      '"y":{"object":{"@obj":{"a":1,"@b":[{"object":{"c":2}}]}}},' +
+      '"z":{"@ref":{"id":"c","collection":{"@ref":{"id":"collections"}}}}' +
+      '},"in":[{"var":"x"},{"var":"y"},{"var":"z"}]}}}',
   );
   // it decodes back into a closed lambda value
   const back = decodeLiteral(parseJson(withClosure));
   assert.ok(back instanceof Lambda && back.apiVersion === '4');
+  // A captured variable whose name starts with @ keeps the array form (an object would read as an escape).
+  const at = enc(new Lambda('x', parseJson('{"var":"@v"}'), '4', new Map<string, Value>([['@v', 1n]])));
+  assert.equal(at, '{"@query":{"api_version":"4","lambda":"x","expr":{"let":[{"@v":1}],"in":{"var":"@v"}}}}');
+});
+
+test('let bindings in a lambda body render as one object (DECISIONS #16)', () => {
+  const body = (json: string) => {
+    const out = enc(new Lambda('x', parseJson(json), '4'));
+    return out.slice('{"@query":{"api_version":"4","lambda":"x","expr":'.length, -2);
+  };
+  // Arrays of one-key (or several-key) objects become one object, in order; objects stay objects.
+  assert.equal(body('{"let":[{"a":1},{"b":{"var":"a"}}],"in":{"var":"b"}}'), '{"let":{"a":1,"b":{"var":"a"}},"in":{"var":"b"}}');
+  assert.equal(body('{"let":[{"a":1,"b":2}],"in":3}'), '{"let":{"a":1,"b":2},"in":3}');
+  assert.equal(body('{"let":{"a":1},"in":{"var":"a"}}'), '{"let":{"a":1},"in":{"var":"a"}}');
+  // `in` first on the wire: rendered let, then in.
+  assert.equal(body('{"in":{"var":"a"},"let":[{"a":1}]}'), '{"let":{"a":1},"in":{"var":"a"}}');
+  // Nested, inside other forms, objects and lambdas.
+  assert.equal(
+    body('{"map":{"lambda":"y","expr":{"let":[{"z":{"var":"y"}}],"in":{"var":"z"}}},"collection":{"object":{"k":{"let":[{"q":1}],"in":2}}}}'),
+    '{"map":{"lambda":"y","expr":{"let":{"z":{"var":"y"}},"in":{"var":"z"}}},"collection":{"object":{"k":{"let":{"q":1},"in":2}}}}',
+  );
+  // A rebinding keeps the array (an object cannot hold it); data is not rewritten.
+  assert.equal(body('{"let":[{"a":1},{"a":2}],"in":{"var":"a"}}'), '{"let":[{"a":1},{"a":2}],"in":{"var":"a"}}');
+  assert.equal(body('{"quote":{"let":[{"a":1}],"in":2}}'), '{"quote":{"let":[{"a":1}],"in":2}}');
+  assert.equal(body('{"object":{"let":[{"a":1}],"in":2}}'), '{"object":{"let":[{"a":1}],"in":2}}');
 });
 
 test('encodeAsExpr produces expressions that evaluate to the value', () => {

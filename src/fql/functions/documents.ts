@@ -40,7 +40,7 @@ define('get', async (call, env, ctx) => {
     if (!(first instanceof Ref)) throw errors.notFound('Set not found.', call.pos);
     return getDocument(ctx, first, call.pos, at);
   }
-  return getDocument(ctx, refArg(target, call, 'get'), call.pos, at);
+  return getDocument(ctx, refArg(target, call, 'get'), call.pos, at, argPos(call, 'get'));
 });
 
 define('exists', async (call, env, ctx) => {
