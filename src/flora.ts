@@ -5,7 +5,7 @@ import type { FloraConfig } from './fql/api';
 import { Executor } from './fql/executor';
 import { openLmdbEngine } from './storage/lmdbEngine';
 import { openStore } from './storage/store';
-import { upgradeStorage } from './model/upgrade';
+import { upgradeStorage } from './upgrade';
 import { retention } from './model/retention';
 import { queryLimits } from './config';
 import { MemoryPool } from './fql/budget';

@@ -8,7 +8,7 @@
 import type { Txn } from '../storage/types';
 import { randomUUID } from 'node:crypto';
 
-const PREFIX = 'gqlschema:';
+export const PREFIX = 'gqlschema:';
 
 export function schemaKey(db: bigint): Uint8Array {
   const b = Buffer.alloc(PREFIX.length + 8);
@@ -36,7 +36,11 @@ const IDS = '@ids ';
 
 export async function readSchema(txn: Txn, db: bigint): Promise<StoredSchema | undefined> {
   const raw = await txn.getMeta(schemaKey(db));
-  if (!raw || raw.length === 0) return undefined;
+  return raw && raw.length > 0 ? parseStored(raw) : undefined;
+}
+
+/** The stored record's parts (the SDL and ids are decoded only when asked for). */
+export function parseStored(raw: Uint8Array): StoredSchema {
   const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.length);
   const nl = buf.indexOf(10);
   const version = buf.toString('latin1', 0, nl < 0 ? buf.length : nl);
@@ -50,9 +54,13 @@ export async function readSchema(txn: Txn, db: bigint): Promise<StoredSchema | u
   };
 }
 
+export function storedRecord(version: string, sdl: string, ids: SchemaIds): Uint8Array {
+  return Buffer.from(`${version}\n${IDS}${JSON.stringify(ids)}\n${sdl}`, 'utf8');
+}
+
 /** Stores `sdl` as the database's schema; returns its new version. */
 export function writeSchema(txn: Txn, db: bigint, sdl: string, ids: SchemaIds): string {
   const version = randomUUID();
-  txn.putMeta(schemaKey(db), Buffer.from(`${version}\n${IDS}${JSON.stringify(ids)}\n${sdl}`, 'utf8'));
+  txn.putMeta(schemaKey(db), storedRecord(version, sdl, ids));
   return version;
 }

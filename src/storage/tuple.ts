@@ -468,7 +468,9 @@ export function prefixEnd(prefix: Uint8Array): Uint8Array {
   let n = prefix.length;
   while (n > 0 && prefix[n - 1] === 0xff) n--;
   if (n === 0) throw new RangeError('prefix has no upper bound');
-  const out = prefix.slice(0, n);
+  // A copy: Buffer#slice is a view, and the caller's prefix must stay as it was.
+  const out = new Uint8Array(n);
+  out.set(prefix.subarray(0, n));
   out[n - 1]++;
   return out;
 }

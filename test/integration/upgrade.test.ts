@@ -11,9 +11,10 @@ import path from 'node:path';
 import { Client, query as q } from 'faunadb';
 import { clients, FLORA_BIN, ROOT, startFlora, type DriverClients, type FloraProcess } from '../helpers/server';
 import { openLmdbEngine } from '../../src/storage/lmdbEngine';
-import { upgradeStorage } from '../../src/model/upgrade';
+import { upgradeStorage } from '../../src/upgrade';
 import { formatRecord, storedFormat } from '../../src/storage/format';
 import type { Engine, KV } from '../../src/storage/engine';
+import { ok as gqlOk } from '../helpers/graphql';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'format1');
 
@@ -99,6 +100,15 @@ describe('a format-1 data directory', () => {
     } finally {
       await Promise.all([child.close(), user.close(), keyed.close()]);
     }
+  });
+
+  test('a GraphQL schema imported by the old release answers as before, and through a rename', async () => {
+    assert.deepEqual(await gqlOk(srv.url, srv.secret, '{ allGadgets { data { name } } }'), expected.gadgets.data);
+    await root.h2.query(q.Update(q.Collection('Gadget'), { name: 'widgets' }));
+    await root.h2.query(q.Update(q.Index('allGadgets'), { name: 'every_widget' }));
+    assert.deepEqual(await gqlOk(srv.url, srv.secret, '{ allGadgets { data { name } } }'), expected.gadgets.data);
+    await gqlOk(srv.url, srv.secret, 'mutation { createGadget(data: { name: "flange" }) { _id } }');
+    assert.equal(await root.h2.query(q.Count(q.Documents(q.Collection('widgets')))), 2);
   });
 
   test('a second start finds the current format and upgrades nothing', async () => {

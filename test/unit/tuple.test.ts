@@ -190,5 +190,9 @@ test('prefixEnd bounds every key with the prefix', () => {
   assert.equal(memcmp(encodeTuple(['a', 2n]), end), 1);
   assert.deepEqual(prefixEnd(Uint8Array.of(1, 0xff, 0xff)), Uint8Array.of(2));
   assert.throws(() => prefixEnd(Uint8Array.of(0xff)));
+  // A Buffer prefix (whose slice is a view) is left as it was.
+  const buf = Buffer.from([1, 2, 3]);
+  assert.deepEqual(prefixEnd(buf), Uint8Array.of(1, 2, 4));
+  assert.deepEqual([...buf], [1, 2, 3]);
   assert.deepEqual(encodeU64(258n), Uint8Array.of(0, 0, 0, 0, 0, 0, 1, 2));
 });

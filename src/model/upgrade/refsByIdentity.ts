@@ -50,7 +50,10 @@ interface Names {
   indexes: Map<number, SchemaEntry>;
 }
 
-export async function upgradeRefsByIdentity(engine: Engine, log: (line: string) => void): Promise<void> {
+/** Steps after the refs are converted, given the schema names (e.g. GraphQL's stored schemas); their writes land with the final stamp. */
+export type FinishStep = (engine: Engine, idOf: (db: bigint, native: NamedNative, name: string) => bigint | undefined) => Promise<WriteOp[]>;
+
+export async function upgradeRefsByIdentity(engine: Engine, log: (line: string) => void, finish: FinishStep[] = []): Promise<void> {
   const schemas = await readSchemas(engine);
   const defs = new Map<string, IndexDef | null>();
   let progress = await readProgress(engine);
@@ -80,7 +83,10 @@ export async function upgradeRefsByIdentity(engine: Engine, log: (line: string) 
     }
     progress = undefined;
   }
-  await engine.write([formatRecord(2), { key: PROGRESS_KEY, value: null }]);
+  const idOf = (db: bigint, native: NamedNative, name: string) => schemas.get(db)?.byNative.get(native)?.get(name);
+  const last: WriteOp[] = [];
+  for (const step of finish) last.push(...(await step(engine, idOf)));
+  await engine.write([...last, formatRecord(2), { key: PROGRESS_KEY, value: null }]);
   log(`storage upgrade: done, ${done} records converted`);
 }
 

@@ -1,0 +1,15 @@
+// Brings a data directory to this release's storage format before anything reads it. Each step
+// lives with what it converts (model/upgrade, graphql/upgrade); this is where they are put in order.
+
+import type { Engine } from './storage/engine';
+import { checkKnown, FORMAT_VERSION, formatRecord, storedFormat } from './storage/format';
+import { upgradeRefsByIdentity } from './model/upgrade/refsByIdentity';
+import { bindStoredSchemas } from './graphql/upgrade';
+
+/** Stamps a new store, migrates an older one in place, refuses a newer one (FormatError). */
+export async function upgradeStorage(engine: Engine, log: (line: string) => void): Promise<void> {
+  const format = await storedFormat(engine);
+  if (format === undefined) return engine.write([formatRecord(FORMAT_VERSION)]);
+  checkKnown(format);
+  if (format < 2) await upgradeRefsByIdentity(engine, log, [bindStoredSchemas]);
+}
