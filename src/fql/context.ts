@@ -50,15 +50,7 @@ export class EvalContext {
     readOnly: boolean,
   ) {
     this.writesRefusedIn = readOnly ? 'get requests' : undefined;
-    txn.names = new RefNames(
-      {
-        txn,
-        schema: (db) => catalog.schema(txn, db, this.schemaWrites.has(db)),
-        schemaAt: (db, at) => catalog.schemaAt(txn, db, at),
-        schemaGeneration: () => this.schemaGeneration,
-      },
-      scope.db,
-    );
+    txn.names = new RefNames(this, scope.db);
   }
 
   /** Records a write to the schema of `db` (the catalog must not serve this transaction from cache). */

@@ -86,15 +86,21 @@ export class Catalog {
 
   /** The schema of `db` as `txn` sees it. `ownWrites` = the txn changed this db's schema. */
   async schema(txn: Txn, db: bigint, ownWrites: boolean): Promise<DbSchema> {
-    txn.readConflictKey(schemaConflictKey(db));
+    const hit = this.cached(txn, db, ownWrites);
+    if (hit) return hit;
     const S = txn.snapshotTs;
-    if (!ownWrites) {
-      const hit = this.cache.get(db);
-      if (hit && this.fresh(db, hit.schema, hit.builtAt) && S >= this.changedAt(db, hit.schema)) return hit.schema;
-    }
     const schema = await this.load(txn, db, undefined, ownWrites);
     if (!ownWrites && S >= this.changedAt(db, schema)) this.cache.set(db, { builtAt: S, schema });
     return schema;
+  }
+
+  /** `schema` when the cache can answer it (no await): what naming stored refs needs on every read. */
+  cached(txn: Txn, db: bigint, ownWrites: boolean): DbSchema | undefined {
+    txn.readConflictKey(schemaConflictKey(db));
+    if (ownWrites) return undefined;
+    const hit = this.cache.get(db);
+    if (hit && this.fresh(db, hit.schema, hit.builtAt) && txn.snapshotTs >= this.changedAt(db, hit.schema)) return hit.schema;
+    return undefined;
   }
 
   /** The schema of `db` as of `at` (before the snapshot): names as they were then. Not cached. */
@@ -126,15 +132,7 @@ export class Catalog {
   /** Reads the schema documents (refs anonymous), then names the refs inside them. */
   private async load(txn: Txn, db: bigint, at: bigint | undefined, ownWrites: boolean): Promise<DbSchema> {
     const schema = await loadSchema(txn, db, at);
-    const names = new RefNames(
-      {
-        txn,
-        schema: (other) => (other === db ? Promise.resolve(schema) : this.schema(txn, other, ownWrites)),
-        schemaAt: (other, t) => this.schemaAt(txn, other, t),
-        schemaGeneration: () => 0,
-      },
-      db,
-    );
+    const names = new RefNames({ txn, catalog: this, schemaWrites: { has: () => ownWrites }, schemaGeneration: 0 }, db);
     names.seed(db, schema);
     const when = at ?? txn.snapshotTs;
     for (const entry of schema.entries()) entry.fields = await named(names, entry.fields, when);

@@ -12,22 +12,24 @@ import { ADDR_NATIVE, NAMED_NATIVES, NATIVE_NAMES, Ref, type NamedNative, type R
 import { dbParentKey } from './auth';
 import type { Catalog, DbSchema } from './catalog';
 
-/** What a namer reads names from: the reading transaction and its view of each database's schema. */
+/**
+ * What a namer reads names from: the reading transaction and the catalog, and which databases'
+ * schemas the transaction itself changed (an EvalContext is one).
+ */
 export interface NameSource {
   readonly txn: Txn;
-  /** The schema of `db` at the transaction's snapshot (with its own writes). */
-  schema(db: bigint): Promise<DbSchema>;
-  /** The schema of `db` as of `at` < snapshot. */
-  schemaAt(db: bigint, at: bigint): Promise<DbSchema>;
+  readonly catalog: Catalog;
+  readonly schemaWrites: { has(db: bigint): boolean };
   /** Changes with every schema write of the transaction: cached names are then stale. */
-  schemaGeneration(): number;
+  readonly schemaGeneration: number;
 }
 
-/** Thrown by `RefNames.name` when it lacks something; `load` fetches it. */
-export class NamesMiss extends Error {
-  constructor(readonly load: () => Promise<void>) {
-    super('names not loaded');
-  }
+/**
+ * Thrown by `RefNames.name` when it lacks something; `load` fetches it. Not an Error: nothing
+ * reports it, and a stack trace would cost more than the decoding it interrupts.
+ */
+export class NamesMiss {
+  constructor(readonly load: () => Promise<void>) {}
 }
 
 const FIRST_USER_COLLECTION_ID = 1024;
@@ -35,28 +37,31 @@ const COLLECTIONS_ID = 2;
 
 export class RefNames implements TxnNames {
   private generation: number;
-  private readonly current = new Map<bigint, DbSchema>();
-  private readonly past = new Map<string, DbSchema>();
+  // Made on first use: most reads name nothing, and a namer is made for every query.
+  private current: Map<bigint, DbSchema> | undefined;
+  private past: Map<string, DbSchema> | undefined;
   /** How `home` names each database (undefined: home itself; null: not below home). */
-  private readonly dbRefs = new Map<bigint, Ref | undefined | null>();
-  /** User collection refs at the snapshot, by `db:coll` (shared by every document ref). */
-  private readonly collRefs = new Map<string, Ref>();
+  private dbRefs: Map<bigint, Ref | undefined | null> | undefined;
+  /** User collection refs at the snapshot in home, by collection id (shared by every document ref). */
+  private homeColls: Map<number, Ref> | undefined;
+  /** The same for other databases, by `db:coll`. */
+  private otherColls: Map<string, Ref> | undefined;
 
   constructor(
     private readonly source: NameSource,
     /** The database names are relative to (the reader's). */
     readonly home: bigint,
   ) {
-    this.generation = source.schemaGeneration();
+    this.generation = source.schemaGeneration;
   }
 
   /** Uses `schema` as `db`'s current schema (the catalog naming a schema it is building). */
   seed(db: bigint, schema: DbSchema): void {
-    this.current.set(db, schema);
+    (this.current ??= new Map()).set(db, schema);
   }
 
   name(addr: RefAddr, at: bigint): Ref {
-    if (this.generation !== this.source.schemaGeneration()) this.forget();
+    if (this.generation !== this.source.schemaGeneration) this.forget();
     const { db, coll, id } = addr;
     const now = at >= this.source.txn.snapshotTs;
     if (coll >= FIRST_USER_COLLECTION_ID) {
@@ -75,7 +80,7 @@ export class RefNames implements TxnNames {
 
   /** The databases whose names this namer has looked up. */
   visited(): bigint[] {
-    return [...new Set([...this.current.keys(), ...this.dbRefs.keys()])];
+    return [...new Set([...(this.current?.keys() ?? []), ...(this.dbRefs?.keys() ?? [])])];
   }
 
   async load(e: unknown): Promise<void> {
@@ -84,17 +89,19 @@ export class RefNames implements TxnNames {
   }
 
   private forget(): void {
-    this.generation = this.source.schemaGeneration();
-    this.current.clear();
-    this.past.clear();
-    this.dbRefs.clear();
-    this.collRefs.clear();
+    this.generation = this.source.schemaGeneration;
+    this.current = this.past = this.dbRefs = this.homeColls = this.otherColls = undefined;
   }
 
   private currentCollRef(db: bigint, coll: number): Ref {
+    if (db === this.home) {
+      let ref = this.homeColls?.get(coll);
+      if (ref === undefined) (this.homeColls ??= new Map()).set(coll, (ref = this.collRef(db, coll, this.source.txn.snapshotTs)));
+      return ref;
+    }
     const key = `${db}:${coll}`;
-    let ref = this.collRefs.get(key);
-    if (ref === undefined) this.collRefs.set(key, (ref = this.collRef(db, coll, this.source.txn.snapshotTs)));
+    let ref = this.otherColls?.get(key);
+    if (ref === undefined) (this.otherColls ??= new Map()).set(key, (ref = this.collRef(db, coll, this.source.txn.snapshotTs)));
     return ref;
   }
 
@@ -106,20 +113,26 @@ export class RefNames implements TxnNames {
   }
 
   private schemaFor(db: bigint, at: bigint): DbSchema {
-    const current = this.current.get(db);
-    if (current === undefined) throw new NamesMiss(async () => void this.current.set(db, await this.source.schema(db)));
-    if (at >= this.source.txn.snapshotTs || (typeof current.lastTs === 'bigint' && at >= current.lastTs)) return current;
+    const { txn, catalog, schemaWrites } = this.source;
+    let current = this.current?.get(db);
+    if (current === undefined) {
+      const own = schemaWrites.has(db);
+      current = catalog.cached(txn, db, own);
+      if (current === undefined) throw new NamesMiss(async () => void (this.current ??= new Map()).set(db, await catalog.schema(txn, db, own)));
+      (this.current ??= new Map()).set(db, current);
+    }
+    if (at >= txn.snapshotTs || (typeof current.lastTs === 'bigint' && at >= current.lastTs)) return current;
     const key = `${db}@${at}`;
-    const past = this.past.get(key);
-    if (past === undefined) throw new NamesMiss(async () => void this.past.set(key, await this.source.schemaAt(db, at)));
+    const past = this.past?.get(key);
+    if (past === undefined) throw new NamesMiss(async () => void (this.past ??= new Map()).set(key, await catalog.schemaAt(txn, db, at)));
     return past;
   }
 
   private dbRef(db: bigint): Ref | undefined | null {
     if (db === this.home) return undefined;
-    const known = this.dbRefs.get(db);
-    if (known !== undefined || this.dbRefs.has(db)) return known;
-    throw new NamesMiss(async () => void this.dbRefs.set(db, await this.pathFromHome(db)));
+    const known = this.dbRefs?.get(db);
+    if (known !== undefined || this.dbRefs?.has(db)) return known;
+    throw new NamesMiss(async () => void (this.dbRefs ??= new Map()).set(db, await this.pathFromHome(db)));
   }
 
   /** The nested Database ref by which home names `db`, or null when `db` is not below home. */
@@ -134,7 +147,7 @@ export class RefNames implements TxnNames {
     let ref: Ref | undefined;
     let parent = this.home;
     for (const id of chain) {
-      const entry = (await this.source.schema(parent)).getById('databases', id);
+      const entry = (await this.source.catalog.schema(this.source.txn, parent, this.source.schemaWrites.has(parent))).getById('databases', id);
       if (!entry) return null;
       ref = new Ref(entry.name, new Ref('databases'), ref, { db: parent, coll: NATIVE_NAMES.indexOf('databases') + 1, id });
       parent = id;
@@ -171,11 +184,7 @@ export async function named<T extends Value>(names: RefNames, v: T, at: bigint):
 
 /** `named` outside a query: names from the catalog at `txn`'s snapshot, relative to `home`. */
 export function namedIn<T extends Value>(catalog: Catalog, txn: Txn, home: bigint, v: T): Promise<T> {
-  const source: NameSource = {
-    txn,
-    schema: (db) => catalog.schema(txn, db, false),
-    schemaAt: (db, at) => catalog.schemaAt(txn, db, at),
-    schemaGeneration: () => 0,
-  };
-  return named(new RefNames(source, home), v, txn.snapshotTs);
+  return named(new RefNames({ txn, catalog, schemaWrites: NONE, schemaGeneration: 0 }, home), v, txn.snapshotTs);
 }
+
+const NONE = { has: () => false };
