@@ -228,7 +228,8 @@ async function matchEvents(ctx: EvalContext, set: SetV, match: SetV, pos: Positi
       await ctx.budget.breathe();
       const ts = tsOf(ctx, e.ts);
       if (toTs !== undefined && ts >= toTs + 1n) continue;
-      const { terms: entryTerms, values, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
+      const named = namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
+      const { terms: entryTerms, values, ref } = named instanceof Promise ? await named : named;
       if (!matches(entryTerms)) continue;
       if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
       out.push(setEvent(e.ts, ts, e.action, ref, values));
@@ -376,7 +377,8 @@ async function joinEvents(ctx: EvalContext, set: SetV, inner: SetV, pos: Positio
           await ctx.budget.breathe();
           const ts = tsOf(ctx, e.ts);
           if (toTs !== undefined && ts > toTs) continue;
-          const { terms, values: v, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
+          const named = namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
+          const { terms, values: v, ref } = named instanceof Promise ? await named : named;
           const targetV = new SetV(new Map<string, Value>([['match', target], ['terms', terms.length === 1 ? terms[0] : terms]]));
           out.push({ ts, stamp: e.ts, element: [...v, ref], sources: [targetV] });
         }

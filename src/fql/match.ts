@@ -124,7 +124,8 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
       const at = b.at ?? ctx.snapshotTs;
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
         await ctx.budget.breathe();
-        const { terms: entryTerms, values, ref } = await namedPayload(ctx.txn, e.payload, at);
+        const named = namedPayload(ctx.txn, e.payload, at);
+        const { terms: entryTerms, values, ref } = named instanceof Promise ? await named : named;
         if (!matches(entryTerms)) continue;
         if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
         const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;

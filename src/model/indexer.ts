@@ -242,17 +242,30 @@ export function decodePayload(bytes: Uint8Array, names?: RefNamer, at = 0n): Ind
   return { terms: v[0], values: v[1], ref: v[2] };
 }
 
-/** The payload with its refs named for the reading transaction, as of `at`. */
-export async function namedPayload(txn: Txn, bytes: Uint8Array, at: bigint): Promise<IndexEntryValue> {
+/**
+ * The payload with its refs named for the reading transaction, as of `at`: at once when the names
+ * are at hand (nearly always: scans decode one entry after another), else once they are loaded.
+ */
+export function namedPayload(txn: Txn, bytes: Uint8Array, at: bigint): IndexEntryValue | Promise<IndexEntryValue> {
+  try {
+    return decodePayload(bytes, txn.names, at);
+  } catch (e) {
+    return namedPayloadLater(txn, bytes, at, e);
+  }
+}
+
+async function namedPayloadLater(txn: Txn, bytes: Uint8Array, at: bigint, first: unknown): Promise<IndexEntryValue> {
   const names = txn.names;
-  for (let misses = 0; ; misses++) {
+  let error = first;
+  for (let misses = 0; names && misses < 16; misses++) {
+    await names.load(error);
     try {
       return decodePayload(bytes, names, at);
     } catch (e) {
-      if (!names || misses > 16) throw e;
-      await names.load(e);
+      error = e;
     }
   }
+  throw error;
 }
 
 // ---- size limits ---------------------------------------------------------------------------

@@ -393,7 +393,8 @@ async function renderMatch(
   for (const pass of ['add', 'remove'] as const) {
     for (const e of change.entries) {
       if (e.action !== pass) continue;
-      const { terms, values, ref } = await namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
+      const named = namedPayload(ctx.txn, e.payload, ctx.snapshotTs);
+      const { terms, values, ref } = named instanceof Promise ? await named : named;
       if (!target.matches(terms)) continue;
       if (visible && !(await (pass === 'remove' ? readableBefore(ctx, change.ts, () => visible(ctx, ref)) : visible(ctx, ref)))) continue;
       const txnTs = { txnTs: change.ts };
