@@ -168,6 +168,16 @@ test('refs: numeric ids as u64 before names, then collection, then database', ()
   assertAscending([Ref.native('collections'), Ref.collection('collections'), Ref.native('widgets')]);
 });
 
+test('refs with addresses (all stored ones) order as Fauna: document id, then collection id, not by name', () => {
+  const at = (coll: string, id: string, collId: number, db = 0n) => Ref.doc(coll, id).at({ db, coll: collId, id: BigInt(id) });
+  assertAscending([at('zebra', '1', 1024), at('aardvark', '1', 1025), at('zebra', '2', 1024), at('aardvark', '2', 1025, 0n), at('aardvark', '2', 1025, 9n)]);
+  // Equal by address whatever the names say (a rename between two reads), unequal otherwise.
+  assert.ok(valuesEqual(at('old', '3', 1030), at('new', '3', 1030)));
+  assert.ok(!valuesEqual(at('same', '3', 1030), at('same', '3', 1031)));
+  // Without an address on both sides, names decide.
+  assert.ok(valuesEqual(Ref.doc('c', '3'), at('c', '3', 1030)));
+});
+
 test('times, dates, booleans, null', () => {
   assertAscending([new Time(-1n), new Time(0n), new Time(1n), new Time(10n ** 30n)]);
   assertAscending([new DateV(-1), new DateV(0), new DateV(1)]);

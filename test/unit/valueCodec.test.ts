@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeValue, encodeValue } from '../../src/storage/valueCodec';
+import { decodeLegacyValue, decodeValue, encodeValue } from '../../src/storage/valueCodec';
 import { Bytes, DateV, Lambda, Page, Ref, SetV, Time, TxnTime, obj, type Value } from '../../src/values/types';
 
 const roundTrip = (v: Value, commitTs?: bigint) => decodeValue(encodeValue(v, commitTs));
@@ -106,4 +106,38 @@ test('encodings are independent buffers and corrupt input is rejected', () => {
   const prefixed = new Uint8Array(b.length + 1);
   prefixed.set(b, 1);
   assert.equal(decodeValue(prefixed, 1), 'second');
+});
+
+test('refs are stored by address: a ref without one is refused, a namer names them on decode', () => {
+  assert.throws(() => encodeValue(Ref.doc('widgets', '1')), /has no address/);
+  const addr = { db: 3n, coll: 1030, id: 77n };
+  const bytes = encodeValue(obj([['r', Ref.doc('widgets', '77').at(addr)]]));
+  const seen: { addr: unknown; at: bigint }[] = [];
+  const names = {
+    name: (a: typeof addr, at: bigint) => {
+      seen.push({ addr: a, at });
+      return new Ref('77', Ref.collection('gadgets'), undefined, a);
+    },
+  };
+  const back = decodeValue(bytes, 0, names, 42n) as Map<string, Value>;
+  assert.deepEqual(seen, [{ addr, at: 42n }]);
+  assert.equal((back.get('r') as Ref).collection!.id, 'gadgets'); // the name now, not the one written
+  // A namer that lacks names stops the decode (the store loads them and decodes again).
+  assert.throws(() => decodeValue(bytes, 0, { name: () => { throw new Error('miss'); } }, 0n), /miss/);
+});
+
+test('refs by name (format 1) decode only through the migration', () => {
+  // Format 1: tag 9, id, flags (1 = has collection), collection ref ('widgets' in 'collections').
+  const s = (t: string) => [t.length, ...Buffer.from(t)];
+  const legacy = Uint8Array.of(9, ...s('5'), 1, ...s('widgets'), 1, ...s('collections'), 0);
+  assert.throws(() => decodeValue(legacy), /stored by name/);
+  const given: Ref[] = [];
+  const { value, sawRef } = decodeLegacyValue(legacy, 0, (r) => {
+    given.push(r);
+    return Ref.anonymous({ db: 0n, coll: 1024, id: 5n });
+  });
+  assert.equal(sawRef, true);
+  assert.equal(given[0].toString(), 'collections/widgets/5');
+  assert.deepEqual((value as Ref).addr, { db: 0n, coll: 1024, id: 5n });
+  assert.equal(decodeLegacyValue(encodeValue('plain'), 0, (r) => r).sawRef, false);
 });
