@@ -148,8 +148,11 @@ describe('indexes, roles, functions and access providers renamed', () => {
     assert.deepEqual(role.privileges.map((p) => p.resource.id), ['things_by_tag', 'how_many']);
     const fn = (await h2.query(q.Get(q.Function('how_many')))) as { role: values.Ref };
     assert.equal(fn.role.id, 'tallier');
-    const idp = (await h2.query(q.Get(q.AccessProvider('idp')))) as { roles: values.Ref[] };
+    await h2.query(q.Update(q.AccessProvider('idp'), { name: 'sso' }));
+    const idp = (await h2.query(q.Get(q.AccessProvider('sso')))) as { roles: values.Ref[]; issuer: string };
     assert.deepEqual(idp.roles.map((r) => r.id), ['viewer']);
+    assert.equal(idp.issuer, 'https://idp.example/');
+    assert.equal((await failure(h2, q.Get(q.AccessProvider('idp')))).code, 'invalid ref');
     for (const c of [key.h2, key.h1]) {
       assert.equal(((await c.query(q.Paginate(q.Match(q.Index('things_by_tag'), 'a')))) as Page).data.length, 1);
       // Read through the function's role only: the key's role may call it but not read items.
