@@ -3,6 +3,7 @@
 
 import { decodeValue, encodeValue, type RefNamer } from '../storage/valueCodec';
 import type { Txn } from '../storage/types';
+import { decodeAgain } from '../storage/naming';
 import { valuesEqual } from '../values/order';
 import { Ref, type Obj, type Value } from '../values/types';
 import type { BindingEvaluator, FieldSpec, IndexDef, IndexedDoc, IndexEntryValue, IndexSource } from './indexDef';
@@ -250,22 +251,8 @@ export function namedPayload(txn: Txn, bytes: Uint8Array, at: bigint): IndexEntr
   try {
     return decodePayload(bytes, txn.names, at);
   } catch (e) {
-    return namedPayloadLater(txn, bytes, at, e);
+    return decodeAgain(e, txn.names, () => decodePayload(bytes, txn.names, at));
   }
-}
-
-async function namedPayloadLater(txn: Txn, bytes: Uint8Array, at: bigint, first: unknown): Promise<IndexEntryValue> {
-  const names = txn.names;
-  let error = first;
-  for (let misses = 0; names && misses < 16; misses++) {
-    await names.load(error);
-    try {
-      return decodePayload(bytes, names, at);
-    } catch (e) {
-      error = e;
-    }
-  }
-  throw error;
 }
 
 // ---- size limits ---------------------------------------------------------------------------

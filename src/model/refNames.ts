@@ -7,6 +7,7 @@
 // decodes again. Misses happen once per database and read time in a transaction.
 
 import type { Txn, TxnNames } from '../storage/types';
+import { decodeAgain } from '../storage/naming';
 import { mapRefs } from '../values/refWalk';
 import { ADDR_NATIVE, NAMED_NATIVES, NATIVE_NAMES, Ref, type NamedNative, type RefAddr, type Value } from '../values/types';
 import { dbParentKey } from './auth';
@@ -171,14 +172,12 @@ export function nameRefs(v: Value, names: RefNames, at: bigint): Value {
 }
 
 /** `v` (read with anonymous refs) with its refs named as `home` sees them now. */
-export async function named<T extends Value>(names: RefNames, v: T, at: bigint): Promise<T> {
-  for (let misses = 0; ; misses++) {
-    try {
-      return nameRefs(v, names, at) as T;
-    } catch (e) {
-      if (misses > 16) throw e;
-      await names.load(e);
-    }
+export function named<T extends Value>(names: RefNames, v: T, at: bigint): Promise<T> {
+  const name = () => nameRefs(v, names, at) as T;
+  try {
+    return Promise.resolve(name());
+  } catch (e) {
+    return decodeAgain(e, names, name);
   }
 }
 

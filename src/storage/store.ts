@@ -58,6 +58,7 @@ import {
 import { decodeValue, encodeValue, type RefNamer } from './valueCodec';
 import { isRemoveEvent, TxnIndexes, type IndexWriteSet } from './indexTxn';
 import { prefixEnd } from './tuple';
+import { decodeAgain } from './naming';
 
 const U64_LIMIT = 1n << 64n;
 /** fql-v4.md §9: one document version, encoded. */
@@ -605,20 +606,6 @@ class TxnImpl implements Txn {
     if (this.finished) throw new Error('transaction is finished');
   }
 
-  /** `decode()` again once the namer has loaded what it lacked (it threw `first`). */
-  private async decodeAgain<T>(first: unknown, names: TxnNames | undefined, decode: () => T): Promise<T> {
-    let error = first;
-    for (let misses = 0; names && misses < 16; misses++) {
-      await names.load(error);
-      try {
-        return decode();
-      } catch (e) {
-        error = e;
-      }
-    }
-    throw error;
-  }
-
   private count(kv: KV): void {
     const bytes = kv.key.length + kv.value.length;
     this.metrics.reads++;
@@ -654,7 +641,7 @@ class TxnImpl implements Txn {
       try {
         return decodeLatest(latest, names, t);
       } catch (e) {
-        return this.decodeAgain(e, names, () => decodeLatest(latest, names, t));
+        return decodeAgain(e, names, () => decodeLatest(latest, names, t));
       }
     }
     return this.versionAt(key, t, this.names);
@@ -676,7 +663,7 @@ class TxnImpl implements Txn {
     try {
       return decodeVersion(kv, names, at);
     } catch (e) {
-      return this.decodeAgain(e, names, () => decodeVersion(kv, names, at));
+      return decodeAgain(e, names, () => decodeVersion(kv, names, at));
     }
   }
 
@@ -821,7 +808,7 @@ class TxnImpl implements Txn {
         try {
           version = decodeLatest(kv.value, names, at);
         } catch (e) {
-          version = await this.decodeAgain(e, names, () => decodeLatest(kv.value, names, at));
+          version = await decodeAgain(e, names, () => decodeLatest(kv.value, names, at));
         }
         yield { id, version };
         continue;

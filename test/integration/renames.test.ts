@@ -201,6 +201,28 @@ describe('databases renamed and moved', () => {
   });
 });
 
+describe('names looked up across databases', () => {
+  test('one document naming refs in several databases reads them all, each by its current name', async () => {
+    const { h2 } = await freshDb('fanout');
+    const refs = [];
+    for (const name of ['a', 'b', 'c', 'd']) {
+      await h2.query(q.CreateDatabase({ name }));
+      const { secret } = (await h2.query(q.CreateKey({ database: q.Database(name), role: 'server' }))) as { secret: string };
+      const child = clientsFor(secret);
+      await child.h2.query(q.CreateCollection({ name: 'things' }));
+      const doc = (await child.h2.query(q.Create(q.Collection('things'), { data: { in: name } }))) as Doc;
+      refs.push(q.Ref(q.Collection('things', q.Database(name)), doc.ref.id));
+    }
+    await h2.query(q.CreateCollection({ name: 'hub' }));
+    const hub = (await h2.query(q.Create(q.Collection('hub'), { data: { all: refs } }))) as Doc;
+    await h2.query(q.Update(q.Database('c'), { name: 'see' }));
+    const read = (await h2.query(q.Get(hub.ref))) as Doc;
+    assert.deepEqual(read.data.all.map((r: values.Ref) => r.collection!.database!.id), ['a', 'b', 'see', 'd']);
+    const inside = (await h2.query(q.Map(q.Select(['data', 'all'], q.Get(hub.ref)), q.Lambda('r', q.Select(['data', 'in'], q.Get(q.Var('r'))))))) as string[];
+    assert.deepEqual(inside, ['a', 'b', 'c', 'd']);
+  });
+});
+
 describe('identities renamed', () => {
   test('tokens and credentials keep their identity through a rename of its collection', async () => {
     const { h2 } = await freshDb('identity_rename');
