@@ -213,7 +213,8 @@ export const indexType: NativeType = {
     validateOptions(params, f);
     const changed = FIXED.filter((k) => params.has(k) && !sameValue(params.get(k) as Value, old.get(k) ?? null));
     if (changed.length)
-      f.add([changed[0]], 'invalid index', `Index sources, terms, and values may not be updated (${changed.join(', ')}).`);
+      // Fauna's wording, which fauna-gql-upload waits for to delete and recreate the index.
+      f.add([changed[0]], 'invalid index', 'Index sources, terms, values, and partition count may not be updated.');
     f.throwIfAny(pos);
     const out: Obj = new Map(old);
     for (const k of ['name', 'unique', 'serialized', 'data', 'permissions'] as const) {

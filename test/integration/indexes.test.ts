@@ -86,7 +86,13 @@ describe('CreateIndex', () => {
 
   test('terms and values cannot change; rename keeps the data; delete makes it inaccessible', async () => {
     const f = await failure(c.h2, q.Update(q.Index('people_by_color'), { terms: [{ field: ['data', 'name'] }] }));
-    assert.deepEqual([f.code, f.failures?.[0].code], ['validation failed', 'invalid index']);
+    // fauna-gql-upload looks for this exact sentence to delete and recreate the index.
+    assert.deepEqual(
+      [f.code, f.failures?.[0].code, f.failures?.[0].description],
+      ['validation failed', 'invalid index', 'Index sources, terms, values, and partition count may not be updated.'],
+    );
+    const partitions = await failure(c.h2, q.Update(q.Index('people_by_color'), { partitions: 2 }));
+    assert.equal(partitions.failures?.[0].description, 'Index sources, terms, values, and partition count may not be updated.');
     await c.h2.query(q.Update(q.Index('people_by_color'), { name: 'people_by_colour', data: { renamed: true } }));
     assert.deepEqual(ids(await page(q.Paginate(q.Match(q.Index('people_by_colour'), 'red')))), ['1030', '1041']);
     await c.h2.query(q.Update(q.Index('people_by_colour'), { name: 'people_by_color' }));
