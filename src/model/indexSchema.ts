@@ -4,7 +4,6 @@
 import type { EvalContext } from '../fql/context';
 import { decodeExpr } from '../wire/decode';
 import type { Expr } from '../wire/expr';
-import { errors, type Position } from '../values/errors';
 import { Lambda, Ref, TxnTime, type Obj, type Value } from '../values/types';
 import type { SchemaEntry } from './catalog';
 import { Failures, pick, stripNulls, validateName } from './data';
@@ -115,7 +114,7 @@ function parseFieldSpecs(v: Value | undefined, key: 'terms' | 'values', f: Failu
 }
 
 /** Checks sources, bindings and the term/value specs; returns the source collection names. */
-async function validateDefinition(ctx: EvalContext, db: bigint, params: Obj, f: Failures, pos: Position): Promise<void> {
+async function validateDefinition(ctx: EvalContext, db: bigint, params: Obj, f: Failures): Promise<void> {
   const sources = parseSources(params.get('source'), f);
   const terms = parseFieldSpecs(params.get('terms'), 'terms', f);
   const values = parseFieldSpecs(params.get('values'), 'values', f);
@@ -137,10 +136,9 @@ async function validateDefinition(ctx: EvalContext, db: bigint, params: Obj, f: 
         if (seen.has(sourceName)) f.add(field, 'multiple bindings', 'A collection ref may only match one binding.');
         seen.add(sourceName);
       } else {
-        const coll = schema.get('collections', s.collection.id);
-        if (!coll) f.add(field, 'invalid reference', 'Reference was not found.');
-        else if (coll.ts instanceof TxnTime)
-          throw errors.invalidArgument('An index cannot be created in the same transaction as its source collection.', pos);
+        // A collection created by this very transaction is a fine source (DECISIONS 13: the
+        // migration tool creates a collection and its indexes in one transaction); it is built now.
+        if (!schema.get('collections', s.collection.id)) f.add(field, 'invalid reference', 'Reference was not found.');
         if (seen.has(s.collection.id)) f.add(field, 'multiple bindings', 'A collection ref may only match one binding.');
         seen.add(s.collection.id);
       }
@@ -187,7 +185,7 @@ export const indexType: NativeType = {
     const f = new Failures();
     const name = validateName(params.get('name'), f);
     validateOptions(params, f);
-    await validateDefinition(ctx, db, params, f, pos);
+    await validateDefinition(ctx, db, params, f);
     f.throwIfAny(pos);
     await uniqueName(ctx, db, 'indexes', name!, 'Index', pos);
     const fields = stripNulls(pick(params, WRITABLE)) as Obj;
@@ -215,7 +213,8 @@ export const indexType: NativeType = {
     validateOptions(params, f);
     const changed = FIXED.filter((k) => params.has(k) && !sameValue(params.get(k) as Value, old.get(k) ?? null));
     if (changed.length)
-      f.add([changed[0]], 'invalid index', `Index sources, terms, and values may not be updated (${changed.join(', ')}).`);
+      // Fauna's wording, which fauna-gql-upload waits for to delete and recreate the index.
+      f.add([changed[0]], 'invalid index', 'Index sources, terms, values, and partition count may not be updated.');
     f.throwIfAny(pos);
     const out: Obj = new Map(old);
     for (const k of ['name', 'unique', 'serialized', 'data', 'permissions'] as const) {

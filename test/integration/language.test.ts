@@ -83,6 +83,8 @@ const VALUES: [string, ExprArg, unknown][] = [
   ['Select default', q.Select('x', {}, 'd'), 'd'],
   ['Select default null', q.Select('x', {}, null), null],
   ['Select default unused', q.Select('a', { a: 1 }, 'd'), 1],
+  // Fauna evaluates Select's default only when the path is missing (faunadb-fql-lib relies on it).
+  ['Select default not evaluated when found', q.Select(['a', 'b'], { a: { b: 2 } }, q.Abort('default taken')), 2],
   ['SelectAll flattens', q.SelectAll(['a', 'b'], [{ a: { b: 1 } }, { a: [{ b: 2 }, { b: [3, 4] }] }]), [1, 2, 3, 4]],
   ['SelectAll missing', q.SelectAll('x', {}), []],
   ['ContainsPath', q.ContainsPath(['a', 0], { a: [1] }), true],
@@ -158,6 +160,7 @@ const ERRORS: [string, ExprArg, ExpectedError][] = [
   ],
   ['empty Do', new Expr({ do: [] }), bad('Expression list cannot be empty.', ['do'], 'invalid expression')],
   ['Abort', q.Abort('boom'), bad('boom', [], 'transaction aborted')],
+  ['Select default evaluated when missing', q.Select('x', {}, q.Abort('needed')), bad('needed', ['default'], 'transaction aborted')],
   ['Abort inside Let', q.Let({ x: 1 }, q.Abort('deep')), bad('deep', ['in'], 'transaction aborted')],
   ['Take non-integer', q.Take(1.5, [1]), bad('Integer expected, Double provided.', ['take'])],
   ['Append to non-array', q.Append(1, 'x'), bad('Array expected, String provided.', ['collection'])],

@@ -109,20 +109,28 @@ function selectAll(from: Value, path: PathElem[]): Value[] {
   return out;
 }
 
+/**
+ * Select evaluates its `default` only when the path is not found (Fauna's SelectE: an Abort there
+ * aborts only then); SelectAll is an ordinary function, its arguments all evaluated first.
+ */
 async function select(call: CallExpr, env: Env, ctx: EvalContext, head: string, all: boolean): Promise<Value> {
+  const lazyDefault = !all;
   const path = await evalPath(call, head, env, ctx);
   const from = await evalArg(call, 'from', env, ctx);
   // `default` is present even when null (the driver sends `"default": null` explicitly).
-  const dflt = await evalOptional(call, 'default', env, ctx);
+  const eager = lazyDefault ? undefined : await evalOptional(call, 'default', env, ctx);
+  const dflt = () => (lazyDefault ? evalOptional(call, 'default', env, ctx) : Promise.resolve(eager));
   if (!all && call.args.has('all')) all = asBoolean(await evalArg(call, 'all', env, ctx), argPos(call, 'all'));
   if (all) {
     const found = selectAll(from, path);
     ctx.budget.array(found.length);
-    return found.length === 0 && dflt !== undefined ? dflt : found;
+    if (found.length > 0 || !call.args.has('default')) return found;
+    return (await dflt()) ?? found;
   }
   const found = selectOne(from, path);
   if (found !== undefined) return found;
-  if (dflt !== undefined) return dflt;
+  const d = await dflt();
+  if (d !== undefined) return d;
   throw errors.valueNotFound(path.map(String), argPos(call, 'from'));
 }
 
