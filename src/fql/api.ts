@@ -16,6 +16,8 @@ export interface QueryRequest {
   timeoutMs: number;
   /** True for GET /?q= (writes are refused). */
   readOnly?: boolean;
+  /** X-FaunaDB-API-Version, already validated: versions before 2.7 render as drivers 2.x expect. */
+  apiVersion?: string;
 }
 
 export interface QueryMetrics {

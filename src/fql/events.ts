@@ -14,7 +14,7 @@ import { applySetLambda } from './setOps';
 import type { EvalContext } from './context';
 import { errors, type Position } from '../values/errors';
 import { valuesEqual } from '../values/order';
-import { DateV, Lambda, Page, Ref, SetV, Time, TxnTime, isObj, type Obj, type Value } from '../values/types';
+import { DateV, EventObj, Lambda, Page, Ref, SetV, Time, TxnTime, isObj, type Obj, type Value } from '../values/types';
 import { resolveRef, type Target } from '../model/resolve';
 import { dbRefOf, docKeyOf } from '../model/documents';
 import { allowed, checkAccess } from '../model/permissions';
@@ -126,7 +126,7 @@ async function documentEvents(ctx: EvalContext, set: SetV, ref: Ref, pos: Positi
     if (v.action === 'delete') data = null;
     else if (v.action === 'create' || !prev || prev.action === 'delete') data = dataOf(v) ?? new Map();
     else data = diff(dataOf(prev), dataOf(v));
-    const obj = new Map<string, Value>([['ts', v.ts instanceof TxnTime ? v.ts : ts], ['action', action], ['document', ref]]);
+    const obj = new EventObj([['ts', v.ts instanceof TxnTime ? v.ts : ts], ['action', action], ['document', ref]]);
     if (!singleton) obj.set('data', data);
     return { cursor: [ts, RANK[action], ref], value: obj };
   };
@@ -182,7 +182,7 @@ function sortedSource(set: SetV, gather: (ctx: EvalContext, b: ScanBounds) => Pr
 
 /** A set event; `sources` are the sets it came from when not the events set itself (set algebra, Join). */
 function setEvent(ts: bigint | TxnTime, sortTs: bigint, action: 'add' | 'remove', ref: Value, values?: Value[], sources?: Value[]): SetEntry {
-  const obj = new Map<string, Value>([['ts', ts], ['action', action], ['document', ref]]);
+  const obj = new EventObj([['ts', ts], ['action', action], ['document', ref]]);
   if (values && values.length) obj.set('data', values);
   const cursor: Value[] = [sortTs, RANK[action], ref];
   if (values && values.length) cursor.push(values);
@@ -406,7 +406,7 @@ const ACTIONS = new Map<bigint, string>([[0n, 'add'], [1n, 'update'], [2n, 'dele
 function renderCursor(e: SetEntry): Value {
   const v = e.value;
   if (isObj(v)) {
-    const out = new Map<string, Value>();
+    const out = new EventObj();
     for (const k of ['ts', 'action', 'document', 'data']) {
       const x = v.get(k);
       if (x !== undefined && !(k === 'data' && !Array.isArray(x))) out.set(k, x);
@@ -414,7 +414,7 @@ function renderCursor(e: SetEntry): Value {
     return out;
   }
   const [ts, rank, ref] = e.cursor;
-  return new Map<string, Value>([['ts', ts], ['action', ACTIONS.get(rank as bigint) ?? 'add'], ['document', ref]]);
+  return new EventObj([['ts', ts], ['action', ACTIONS.get(rank as bigint) ?? 'add'], ['document', ref]]);
 }
 
 /** An event cursor argument as a cursor prefix: µs, Time, Date, or {ts, action?, document?, data?}. */

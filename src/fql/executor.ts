@@ -1,5 +1,6 @@
 // The query service: authenticate, decode, evaluate in one transaction, render.
 
+import { legacyStyle } from '../wire/encode';
 import type { QueryMetrics, QueryRequest, QueryResult, QueryService, TransactOptions, TransactResult } from './api';
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog } from '../model/catalog';
@@ -155,7 +156,7 @@ export class Executor implements QueryService {
       const fresh = run.result instanceof Map && run.ctx.freshDocs.has(run.result as Obj);
       return {
         status: fresh ? 201 : 200,
-        body: await resourceBytes(run.result, run.ts, this.limits.maxResponseBytes, budget),
+        body: await resourceBytes(run.result, run.ts, this.limits.maxResponseBytes, budget, legacyStyle(req.apiVersion)),
         txnTime: run.ts,
         metrics: run.metrics,
         database: databaseOf(run.ctx),

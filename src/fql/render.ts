@@ -1,16 +1,16 @@
 // Response bodies: {"resource": …} and {"errors": […]} in Fauna's shapes.
 
-import { encodeValue, encodeValueSliced, isWide, TooLong } from '../wire/encode';
+import { encodeValue, encodeValueSliced, isWide, TooLong, type LegacyStyle } from '../wire/encode';
 import { jsonString, type Pacer } from '../wire/json';
 import type { ProtocolError, QueryError } from '../values/errors';
 import type { Value } from '../values/types';
 import { LimitExceeded } from './budget';
 
 /** `{"resource": …}`; a rendering longer than `maxBytes` characters is refused (LimitExceeded). */
-export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity): string {
+export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity, legacy?: LegacyStyle): string {
   let body: string;
   try {
-    body = `{"resource":${encodeValue(v, { txnTs, maxLength: maxBytes })}}`;
+    body = `{"resource":${encodeValue(v, { txnTs, maxLength: maxBytes, legacy })}}`;
   } catch (e) {
     if (e instanceof TooLong) throw responseTooLarge(e.length, maxBytes);
     throw e;
@@ -23,9 +23,9 @@ export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity): stri
  * resourceBody for any result: a narrow one at once (text), a wide one (long arrays, objects, pages)
  * a slice at a time into UTF-8 bytes, so that a large result never holds the event loop long.
  */
-export function resourceBytes(v: Value, txnTs: bigint, maxBytes: number, pacer: Pacer): string | Promise<Buffer> {
-  if (!isWide(v)) return resourceBody(v, txnTs, maxBytes);
-  return encodeValueSliced(v, { txnTs, maxLength: maxBytes }, pacer, '{"resource":', '}').catch((e: unknown) => {
+export function resourceBytes(v: Value, txnTs: bigint, maxBytes: number, pacer: Pacer, legacy?: LegacyStyle): string | Promise<Buffer> {
+  if (!isWide(v)) return resourceBody(v, txnTs, maxBytes, legacy);
+  return encodeValueSliced(v, { txnTs, maxLength: maxBytes, legacy }, pacer, '{"resource":', '}').catch((e: unknown) => {
     throw e instanceof TooLong ? responseTooLarge(e.length, maxBytes) : e;
   });
 }

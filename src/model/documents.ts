@@ -7,7 +7,7 @@ import { rewriteIndexHistory } from './indexHistory';
 import type { EvalContext } from '../fql/context';
 import type { DocKey, Version } from '../storage/types';
 import { errors, QueryError, type Position } from '../values/errors';
-import { Ref, Time, TxnTime, type Obj, type Value } from '../values/types';
+import { EventObj, Ref, Time, TxnTime, type Obj, type Value } from '../values/types';
 import { NATIVE_IDS, schemaConflictKey, type NamedNative } from './catalog';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
@@ -410,7 +410,7 @@ async function insertKeyVersion(ctx: EvalContext, t: Target & { kind: 'secretDoc
   const fields = stored === 'delete' ? null : await addressed(ctx, await keyType.update(ctx, t.db, t.id, latest.data, params, true, pos), pos);
   await ctx.txn.putVersionAt(key, ts, stored, fields);
   ctx.secretsChanged = true;
-  return new Map<string, Value>([
+  return new EventObj([
     ['ts', ts],
     ['action', stored],
     ['document', refOf(t, dbRefOf(ref))],
@@ -442,7 +442,7 @@ export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, acti
   await ctx.txn.putVersionAt(key, ts, stored, fields);
   if (fields) noteTtl(ctx, t.db, Number(t.coll.id), fields);
   await rewriteIndexHistory(ctx, t.db, t.coll, refOf(t, undefined), before, await versionsOf(ctx, key), pos);
-  return new Map<string, Value>([
+  return new EventObj([
     ['ts', ts],
     ['action', stored],
     ['document', refOf(t, dbRefOf(ref))],

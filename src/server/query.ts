@@ -42,6 +42,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, headers: Que
       lastSeenTxn: headers.lastSeenTxn,
       timeoutMs: headers.timeoutMs,
       readOnly,
+      apiVersion: headers.apiVersion,
     }),
     headers.timeoutMs,
   );

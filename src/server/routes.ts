@@ -6,6 +6,7 @@ import { graphqlHandlers } from './graphql';
 import type { LogSystem } from '../logs/index';
 import { isLogsPath, logsApi } from './logsApi';
 import { ping } from './ping';
+import { fqlV10 } from './fqlV10';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
@@ -22,6 +23,7 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     .add('/ping', { GET: ping, HEAD: ping })
     .add('/tokens/self', { GET: self, HEAD: self, POST: self })
     .add('/stream', { POST: streamRoute(streams) })
+    .add('/query/1', { POST: fqlV10, GET: fqlV10 })
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })

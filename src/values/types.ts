@@ -159,6 +159,12 @@ export function refEquals(a: Ref | undefined, b: Ref | undefined): boolean {
   return a.id === b.id && refEquals(a.collection, b.collection) && refEquals(a.database, b.database);
 }
 
+/**
+ * An event object ({ts, action, document, data}) as Events, Paginate with events and Insert make
+ * them: its `document` key renders as `instance` for API versions before 2.7.
+ */
+export class EventObj extends Map<string, Value> {}
+
 /** An instant with nanosecond precision: nanoseconds since the Unix epoch (signed). */
 export class Time {
   constructor(readonly nanos: bigint) {}

@@ -6,6 +6,7 @@ import {
   DateV,
   Lambda,
   Page,
+  EventObj,
   Ref,
   SetV,
   Time,
@@ -23,6 +24,25 @@ export interface EncodeContext {
   txnTs: bigint;
   /** Rendering stops (TooLong) once an array or object grows past this many characters. */
   maxLength?: number;
+  /** Set for API versions before 2.7, which render as drivers 2.x expect. */
+  legacy?: LegacyStyle;
+}
+
+/**
+ * How API versions before 2.7 render (DECISIONS 3, Fauna's Renderable): refs name their collection
+ * with `class` and the native collection of collections is `classes`; an event's document is its
+ * `instance`; up to 2.0 a ref is the string `classes/users/123`.
+ */
+export interface LegacyStyle {
+  stringRefs: boolean;
+}
+
+const STYLE_20: LegacyStyle = { stringRefs: true };
+const STYLE_21: LegacyStyle = { stringRefs: false };
+
+/** The rendering of an X-FaunaDB-API-Version (one already validated); undefined for 2.7 up. */
+export function legacyStyle(apiVersion: string | undefined): LegacyStyle | undefined {
+  return apiVersion === '2.0' ? STYLE_20 : apiVersion === '2.1' ? STYLE_21 : undefined;
 }
 
 /** A rendering went past EncodeContext.maxLength: `length` is how far it got. */
@@ -59,10 +79,12 @@ export function encodeValue(v: Value, ctx: EncodeContext): string {
     let first = true;
     let escape = false;
     const max = ctx.maxLength ?? Infinity;
+    const instance = ctx.legacy !== undefined && v instanceof EventObj;
     for (const [k, x] of v) {
       if (x instanceof Ref && x.dangling) continue; // Fauna leaves out a field whose ref is gone
       if (k.charCodeAt(0) === 64 /* @ */) escape = true;
-      out += (first ? '' : ',') + jsonString(k) + ':' + encodeValue(x, ctx);
+      const key = instance && k === 'document' ? 'instance' : k;
+      out += (first ? '' : ',') + jsonString(key) + ':' + encodeValue(x, ctx);
       if (out.length > max) throw new TooLong(out.length);
       first = false;
     }
@@ -70,7 +92,7 @@ export function encodeValue(v: Value, ctx: EncodeContext): string {
     // Objects with reserved-looking keys are wrapped so clients do not mistake them for escapes.
     return escape ? '{"@obj":' + out + '}' : out;
   }
-  if (v instanceof Ref) return encodeRef(v);
+  if (v instanceof Ref) return encodeRef(v, ctx.legacy);
   if (v instanceof Time) return '{"@ts":"' + formatTime(v.nanos) + '"}';
   if (v instanceof DateV) return '{"@date":"' + formatDate(v.days) + '"}';
   if (v instanceof Bytes) return '{"@bytes":"' + base64(v.bytes) + '"}';
@@ -205,9 +227,10 @@ function pageHead(p: Page, ctx: EncodeContext, enc: (v: Value, ctx: EncodeContex
 const CREDENTIAL_NATIVES: ReadonlySet<string> = new Set(['keys', 'tokens', 'credentials']);
 
 /** `{"@ref":{"id":…,"collection"?:…,"database"?:…}}`, absent parts omitted (never null). */
-export function encodeRef(r: Ref): string {
+export function encodeRef(r: Ref, legacy?: LegacyStyle): string {
   // A ref to something gone renders as nothing (Fauna's UndefinedRef): null where a value must be.
   if (r.dangling) return 'null';
+  if (legacy?.stringRefs) return '{"@ref":' + jsonString(legacyString(r)) + '}';
   let collection = r.collection;
   let database = r.database;
   // Keys/tokens/credentials of a child database carry the database on their native
@@ -216,10 +239,17 @@ export function encodeRef(r: Ref): string {
     collection = new Ref(collection.id, undefined, database);
     database = undefined;
   }
-  let out = '{"@ref":{"id":' + jsonString(r.id);
-  if (collection) out += ',"collection":' + encodeRef(collection);
-  if (database) out += ',"database":' + encodeRef(database);
+  const id = legacy && r.collection === undefined && r.id === 'collections' ? 'classes' : r.id;
+  let out = '{"@ref":{"id":' + jsonString(id);
+  if (collection) out += (legacy ? ',"class":' : ',"collection":') + encodeRef(collection, legacy);
+  if (database) out += ',"database":' + encodeRef(database, legacy);
   return out + '}}';
+}
+
+/** API 2.0's ref string: `classes/users/123`, `indexes/by_name`, `keys/123` (no database part). */
+function legacyString(r: Ref): string {
+  const id = r.collection === undefined && r.id === 'collections' ? 'classes' : r.id;
+  return r.collection ? `${legacyString(r.collection)}/${id}` : id;
 }
 
 // --- lambdas -------------------------------------------------------------------------------

@@ -229,7 +229,8 @@ describe('identities renamed', () => {
     await h2.query(q.CreateCollection({ name: 'users' }));
     await h2.query(q.CreateRole({ name: 'member', membership: [{ resource: q.Collection('users') }], privileges: [{ resource: q.Collection('users'), actions: { read: true } }] }));
     const user = (await h2.query(q.Create(q.Collection('users'), { credentials: { password: 'pw' }, data: { name: 'ada' } }))) as Doc;
-    const { secret } = (await h2.query(q.Login(user.ref, { password: 'pw' }))) as { secret: string };
+    // Data given at login is stored like any other: its refs too.
+    const { secret, ref: tokenRef } = (await h2.query(q.Login(user.ref, { password: 'pw', data: { device: user.ref } }))) as { secret: string; ref: values.Ref };
     const token = clientsFor(secret);
 
     await h2.query(q.Update(q.Collection('users'), { name: 'members' }));
@@ -240,6 +241,7 @@ describe('identities renamed', () => {
     }
     const tokens = (await h2.query(q.Map(q.Paginate(q.Tokens()), q.Lambda('t', q.Select('instance', q.Get(q.Var('t'))))))) as Page<values.Ref>;
     assert.deepEqual(tokens.data.map((r) => r.collection!.id), ['members']);
+    assert.equal(((await h2.query(q.Get(tokenRef))) as Doc).data.device.collection.id, 'members');
     // Login under the new name finds the same credentials.
     assert.ok(await h2.query(q.Identify(q.Ref(q.Collection('members'), user.ref.id), 'pw')));
     const role = (await h2.query(q.Get(q.Role('member')))) as { membership: { resource: values.Ref }[] };

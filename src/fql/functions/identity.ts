@@ -15,6 +15,7 @@ import { checkPassword } from '../../model/credentialsType';
 import { Failures } from '../../model/data';
 import { dbRefOf, readLive, refOf, render, stateOf } from '../../model/documents';
 import { maintainNativeIndexes } from '../../model/indexMaintenance';
+import { addressed } from '../../model/addresses';
 import { resolveRef, type Target } from '../../model/resolve';
 import { newToken, tokenType } from '../../model/tokenType';
 
@@ -59,6 +60,7 @@ define('login', async (call, env, ctx) => {
   // Created with server privileges: the caller needs no write permission on tokens.
   const db = identity.key.db;
   const created = newToken(ctx, db, identity.ref, params);
+  created.fields = await addressed(ctx, created.fields, call.pos); // `data` may hold refs
   const key: DocKey = { db, coll: NATIVE_IDS.tokens, id: created.id };
   ctx.txn.putVersion(key, 'create', created.fields);
   await maintainNativeIndexes(ctx, db, 'tokens', created.id, null, { ts: ctx.snapshotTs, fields: created.fields }, call.pos);
