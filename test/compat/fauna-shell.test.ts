@@ -78,6 +78,21 @@ describe('fauna-shell 0.15', () => {
     assert.match(listed.stdout, /"id":"fromkey"/, listed.output);
   });
 
+  test('the errors it words by matching Flora\'s codes: missing database, missing key, existing database', async () => {
+    const missingDb = await runTool('shell0', ['delete-database', 'nodb', ...endpoint()], project);
+    assert.equal(missingDb.code, 1, missingDb.output);
+    assert.match(missingDb.stderr, /Database 'nodb' not found/, missingDb.output); // matched on `invalid ref`
+    const missingKey = await runTool('shell0', ['delete-key', '123', ...endpoint()], project);
+    assert.equal(missingKey.code, 1, missingKey.output);
+    assert.match(missingKey.stderr, /Key 123 not found/, missingKey.output); // matched on `instance not found`
+    await root().query(q.CreateDatabase({ name: 'shell0dup' }));
+    const dup = await runTool('shell0', ['create-database', 'shell0dup', ...endpoint()], project);
+    assert.equal(dup.code, 1, dup.output);
+    // 0.15 matches an older service's `instance not unique`; Fauna's core (and 1.x) say `instance
+    // already exists`, which Flora answers, so 0.15 prints the code instead of its own sentence.
+    assert.match(dup.stderr, /Error: instance already exists/, dup.output);
+  });
+
   test('shell reads piped queries', async () => {
     // Every line of a pipe is sent at once (the REPL does not wait for an answer before the next), so
     // these do not depend on each other.
@@ -204,6 +219,19 @@ describe('fauna-shell 1.2.1', () => {
     assert.match(listed.stdout, /"id":"fromkey1"/, listed.output);
   });
 
+  test('the errors it words by matching Flora\'s codes: missing database, missing key, existing database', async () => {
+    const missingDb = await runTool('shell1', ['delete-database', 'nodb', ...endpoint()], project);
+    assert.equal(missingDb.code, 1, missingDb.output);
+    assert.match(missingDb.stderr, /Database 'nodb' not found/, missingDb.output); // matched on `invalid ref`
+    const missingKey = await runTool('shell1', ['delete-key', '123', ...endpoint()], project);
+    assert.equal(missingKey.code, 1, missingKey.output);
+    assert.match(missingKey.stderr, /Key 123 not found/, missingKey.output); // matched on `instance not found`
+    await root().query(q.CreateDatabase({ name: 'shell1dup' }));
+    const dup = await runTool('shell1', ['create-database', 'shell1dup', ...endpoint()], project);
+    assert.equal(dup.code, 1, dup.output);
+    assert.match(dup.stderr, /Database 'shell1dup' already exists\./, dup.output); // matched on `instance already exists`
+  });
+
   test('shell --version 4, one statement after another (root database and a child)', async () => {
     // With no database argument, the CLI framework takes whatever arrives on stdin in its first 100 ms
     // as that argument, so lines are sent once the shell is ready, as typed.
@@ -256,6 +284,8 @@ describe('fauna-shell 1.2.1', () => {
       const url = `http://127.0.0.1:${server.flora.port}`;
       const added = await mustRun('shell1', ['endpoint', 'add', 'flora', '--url', url, '--secret', 'secret', '--non-interactive', '--set-default'], home);
       assert.match(added.stdout, /Saved endpoint flora/, added.output);
+      // It checks the secret with an FQL v10 query, which Flora refuses (400), so it warns; harmless.
+      assert.match(added.stdout, /Warning: invalid secret/, added.output);
       const res = await mustRun('shell1', ['eval', 'Add(20, 22)', '--version', '4'], home);
       assert.equal(res.stdout.trim(), '42', res.output);
       const db = await mustRun('shell1', ['create-database', 'shell1rc'], home);
