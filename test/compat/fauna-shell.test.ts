@@ -65,6 +65,9 @@ describe('fauna-shell 0.15', () => {
     assert.match(created.stdout, /created database shell0db/, created.output);
     assert.equal(await root().query(q.Exists(q.Database('shell0db'))), true);
 
+    const listed0 = await mustRun('shell0', ['list-databases', ...endpoint()], project);
+    assert.match(listed0.stdout, /^shell0db$/m, listed0.output);
+
     const key = await mustRun('shell0', ['create-key', 'shell0db', 'server', ...endpoint()], project);
     const secret = printedSecret(key.stdout);
     const serverKey = client(secret);
@@ -149,6 +152,12 @@ describe('fauna-shell 0.15', () => {
     // --mode replace reaches /import?mode=replace.
     const replaced = await mustRun('shell0', ['upload-graphql-schema', 'schema0.gql', '--mode', 'replace', ...scoped, ...gqlAt], project);
     assert.match(replaced.stdout, /Schema imported successfully\./, replaced.output);
+
+    // A schema Flora refuses: the tool prints the answer and still exits 0.
+    await project.write('broken0.gql', 'type Book { title: NoSuchType }\n');
+    const broken = await mustRun('shell0', ['upload-graphql-schema', 'broken0.gql', ...scoped, ...gqlAt], project);
+    assert.doesNotMatch(broken.stdout, /Schema imported successfully/, broken.output);
+    assert.match(broken.stdout, /NoSuchType/, broken.output);
   });
 
   test('upload-graphql-schema needs the GraphQL host and port: without them it has no URL to call', async () => {
@@ -265,6 +274,10 @@ describe('fauna-shell 1.2.1', () => {
     assert.equal(results[0].name, 'a');
     assert.equal(results[1], 2);
     assert.equal(await root().query(q.Exists(q.Collection('a', q.Database('shell1run')))), true);
+    // eval --file, the command run-queries' deprecation warning points to, does the same.
+    await project.write('run1b.fql', 'CreateCollection({ name: "b" })\nAdd(2, 2)\n');
+    const viaEval = await mustRun('shell1', ['eval', 'shell1run', '--file', 'run1b.fql', '--version', '4', ...endpoint()], project);
+    assert.equal((JSON.parse(viaEval.stdout) as [unknown, number])[1], 4, viaEval.output);
   });
 
   test('upload-graphql-schema cannot reach any server (1.2.1 builds its URL without a scheme)', async () => {
