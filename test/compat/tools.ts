@@ -156,7 +156,7 @@ export interface Session {
   stdout(): string;
 }
 
-export function startSession(tool: Tool, args: string[], project: Project, opts: Omit<RunOptions, 'input'> = {}): Session {
+export function startSession(tool: Tool, args: string[], project: Project, opts: Omit<RunOptions, 'input' | 'preload'> = {}): Session {
   const child = spawn(process.execPath, [toolBin(tool), ...args], {
     cwd: project.dir,
     env: baseEnv(project, opts.env),
