@@ -1,6 +1,16 @@
 #!/usr/bin/env node
 'use strict';
-// Thin shim: the CLI is compiled TypeScript (`npm run build` writes dist/).
+// Thin shim: the CLI is compiled TypeScript in dist/. In a source checkout, dist/ is compiled first
+// when it is missing or older than the sources, so that `npx flora` and `npm start` work right after
+// `npm install` and never run a stale build. FLORA_NO_BUILD_CHECK=1 skips the check (the test runner
+// sets it: servers started by tests run the build the suite was compiled into).
+const path = require('node:path');
+
+const build = path.join(__dirname, '..', 'scripts', 'build.js');
+if (process.env.FLORA_NO_BUILD_CHECK !== '1' && require('node:fs').existsSync(build)) {
+  if (!require(build).ensureBuilt()) process.exit(1);
+}
+
 const { main } = require('../dist/src/cli/main.js');
 
 main(process.argv.slice(2)).then(

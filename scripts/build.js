@@ -1,0 +1,144 @@
+'use strict';
+// Compiles the TypeScript into dist/ only when needed. Plain JS because it runs before any build.
+//
+// dist/ is fresh when the list of inputs (every file tsconfig.json includes, tsconfig.json,
+// package.json, package-lock.json and the installed TypeScript) with their sizes and mtimes equals
+// the list recorded after the last successful compile, and every source has its output. Any change
+// — an edit, a file added, deleted or restored with an older mtime, a checkout — makes it stale.
+// A compile that fails records nothing, so a broken or stale build never runs.
+//
+//   node scripts/build.js          compile if stale
+//   node scripts/build.js --force  compile anyway
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const STAMP = '.build-inputs';
+
+/** What tsconfig.json says about where sources and outputs are, or null if it says what we can't follow. */
+function projectLayout(root) {
+  const config = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+  const options = config.compilerOptions ?? {};
+  if (config.files || config.exclude || config.references || config.extends || !Array.isArray(config.include)) return null;
+  const dirs = [];
+  for (const pattern of config.include) {
+    const m = /^([\w.-]+(?:\/[\w.-]+)*)\/\*\*\/\*\.ts$/.exec(pattern); // only "<dir>/**/*.ts"
+    if (!m) return null;
+    dirs.push(m[1]);
+  }
+  if (typeof options.outDir !== 'string' || path.resolve(root, options.rootDir ?? '.') !== path.resolve(root)) return null;
+  const outDir = path.join(root, options.outDir);
+  const buildInfo = typeof options.tsBuildInfoFile === 'string' ? path.join(root, options.tsBuildInfoFile) : undefined;
+  return { dirs, outDir, buildInfo };
+}
+
+function walk(dir, out) {
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if (err.code === 'ENOENT') return;
+    throw err;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.name.endsWith('.ts')) out.push(p);
+  }
+}
+
+/** The inputs' state as text (one "path size mtime" line each), or null when the layout is unknown. */
+function snapshot(root = ROOT) {
+  const layout = projectLayout(root);
+  if (!layout) return null;
+  const files = [];
+  for (const dir of layout.dirs) walk(path.join(root, dir), files);
+  files.push(...['tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/typescript/package.json'].map((f) => path.join(root, f)));
+  const lines = [];
+  for (const file of files.sort()) {
+    let st;
+    try {
+      st = fs.statSync(file, { bigint: true });
+    } catch (err) {
+      if (err.code === 'ENOENT') continue; // e.g. no package-lock.json: its absence is part of the state
+      throw err;
+    }
+    lines.push(`${path.relative(root, file)} ${st.size} ${st.mtimeNs}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Sources (not declarations) whose .js is missing from the output directory. */
+function missingOutputs(root, layout) {
+  const missing = [];
+  for (const dir of layout.dirs) {
+    const files = [];
+    walk(path.join(root, dir), files);
+    for (const f of files) {
+      if (f.endsWith('.d.ts')) continue;
+      const out = path.join(layout.outDir, path.relative(root, f)).replace(/\.ts$/, '.js');
+      if (!fs.existsSync(out)) missing.push(out);
+    }
+  }
+  return missing;
+}
+
+/** Why dist/ must be compiled, or null when it is fresh. */
+function staleReason(root = ROOT) {
+  const layout = projectLayout(root);
+  if (!layout) return 'tsconfig.json has a layout this check does not follow';
+  let recorded;
+  try {
+    recorded = fs.readFileSync(path.join(layout.outDir, STAMP), 'utf8');
+  } catch {
+    return 'no build yet';
+  }
+  if (recorded !== snapshot(root)) return 'sources changed since the last build';
+  if (missingOutputs(root, layout).length > 0) return 'files are missing from the build';
+  return null;
+}
+
+/**
+ * Compiles when stale (or when forced) and records the inputs; true when dist/ is fresh afterwards.
+ * Progress and tsc's own output go to `log` (stderr), so that the command's stdout stays its own.
+ */
+function ensureBuilt({ root = ROOT, force = false, log = (line) => process.stderr.write(line + '\n') } = {}) {
+  const reason = force ? 'build requested' : staleReason(root);
+  if (reason === null) return true;
+  let tsc;
+  try {
+    tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
+  } catch {
+    log(`flora: dist/ must be compiled (${reason}) but TypeScript is not installed: run npm install`);
+    return false;
+  }
+  const layout = projectLayout(root);
+  // Taken before compiling: a file edited during the compile then differs from it and is compiled next time.
+  const before = snapshot(root);
+  // tsc --incremental trusts its build info even when outputs were deleted; without it, it re-emits everything.
+  if (layout?.buildInfo && missingOutputs(root, layout).length > 0) fs.rmSync(layout.buildInfo, { force: true });
+  log(`flora: compiling TypeScript into dist/ (${reason})…`);
+  const started = Date.now();
+  const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const output = `${run.stdout ?? ''}${run.stderr ?? ''}`.trimEnd();
+  if (output) log(output);
+  if (run.status !== 0) {
+    log(`flora: compile failed${run.signal ? ` (${run.signal})` : ''}; fix the errors above`);
+    return false;
+  }
+  if (layout && before !== null) {
+    const stamp = path.join(layout.outDir, STAMP);
+    fs.writeFileSync(stamp + '.tmp', before);
+    fs.renameSync(stamp + '.tmp', stamp); // atomic: a concurrent check reads the old stamp or the new one
+  }
+  log(`flora: compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return true;
+}
+
+module.exports = { ensureBuilt, staleReason, snapshot, projectLayout, STAMP };
+
+if (require.main === module) {
+  process.exitCode = ensureBuilt({ force: process.argv.includes('--force') }) ? 0 : 1;
+}
