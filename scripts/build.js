@@ -100,6 +100,13 @@ function staleReason(root = ROOT) {
   return null;
 }
 
+/** Records `inputs` (a snapshot) as what dist/ was compiled from. */
+function recordBuild(root, inputs) {
+  const stamp = path.join(projectLayout(root).outDir, STAMP);
+  fs.writeFileSync(stamp + '.tmp', inputs);
+  fs.renameSync(stamp + '.tmp', stamp); // atomic: a concurrent check reads the old stamp or the new one
+}
+
 /**
  * Compiles when stale (or when forced) and records the inputs; true when dist/ is fresh afterwards.
  * Progress and tsc's own output go to `log` (stderr), so that the command's stdout stays its own.
@@ -128,16 +135,12 @@ function ensureBuilt({ root = ROOT, force = false, log = (line) => process.stder
     log(`flora: compile failed${run.signal ? ` (${run.signal})` : ''}; fix the errors above`);
     return false;
   }
-  if (layout && before !== null) {
-    const stamp = path.join(layout.outDir, STAMP);
-    fs.writeFileSync(stamp + '.tmp', before);
-    fs.renameSync(stamp + '.tmp', stamp); // atomic: a concurrent check reads the old stamp or the new one
-  }
+  if (layout && before !== null) recordBuild(root, before);
   log(`flora: compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return true;
 }
 
-module.exports = { ensureBuilt, staleReason, snapshot, projectLayout, STAMP };
+module.exports = { ensureBuilt, staleReason, snapshot, recordBuild, projectLayout };
 
 if (require.main === module) {
   process.exitCode = ensureBuilt({ force: process.argv.includes('--force') }) ? 0 : 1;

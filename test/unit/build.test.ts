@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, symlinkSync, statSync, utimesSync, writeFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -11,14 +11,18 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 interface BuildModule {
   ensureBuilt(opts: { root: string; force?: boolean; log?: (line: string) => void }): boolean;
   staleReason(root: string): string | null;
+  snapshot(root: string): string | null;
+  recordBuild(root: string, inputs: string): void;
   projectLayout(root: string): { dirs: string[]; outDir: string; buildInfo?: string } | null;
 }
 // Plain JS (it runs before any compile), so loaded by path from the checkout.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const build = require(path.join(ROOT, 'scripts', 'build.js')) as BuildModule;
 
+const CHANGED = 'sources changed since the last build';
+
 /** A small project laid out like this one, sharing its node_modules (for tsc). */
-function project(): { root: string; write(file: string, text: string): void; logs: string[]; ensure(force?: boolean): boolean; cleanup(): void } {
+function project() {
   const root = mkdtempSync(path.join(tmpdir(), 'flora-build-'));
   const write = (file: string, text: string) => {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -42,94 +46,87 @@ function project(): { root: string; write(file: string, text: string): void; log
     root,
     write,
     logs,
-    ensure: (force = false) => build.ensureBuilt({ root, force, log: (l) => logs.push(l) }),
+    ensure: () => build.ensureBuilt({ root, log: (l) => logs.push(l) }),
+    /** As if compiled now, without running tsc. */
+    record: () => build.recordBuild(root, build.snapshot(root) ?? ''),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }
 
 test('this repository’s tsconfig.json is one the check follows (else every start would compile)', () => {
-  const layout = build.projectLayout(ROOT);
-  assert.ok(layout);
-  assert.deepEqual(layout.dirs, ['src', 'test', 'bench', 'scripts', 'torture']);
+  assert.deepEqual(build.projectLayout(ROOT)?.dirs, ['src', 'test', 'bench', 'scripts', 'torture']);
 });
 
-test('compiles when there is no build, then not until an input changes', () => {
+test('stale on any change of the inputs: an edit (even to an older mtime), a file added or deleted, package.json', () => {
   const p = project();
   try {
     assert.equal(build.staleReason(p.root), 'no build yet');
+    p.write('dist/src/a.js', '');
+    p.write('dist/src/sub/b.js', '');
+    p.record();
+    assert.equal(build.staleReason(p.root), null);
+
+    const a = path.join(p.root, 'src/a.ts');
+    const before = statSync(a);
+    p.write('src/a.ts', 'export const a: number = 2;\n'); // same size
+    utimesSync(a, before.atime, new Date(before.mtimeMs - 60_000));
+    assert.equal(build.staleReason(p.root), CHANGED);
+    p.record();
+
+    p.write('test/c.ts', 'export const c = 3;\n');
+    assert.equal(build.staleReason(p.root), CHANGED);
+    unlinkSync(path.join(p.root, 'test/c.ts'));
+    assert.equal(build.staleReason(p.root), null, 'removed again: the inputs are as built');
+
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path.join(p.root, 'package.json'), later, later);
+    assert.equal(build.staleReason(p.root), CHANGED);
+    p.record();
+
+    unlinkSync(path.join(p.root, 'src/sub/b.ts'));
+    assert.equal(build.staleReason(p.root), CHANGED);
+    p.record();
+    unlinkSync(path.join(p.root, 'dist/src/a.js'));
+    assert.equal(build.staleReason(p.root), 'files are missing from the build');
+  } finally {
+    p.cleanup();
+  }
+});
+
+test('tsc: compiles once, re-emits an output deleted behind its build info, and a failed compile counts for nothing', () => {
+  const p = project();
+  try {
     assert.equal(p.ensure(), true);
-    assert.match(p.logs[0], /compiling TypeScript into dist\/ \(no build yet\)/);
-    assert.ok(existsSync(path.join(p.root, 'dist/src/sub/b.js')));
+    assert.match(p.logs[0], /^flora: compiling TypeScript into dist\/ \(no build yet\)…$/);
+    assert.match(p.logs[p.logs.length - 1], /^flora: compiled in \d+\.\d s$/);
     assert.equal(build.staleReason(p.root), null);
     p.logs.length = 0;
     assert.equal(p.ensure(), true);
     assert.deepEqual(p.logs, [], 'nothing to do, nothing said');
 
-    const changed = 'sources changed since the last build';
-    // An edit, even one that keeps the size, and even one whose file gets an older mtime.
-    const a = path.join(p.root, 'src/a.ts');
-    const before = statSync(a);
-    p.write('src/a.ts', 'export const a: number = 2;\n');
-    utimesSync(a, before.atime, new Date(before.mtimeMs - 60_000));
-    assert.equal(build.staleReason(p.root), changed);
-    assert.equal(p.ensure(), true);
-    assert.equal(build.staleReason(p.root), null);
-
-    // A file added (and removed again: the inputs are as built), package.json touched, a file deleted.
-    p.write('test/c.ts', 'export const c = 3;\n');
-    assert.equal(build.staleReason(p.root), changed);
-    unlinkSync(path.join(p.root, 'test/c.ts'));
-    assert.equal(build.staleReason(p.root), null);
-    const later = new Date(Date.now() + 5_000);
-    utimesSync(path.join(p.root, 'package.json'), later, later);
-    assert.equal(build.staleReason(p.root), changed);
-    assert.equal(p.ensure(), true);
-    assert.equal(build.staleReason(p.root), null);
-    unlinkSync(path.join(p.root, 'src/sub/b.ts'));
-    assert.equal(build.staleReason(p.root), changed);
-  } finally {
-    p.cleanup();
-  }
-});
-
-test('an output deleted from dist/ is compiled again, although tsc’s build info says it is current', () => {
-  const p = project();
-  try {
-    assert.equal(p.ensure(), true);
+    // tsc --incremental alone would trust dist/.tsbuildinfo and emit nothing.
     unlinkSync(path.join(p.root, 'dist/src/sub/b.js'));
-    assert.equal(build.staleReason(p.root), 'files are missing from the build');
     assert.equal(p.ensure(), true);
     assert.ok(existsSync(path.join(p.root, 'dist/src/sub/b.js')));
-    assert.equal(build.staleReason(p.root), null);
-  } finally {
-    p.cleanup();
-  }
-});
 
-test('a failed compile records nothing: the build stays stale until it compiles', () => {
-  const p = project();
-  try {
-    assert.equal(p.ensure(), true);
     p.write('src/a.ts', 'export const a: number = "not a number";\n');
+    p.logs.length = 0;
     assert.equal(p.ensure(), false);
     assert.ok(p.logs.some((l) => /TS2322/.test(l)), 'tsc’s errors are passed on');
     assert.match(p.logs[p.logs.length - 1], /compile failed/);
     // tsc emitted JavaScript anyway; it must not count as a build.
-    assert.equal(build.staleReason(p.root), 'sources changed since the last build');
-    p.write('src/a.ts', 'export const a: number = 3;\n');
-    assert.equal(p.ensure(), true);
-    assert.equal(build.staleReason(p.root), null);
+    assert.equal(build.staleReason(p.root), CHANGED);
   } finally {
     p.cleanup();
   }
 });
 
-test('a tsconfig.json the check cannot follow means compiling every time', () => {
+test('a tsconfig.json the check cannot follow means always stale', () => {
   const p = project();
   try {
     p.write('tsconfig.json', JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: '.' }, include: ['src/*.ts'] }));
     assert.equal(build.projectLayout(p.root), null);
-    assert.equal(p.ensure(), true);
+    assert.equal(build.snapshot(p.root), null);
     assert.match(build.staleReason(p.root) ?? '', /layout this check does not follow/);
   } finally {
     p.cleanup();
