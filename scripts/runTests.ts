@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { count } from './testProgress';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -35,7 +36,7 @@ function main(): void {
     process.stderr.write(`No test file matches ${process.argv.slice(2).join(' ')}\n`);
     process.exit(2);
   }
-  process.stdout.write(`${files.length} test files, 2 at a time; full output in ${path.relative(ROOT, LOG)}\n`);
+  process.stdout.write(`${count(files.length, 'test file')}, 2 at a time; full output in ${path.relative(ROOT, LOG)}\n`);
   const child = spawn(
     process.execPath,
     [

@@ -173,7 +173,7 @@ export class TestProgress {
       failures.forEach((f, i) => lines.push(...formatFailure(f, i + 1, this.name(f.file)), ''));
     }
     lines.push(
-      `${failed ? 'FAILED' : 'ok'}: ${results.length} files, ${tests} tests: ` +
+      `${failed ? 'FAILED' : 'ok'}: ${count(results.length, 'file')}, ${count(tests, 'test')}: ` +
         counts.filter(([k, c]) => c > 0 || k === 'passed' || k === 'failed').map(([k, c]) => `${c} ${k}`).join(', ') +
         (duration === undefined ? '' : ` (${formatSeconds(duration)})`),
     );
@@ -202,6 +202,11 @@ export class TestProgress {
   private name(file: string): string {
     return this.options.displayName ? this.options.displayName(file) : file;
   }
+}
+
+/** "1 file", "3 files" */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 export function formatSeconds(ms: number): string {

@@ -102,7 +102,7 @@ test('counts: suites are not tests, skip and todo apart, a cancelled test’s pa
   assert.equal(end[0], '[1/3] FAIL a.test.js                                1 passed, 2 failed, 1 cancelled, 1 skipped, 2 todo');
   const titles = end.filter((_, i) => i > 0 && /^\d+\) /.test(end[i - 1]));
   assert.deepEqual(titles, ['   hooked', '   other > inner > deep']);
-  assert.equal(end[end.length - 2], 'FAILED: 1 files, 7 tests: 1 passed, 2 failed, 1 cancelled, 1 skipped, 2 todo');
+  assert.equal(end[end.length - 2], 'FAILED: 1 file, 7 tests: 1 passed, 2 failed, 1 cancelled, 1 skipped, 2 todo');
 });
 
 test('a file that fails outside its tests: the exit code and its last output', () => {
@@ -132,7 +132,7 @@ test('a file that fails outside its tests: the exit code and its last output', (
 
 test('a passing run says ok; without node’s totals the files’ counts are summed', () => {
   const { end } = run([ev.start(A, 'a'), ev.pass(A, 'a'), ev.fileDone(A, 10)], new TestProgress());
-  assert.deepEqual(end, ['', 'ok: 1 files, 1 tests: 1 passed, 0 failed']);
+  assert.deepEqual(end, ['', 'ok: 1 file, 1 test: 1 passed, 0 failed']);
 });
 
 test('formatting: a file line, and a failure with node’s own stack frames left out', () => {
