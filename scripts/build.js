@@ -5,7 +5,8 @@
 // package.json, package-lock.json and the installed TypeScript) with their sizes and mtimes equals
 // the list recorded after the last successful compile, and every source has its output. Any change
 // — an edit, a file added, deleted or restored with an older mtime, a checkout — makes it stale.
-// A compile that fails records nothing, so a broken or stale build never runs.
+// A compile that fails records nothing, so a broken or stale build never runs. Commands started
+// together take turns (dist/.build-lock) rather than both writing dist/.
 //
 //   node scripts/build.js          compile if stale
 //   node scripts/build.js --force  compile anyway
@@ -19,7 +20,12 @@ const STAMP = '.build-inputs';
 
 /** What tsconfig.json says about where sources and outputs are, or null if it says what we can't follow. */
 function projectLayout(root) {
-  const config = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+  let config;
+  try {
+    config = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+  } catch {
+    return null; // e.g. comments, which tsc allows: compile every time rather than guess
+  }
   const options = config.compilerOptions ?? {};
   if (config.files || config.exclude || config.references || config.extends || !Array.isArray(config.include)) return null;
   const dirs = [];
@@ -107,37 +113,97 @@ function recordBuild(root, inputs) {
   fs.renameSync(stamp + '.tmp', stamp); // atomic: a concurrent check reads the old stamp or the new one
 }
 
+/** A compile lasts seconds; a lock this old was left by something stuck or gone. */
+const LOCK_MAX_AGE_MS = 120_000;
+
+/** The pid in `lock`, 0 while it is being written, or null when there is no lock. */
+function lockHolder(lock) {
+  try {
+    return Number(fs.readFileSync(lock, 'utf8')) || 0;
+  } catch {
+    return null;
+  }
+}
+
+function abandoned(lock, pid) {
+  try {
+    if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_MAX_AGE_MS) return true;
+  } catch {
+    return false;
+  }
+  if (pid === 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return err.code === 'ESRCH'; // killed while compiling
+  }
+}
+
+/** Runs fn holding `lock` (a file naming its holder's pid), so that commands started together do not both write dist/. */
+function withLock(lock, log, fn) {
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  let told = false;
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    const pid = lockHolder(lock);
+    if (pid === null) continue;
+    if (abandoned(lock, pid)) {
+      fs.rmSync(lock, { force: true });
+      continue;
+    }
+    if (!told) log(`flora: waiting for the compile of process ${pid} to finish…`);
+    told = true;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100); // a synchronous sleep: nothing else runs yet
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
 /**
  * Compiles when stale (or when forced) and records the inputs; true when dist/ is fresh afterwards.
  * Progress and tsc's own output go to `log` (stderr), so that the command's stdout stays its own.
  */
 function ensureBuilt({ root = ROOT, force = false, log = (line) => process.stderr.write(line + '\n') } = {}) {
-  const reason = force ? 'build requested' : staleReason(root);
-  if (reason === null) return true;
+  const stale = force ? 'build requested' : staleReason(root);
+  if (stale === null) return true;
   let tsc;
   try {
     tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
   } catch {
-    log(`flora: dist/ must be compiled (${reason}) but TypeScript is not installed: run npm install`);
+    log(`flora: dist/ must be compiled (${stale}) but TypeScript is not installed: run npm install`);
     return false;
   }
   const layout = projectLayout(root);
-  // Taken before compiling: a file edited during the compile then differs from it and is compiled next time.
-  const before = snapshot(root);
-  // tsc --incremental trusts its build info even when outputs were deleted; without it, it re-emits everything.
-  if (layout?.buildInfo && missingOutputs(root, layout).length > 0) fs.rmSync(layout.buildInfo, { force: true });
-  log(`flora: compiling TypeScript into dist/ (${reason})…`);
-  const started = Date.now();
-  const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
-  const output = `${run.stdout ?? ''}${run.stderr ?? ''}`.trimEnd();
-  if (output) log(output);
-  if (run.status !== 0) {
-    log(`flora: compile failed${run.signal ? ` (${run.signal})` : ''}; fix the errors above`);
-    return false;
-  }
-  if (layout && before !== null) recordBuild(root, before);
-  log(`flora: compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return true;
+  return withLock(path.join(layout ? layout.outDir : path.join(root, 'dist'), '.build-lock'), log, () => {
+    // Whoever held the lock may have just compiled the same sources.
+    const reason = force ? stale : staleReason(root);
+    if (reason === null) return true;
+    // Taken before compiling: a file edited during the compile then differs from it and is compiled next time.
+    const before = snapshot(root);
+    // tsc --incremental trusts its build info even when outputs were deleted; without it, it re-emits everything.
+    if (layout?.buildInfo && missingOutputs(root, layout).length > 0) fs.rmSync(layout.buildInfo, { force: true });
+    log(`flora: compiling TypeScript into dist/ (${reason})…`);
+    const started = Date.now();
+    const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const output = `${run.stdout ?? ''}${run.stderr ?? ''}`.trimEnd();
+    if (output) log(output);
+    if (run.status !== 0) {
+      log(`flora: compile failed${run.signal ? ` (${run.signal})` : ''}; fix the errors above`);
+      return false;
+    }
+    if (layout && before !== null) recordBuild(root, before);
+    log(`flora: compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return true;
+  });
 }
 
 module.exports = { ensureBuilt, staleReason, snapshot, recordBuild, projectLayout };

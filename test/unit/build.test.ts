@@ -2,6 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -121,6 +122,32 @@ test('tsc: compiles once, re-emits an output deleted behind its build info, and 
   }
 });
 
+test('commands started together take turns: one waits for the other’s compile; a lock left by a killed one is taken over', async () => {
+  const p = project();
+  const lock = path.join(p.root, 'dist/.build-lock');
+  try {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    p.write('dist/.build-lock', String(dead));
+    assert.equal(p.ensure(), true);
+    assert.equal(p.logs.some((l) => /waiting/.test(l)), false);
+    assert.equal(existsSync(lock), false, 'released');
+
+    p.write('src/a.ts', 'export const a: number = 4;\n');
+    // A live process holding the lock, which lets go after a moment.
+    const holder = spawn(process.execPath, ['-e', `setTimeout(() => require('fs').rmSync(${JSON.stringify(lock)}), 300)`]);
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    p.write('dist/.build-lock', String(holder.pid));
+    p.logs.length = 0;
+    assert.equal(p.ensure(), true);
+    assert.equal(p.logs[0], `flora: waiting for the compile of process ${holder.pid} to finish…`);
+    assert.match(p.logs[1], /compiling TypeScript/);
+    assert.equal(build.staleReason(p.root), null);
+    await exited;
+  } finally {
+    p.cleanup();
+  }
+});
+
 test('a tsconfig.json the check cannot follow means always stale', () => {
   const p = project();
   try {
@@ -128,6 +155,8 @@ test('a tsconfig.json the check cannot follow means always stale', () => {
     assert.equal(build.projectLayout(p.root), null);
     assert.equal(build.snapshot(p.root), null);
     assert.match(build.staleReason(p.root) ?? '', /layout this check does not follow/);
+    p.write('tsconfig.json', '{ // tsc allows comments\n}');
+    assert.equal(build.projectLayout(p.root), null);
   } finally {
     p.cleanup();
   }
