@@ -131,12 +131,21 @@ function abandoned(lock, pid) {
   } catch {
     return false;
   }
-  if (pid === 0) return false;
+  return pid !== 0 && !alive(pid);
+}
+
+function alive(pid) {
   try {
     process.kill(pid, 0);
-    return false;
   } catch (err) {
-    return err.code === 'ESRCH'; // killed while compiling
+    return err.code !== 'ESRCH'; // gone: killed while compiling
+  }
+  try {
+    // On Linux, a holder killed while compiling may linger as a zombie until its new parent reaps it.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(') ') + 2] !== 'Z';
+  } catch {
+    return true;
   }
 }
 
