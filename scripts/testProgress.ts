@@ -191,6 +191,7 @@ export class TestProgress {
   }
 
   private finish(state: FileState): string[] {
+    if (state.done) return []; // e.g. a runner that also reports a file whose tests it reported
     state.done = true;
     state.output = [];
     this.finishedCount++;
