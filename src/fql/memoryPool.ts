@@ -2,7 +2,8 @@
 // give it back when they end; a reservation that does not fit is refused (429). Charges are
 // estimates, so the pool also watches the heap itself: while the live heap (plus Buffers) is more
 // than `capacity` above what the process used when idle, nothing new is reserved, and a full
-// garbage collection is run (at most once a second) to find out how much of it is garbage.
+// garbage collection is run (at most once a second) to find out how much of it is garbage. What
+// survives a collection while nothing is reserved is the idle process's own: the new baseline.
 // When the process goes idle after such a load, one more collection gives the memory back.
 
 import * as v8 from 'node:v8';
@@ -100,12 +101,19 @@ export class MemoryPool {
       this.lastGc = now;
       this.loaded = false;
       this.heap = how.readHeap();
+      // With nothing reserved, what survives a full collection is what the idle process now keeps
+      // (a module loaded on first use, a cache): the new baseline, or it would be pressure forever.
+      if (this.used === 0) this.baseline = this.heap;
     }
   }
 
   /** Takes `bytes` or nothing: false when they do not fit, or while the heap is under pressure. */
   tryReserve(bytes: number): boolean {
-    if (this.used + bytes > this.capacity || this.pressure) return false;
+    if (this.used + bytes > this.capacity) return false;
+    // The last look may be up to WATCH_MS old, and what it saw may since have been collected (a
+    // refused large body is garbage at once): look again before refusing.
+    if (this.pressure) this.look();
+    if (this.pressure) return false;
     this.used += bytes;
     return true;
   }

@@ -337,7 +337,7 @@ describe('bodies are reserved from the shared memory before they are read', () =
     const sdl = await post(server.flora, big, { path: '/import' });
     assert.equal(sdl.status, 429);
     assert.equal(sdl.body, 'Too many pending requests.');
-    assert.equal((await post(server.flora, '{"add":[1,2]}')).body, '{"resource":3}');
+    await smallOnesPass(server.flora);
   });
 });
 
@@ -348,9 +348,22 @@ describe('the memory all requests share', () => {
     const res = await post(server.flora, flat(400_000));
     assert.equal(res.status, 429, res.body.slice(0, 200));
     assert.deepEqual(errorOf(res), { code: 'too many requests', description: 'Too many pending requests' });
-    assert.equal((await post(server.flora, '{"add":[1,2]}')).body, '{"resource":3}');
+    await smallOnesPass(server.flora);
   });
 });
+
+/**
+ * A small request passes once the refused ones are garbage: at once, or after the collection the
+ * pool forces under pressure (at most one a second), so it is tried until then, for at most 5 s.
+ */
+async function smallOnesPass(flora: FloraProcess): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const res = await post(flora, '{"add":[1,2]}');
+    if (res.status !== 429 || Date.now() > deadline) return assert.equal(res.body, '{"resource":3}');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 describe("a fault of the server's own", () => {
   const server = serverForFile({ env: { FLORA_FAILPOINTS: 'query.evaluate,graphql.execute,graphql.import' } });

@@ -81,3 +81,20 @@ test('once a load is over and the pool has been idle for a while, memory is coll
   assert.equal(fake.collections, 1, 'once per load');
   pool.stop();
 });
+
+test('what the process keeps with nothing in flight (a module loaded on first use) becomes the idle baseline', () => {
+  const fake = fakeProcess();
+  const pool = new MemoryPool(10 * MB).watch(fake, 0);
+  fake.heap += 15 * MB; // live for good, not garbage, and nothing reserved
+  pool.look();
+  assert.equal(fake.collections, 1);
+  assert.ok(!pool.pressure, 'the collection found it live with nothing in flight');
+  assert.ok(pool.tryReserve(5 * MB));
+  // With a reservation held, what stays after a collection is that work's: still pressure.
+  fake.heap += 12 * MB;
+  fake.time += 2000;
+  pool.look();
+  assert.equal(fake.collections, 2);
+  assert.ok(pool.pressure);
+  assert.ok(!pool.tryReserve(1));
+});
