@@ -6,6 +6,7 @@
 // processes over one PostgreSQL are not yet correct (issue 15); a session lock keeps a second out.
 
 import { Pool, type PoolClient } from 'pg';
+import { ProtocolError } from '../values/errors';
 import type { Engine, KV, RangeOptions, WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
 
@@ -18,6 +19,15 @@ export class StorageUnavailable extends Error {
   constructor(readonly reason: string) {
     super(`PostgreSQL is unavailable: ${reason}`);
   }
+}
+
+/**
+ * What a client is told (503, Fauna's shape): nothing of the reason, which goes to the server's log
+ * (a connection string or host must not leak).
+ */
+export function storageUnavailable(e: StorageUnavailable): ProtocolError {
+  console.error(`flora: ${e.message}`);
+  return new ProtocolError(503, 'unavailable', 'The storage is unavailable.');
 }
 
 function unavailable(err: unknown): StorageUnavailable {
@@ -151,8 +161,11 @@ class PgEngine implements Engine {
  */
 export async function openPgEngine(url: string): Promise<Engine> {
   const pool = new Pool({ connectionString: url, max: 16, connectionTimeoutMillis: 10_000 });
-  // An idle connection that breaks (server restart) must not crash the process; the next query reconnects.
+  // A connection that breaks (PostgreSQL restarts, the network drops) must not crash the process:
+  // the statement on it fails (503), and the pool connects anew for the next one. Idle connections
+  // report through the pool, checked-out ones (the lock's owner, a write) through themselves.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let owner: PoolClient | undefined;
   try {
     owner = await pool.connect();

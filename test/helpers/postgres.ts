@@ -13,6 +13,10 @@ export interface Postgres {
   url: string;
   /** A URL for another fresh database in the same cluster. */
   newDatabase(name: string): Promise<string>;
+  /** Stops the server, keeping its data, as an outage would. */
+  pause(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,7 +48,7 @@ export async function startPostgres(): Promise<Postgres> {
     port,
     user: 'postgres',
     password: 'password',
-    persistent: false,
+    persistent: true, // pause() keeps the data; stop() removes the folder
     // PostgreSQL refuses to run as root; the package then runs it as a user it creates.
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => undefined,
@@ -60,6 +64,8 @@ export async function startPostgres(): Promise<Postgres> {
   return {
     url: await newDatabase('flora'),
     newDatabase,
+    pause: () => pg.stop(),
+    resume: () => pg.start(),
     stop: async () => {
       await pg.stop();
       await rm(dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { Client, query as q } from 'faunadb';
 import { startPostgres, type Postgres } from '../helpers/postgres';
 import { FLORA_BIN, startFlora } from '../helpers/server';
 import { freePort } from '../helpers/graphql';
+import { failure } from '../helpers/faunaErrors';
 import { openPgEngine } from '../../src/storage/pgEngine';
 import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import type { Engine, KV } from '../../src/storage/engine';
@@ -136,6 +137,33 @@ describe('a Flora process on PostgreSQL', () => {
     // Once it has stopped, another may take over.
     const next = await startFlora({ args: ['--storage', url] });
     await next.stop();
+  });
+
+  test('an outage while serving: 503 in Fauna\'s shape, no acknowledged write lost, service again once it is back', async () => {
+    const url = await pg.newDatabase('outage');
+    const flora = await startFlora({ args: ['--storage', url] });
+    const c = new Client({ secret: flora.secret, endpoint: flora.url });
+    try {
+      await c.query(q.CreateCollection({ name: 'kept' }));
+      await c.query(q.Create(q.Ref(q.Collection('kept'), '1'), { data: { n: 1 } }));
+      await pg.pause();
+      try {
+        for (const expr of [q.Get(q.Ref(q.Collection('kept'), '1')), q.Create(q.Ref(q.Collection('kept'), '2'), { data: { n: 2 } })]) {
+          const f = await failure(c, expr);
+          assert.deepEqual([f.status, f.code, f.description], [503, 'unavailable', 'The storage is unavailable.']);
+        }
+      } finally {
+        await pg.resume();
+      }
+      assert.equal(((await c.query(q.Get(q.Ref(q.Collection('kept'), '1')))) as { data: { n: number } }).data.n, 1);
+      assert.equal(await c.query(q.Exists(q.Ref(q.Collection('kept'), '2'))), false, 'the refused write is not there');
+      await c.query(q.Create(q.Ref(q.Collection('kept'), '2'), { data: { n: 2 } }));
+      assert.equal(await c.query(q.Count(q.Documents(q.Collection('kept')))), 2);
+      assert.match(flora.stderr(), /flora: PostgreSQL is unavailable: /);
+    } finally {
+      await c.close();
+      await flora.stop();
+    }
   });
 
   test('without PostgreSQL it does not start: exit 2 and the reason', async () => {
