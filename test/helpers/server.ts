@@ -9,6 +9,7 @@ import * as http2 from 'node:http2';
 import { constants, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client, type ClientConfig } from 'faunadb';
+import { databaseFor } from './postgres';
 
 /** Project root (this file runs as dist/test/helpers/server.js). */
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -57,9 +58,12 @@ export async function startFlora(opts: StartOptions = {}): Promise<FloraProcess>
 
 async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Promise<FloraProcess> {
   const secret = opts.env?.FLORA_ROOT_SECRET ?? 'secret';
+  // npm test's PostgreSQL pass: every server of a test file keeps its store in the cluster it names.
+  const pgBase = process.env.FLORA_TEST_PG_URL;
+  const storage = pgBase && !opts.args?.includes('--storage') ? ['--storage', await databaseFor(pgBase, dataDir)] : [];
   const proc = spawn(
     process.execPath,
-    [FLORA_BIN, 'start', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])],
+    [FLORA_BIN, 'start', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...storage, ...(opts.args ?? [])],
     { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   running.add(proc);
