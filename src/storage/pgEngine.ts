@@ -107,7 +107,11 @@ class PgEngine implements Engine {
     return run;
   }
 
-  /** One transaction: the last op of each key wins; puts as one upsert, deletes as one delete. */
+  /**
+   * One statement, so one round trip and atomic by itself: the last op of each key wins, deletes and
+   * puts (an upsert) never touch the same key. Durable when it returns (synchronous_commit, the
+   * default).
+   */
   private async apply(ops: WriteOp[]): Promise<void> {
     if (ops.length === 0) return;
     const last = new Map<string, WriteOp>();
@@ -122,27 +126,15 @@ class PgEngine implements Engine {
         putValues.push(asBuffer(op.value));
       }
     }
-    let client: PoolClient;
     try {
-      client = await this.pool.connect();
+      await this.pool.query({
+        text:
+          `WITH gone AS (DELETE FROM ${TABLE} WHERE k = ANY($1::bytea[])) ` +
+          `INSERT INTO ${TABLE} (k, v) SELECT * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
+        values: [deletes, putKeys, putValues],
+      });
     } catch (e) {
       throw unavailable(e);
-    }
-    try {
-      await client.query('BEGIN');
-      if (deletes.length) await client.query({ text: `DELETE FROM ${TABLE} WHERE k = ANY($1::bytea[])`, values: [deletes] });
-      if (putKeys.length)
-        await client.query({
-          text: `INSERT INTO ${TABLE} (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
-          values: [putKeys, putValues],
-        });
-      // Durable when COMMIT returns (synchronous_commit, PostgreSQL's default).
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw unavailable(e);
-    } finally {
-      client.release();
     }
   }
 

