@@ -1,6 +1,8 @@
 // The embedded engine: lmdb-js with raw binary keys and values (memcmp key order).
 
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { lockDirectory } from './dirLock';
 import { open, type RootDatabase } from 'lmdb';
 import type { Engine, KV, RangeOptions, WriteOp } from './engine';
 
@@ -22,7 +24,11 @@ class LmdbEngine implements Engine {
   readonly maxKeySize = MAX_KEY_SIZE;
   private closed = false;
 
-  constructor(private readonly db: RootDatabase<Buffer, Buffer>) {}
+  constructor(
+    private readonly db: RootDatabase<Buffer, Buffer>,
+    /** Gives the data directory's lock back (dirLock.ts). */
+    private readonly release: () => void,
+  ) {}
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     if (key.length > MAX_KEY_SIZE) return undefined; // cannot have been stored
@@ -85,12 +91,20 @@ class LmdbEngine implements Engine {
     this.closed = true;
     await this.db.flushed;
     await this.db.close();
+    this.release();
   }
 }
 
 export async function openLmdbEngine(dir: string): Promise<Engine> {
-  // lmdb-js takes a path with an extension for a file name, so a data folder like `/tmp/tmp.AbC`
-  // would break: the environment lives in a fixed, extension-free subfolder instead.
-  const db = open<Buffer, Buffer>({ path: join(dir, 'lmdb'), keyEncoding: 'binary', encoding: 'binary' });
-  return new LmdbEngine(db);
+  mkdirSync(dir, { recursive: true });
+  const release = lockDirectory(dir);
+  try {
+    // lmdb-js takes a path with an extension for a file name, so a data folder like `/tmp/tmp.AbC`
+    // would break: the environment lives in a fixed, extension-free subfolder instead.
+    const db = open<Buffer, Buffer>({ path: join(dir, 'lmdb'), keyEncoding: 'binary', encoding: 'binary' });
+    return new LmdbEngine(db, release);
+  } catch (e) {
+    release();
+    throw e;
+  }
 }

@@ -9,6 +9,9 @@ import { Pool, type PoolClient } from 'pg';
 import { ProtocolError } from '../values/errors';
 import type { Engine, KV, RangeOptions, WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
+import { StoreInUse } from './dirLock';
+
+export { StoreInUse };
 
 /** Rows fetched per round trip of a range scan. */
 const PAGE = 256;
@@ -37,9 +40,6 @@ function unavailable(err: unknown): StorageUnavailable {
 function asBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
-
-/** Another Flora process already serves this database (one process per store, for now). */
-export class StoreInUse extends Error {}
 
 class PgEngine implements Engine {
   readonly maxKeySize = MAX_KEY_SIZE;
