@@ -6,26 +6,11 @@
 // database's schema reads that schema straight from its own transaction.
 
 import type { Txn, Version } from '../storage/types';
-import { NAMED_NATIVES, TxnTime, type NamedNative, type NativeName, type Obj } from '../values/types';
+import { FIRST_USER_COLLECTION_ID, NAMED_NATIVES, NATIVE_IDS, TxnTime, type NamedNative, type Obj } from '../values/types';
 import { named, RefNames } from './refNames';
 
-/** Internal collection ids of the native collections (user collections start at 1024). */
-export const NATIVE_IDS: Record<NativeName, number> = {
-  databases: 1,
-  collections: 2,
-  indexes: 3,
-  functions: 4,
-  roles: 5,
-  access_providers: 6,
-  keys: 7,
-  tokens: 8,
-  credentials: 9,
-};
+export { FIRST_USER_COLLECTION_ID, NAMED_NATIVES, NATIVE_IDS, type NamedNative };
 
-export { NAMED_NATIVES, type NamedNative };
-
-/** User collections get internal ids 1024…32767 (fql-v4.md §4.1). */
-export const FIRST_USER_COLLECTION_ID = 1024;
 export const LAST_USER_COLLECTION_ID = 32767;
 
 export interface SchemaEntry {

@@ -9,7 +9,7 @@
 import type { Txn, TxnNames } from '../storage/types';
 import { decodeAgain } from '../storage/naming';
 import { mapRefs } from '../values/refWalk';
-import { ADDR_NATIVE, NAMED_NATIVES, NATIVE_NAMES, Ref, type NamedNative, type RefAddr, type Value } from '../values/types';
+import { ADDR_NATIVE, FIRST_USER_COLLECTION_ID, NAMED_NATIVES, NATIVE_IDS, nativeById, Ref, type NamedNative, type RefAddr, type Value } from '../values/types';
 import { dbParentKey } from './auth';
 import type { Catalog, DbSchema } from './catalog';
 
@@ -32,9 +32,6 @@ export interface NameSource {
 export class NamesMiss {
   constructor(readonly load: () => Promise<void>) {}
 }
-
-const FIRST_USER_COLLECTION_ID = 1024;
-const COLLECTIONS_ID = 2;
 
 export class RefNames implements TxnNames {
   private generation: number;
@@ -71,8 +68,8 @@ export class RefNames implements TxnNames {
     }
     const dbRef = this.dbRef(db);
     if (dbRef === null) return dangling(addr);
-    if (coll === ADDR_NATIVE) return new Ref(NATIVE_NAMES[Number(id) - 1] ?? `#${id}`, undefined, dbRef, addr);
-    const native = NATIVE_NAMES[coll - 1];
+    if (coll === ADDR_NATIVE) return new Ref(nativeById(id) ?? `#${id}`, undefined, dbRef, addr);
+    const native = nativeById(coll);
     if (native === undefined) return dangling(addr);
     if (!(NAMED_NATIVES as readonly string[]).includes(native)) return new Ref(String(id), new Ref(native), dbRef, addr);
     const entry = this.schemaFor(db, at).getById(native as NamedNative, id);
@@ -107,7 +104,7 @@ export class RefNames implements TxnNames {
   }
 
   private collRef(db: bigint, coll: number, at: bigint): Ref {
-    const addr: RefAddr = { db, coll: COLLECTIONS_ID, id: BigInt(coll) };
+    const addr: RefAddr = { db, coll: NATIVE_IDS.collections, id: BigInt(coll) };
     const dbRef = this.dbRef(db);
     const entry = dbRef === null ? undefined : this.schemaFor(db, at).getById('collections', addr.id);
     return entry ? new Ref(entry.name, new Ref('collections'), dbRef ?? undefined, addr) : dangling(addr);
@@ -150,7 +147,7 @@ export class RefNames implements TxnNames {
     for (const id of chain) {
       const entry = (await this.source.catalog.schema(this.source.txn, parent, this.source.schemaWrites.has(parent))).getById('databases', id);
       if (!entry) return null;
-      ref = new Ref(entry.name, new Ref('databases'), ref, { db: parent, coll: NATIVE_NAMES.indexOf('databases') + 1, id });
+      ref = new Ref(entry.name, new Ref('databases'), ref, { db: parent, coll: NATIVE_IDS.databases, id });
       parent = id;
     }
     return ref!;

@@ -2,7 +2,7 @@
 
 import type { EvalContext } from '../fql/context';
 import { errors, type Position } from '../values/errors';
-import { ADDR_NATIVE, isNativeName, NATIVE_NAMES, Ref, type NativeName, type RefAddr } from '../values/types';
+import { ADDR_NATIVE, isNativeName, nativeById, Ref, type NativeName, type RefAddr } from '../values/types';
 import { NATIVE_IDS, type DbSchema, type NamedNative, type SchemaEntry } from './catalog';
 
 export type Target =
@@ -85,11 +85,11 @@ async function resolveAddr(ctx: EvalContext, ref: Ref, addr: RefAddr, pos: Posit
   const { db, coll, id } = addr;
   const scoped = db !== ctx.scope.db;
   if (coll === ADDR_NATIVE) {
-    const native = NATIVE_NAMES[Number(id) - 1];
+    const native = nativeById(id);
     if (native === undefined) throw errors.invalidRef('Invalid ref.', pos);
     return { kind: 'native', db, native, scoped };
   }
-  const native = NATIVE_NAMES[coll - 1];
+  const native = nativeById(coll);
   if (native === 'keys' || native === 'tokens' || native === 'credentials') return { kind: 'secretDoc', db, native, id, self: false, scoped };
   const schema = await schemaOf(ctx, db);
   if (native !== undefined) {

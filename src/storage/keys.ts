@@ -150,6 +150,16 @@ export function indexHistoryKey(db: bigint, index: number, entryKey: Uint8Array,
   return buf;
 }
 
+/** The database scope of a V, L, I or H key. */
+export function keyDb(key: Uint8Array): bigint {
+  return readU64(key, 1);
+}
+
+/** The collection id (V, L) or index id (I, H) of such a key. */
+export function keyColl(key: Uint8Array): number {
+  return readU32(key, 9);
+}
+
 /** The entry key of an I key (a view, not a copy). */
 export function indexKeyEntry(key: Uint8Array): Uint8Array {
   return key.subarray(INDEX_PREFIX_LEN);

@@ -37,6 +37,29 @@ export type NamedNative = (typeof NAMED_NATIVES)[number];
 export const NATIVE_NAMES = [...NAMED_NATIVES, 'keys', 'tokens', 'credentials'] as const;
 export type NativeName = (typeof NATIVE_NAMES)[number];
 
+/** Internal collection ids of the native collections: a RefAddr's `coll` (user collections start at 1024). */
+export const NATIVE_IDS: Record<NativeName, number> = {
+  databases: 1,
+  collections: 2,
+  indexes: 3,
+  functions: 4,
+  roles: 5,
+  access_providers: 6,
+  keys: 7,
+  tokens: 8,
+  credentials: 9,
+};
+
+/** User collections get internal ids 1024…32767 (fql-v4.md §4.1). */
+export const FIRST_USER_COLLECTION_ID = 1024;
+
+const NATIVE_BY_ID = new Map<number, NativeName>(NATIVE_NAMES.map((n) => [NATIVE_IDS[n], n]));
+
+/** The native collection whose internal id is `id`, if any. */
+export function nativeById(id: number | bigint): NativeName | undefined {
+  return NATIVE_BY_ID.get(Number(id));
+}
+
 export function isNativeName(s: string): s is NativeName {
   return (NATIVE_NAMES as readonly string[]).includes(s);
 }
@@ -119,8 +142,8 @@ export class Ref {
    */
   static anonymous(addr: RefAddr): Ref {
     const { coll, id } = addr;
-    if (coll === ADDR_NATIVE) return new Ref(NATIVE_NAMES[Number(id) - 1] ?? `#${id}`, undefined, undefined, addr);
-    const native = NATIVE_NAMES[coll - 1];
+    if (coll === ADDR_NATIVE) return new Ref(nativeById(id) ?? `#${id}`, undefined, undefined, addr);
+    const native = nativeById(coll);
     if (native !== undefined) {
       const named = (NAMED_NATIVES as readonly string[]).includes(native);
       return new Ref(named ? `#${id}` : String(id), new Ref(native), undefined, addr);

@@ -12,11 +12,25 @@
 
 import type { Engine, KV, WriteOp } from '../../storage/engine';
 import { formatRecord } from '../../storage/format';
-import { INDEX_PREFIX_LEN, KeyTag, systemKey } from '../../storage/keys';
+import {
+  collectionPrefix,
+  databaseRange,
+  historyKeyEntry,
+  historyKeyTs,
+  indexHistoryKey,
+  indexKey,
+  indexKeyEntry,
+  inKeyspace,
+  keyColl,
+  keyDb,
+  KeyTag,
+  systemKey,
+  versionKeyId,
+} from '../../storage/keys';
 import { concatBytes, prefixEnd } from '../../storage/tuple';
 import { decodeLegacyValue, encodeValue } from '../../storage/valueCodec';
-import { ADDR_NATIVE, NAMED_NATIVES, NATIVE_NAMES, Ref, type NamedNative, type Obj, type RefAddr, type Value } from '../../values/types';
-import { entryOf, NATIVE_IDS, type SchemaEntry } from '../catalog';
+import { ADDR_NATIVE, isNativeName, NAMED_NATIVES, NATIVE_IDS, Ref, type NamedNative, type Obj, type RefAddr, type Value } from '../../values/types';
+import { entryOf, type SchemaEntry } from '../catalog';
 import type { IndexDef, IndexEntryValue } from '../indexDef';
 import { entryKey, entryPayload } from '../indexer';
 import { indexDefOf } from '../indexSchema';
@@ -99,25 +113,25 @@ async function readSchemas(engine: Engine): Promise<Map<bigint, Names>> {
   const end = Uint8Array.of(KeyTag.Latest + 1);
   for (;;) {
     let db: bigint | undefined;
-    for await (const kv of engine.range({ start, end, limit: 1 })) db = readU64(kv.key, 1);
+    for await (const kv of engine.range({ start, end, limit: 1 })) db = keyDb(kv.key);
     if (db === undefined) return out;
     const names: Names = { byNative: new Map(), indexes: new Map() };
     out.set(db, names);
     for (const native of NAMED_NATIVES) {
       const map = new Map<string, bigint>();
       names.byNative.set(native, map);
-      const prefix = collPrefix(KeyTag.Latest, db, NATIVE_IDS[native]);
+      const prefix = inKeyspace(KeyTag.Latest, collectionPrefix(db, NATIVE_IDS[native]));
       for await (const kv of engine.range({ start: prefix, end: prefixEnd(prefix) })) {
         if (kv.value[8] === 2 /* delete */ || kv.value.length <= 9) continue;
         const data = decodeLegacyValue(kv.value, 9, (r) => r).value as Obj;
-        const id = readU64(kv.key, 13);
+        const id = versionKeyId(kv.key);
         const entry = entryOf(native, id, { ts: 0n, action: 'create', data });
         map.set(entry.name, id);
         if (native === 'indexes') names.indexes.set(Number(id), entry);
       }
     }
     if (db === U64_MAX) return out;
-    start = collPrefix(KeyTag.Latest, db + 1n, 0).slice(0, 9);
+    start = databaseRange(KeyTag.Latest, db + 1n).start;
   }
 }
 
@@ -129,17 +143,17 @@ function addressOf(ref: Ref, home: bigint, schemas: Map<bigint, Names>): RefAddr
     const parent = dbOf(dbRef.database);
     return parent === NO_DB ? NO_DB : (idOf(parent, 'databases', dbRef.id) ?? NO_DB);
   };
-  const nativeId = (name: string) => NATIVE_NAMES.indexOf(name as never) + 1;
+  const nativeId = (name: string) => (isNativeName(name) ? NATIVE_IDS[name] : undefined);
   if (ref.collection === undefined) {
     const n = nativeId(ref.id === 'classes' ? 'collections' : ref.id);
-    return n > 0 ? { db: dbOf(ref.database), coll: ADDR_NATIVE, id: BigInt(n) } : { db: NO_DB, coll: ADDR_NATIVE, id: NO_DOC };
+    return n !== undefined ? { db: dbOf(ref.database), coll: ADDR_NATIVE, id: BigInt(n) } : { db: NO_DB, coll: ADDR_NATIVE, id: NO_DOC };
   }
   const parent = ref.collection;
   if (parent.collection === undefined) {
     const db = dbOf(ref.database ?? parent.database);
     const native = parent.id === 'classes' ? 'collections' : parent.id;
     const coll = nativeId(native);
-    if (coll === 0) return { db: NO_DB, coll: NO_COLLECTION, id: NO_DOC };
+    if (coll === undefined) return { db: NO_DB, coll: NO_COLLECTION, id: NO_DOC };
     if (native === 'keys' || native === 'tokens' || native === 'credentials') return { db, coll, id: numeric(ref.id) };
     return { db, coll, id: idOf(db, native as NamedNative, ref.id) ?? NO_DOC };
   }
@@ -164,7 +178,7 @@ function converted(bytes: Uint8Array, offset: number, home: bigint, schemas: Map
 function convertVersion(kv: KV, phase: 'versions' | 'latest', schemas: Map<bigint, Names>, ops: WriteOp[]): void {
   const head = phase === 'latest' ? 9 : 1;
   if (kv.value.length <= head) return;
-  const value = converted(kv.value, head, readU64(kv.key, 1), schemas);
+  const value = converted(kv.value, head, keyDb(kv.key), schemas);
   if (value === undefined) return;
   ops.push({ key: kv.key, value: concatBytes(kv.value.subarray(0, head), encodeValue(value)) });
 }
@@ -184,15 +198,15 @@ async function convertEntry(
   defs: Map<string, IndexDef | null>,
   ops: WriteOp[],
 ): Promise<void> {
-  const db = readU64(kv.key, 1);
-  const index = readU32(kv.key, 9);
+  const db = keyDb(kv.key);
+  const index = keyColl(kv.key);
   const def = indexDef(db, index, schemas, defs);
   if (!def) {
     ops.push({ key: kv.key, value: null }); // the index is deleted: its entries await the purge
     return;
   }
   const head = phase === 'entries' ? 9 : 1;
-  const oldEntryKey = phase === 'entries' ? kv.key.subarray(INDEX_PREFIX_LEN) : kv.key.subarray(INDEX_PREFIX_LEN, kv.key.length - 8);
+  const oldEntryKey = phase === 'entries' ? indexKeyEntry(kv.key) : historyKeyEntry(kv.key);
   const original = kv.value.subarray(head);
   const payload = original.length > 0 ? original : await payloadFromEvents(engine, db, index, oldEntryKey);
   if (!payload) {
@@ -202,8 +216,7 @@ async function convertEntry(
   const [terms, values, ref] = converted(payload, 0, db, schemas) as [Value[], Value[], Ref];
   const e: IndexEntryValue = { terms, values, ref };
   const newPayload = original.length > 0 ? entryPayload(e) : original;
-  const prefix = kv.key.subarray(0, INDEX_PREFIX_LEN);
-  const key = phase === 'entries' ? concatBytes(prefix, entryKey(def, e)) : concatBytes(prefix, entryKey(def, e), kv.key.subarray(kv.key.length - 8));
+  const key = phase === 'entries' ? indexKey(KeyTag.IndexEntry, db, index, entryKey(def, e)) : indexHistoryKey(db, index, entryKey(def, e), historyKeyTs(kv.key));
   const moved = !sameBytes(key, kv.key);
   if (!moved && sameBytes(newPayload, original)) return; // converted already
   if (moved) ops.push({ key: kv.key, value: null });
@@ -215,7 +228,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 async function payloadFromEvents(engine: Engine, db: bigint, index: number, entry: Uint8Array): Promise<Uint8Array | undefined> {
-  const prefix = concatBytes(Uint8Array.of(KeyTag.IndexHistory), u64(db), u32(index), entry);
+  const prefix = indexKey(KeyTag.IndexHistory, db, index, entry);
   for await (const kv of engine.range({ start: prefix, end: prefixEnd(prefix) })) {
     if (kv.key.length === prefix.length + 8 && kv.value.length > 1) return kv.value.subarray(1);
   }
@@ -233,31 +246,7 @@ function indexDef(db: bigint, index: number, schemas: Map<bigint, Names>, defs: 
   return def;
 }
 
-// ---- bytes ----------------------------------------------------------------------------------
-
-function readU32(b: Uint8Array, off: number): number {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).readUInt32BE(off);
-}
-
-function readU64(b: Uint8Array, off: number): bigint {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).readBigUInt64BE(off);
-}
-
-function u32(n: number): Uint8Array {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-}
-
-function u64(n: bigint): Uint8Array {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64BE(n);
-  return b;
-}
-
-function collPrefix(tag: number, db: bigint, coll: number): Uint8Array {
-  return concatBytes(Uint8Array.of(tag), u64(db), u32(coll));
-}
+// ---- progress ------------------------------------------------------------------------------
 
 async function readProgress(engine: Engine): Promise<Progress | undefined> {
   const raw = await engine.get(PROGRESS_KEY);
