@@ -84,8 +84,10 @@ export class Catalog {
     txn.readConflictKey(schemaConflictKey(db));
     if (ownWrites) return undefined;
     const hit = this.cache.get(db);
-    if (hit && this.fresh(db, hit.schema, hit.builtAt) && txn.snapshotTs >= this.changedAt(db, hit.schema)) return hit.schema;
-    return undefined;
+    if (!hit) return undefined;
+    // Built after the last change it depends on, and read by a snapshot that sees that change too.
+    const last = this.changedAt(db, hit.schema);
+    return hit.builtAt >= last && txn.snapshotTs >= last ? hit.schema : undefined;
   }
 
   /** The schema of `db` as of `at` (before the snapshot): names as they were then. Not cached. */
@@ -108,10 +110,6 @@ export class Catalog {
       if (t > last) last = t;
     }
     return last;
-  }
-
-  private fresh(db: bigint, schema: DbSchema, builtAt: bigint): boolean {
-    return builtAt >= this.changedAt(db, schema);
   }
 
   /** Reads the schema documents (refs anonymous), then names the refs inside them. */

@@ -15,6 +15,10 @@ import { upgradeStorage } from '../../src/upgrade';
 import { formatRecord, storedFormat } from '../../src/storage/format';
 import type { Engine, KV } from '../../src/storage/engine';
 import { ok as gqlOk } from '../helpers/graphql';
+import { encodeU64Value, historyKeyEntry, indexHistoryKey, indexKey, indexKeyEntry, KeyTag, latestKey } from '../../src/storage/keys';
+import { concatBytes } from '../../src/storage/tuple';
+import { decodeValue, encodeValue } from '../../src/storage/valueCodec';
+import { NATIVE_IDS, Ref, type Value } from '../../src/values/types';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'format1');
 
@@ -177,5 +181,49 @@ describe('the upgrade itself', () => {
     assert.deepEqual(await dump(again), before);
     await again.close();
     await rm(dir, { recursive: true, force: true });
+  });
+});
+
+describe('the upgrade, on index records the fixture lacks', () => {
+  // Format 1's ref bytes: tag 9, id, presence flags (1 = has collection), the collection ref untagged.
+  const s = (t: string) => [t.length, ...Buffer.from(t)];
+  const legacyDocRef = (coll: string, id: string) => [9, ...s(id), 1, ...s(coll), 1, ...s('collections'), 0];
+  const version = (fields: Map<string, Value>) => concatBytes(encodeU64Value(1n), Uint8Array.of(0), encodeValue(fields));
+
+  test('an entry known only by its events is re-keyed with them; a deleted index\'s records go', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'flora-format1-index-'));
+    const engine = await openLmdbEngine(dir);
+    try {
+      const oldEntry = Uint8Array.of(0x60, 1, 2, 3); // whatever format 1 wrote: the payload decides
+      await engine.write([
+        { key: latestKey({ db: 0n, coll: NATIVE_IDS.collections, id: 1024n }), value: version(new Map([['name', 'widgets']])) },
+        {
+          key: latestKey({ db: 0n, coll: NATIVE_IDS.indexes, id: 32768n }),
+          value: version(new Map<string, Value>([['name', 'all_widgets'], ['source', Ref.anonymous({ db: 0n, coll: NATIVE_IDS.collections, id: 1024n })]])),
+        },
+        // A history rewrite's "never existed" current record (no payload), and its one event.
+        { key: indexKey(KeyTag.IndexEntry, 0n, 32768, oldEntry), value: concatBytes(encodeU64Value(0n), Uint8Array.of(1)) },
+        { key: indexHistoryKey(0n, 32768, oldEntry, 5n), value: Uint8Array.of(0, 7, 3, 7, 0, 7, 0, ...legacyDocRef('widgets', '5')) },
+        // Records of an index deleted before the upgrade (its purge had not run).
+        { key: indexKey(KeyTag.IndexEntry, 0n, 32769, oldEntry), value: concatBytes(encodeU64Value(1n), Uint8Array.of(0, 7, 0)) },
+      ]);
+      await upgradeStorage(engine, () => undefined);
+      const records = async (tag: number, index: number) => {
+        const out: KV[] = [];
+        for await (const kv of engine.range({ start: indexKey(tag, 0n, index), end: indexKey(tag, 0n, index + 1) })) out.push(kv);
+        return out;
+      };
+      const [event] = await records(KeyTag.IndexHistory, 32768);
+      const [current] = await records(KeyTag.IndexEntry, 32768);
+      assert.deepEqual((decodeValue(event.value, 1) as [Value[], Value[], Ref])[2].addr, { db: 0n, coll: 1024, id: 5n });
+      assert.deepEqual(Buffer.from(indexKeyEntry(current.key)), Buffer.from(historyKeyEntry(event.key)), 'the current record moved with its event');
+      assert.notDeepEqual(Buffer.from(indexKeyEntry(current.key)), Buffer.from(oldEntry));
+      assert.deepEqual([...current.value], [...concatBytes(encodeU64Value(0n), Uint8Array.of(1))], 'still without a payload');
+      assert.deepEqual(await records(KeyTag.IndexEntry, 32769), []);
+      assert.equal(await storedFormat(engine), 2);
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
