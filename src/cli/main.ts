@@ -50,7 +50,7 @@ async function start(args: readonly string[]): Promise<number> {
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
   const { FormatError } = await import('../storage/format');
-  const { StorageUnavailable, StoreInUse } = await import('../storage/pgEngine');
+  const { StorageUnavailable, StoreInUse } = await import('../storage/engine');
   let service;
   try {
     service = await createFlora(config);

@@ -1,6 +1,6 @@
 // The query service: authenticate, decode, evaluate in one transaction, render.
 
-import { StorageUnavailable, storageUnavailable } from '../storage/pgEngine';
+import { StorageUnavailable } from '../storage/engine';
 import { legacyStyle } from '../wire/encode';
 import type { QueryMetrics, QueryRequest, QueryResult, QueryService, TransactOptions, TransactResult } from './api';
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
@@ -175,7 +175,11 @@ export class Executor implements QueryService {
       if (e instanceof ProtocolError) return { ...this.protocolError(e), database: databaseOf(last) };
       if (e instanceof QueryTimeout)
         return { ...this.protocolError(new ProtocolError(503, 'time out', 'Read timed out')), database: databaseOf(last) };
-      if (e instanceof StorageUnavailable) return { ...this.protocolError(storageUnavailable(e)), database: databaseOf(last) };
+      if (e instanceof StorageUnavailable) {
+        // The reason (a host, a connection string) goes to the server's log, not to the client.
+        console.error(`flora: ${e.message}`);
+        return { ...this.protocolError(new ProtocolError(503, 'unavailable', 'The storage is unavailable.')), database: databaseOf(last) };
+      }
       throw e; // a fault of the server's own: the HTTP layer answers 500 with a request id
     } finally {
       budget.release();

@@ -2,19 +2,17 @@
 // becomes part of an index key, every ref in it that came by name is resolved to its address.
 
 import type { EvalContext } from '../fql/context';
-import { errors, type Position } from '../values/errors';
+import type { Position } from '../values/errors';
 import { mapRefs, refsIn } from '../values/refWalk';
 import { Ref, type Value } from '../values/types';
-import { addrOfTarget, resolveRef, SINGULAR } from './resolve';
+import { addrOfTarget, assertResolved, resolveRef } from './resolve';
 
 /** `ref` carrying its address; a ref to a schema document or database that does not exist is `invalid ref`. */
 export async function addressedRef(ctx: EvalContext, ref: Ref, pos: Position): Promise<Ref> {
   if (ref.addr) return ref;
   const t = await resolveRef(ctx, ref, pos);
-  const addr = addrOfTarget(t);
-  if (addr) return ref.at(addr);
-  const kind = t.kind === 'schema' ? (t.native === 'collections' ? 'collection' : SINGULAR[t.native]) : 'ref';
-  throw errors.invalidRef(`Ref refers to undefined ${kind} '${ref.id}'`, pos);
+  assertResolved(t, pos);
+  return ref.at(addrOfTarget(t)!); // only a schema document that does not exist has none
 }
 
 /** `v` with every ref in it carrying its address (the value itself when all already do). */

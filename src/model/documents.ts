@@ -14,7 +14,7 @@ import { newId } from './ids';
 import { keyType, NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
-import { addrOfTarget, resolveRef, schemaOf, SINGULAR, type Target } from './resolve';
+import { addrOfTarget, assertResolved, resolveRef, schemaOf, type Target } from './resolve';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
 export interface StoredDoc {
@@ -57,14 +57,6 @@ export function docKeyOf(t: Target): DocKey | undefined {
     case 'native':
       return undefined;
   }
-}
-
-/**
- * A name that resolves to no schema document makes an unresolved ref (Fauna's `UnresolvedRefL`):
- * reading or writing it is `invalid ref` at the ref's argument (fql-v4.md §1.9), not a 404.
- */
-export function assertResolved(t: Target, pos: Position): void {
-  if (t.kind === 'schema' && !t.entry) throw errors.invalidRef(`Ref refers to undefined ${SINGULAR[t.native]} '${t.name}'`, pos);
 }
 
 function notFoundText(t: Target): string {

@@ -102,6 +102,14 @@ async function resolveAddr(ctx: EvalContext, ref: Ref, addr: RefAddr, pos: Posit
   return { kind: 'doc', db, coll: entry, id, scoped };
 }
 
+/**
+ * A name that resolves to no schema document makes an unresolved ref (Fauna's `UnresolvedRefL`):
+ * reading, writing or storing it is `invalid ref` at the ref's argument (fql-v4.md §1.9), not a 404.
+ */
+export function assertResolved(t: Target, pos: Position): void {
+  if (t.kind === 'schema' && !t.entry) throw errors.invalidRef(`Ref refers to undefined ${SINGULAR[t.native]} '${t.name}'`, pos);
+}
+
 /** The address of a resolved target; undefined for a schema document that does not exist. */
 export function addrOfTarget(t: Target): RefAddr | undefined {
   switch (t.kind) {

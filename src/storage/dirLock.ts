@@ -5,9 +5,8 @@
 
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { StoreInUse } from './engine';
 
-/** Another Flora process already serves this store. */
-export class StoreInUse extends Error {}
 
 function alive(pid: number): boolean {
   try {

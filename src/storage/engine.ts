@@ -24,6 +24,12 @@ export interface WriteOp {
   value: Uint8Array | null;
 }
 
+/** The engine cannot reach its storage (a database server is down); the message says why. */
+export class StorageUnavailable extends Error {}
+
+/** Another Flora process already serves this store (one process per store, for now). */
+export class StoreInUse extends Error {}
+
 export interface Engine {
   /** Longest key the engine can store, so commits can be refused before they are accepted. */
   readonly maxKeySize: number;

@@ -6,35 +6,14 @@
 // processes over one PostgreSQL are not yet correct (issue 15); a session lock keeps a second out.
 
 import { Pool, type PoolClient } from 'pg';
-import { ProtocolError } from '../values/errors';
-import type { Engine, KV, RangeOptions, WriteOp } from './engine';
+import { StorageUnavailable, StoreInUse, type Engine, type KV, type RangeOptions, type WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
-import { StoreInUse } from './dirLock';
-
-export { StoreInUse };
-
 /** Rows fetched per round trip of a range scan. */
 const PAGE = 256;
 const TABLE = 'flora_kv';
 
-/** PostgreSQL cannot be reached or refused a statement; `reason` is the driver's message. */
-export class StorageUnavailable extends Error {
-  constructor(readonly reason: string) {
-    super(`PostgreSQL is unavailable: ${reason}`);
-  }
-}
-
-/**
- * What a client is told (503, Fauna's shape): nothing of the reason, which goes to the server's log
- * (a connection string or host must not leak).
- */
-export function storageUnavailable(e: StorageUnavailable): ProtocolError {
-  console.error(`flora: ${e.message}`);
-  return new ProtocolError(503, 'unavailable', 'The storage is unavailable.');
-}
-
 function unavailable(err: unknown): StorageUnavailable {
-  return err instanceof StorageUnavailable ? err : new StorageUnavailable(err instanceof Error ? err.message : String(err));
+  return err instanceof StorageUnavailable ? err : new StorageUnavailable(`PostgreSQL is unavailable: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 function asBuffer(b: Uint8Array): Buffer {
