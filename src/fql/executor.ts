@@ -4,7 +4,7 @@ import { StorageUnavailable } from '../storage/engine';
 import { legacyStyle } from '../wire/encode';
 import type { QueryMetrics, QueryRequest, QueryResult, QueryService, TransactOptions, TransactResult } from './api';
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
-import { Catalog } from '../model/catalog';
+import { Catalog, NAMED_NATIVES, NATIVE_IDS } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
 import { runPurges } from '../model/purge';
 import { decodeRequest } from '../wire/decode';
@@ -21,6 +21,9 @@ import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
 import { HistoryCollector } from './historyCollector';
+
+/** Collections whose documents make up a database's schema (catalog.ts). */
+const SCHEMA_COLLECTIONS = new Set<number>(NAMED_NATIVES.map((n) => NATIVE_IDS[n]));
 
 export interface ExecutorOptions {
   /** Milliseconds between passes of the history/expiry collector. */
@@ -52,7 +55,18 @@ export class Executor implements QueryService {
     this.auth = new Authenticator(rootSecret, this.catalog);
     this.builder = new IndexBuilder(store, this.catalog, (db, ts) => {
       this.catalog.changed([db], ts);
-      this.auth.invalidate();
+      this.auth.invalidate(ts);
+    });
+    // Commits of every process (this one's too) that change schema or secrets drop what is cached
+    // of them, in commit order, before a snapshot that sees them is taken.
+    store.onNativeWrites((ts, docs) => {
+      if (docs === 'all') this.catalog.changedAll(ts);
+      else {
+        const dbs = new Set<bigint>();
+        for (const d of docs) if (SCHEMA_COLLECTIONS.has(d.coll)) dbs.add(d.db);
+        if (dbs.size > 0) this.catalog.changed(dbs, ts);
+      }
+      this.auth.invalidate(ts);
     });
   }
 
@@ -113,8 +127,6 @@ export class Executor implements QueryService {
         { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()) },
       );
       const { value, ctx } = run.result;
-      if (ctx.schemaWrites.size) this.catalog.changed(ctx.schemaWrites, run.ts);
-      if (ctx.schemaWrites.size || ctx.secretsChanged) this.auth.invalidate();
       if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
       for (const b of ctx.indexBuilds) this.builder.start(b.db, b.index);
       return { result: value, ctx, ts: run.ts, retries: run.retries, metrics: toMetrics(run.metrics, ctx.computeUnits, run.retries) };

@@ -124,6 +124,8 @@ const MAX_CACHED_SECRET = 512;
 export class Authenticator {
   private readonly cache = new Map<string, Scope>();
   private generation = 0;
+  /** The newest commit that invalidated: a resolution read at an older snapshot is not kept. */
+  private invalidatedAt = 0n;
   /** JWT hook: verifies `ey…` bearer secrets against access providers. */
   readonly jwt: JwtVerifier;
 
@@ -134,8 +136,9 @@ export class Authenticator {
     this.jwt = new JwtVerifier(catalog); // JWT hook
   }
 
-  /** Drops every cached resolution (keys or databases changed). */
-  invalidate(): void {
+  /** Drops every cached resolution (keys or databases changed by a commit at `ts`). */
+  invalidate(ts = 0n): void {
+    if (ts > this.invalidatedAt) this.invalidatedAt = ts;
     this.generation++;
     this.cache.clear();
     this.jwt.invalidate(); // JWT hook
@@ -164,7 +167,7 @@ export class Authenticator {
     // JWT hook: `ey…` secrets containing '.' are JWTs (access providers, model/jwt.ts).
     const scope = looksLikeJwt(secret) ? await this.jwt.verify(secret, txn) : await this.resolve(secret, txn);
     // A long secret (a valid one with a made-up suffix) is not kept: the cache stays small.
-    if (scope && gen === this.generation && secret.length <= MAX_CACHED_SECRET) {
+    if (scope && gen === this.generation && txn.snapshotTs >= this.invalidatedAt && secret.length <= MAX_CACHED_SECRET) {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(secret, scope);
     }

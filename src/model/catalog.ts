@@ -68,6 +68,8 @@ export function schemaConflictKey(db: bigint): string {
 export class Catalog {
   private readonly cache = new Map<bigint, CacheEntry>();
   private readonly lastChange = new Map<bigint, bigint>();
+  /** A change of every database's schema (this process lost track of other processes' commits). */
+  private everything = 0n;
 
   /** The schema of `db` as `txn` sees it. `ownWrites` = the txn changed this db's schema. */
   async schema(txn: Txn, db: bigint, ownWrites: boolean): Promise<DbSchema> {
@@ -103,8 +105,15 @@ export class Catalog {
     }
   }
 
+  /** Every cached schema may be stale as of `ts`. */
+  changedAll(ts: bigint): void {
+    if (ts > this.everything) this.everything = ts;
+    this.cache.clear();
+  }
+
   private changedAt(db: bigint, schema: DbSchema): bigint {
     let last = this.lastChange.get(db) ?? 0n;
+    if (this.everything > last) last = this.everything;
     for (const dep of schema.deps) {
       const t = this.lastChange.get(dep) ?? 0n;
       if (t > last) last = t;

@@ -27,8 +27,21 @@ export interface WriteOp {
 /** The engine cannot reach its storage (a database server is down); the message says why. */
 export class StorageUnavailable extends Error {}
 
-/** Another Flora process already serves this store (one process per store, for now). */
+/** Another Flora process already serves this store, and the store cannot be shared with it. */
 export class StoreInUse extends Error {}
+
+/** Keys and ranges read together, from one consistent state of the store. */
+export interface HeadQuery {
+  keys: Uint8Array[];
+  ranges: RangeOptions[];
+}
+
+export interface Head {
+  /** Per key of the query, its value (undefined = absent). */
+  values: (Uint8Array | undefined)[];
+  /** Per range of the query, its entries. */
+  ranges: KV[][];
+}
 
 export interface Engine {
   /** Longest key the engine can store, so commits can be refused before they are accepted. */
@@ -41,4 +54,21 @@ export interface Engine {
    */
   write(ops: WriteOp[]): Promise<void>;
   close(): Promise<void>;
+  /**
+   * True when other processes may write to this store at the same time (PostgreSQL, LMDB with
+   * workers): the store then sequences commits through `exclusive` (store.ts, shared mode).
+   */
+  readonly shared: boolean;
+  /**
+   * Reads `query` from one consistent, current state, no older than any commit that completed
+   * before the call. Every later read of this engine sees at least that state.
+   */
+  readHead(query: HeadQuery): Promise<Head>;
+  /**
+   * The cross-process critical section: takes the store's commit lock (one holder among every
+   * process), reads `query` under it, calls `build` once with what it read, writes the ops it returns
+   * atomically, and resolves once they are durable (and visible to every process). `build` must be
+   * synchronous; when it throws, nothing is written and the call rejects with its error.
+   */
+  exclusive(query: HeadQuery, build: (head: Head) => WriteOp[]): Promise<void>;
 }

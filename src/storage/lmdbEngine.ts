@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockDirectory } from './dirLock';
 import { open, type RootDatabase } from 'lmdb';
-import type { Engine, KV, RangeOptions, WriteOp } from './engine';
+import type { Engine, Head, HeadQuery, KV, RangeOptions, WriteOp } from './engine';
 
 /** LMDB's compiled-in key size limit as lmdb-js ships it. Longer keys are rejected up front. */
 export const MAX_KEY_SIZE = 1978;
@@ -28,6 +28,7 @@ class LmdbEngine implements Engine {
     private readonly db: RootDatabase<Buffer, Buffer>,
     /** Gives the data directory's lock back (dirLock.ts). */
     private readonly release: () => void,
+    readonly shared: boolean,
   ) {}
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -70,6 +71,45 @@ class LmdbEngine implements Engine {
     }
   }
 
+  /** Synchronous reads of `query` through whichever transaction lmdb-js reads with now. */
+  private read(query: HeadQuery): Head {
+    return {
+      values: query.keys.map((k) => (k.length > MAX_KEY_SIZE ? undefined : this.db.get(asBuffer(k)))),
+      ranges: query.ranges.map((r) => [...(r.reverse ? this.reverseRange(r) : this.forwardRange(r))]),
+    };
+  }
+
+  async readHead(query: HeadQuery): Promise<Head> {
+    // lmdb-js keeps one read transaction per event turn; a fresh one sees every process's commits,
+    // and later reads renew from here on, never from an older state.
+    this.db.resetReadTxn();
+    return this.read(query);
+  }
+
+  async exclusive(query: HeadQuery, build: (head: Head) => WriteOp[]): Promise<void> {
+    if (this.closed) throw new Error('engine is closed');
+    let failure: { error: unknown } | undefined;
+    const db = this.db;
+    // The callback runs in lmdb-js's write transaction, which holds LMDB's writer lock (shared by
+    // every process on the environment): reads inside it see the latest commit of any process.
+    await db.transaction(() => {
+      let ops: WriteOp[];
+      try {
+        ops = build(this.read(query));
+        for (const op of ops) checkKey(op.key);
+      } catch (error) {
+        failure = { error };
+        return;
+      }
+      for (const op of ops) {
+        if (op.value === null) db.remove(asBuffer(op.key));
+        else db.put(asBuffer(op.key), asBuffer(op.value));
+      }
+    });
+    if (failure) throw failure.error;
+    await db.flushed;
+  }
+
   async write(ops: WriteOp[]): Promise<void> {
     if (this.closed) throw new Error('engine is closed');
     for (const op of ops) checkKey(op.key);
@@ -95,14 +135,29 @@ class LmdbEngine implements Engine {
   }
 }
 
-export async function openLmdbEngine(dir: string): Promise<Engine> {
+export interface LmdbOptions {
+  /**
+   * One of several processes of one `--workers` tier on this directory (the tier's supervisor holds
+   * its lock): commits go through the shared protocol, and a commit is visible only once durable
+   * (no overlapping sync), since another process may read it at once.
+   */
+  shared?: boolean;
+}
+
+export async function openLmdbEngine(dir: string, opts: LmdbOptions = {}): Promise<Engine> {
   mkdirSync(dir, { recursive: true });
-  const release = lockDirectory(dir);
+  const shared = opts.shared === true;
+  const release = shared ? () => undefined : lockDirectory(dir);
   try {
     // lmdb-js takes a path with an extension for a file name, so a data folder like `/tmp/tmp.AbC`
     // would break: the environment lives in a fixed, extension-free subfolder instead.
-    const db = open<Buffer, Buffer>({ path: join(dir, 'lmdb'), keyEncoding: 'binary', encoding: 'binary' });
-    return new LmdbEngine(db, release);
+    const db = open<Buffer, Buffer>({
+      path: join(dir, 'lmdb'),
+      keyEncoding: 'binary',
+      encoding: 'binary',
+      ...(shared ? { overlappingSync: false } : {}),
+    });
+    return new LmdbEngine(db, release, shared);
   } catch (e) {
     release();
     throw e;

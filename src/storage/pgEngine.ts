@@ -2,15 +2,60 @@
 // `bytea` primary key compares bytewise (memcmp order), so everything above the Engine interface
 // (MVCC, versions, index entries, the format record) is shared unchanged.
 //
-// One process per store for now: the commit protocol (store.ts) validates in memory, so several
-// processes over one PostgreSQL are not yet correct (issue 15); a session lock keeps a second out.
+// Any number of Flora processes may share one store: commits are sequenced by `exclusive`, a
+// transaction holding an advisory lock (store.ts, shared mode). Its statements go as simple-protocol
+// text with keys and values as hex literals, so a commit costs two round trips: lock and read, then
+// write and commit.
 
 import { Pool, type PoolClient } from 'pg';
-import { StorageUnavailable, StoreInUse, type Engine, type KV, type RangeOptions, type WriteOp } from './engine';
+import { StorageUnavailable, type Engine, type Head, type HeadQuery, type KV, type RangeOptions, type WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
 /** Rows fetched per round trip of a range scan. */
 const PAGE = 256;
 const TABLE = 'flora_kv';
+/** The advisory lock every commit of the tier takes (any fixed number; this one spells "flora"). */
+const COMMIT_LOCK = 0x666c6f7261;
+
+const hex = (b: Uint8Array) => `decode('${asBuffer(b).toString('hex')}','hex')`;
+
+/** One statement reading `query`: keys tagged -1, the rows of range i tagged i. */
+function headSql(query: HeadQuery): string {
+  const parts: string[] = [];
+  if (query.keys.length > 0) parts.push(`SELECT -1 AS q, k, v FROM ${TABLE} WHERE k IN (${query.keys.map(hex).join(',')})`);
+  query.ranges.forEach((r, i) => {
+    const order = r.reverse ? 'DESC' : 'ASC';
+    const limit = r.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(r.limit))}` : '';
+    parts.push(`(SELECT ${i} AS q, k, v FROM ${TABLE} WHERE k >= ${hex(r.start)} AND k < ${hex(r.end)} ORDER BY k ${order}${limit})`);
+  });
+  return parts.join(' UNION ALL ');
+}
+
+function headOf(query: HeadQuery, rows: { q: number; k: Buffer; v: Buffer }[]): Head {
+  const byKey = new Map<string, Buffer>();
+  const ranges: KV[][] = query.ranges.map(() => []);
+  for (const row of rows) {
+    if (row.q < 0) byKey.set(row.k.toString('hex'), row.v);
+    else ranges[row.q].push({ key: row.k, value: row.v });
+  }
+  query.ranges.forEach((r, i) => ranges[i].sort((a, b) => (r.reverse ? -1 : 1) * Buffer.compare(asBuffer(a.key), asBuffer(b.key))));
+  return { values: query.keys.map((k) => byKey.get(asBuffer(k).toString('hex'))), ranges };
+}
+
+/** Statements applying `ops` (the last op of each key wins). */
+function writeSql(ops: WriteOp[]): string[] {
+  const last = new Map<string, WriteOp>();
+  for (const op of ops) last.set(asBuffer(op.key).toString('hex'), op);
+  const puts: string[] = [];
+  const deletes: string[] = [];
+  for (const op of last.values()) {
+    if (op.value === null) deletes.push(hex(op.key));
+    else puts.push(`(${hex(op.key)},${hex(op.value)})`);
+  }
+  const out: string[] = [];
+  if (deletes.length > 0) out.push(`DELETE FROM ${TABLE} WHERE k IN (${deletes.join(',')})`);
+  if (puts.length > 0) out.push(`INSERT INTO ${TABLE} (k, v) VALUES ${puts.join(',')} ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`);
+  return out;
+}
 
 function unavailable(err: unknown): StorageUnavailable {
   return err instanceof StorageUnavailable ? err : new StorageUnavailable(`PostgreSQL is unavailable: ${err instanceof Error ? err.message : String(err)}`);
@@ -20,17 +65,66 @@ function asBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
+
 class PgEngine implements Engine {
   readonly maxKeySize = MAX_KEY_SIZE;
   /** Writes go one after another, so that two issued in order commit in that order. */
   private writes: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(
-    private readonly pool: Pool,
-    /** The session holding the store's lock, for as long as the engine is open. */
-    private readonly owner: PoolClient,
-  ) {}
+  readonly shared = true;
+
+  constructor(private readonly pool: Pool) {}
+
+  async readHead(query: HeadQuery): Promise<Head> {
+    try {
+      // One statement: one snapshot, taken when it starts (after every commit that completed).
+      const read = headSql(query);
+      return headOf(query, read ? (await this.pool.query<{ q: number; k: Buffer; v: Buffer }>(read)).rows : []);
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
+  async exclusive(query: HeadQuery, build: (head: Head) => WriteOp[]): Promise<void> {
+    if (this.closed) throw new Error('engine is closed');
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw unavailable(e);
+    }
+    try {
+      let rows: { q: number; k: Buffer; v: Buffer }[];
+      try {
+        // READ COMMITTED: the read statement's snapshot is taken once the lock is held, so it sees
+        // every commit of every process before this one.
+        const read = headSql(query);
+        const results = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${COMMIT_LOCK})${read ? `; ${read}` : ''}`)) as unknown as {
+          rows: { q: number; k: Buffer; v: Buffer }[];
+        }[];
+        rows = read ? results[2].rows : [];
+      } catch (e) {
+        throw unavailable(e);
+      }
+      const ops = build(headOf(query, rows));
+      for (const op of ops) {
+        if (op.key.length > this.maxKeySize) throw new Error(`storage key of ${op.key.length} bytes exceeds the maximum of ${this.maxKeySize} bytes`);
+        if (op.key.length === 0) throw new Error('empty storage key');
+      }
+      try {
+        await client.query([...writeSql(ops), 'COMMIT'].join('; '));
+      } catch (e) {
+        throw unavailable(e);
+      }
+    } catch (e) {
+      // Nothing of this transaction stays (a failed COMMIT rolls back by itself; the lock goes with it).
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     try {
@@ -121,7 +215,6 @@ class PgEngine implements Engine {
     if (this.closed) return;
     this.closed = true;
     await this.writes;
-    this.owner.release();
     await this.pool.end();
   }
 }
@@ -137,18 +230,14 @@ export async function openPgEngine(url: string): Promise<Engine> {
   // report through the pool, checked-out ones (the lock's owner, a write) through themselves.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  let owner: PoolClient | undefined;
   try {
-    owner = await pool.connect();
-    // The commit protocol validates in this process's memory, so a second process on the same
-    // store would break serializability: the first one holds a session lock, the second is refused.
-    const lock = await owner.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('${TABLE}')) AS ok`);
-    if (!lock.rows[0].ok) throw new StoreInUse('another Flora process already serves this PostgreSQL database (one process per store for now)');
-    await owner.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL)`);
+    // Processes starting together may race to create the table: the lock makes it one at a time.
+    await pool.query(
+      `BEGIN; SELECT pg_advisory_xact_lock(${COMMIT_LOCK}); CREATE TABLE IF NOT EXISTS ${TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL); COMMIT`,
+    );
   } catch (e) {
-    owner?.release();
     await pool.end().catch(() => undefined);
-    throw e instanceof StoreInUse ? e : unavailable(e);
+    throw unavailable(e);
   }
-  return new PgEngine(pool, owner);
+  return new PgEngine(pool);
 }

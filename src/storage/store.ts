@@ -1,6 +1,9 @@
 // MVCC store with optimistic concurrency and group commit, on top of any Engine.
 //
-// Invariants (single Node process, so the commit critical section is one synchronous block):
+// Two modes. An engine only this process writes (LMDB, one process) runs the local mode below. An
+// engine other processes write too (PostgreSQL, LMDB with workers) runs the shared mode further down.
+//
+// Local mode invariants (one Node process, so the commit critical section is one synchronous block):
 //  - The engine holds durable commits only (plus, briefly, commits being flushed, whose ts is above
 //    every snapshot that can read them), so snapshot reads go straight to the engine, bounded by ts.
 //  - A snapshot S is taken so that every commit with ts ≤ S is durable and every later commit gets
@@ -8,10 +11,39 @@
 //  - A read-write txn commits at ts > S after checking that no commit in (S, ts) wrote what it read.
 //  - Commits validated while a flush is in flight (or in the same tick) share one engine.write, and
 //    `run` resolves only once its commit is durable.
+//
+// Shared mode: every commit of every process goes through `engine.exclusive`, one critical section
+// at a time across the tier (LMDB's writer lock, a PostgreSQL advisory lock). Inside it a process
+// reads the issued ts and the commit log records (commitLog.ts) it has not seen, validates its batch
+// against every commit after each transaction's snapshot (its own and the others', now all in
+// `log`), gives each commit ts = max(clock, previous + 1) above everything issued, and writes the
+// versions, the log records and the new issued ts in one durable write. So:
+//  - commit ts are strictly increasing in commit order across processes (each section starts from
+//    the issued ts the previous one wrote), and a commit that completed before another started has
+//    the smaller ts: read-write transactions are strictly serializable;
+//  - `known` is a ts such that every commit ≤ known is durable and this process has applied its log
+//    record, and every later commit gets ts > known. Snapshots are taken at `known`, so they are
+//    consistent; they are fresh within SOFT_STALE_US under load (sections and head reads move
+//    `known` up; an idle tier is moved up by a "tick", a section with no commits), within
+//    HARD_STALE_US always, and a snapshot waits for `minSnapshotTs` (X-Last-Seen-Txn) to be known;
+//  - one section or head read runs at a time in a process (`sequence`), so its own commits never
+//    come back to it as another process's.
 
 import { ProtocolError } from '../values/errors';
-import { TxnTime, type Obj } from '../values/types';
-import type { Engine, KV, WriteOp } from './engine';
+import { FIRST_USER_COLLECTION_ID, TxnTime, type Obj } from '../values/types';
+import type { Engine, Head, HeadQuery, KV, WriteOp } from './engine';
+import {
+  decodeFloor,
+  decodeLogRecord,
+  encodeLogRecord,
+  feedEvent,
+  LOG_FLOOR_KEY,
+  LOG_RETENTION_US,
+  logKey,
+  logKeyTs,
+  logRange,
+  type LoggedVersion,
+} from './commitLog';
 import {
   abstractConflictKey,
   collectionPrefix,
@@ -54,6 +86,7 @@ import {
   type VersionAction,
   type CommitEvent,
   type CommitListener,
+  type CommittedIndexEntry,
 } from './types';
 import { decodeValue, encodeValue, type RefNamer } from './valueCodec';
 import { isRemoveEvent, TxnIndexes, type IndexWriteSet } from './indexTxn';
@@ -68,6 +101,16 @@ export const TXN_BYTES_LIMIT = 16 * 1024 * 1024;
 const ISSUED_TS_KEY = systemKey('issuedTs');
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
 const MAX_WRITES_IN_FLIGHT = 4;
+/** Shared mode: a snapshot older than this starts a tick in the background. */
+const SOFT_STALE_US = 10_000n;
+/** Shared mode: a snapshot is never older than this (it waits for a head read or a tick). */
+const HARD_STALE_US = 50_000n;
+/** Shared mode: while streams listen, how often other processes' commits are looked for. */
+const FEED_POLL_MS = 20;
+/** Shared mode: old commit log records deleted per section (the log stays bounded). */
+const LOG_TRIM_PER_SECTION = 8;
+/** Shared mode: a purge waits this long past the deletion for other processes' snapshots. */
+const SHARED_PURGE_DELAY_MS = 130_000;
 
 // Stored version = action byte + encodeValue(data) (no data for a delete).
 const ACTIONS: VersionAction[] = ['create', 'update', 'delete'];
@@ -162,14 +205,30 @@ interface CommitRecord {
   isDurable: boolean;
   /** What the commit changed, for the commit feed; only recorded while it has listeners. */
   changes?: CommitEvent;
+  /** Shared mode: what the commit log record carries for other processes' feeds. */
+  logged?: { versions: LoggedVersion[]; entries: CommittedIndexEntry[] };
 }
 
-/** Thrown at commit; carries the commit we lost to so the retry can wait for it. */
+/** Thrown at commit; carries the commit we lost to (if known) so the retry can wait for it. */
 class StoreConflict extends ConflictError {
-  constructor(readonly winner: CommitRecord) {
+  constructor(readonly winner: CommitRecord | undefined) {
     super();
   }
 }
+
+interface SharedState {
+  known: bigint;
+  floor: bigint;
+}
+
+/** A shared-mode transaction waiting for its critical section. */
+interface Waiting {
+  txn: TxnImpl;
+  resolve(ts: bigint): void;
+  reject(e: unknown): void;
+}
+
+const resolvedDurable = Promise.resolve();
 
 export interface StoreOptions {
   /** Wall clock in µs (tests inject one). */
@@ -178,6 +237,12 @@ export interface StoreOptions {
 
 export async function openStore(engine: Engine, opts: StoreOptions = {}): Promise<Store> {
   const clock = opts.clock ?? wallClockMicros();
+  if (engine.shared) {
+    // Every commit ≤ the issued ts is durable and later ones get more: the first horizon.
+    const head = await engine.readHead({ keys: [ISSUED_TS_KEY, LOG_FLOOR_KEY], ranges: [] });
+    const issued = head.values[0] ? decodeU64Value(head.values[0]) : 0n;
+    return new MvccStore(engine, clock, issued, { known: issued, floor: decodeFloor(head.values[1]) });
+  }
   const raw = await engine.get(ISSUED_TS_KEY);
   const persisted = raw ? decodeU64Value(raw) : 0n;
   return new MvccStore(engine, clock, max(persisted, clock()));
@@ -205,16 +270,43 @@ class MvccStore implements Store {
   private readonly commitListeners = new Set<CommitListener>();
   private feed: CommitRecord[] = [];
 
+  private readonly nativeListeners: ((ts: bigint, docs: DocKey[] | 'all') => void)[] = [];
+
+  // Shared mode (undefined in local mode).
+  private readonly shared: SharedState | undefined;
+  /** Commits waiting for the next critical section. */
+  private waiting: Waiting[] = [];
+  private sectionScheduled = false;
+  /** The chain of sections and head reads: one at a time. */
+  private sequencer: Promise<void> = Promise.resolve();
+  private ticking = false;
+  private feedTimer: NodeJS.Timeout | undefined;
+  private readonly closing = new AbortController();
+
   constructor(
     readonly engine: Engine,
     private readonly clock: () => bigint,
     issuedTs: bigint,
+    shared?: SharedState,
   ) {
     this.issuedTs = issuedTs;
+    this.shared = shared;
   }
 
   now(): bigint {
-    return max(this.clock(), this.issuedTs);
+    return max(this.clock(), this.shared ? this.shared.known : this.issuedTs);
+  }
+
+  onNativeWrites(listener: (ts: bigint, docs: DocKey[] | 'all') => void): void {
+    this.nativeListeners.push(listener);
+  }
+
+  /** Tells the listeners what a commit (validated, own or another process's) wrote to native collections. */
+  private nativeWrites(ts: bigint, docs: DocKey[]): void {
+    let native: DocKey[] | undefined;
+    for (const d of docs) if (d.coll < FIRST_USER_COLLECTION_ID) (native ??= []).push(d);
+    if (!native) return;
+    for (const l of this.nativeListeners) l(ts, native);
   }
 
   // ---- commit feed -----------------------------------------------------------------------
@@ -222,6 +314,7 @@ class MvccStore implements Store {
   onCommit(listener: CommitListener): () => void {
     const entry: CommitListener = (c) => listener(c); // one registration per call, even of one function
     this.commitListeners.add(entry);
+    this.pollFeed();
     return () => {
       this.commitListeners.delete(entry);
     };
@@ -263,7 +356,7 @@ class MvccStore implements Store {
         if (this.closed) throw new Error('store is closed');
         const snapshot = await this.takeSnapshot(opts.minSnapshotTs);
         const txn = new TxnImpl(this, snapshot);
-        let winner: CommitRecord;
+        let winner: CommitRecord | undefined;
         try {
           const result = await fn(txn);
           const ts = txn.hasWrites ? await this.commit(txn) : snapshot;
@@ -284,7 +377,7 @@ class MvccStore implements Store {
         }
         retries++;
         // A fresh snapshot only sees the winner once it is durable.
-        await winner.durable.catch(() => {});
+        await winner?.durable.catch(() => {});
         releaseRetryQueue ??= await this.enterRetryQueue();
       }
     } finally {
@@ -295,15 +388,27 @@ class MvccStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.pending.length > 0) await this.pending[this.pending.length - 1].durable.catch(() => {});
-    await this.idle;
-    await this.engine.write([{ key: ISSUED_TS_KEY, value: encodeU64Value(this.issuedTs) }]);
+    this.closing.abort();
+    if (this.feedTimer) clearTimeout(this.feedTimer);
+    if (this.shared) {
+      // Every commit already writes the issued ts; other processes may have issued more since.
+      while (this.waiting.length > 0 || this.sectionScheduled) {
+        await new Promise((r) => setImmediate(r));
+        await this.sequencer;
+      }
+      await this.sequencer;
+    } else {
+      while (this.pending.length > 0) await this.pending[this.pending.length - 1].durable.catch(() => {});
+      await this.idle;
+      await this.engine.write([{ key: ISSUED_TS_KEY, value: encodeU64Value(this.issuedTs) }]);
+    }
     await this.engine.close();
   }
 
   // ---- snapshots -------------------------------------------------------------------------
 
   private async takeSnapshot(minTs: bigint | undefined): Promise<bigint> {
+    if (this.shared) return this.sharedSnapshot(this.shared, minTs);
     // X-Last-Seen-Txn: wait until every commit up to minTs is durable (and so visible). A minTs
     // beyond everything issued is reserved first, so commits arriving meanwhile land above it and
     // the wait ends.
@@ -357,14 +462,32 @@ class MvccStore implements Store {
     return new Promise((resolve) => this.snapshotWaiters.push({ ts, resolve }));
   }
 
+  /**
+   * Shared mode: other processes' snapshots are not known here; a transaction never runs longer
+   * than the query timeout, so past that delay none is older than the deletion.
+   */
+  private otherSnapshotsReach(): Promise<void> {
+    if (!this.shared) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, SHARED_PURGE_DELAY_MS);
+      t.unref();
+      this.closing.signal.addEventListener('abort', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
   async purgeDatabase(db: bigint, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
+    await this.otherSnapshotsReach();
     for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.IndexEntry, KeyTag.IndexHistory])
       await this.purgeRange(databaseRange(tag, db));
   }
 
   async purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
+    await this.otherSnapshotsReach();
     for (const tag of [KeyTag.Version, KeyTag.Latest]) {
       const start = inKeyspace(tag, collectionPrefix(db, coll));
       await this.purgeRange({ start, end: prefixEnd(start) });
@@ -373,6 +496,7 @@ class MvccStore implements Store {
 
   async purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
+    await this.otherSnapshotsReach();
     for (const tag of [KeyTag.IndexEntry, KeyTag.IndexHistory]) {
       const start = indexKey(tag, db, index);
       await this.purgeRange({ start, end: prefixEnd(start) });
@@ -478,17 +602,223 @@ class MvccStore implements Store {
     return prev.then(() => release);
   }
 
+  // ---- shared mode -----------------------------------------------------------------------
+
+  private async sharedSnapshot(sh: SharedState, minTs: bigint | undefined): Promise<bigint> {
+    const now = this.clock();
+    if ((minTs !== undefined && minTs > sh.known) || now - sh.known > HARD_STALE_US) {
+      await this.refresh(sh, minTs ?? 0n, now - HARD_STALE_US);
+    } else if (now - sh.known > SOFT_STALE_US && !this.ticking) {
+      this.ticking = true;
+      void this.refresh(sh, 0n, now - SOFT_STALE_US)
+        .catch(() => undefined) // a failing store shows in the requests that wait for it
+        .finally(() => (this.ticking = false));
+    }
+    const s = sh.known;
+    this.active.set(s, (this.active.get(s) ?? 0) + 1);
+    return s;
+  }
+
+  /** Runs `fn` after every section and head read already asked for (one at a time). */
+  private sequence(fn: () => Promise<void>): Promise<void> {
+    const run = this.sequencer.then(fn);
+    this.sequencer = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Brings `known` to at least `minTs` and `target`: reads the head, then ticks if still short. */
+  private refresh(sh: SharedState, minTs: bigint, target: bigint): Promise<void> {
+    return this.sequence(async () => {
+      if (sh.known >= minTs && sh.known >= target) return; // done by the one before
+      const head = await this.engine.readHead(this.headQuery(sh));
+      this.applyHead(sh, head);
+      if (sh.known >= minTs && sh.known >= target) return;
+      await this.section(sh, [], true);
+    });
+  }
+
+  private headQuery(sh: SharedState): HeadQuery {
+    const cutoff = this.clock() - LOG_RETENTION_US;
+    return {
+      keys: [ISSUED_TS_KEY, LOG_FLOOR_KEY],
+      ranges: [logRange(sh.known), { start: logKey(0n), end: logKey(cutoff > 0n ? cutoff : 0n), limit: LOG_TRIM_PER_SECTION }],
+    };
+  }
+
+  /** Applies other processes' commits in `head` (their log records above `known`), then moves `known`. */
+  private applyHead(sh: SharedState, head: Head): void {
+    const issued = head.values[0] ? decodeU64Value(head.values[0]) : 0n;
+    const floor = decodeFloor(head.values[1]);
+    if (floor > sh.known) {
+      // Records this process never saw were trimmed: nothing before the floor can be validated,
+      // and every cache may be stale.
+      for (const l of this.nativeListeners) l(floor, 'all');
+      console.error('flora: this process fell behind the commit log; caches dropped, older transactions retried');
+    }
+    if (floor > sh.floor) sh.floor = floor;
+    const feed = this.feedActive;
+    for (const kv of head.ranges[0]) {
+      const ts = logKeyTs(kv.key);
+      if (ts <= sh.known || ts > issued) continue;
+      const r = decodeLogRecord(ts, kv.value);
+      const rec: CommitRecord = {
+        ts,
+        keys: new Set(r.keys),
+        docs: r.docs,
+        indexes: r.indexes,
+        ops: [],
+        durable: resolvedDurable,
+        resolve: () => {},
+        reject: () => {},
+        isDurable: true,
+      };
+      this.log.push(rec);
+      this.nativeWrites(ts, r.docs);
+      if (feed) {
+        rec.changes = feedEvent(r, (stored) => (stored.length > 1 ? (decodeValue(stored, 1, undefined, ts) as Obj) : null));
+        this.feed.push(rec);
+      }
+    }
+    if (issued > sh.known) sh.known = issued;
+    if (this.feed.length > 0) this.deliverCommits();
+    this.prune();
+  }
+
+  private scheduleSection(): void {
+    if (this.sectionScheduled) return;
+    this.sectionScheduled = true;
+    // Let the other commits of this tick join the batch.
+    setImmediate(() => {
+      void this.sequence(async () => {
+        this.sectionScheduled = false;
+        const batch = this.waiting;
+        this.waiting = [];
+        if (batch.length > 0) await this.section(this.shared!, batch, false).catch(() => undefined);
+      });
+    });
+  }
+
+  /**
+   * One critical section: validates and commits `batch` (each waiting txn is resolved or rejected),
+   * or with `tick` and nothing to commit, moves the issued ts up to the clock. Rejects only with an
+   * engine failure (after rejecting the batch with it).
+   */
+  private async section(sh: SharedState, batch: Waiting[], tick: boolean): Promise<void> {
+    const done: { w: Waiting; rec: CommitRecord }[] = [];
+    const refused: { w: Waiting; error: unknown }[] = [];
+    let issuedTs = 0n;
+    try {
+      await this.engine.exclusive(this.headQuery(sh), (head) => {
+        done.length = 0;
+        refused.length = 0;
+        this.applyHead(sh, head);
+        const ops: WriteOp[] = [];
+        let last = sh.known;
+        for (const w of batch) {
+          const snapshot = w.txn.snapshotTs;
+          if (snapshot < sh.floor) {
+            refused.push({ w, error: new StoreConflict(undefined) });
+            continue;
+          }
+          let winner: CommitRecord | undefined;
+          for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > snapshot; i--) {
+            if (w.txn.conflictsWith(this.log[i])) {
+              winner = this.log[i];
+              break;
+            }
+          }
+          if (winner) {
+            refused.push({ w, error: new StoreConflict(winner) });
+            continue;
+          }
+          const ts = max(this.clock(), last + 1n);
+          let rec: CommitRecord;
+          try {
+            rec = w.txn.buildCommit(ts, true);
+          } catch (error) {
+            refused.push({ w, error });
+            continue;
+          }
+          last = ts;
+          for (const op of rec.ops) ops.push(op);
+          ops.push({
+            key: logKey(ts),
+            value: encodeLogRecord({ ts, keys: [...rec.keys], docs: rec.docs, indexes: rec.indexes, ...rec.logged! }),
+          });
+          rec.logged = undefined;
+          this.log.push(rec);
+          if (rec.changes) this.feed.push(rec);
+          this.nativeWrites(ts, rec.docs);
+          done.push({ w, rec });
+        }
+        issuedTs = done.length > 0 ? last : max(sh.known, this.clock());
+        if (done.length > 0 || (tick && issuedTs > sh.known)) ops.push({ key: ISSUED_TS_KEY, value: encodeU64Value(issuedTs) });
+        // Keep the log bounded: drop a few records older than the retention (the head's second range).
+        const old = head.ranges[1];
+        if (old.length > 0) {
+          for (const kv of old) ops.push({ key: kv.key, value: null });
+          ops.push({ key: LOG_FLOOR_KEY, value: encodeU64Value(logKeyTs(old[old.length - 1].key)) });
+        }
+        return ops;
+      });
+    } catch (error) {
+      // Nothing of this section was written: its commits never happened.
+      const gone = new Set(done.map((d) => d.rec));
+      if (gone.size > 0) {
+        this.log = this.log.filter((r) => !gone.has(r));
+        if (this.feed.length > 0) this.feed = this.feed.filter((r) => !gone.has(r));
+      }
+      for (const d of done) {
+        d.rec.reject(error);
+        d.w.reject(error);
+      }
+      for (const r of refused) r.w.reject(r.error);
+      throw error;
+    }
+    if (issuedTs > sh.known) sh.known = issuedTs;
+    for (const d of done) {
+      d.rec.isDurable = true;
+      d.rec.resolve();
+    }
+    for (const r of refused) r.w.reject(r.error);
+    // Before the writers' continuations run: a stream hears of a write before its writer's response.
+    if (this.feed.length > 0) this.deliverCommits();
+    this.prune();
+    for (const d of done) d.w.resolve(d.rec.ts);
+  }
+
+  /** While streams listen, looks for other processes' commits every FEED_POLL_MS. */
+  private pollFeed(): void {
+    const sh = this.shared;
+    if (!sh || this.feedTimer || this.closed) return;
+    this.feedTimer = setTimeout(() => {
+      this.feedTimer = undefined;
+      if (!this.feedActive || this.closed) return;
+      void this.sequence(async () => this.applyHead(sh, await this.engine.readHead(this.headQuery(sh))))
+        .catch(() => undefined) // the store is unavailable: the next poll tries again
+        .finally(() => this.pollFeed());
+    }, FEED_POLL_MS);
+    this.feedTimer.unref();
+  }
+
   // ---- commit ----------------------------------------------------------------------------
 
   /** Validates and enqueues synchronously; the promise resolves with the ts once durable. */
   private commit(txn: TxnImpl): Promise<bigint> {
     if (this.closed) throw new Error('store is closed');
+    if (this.shared) {
+      return new Promise((resolve, reject) => {
+        this.waiting.push({ txn, resolve, reject });
+        this.scheduleSection();
+      });
+    }
     for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) {
       if (txn.conflictsWith(this.log[i])) throw new StoreConflict(this.log[i]);
     }
     const ts = max(this.clock(), this.issuedTs + 1n);
     const rec = txn.buildCommit(ts); // may throw (unencodable value): then nothing was issued
     this.issuedTs = ts;
+    this.nativeWrites(ts, rec.docs);
     if (rec.changes) this.feed.push(rec);
     this.log.push(rec);
     this.pending.push(rec);
@@ -928,8 +1258,10 @@ class TxnImpl implements Txn {
     return rec.indexes !== undefined && this.indexes.conflictsWith(rec.indexes);
   }
 
-  buildCommit(ts: bigint): CommitRecord {
+  /** The commit's writes at `ts`; `forLog` also keeps what its commit log record carries (shared mode). */
+  buildCommit(ts: bigint, forLog = false): CommitRecord {
     const ops: WriteOp[] = [];
+    const logged: LoggedVersion[] | undefined = forLog ? [] : undefined;
     const keys = new Set<string>(this.writeKeys);
     const docs: DocKey[] = [];
     let bytes = 0;
@@ -940,6 +1272,7 @@ class TxnImpl implements Txn {
       const op = { key: versionKey(b.key, ts), value };
       const latest = { key: latestKey(b.key), value: encodeLatest(ts, value) };
       ops.push(op, latest);
+      logged?.push({ key: b.key, ts, action: b.action, rewrite: false, stored: value });
       keys.add(ck);
       docs.push(b.key);
       bytes += op.key.length + op.value.length;
@@ -949,6 +1282,7 @@ class TxnImpl implements Txn {
       for (const [vts, e] of h.edits) {
         const op = { key: versionKey(h.key, vts), value: e ? encodeVersion(e.action, e.data, ts) : null };
         ops.push(op);
+        logged?.push({ key: h.key, ts: vts, action: e ? e.action : null, rewrite: true, stored: op.value });
         historyWrites++;
         bytes += op.key.length + (op.value?.length ?? 0);
       }
@@ -985,7 +1319,21 @@ class TxnImpl implements Txn {
     });
     durable.catch(() => {}); // observed by run(); avoid unhandled rejections from waiters' copies
     const changes = this.store.feedActive && !this.unreported ? this.feedChanges(ts) : undefined;
-    return { ts, keys, docs, indexes: ix.writes, ops, durable, resolve, reject, isDurable: false, changes };
+    // History collection is not reported to other processes' feeds either.
+    const forFeed = logged && !this.unreported ? { versions: logged, entries: this.indexes.committedEntries() } : undefined;
+    return {
+      ts,
+      keys,
+      docs,
+      indexes: ix.writes,
+      ops,
+      durable,
+      resolve,
+      reject,
+      isDurable: false,
+      changes,
+      logged: logged ? (forFeed ?? { versions: [], entries: [] }) : undefined,
+    };
   }
 
   /** The versions and index entries this transaction writes, as the commit feed reports them. */

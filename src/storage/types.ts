@@ -194,6 +194,11 @@ export interface CommittedVersion {
   data: Obj | null;
   /** True for Insert/Remove of a past version (a history rewrite), false for a new version. */
   rewrite: boolean;
+  /**
+   * True for a commit another process made (read from the commit log): refs in `data` carry their
+   * address only and must be named (model/refNames.ts `named`) before they are shown.
+   */
+  anonymous?: boolean;
 }
 
 /** An index entry change a commit wrote with putIndexEntry (index history replays are not reported). */
@@ -252,6 +257,13 @@ export interface Store {
    * Costs nothing while no listener is registered. Returns the unsubscribe function.
    */
   onCommit(listener: CommitListener): () => void;
+  /**
+   * `listener` hears, for every commit of any process that wrote documents of native collections
+   * (schema, keys, tokens, credentials), those documents and the commit's ts — before any snapshot
+   * at or after that ts is handed out — so caches of them are dropped in commit order. `all` (no
+   * documents) means this process lost track of other processes' commits: drop every cache.
+   */
+  onNativeWrites(listener: (ts: bigint, docs: DocKey[] | 'all') => void): void;
   close(): Promise<void>;
 }
 

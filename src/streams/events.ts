@@ -10,6 +10,7 @@ import { dbRefOf, docKeyOf, refOf } from '../model/documents';
 import { namedPayload } from '../model/indexer';
 import { allowed, checkAccess, checkSetRead } from '../model/permissions';
 import { resolveRef, type Target } from '../model/resolve';
+import { named, RefNames } from '../model/refNames';
 import type { CommittedIndexEntry, CommittedVersion, DocKey, Version } from '../storage/types';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import { Ref, SetV, typeName, type Obj, type Value } from '../values/types';
@@ -297,7 +298,8 @@ async function renderDocument(
   const wantPrev = fields.includes('diff') || fields.includes('prev');
   const wantAction = fields.includes('action');
   let out = '';
-  for (const v of change.versions) {
+  for (const committed of change.versions) {
+    const v = await namedVersion(ctx, committed);
     // A delete is judged on the document as it was just before it (a predicate that reads the
     // document would otherwise never grant it); everything else on the current state.
     const readable =
@@ -333,6 +335,12 @@ async function renderDocument(
     out += eventLine('version', txnTs, event);
   }
   return out;
+}
+
+/** A version as this caller sees it: one another process committed has its refs named first. */
+async function namedVersion(ctx: EvalContext, v: CommittedVersion): Promise<CommittedVersion> {
+  if (!v.anonymous || !v.data) return v;
+  return { ...v, data: await named(ctx.txn.names as RefNames, v.data, v.ts), anonymous: false };
 }
 
 /** Runs a permission check as of just before a change at `ts` (for deletes and removals). */

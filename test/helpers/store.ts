@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Engine, KV, RangeOptions, WriteOp } from '../../src/storage/engine';
+import type { Engine, Head, HeadQuery, KV, RangeOptions, WriteOp } from '../../src/storage/engine';
 import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import { openStore } from '../../src/storage/store';
 import type { Store } from '../../src/storage/types';
@@ -33,6 +33,18 @@ export class CountingEngine implements Engine {
   }
   close() {
     return this.inner.close();
+  }
+  get shared() {
+    return this.inner.shared;
+  }
+  readHead(q: HeadQuery) {
+    return this.inner.readHead(q);
+  }
+  async exclusive(q: HeadQuery, build: (head: Head) => WriteOp[]) {
+    let written: WriteOp[] = [];
+    this.writes++;
+    await this.inner.exclusive(q, (head) => (written = build(head)));
+    for (const op of written) this.durable.add(Buffer.from(op.key).toString('hex'));
   }
 }
 

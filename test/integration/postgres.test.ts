@@ -1,6 +1,7 @@
-// The PostgreSQL store (issue 15, first step: one Flora process over PostgreSQL): the engine keeps
-// LMDB's contract (bytewise key order, ranges both ways, atomic ordered writes), and a Flora process
-// on it serves the driver, survives a restart, and refuses to start without PostgreSQL (exit 2).
+// The PostgreSQL store: the engine keeps LMDB's contract (bytewise key order, ranges both ways,
+// atomic ordered writes, the head read and the critical section), and Flora processes on it serve the
+// driver, share one database, survive a restart and an outage, and refuse to start without
+// PostgreSQL (exit 2).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,6 +65,28 @@ async function conformance(engine: Engine): Promise<void> {
   assert.deepEqual(await all(engine.range({ start: b(0x40), end: b(0x41), limit: 300 })), manyHex.slice(0, 300));
   // Keys past the engine's limit are refused up front.
   await assert.rejects(engine.write([{ key: new Uint8Array(engine.maxKeySize + 1), value: b(1) }]));
+
+  // The head: keys and ranges from one state.
+  const head = await engine.readHead({ keys: [b(8), b(7)], ranges: [{ start: b(0x40), end: b(0x41), reverse: true, limit: 2 }] });
+  assert.deepEqual(head.values.map((v) => (v ? Buffer.from(v).toString('hex') : undefined)), ['02', undefined]);
+  assert.deepEqual(head.ranges[0].map(hex), [manyHex[599], manyHex[598]]);
+  // The critical section reads what it is given, writes what build returns, atomically.
+  await engine.exclusive({ keys: [b(8)], ranges: [{ start: b(5), end: b(6) }] }, (h) => {
+    assert.deepEqual(Buffer.from(h.values[0]!), Buffer.from(b(2)));
+    assert.deepEqual(h.ranges[0].map(hex), ['05']);
+    return [{ key: b(8), value: b(9) }, { key: b(5), value: null }];
+  });
+  assert.deepEqual(Buffer.from((await engine.get(b(8)))!), Buffer.from(b(9)));
+  assert.equal(await engine.get(b(5)), undefined);
+  // A build that throws writes nothing, and the section rejects with its error.
+  await assert.rejects(
+    engine.exclusive({ keys: [], ranges: [] }, () => {
+      throw new Error('refused');
+    }),
+    /refused/,
+  );
+  await assert.rejects(engine.exclusive({ keys: [], ranges: [] }, () => [{ key: new Uint8Array(engine.maxKeySize + 1), value: b(1) }]));
+  assert.deepEqual(Buffer.from((await engine.get(b(8)))!), Buffer.from(b(9)));
 }
 
 describe('engines', () => {
@@ -87,6 +110,11 @@ describe('engines', () => {
     }
   });
 });
+
+/** Makes `client` send `ts` as the last transaction time it saw (the driver's own method, untyped). */
+function seen(client: Client, ts: number): void {
+  (client as unknown as { syncLastTxnTime(t: number): void }).syncLastTxnTime(ts);
+}
 
 describe('a Flora process on PostgreSQL', () => {
   test('serves the driver over both protocols and keeps its data across a restart', async () => {
@@ -120,23 +148,27 @@ describe('a Flora process on PostgreSQL', () => {
     }
   });
 
-  test('a second process on the same database is refused while the first serves it', async () => {
-    const url = await pg.newDatabase('owned');
-    const first = await startFlora({ args: ['--storage', url] });
+  test('two processes on one database serve the same data: a write through one is read through the other', async () => {
+    const url = await pg.newDatabase('shared');
+    const [one, two] = await Promise.all([startFlora({ args: ['--storage', url] }), startFlora({ args: ['--storage', url] })]);
+    const a = new Client({ secret: one.secret, endpoint: one.url });
+    const b = new Client({ secret: two.secret, endpoint: two.url, fetch: globalThis.fetch });
     try {
-      const second = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--storage', url], {
-        encoding: 'utf8',
-        timeout: 30_000,
-        env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' },
-      });
-      assert.equal(second.status, 2, second.stderr);
-      assert.match(second.stderr, /^flora: cannot open the store: another Flora process already serves this PostgreSQL database/m);
+      await a.query(q.CreateCollection({ name: 'notes' }));
+      // The driver sends the last transaction time it saw (X-Last-Seen-Txn): a client given the
+      // other's reads that write at once, whichever process serves it.
+      const created = (await a.query(q.Create(q.Ref(q.Collection('notes'), '1'), { data: { text: 'from one' } }))) as { ts: number };
+      seen(b, created.ts);
+      assert.equal(((await b.query(q.Get(q.Ref(q.Collection('notes'), '1')))) as { data: { text: string } }).data.text, 'from one');
+      const updated = (await b.query(q.Update(q.Ref(q.Collection('notes'), '1'), { data: { text: 'from two' } }))) as { ts: number };
+      assert.ok(updated.ts > created.ts, 'transaction times increase across processes');
+      seen(a, updated.ts);
+      assert.equal(((await a.query(q.Get(q.Ref(q.Collection('notes'), '1')))) as { data: { text: string } }).data.text, 'from two');
     } finally {
-      await first.stop();
+      await a.close();
+      await b.close();
+      await Promise.all([one.stop(), two.stop()]);
     }
-    // Once it has stopped, another may take over.
-    const next = await startFlora({ args: ['--storage', url] });
-    await next.stop();
   });
 
   test('an outage while serving: 503 in Fauna\'s shape, no acknowledged write lost, service again once it is back', async () => {

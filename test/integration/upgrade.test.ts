@@ -142,6 +142,9 @@ describe('the upgrade itself', () => {
       range: (o) => engine.range(o) as AsyncIterable<KV>,
       write: (ops) => (++writes === failAt ? Promise.reject(new Error('killed')) : engine.write(ops)),
       close: () => engine.close(),
+      shared: engine.shared,
+      readHead: (q) => engine.readHead(q),
+      exclusive: (q, build) => engine.exclusive(q, build),
     };
   }
 
