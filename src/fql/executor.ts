@@ -21,6 +21,7 @@ import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
 import { HistoryCollector } from './historyCollector';
+import { Leases } from '../tier/leases';
 
 /** Collections whose documents make up a database's schema (catalog.ts). */
 const SCHEMA_COLLECTIONS = new Set<number>(NAMED_NATIVES.map((n) => NATIVE_IDS[n]));
@@ -43,6 +44,8 @@ export class Executor implements QueryService {
   private drained: (() => void) | undefined;
 
   private readonly collector: HistoryCollector;
+  /** Who does which background work in a tier of processes (tier/leases.ts). */
+  readonly leases: Leases;
 
   constructor(
     private readonly store: Store,
@@ -51,9 +54,10 @@ export class Executor implements QueryService {
   ) {
     this.limits = opts.limits ?? DEFAULT_LIMITS;
     this.pool = opts.pool ?? UNBOUNDED_POOL;
-    this.collector = new HistoryCollector(store, this.catalog, opts.collectIntervalMs ?? 300_000);
+    this.leases = new Leases(store);
+    this.collector = new HistoryCollector(store, this.catalog, this.leases, opts.collectIntervalMs ?? 300_000);
     this.auth = new Authenticator(rootSecret, this.catalog);
-    this.builder = new IndexBuilder(store, this.catalog, (db, ts) => {
+    this.builder = new IndexBuilder(store, this.catalog, this.leases, (db, ts) => {
       this.catalog.changed([db], ts);
       this.auth.invalidate(ts);
     });

@@ -1,7 +1,8 @@
 // The background collector (fql-v4.md §4.4, §4.2): on a timer, for every database, removes the
 // document versions and index events that fell below their minimum valid time, and deletes the
 // documents whose ttl has passed (with their index entries). Work goes in small batches, each its
-// own transaction or engine write, so queries are never blocked behind it.
+// own transaction or engine write, so queries are never blocked behind it. In a tier of
+// processes, only the holder of the collector's role (tier/leases.ts) makes passes.
 
 import type { Store, Txn } from '../storage/types';
 import type { Catalog, SchemaEntry } from '../model/catalog';
@@ -11,6 +12,7 @@ import { collectionMvt, indexMvt } from '../model/retention';
 import { expiredIds, expireDocuments, mayHoldExpiring } from '../model/expiry';
 import { schemaOf } from '../model/resolve';
 import { backgroundContext } from './backgroundContext';
+import type { Leases, Role } from '../tier/leases';
 
 const EXPIRY_BATCH = 256;
 
@@ -30,19 +32,23 @@ export class HistoryCollector {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private role: Role | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly catalog: Catalog,
+    private readonly leases: Leases,
     /** Time between the end of one pass and the start of the next. */
     private readonly intervalMs: number,
   ) {}
 
   start(): void {
     if (this.stopped || this.timer) return;
+    this.role ??= this.leases.role('collector');
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.pass()
+      const pass = this.role!.held() ? this.pass() : Promise.resolve();
+      this.running = pass
         .then(() => undefined)
         .catch((e) => console.error('flora: history collection failed:', e))
         .finally(() => {
@@ -59,6 +65,7 @@ export class HistoryCollector {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    await this.role?.stop();
   }
 
   /** One pass over every database. */

@@ -2,6 +2,11 @@
 // stored next to the data so a build resumes after a restart. Document writes during a build
 // maintain the index too, and a batch that races a write is re-run (optimistic concurrency), so
 // nothing written meanwhile is missed. The index is marked active when the last batch commits.
+//
+// In a tier of processes (store.shared), one process builds an index at a time: it holds the
+// build's lease (tier/leases.ts), and each batch commits only while the lease is still its own.
+// Every process looks at the pending builds every ADOPT_MS and takes over a build whose builder
+// died (its lease ran out): the build resumes from the progress the last batch committed.
 
 import type { Store, Txn } from '../storage/types';
 import { ProtocolError } from '../values/errors';
@@ -21,23 +26,45 @@ import {
 import { schemaOf } from '../model/resolve';
 import type { EvalContext } from './context';
 import { backgroundContext } from './backgroundContext';
+import { LeaseLost, type Leases } from '../tier/leases';
 
 const BATCH = 256;
 const LOG_EVERY = 10_000;
+/** Shared store: how often pending builds are looked at, to take over those whose builder died. */
+const ADOPT_MS = 2_000;
+
+const leaseOf = (db: bigint, index: number) => `build:${db}:${index}`;
 
 export class IndexBuilder {
   private readonly running = new Map<string, Promise<void>>();
   private stopped = false;
+  private adopter: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly catalog: Catalog,
+    private readonly leases: Leases,
     /** Called after a commit that changed a database's schema (the index became active). */
     private readonly schemaChanged: (db: bigint, ts: bigint) => void,
   ) {}
 
-  /** Resumes the builds a previous run left unfinished. */
+  /** Resumes the builds a previous run left unfinished, and (shared store) watches for orphaned ones. */
   async resume(): Promise<void> {
+    await this.adopt();
+    if (!this.store.shared || this.stopped) return;
+    const next = () => {
+      this.adopter = setTimeout(() => {
+        void this.adopt()
+          .catch(() => undefined) // the store is unavailable: look again next time
+          .finally(() => !this.stopped && next());
+      }, ADOPT_MS);
+      this.adopter.unref();
+    };
+    next();
+  }
+
+  /** Starts the pending builds this process is not running (another process's lease keeps them there). */
+  private async adopt(): Promise<void> {
     const { result } = await this.store.run(async (txn) => decodeBuildList(await txn.getMeta(PENDING_BUILDS_KEY)));
     for (const b of result) this.start(b.db, b.index);
   }
@@ -45,15 +72,20 @@ export class IndexBuilder {
   start(db: bigint, index: number): void {
     const key = `${db}:${index}`;
     if (this.running.has(key) || this.stopped) return;
-    const run = this.build(db, index)
-      .catch((e) => console.error(`flora: index build ${key} failed:`, e))
+    const run = this.leases
+      .holding(leaseOf(db, index), (lost) => this.build(db, index, lost))
+      .then(() => undefined)
+      .catch((e) => {
+        if (!(e instanceof LeaseLost)) console.error(`flora: index build ${key} failed:`, e);
+      })
       .finally(() => this.running.delete(key));
     this.running.set(key, run);
   }
 
-  /** Stops after the batches in progress; unfinished builds resume on the next start. */
+  /** Stops after the batches in progress; unfinished builds resume on the next start (or elsewhere). */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.adopter) clearTimeout(this.adopter);
     await Promise.all(this.running.values());
   }
 
@@ -61,14 +93,18 @@ export class IndexBuilder {
     return backgroundContext(txn, this.catalog, db);
   }
 
-  private async build(db: bigint, index: number): Promise<void> {
+  private async build(db: bigint, index: number, lost: AbortSignal): Promise<void> {
     const started = Date.now();
     let lastLogged = 0;
+    const lease = leaseOf(db, index);
     for (;;) {
-      if (this.stopped) return;
+      if (this.stopped || lost.aborted) return;
       let run;
       try {
-        run = await this.store.run(async (txn) => this.batch(this.context(txn, db), db, index));
+        run = await this.store.run(async (txn) => {
+          await this.leases.check(txn, lease);
+          return this.batch(this.context(txn, db), db, index);
+        });
       } catch (e) {
         // A batch that keeps losing races with writers is simply tried again.
         if (e instanceof ProtocolError && e.status === 409) continue;

@@ -273,7 +273,7 @@ class MvccStore implements Store {
   private readonly nativeListeners: ((ts: bigint, docs: DocKey[] | 'all') => void)[] = [];
 
   // Shared mode (undefined in local mode).
-  private readonly shared: SharedState | undefined;
+  private readonly sharing: SharedState | undefined;
   /** Commits waiting for the next critical section. */
   private waiting: Waiting[] = [];
   private sectionScheduled = false;
@@ -290,11 +290,15 @@ class MvccStore implements Store {
     shared?: SharedState,
   ) {
     this.issuedTs = issuedTs;
-    this.shared = shared;
+    this.sharing = shared;
   }
 
   now(): bigint {
-    return max(this.clock(), this.shared ? this.shared.known : this.issuedTs);
+    return max(this.clock(), this.sharing ? this.sharing.known : this.issuedTs);
+  }
+
+  get shared(): boolean {
+    return this.sharing !== undefined;
   }
 
   onNativeWrites(listener: (ts: bigint, docs: DocKey[] | 'all') => void): void {
@@ -390,7 +394,7 @@ class MvccStore implements Store {
     this.closed = true;
     this.closing.abort();
     if (this.feedTimer) clearTimeout(this.feedTimer);
-    if (this.shared) {
+    if (this.sharing) {
       // Every commit already writes the issued ts; other processes may have issued more since.
       while (this.waiting.length > 0 || this.sectionScheduled) {
         await new Promise((r) => setImmediate(r));
@@ -408,7 +412,7 @@ class MvccStore implements Store {
   // ---- snapshots -------------------------------------------------------------------------
 
   private async takeSnapshot(minTs: bigint | undefined): Promise<bigint> {
-    if (this.shared) return this.sharedSnapshot(this.shared, minTs);
+    if (this.sharing) return this.sharedSnapshot(this.sharing, minTs);
     // X-Last-Seen-Txn: wait until every commit up to minTs is durable (and so visible). A minTs
     // beyond everything issued is reserved first, so commits arriving meanwhile land above it and
     // the wait ends.
@@ -467,7 +471,7 @@ class MvccStore implements Store {
    * than the query timeout, so past that delay none is older than the deletion.
    */
   private otherSnapshotsReach(): Promise<void> {
-    if (!this.shared) return Promise.resolve();
+    if (!this.sharing) return Promise.resolve();
     return new Promise((resolve) => {
       const t = setTimeout(resolve, SHARED_PURGE_DELAY_MS);
       t.unref();
@@ -693,7 +697,7 @@ class MvccStore implements Store {
         this.sectionScheduled = false;
         const batch = this.waiting;
         this.waiting = [];
-        if (batch.length > 0) await this.section(this.shared!, batch, false).catch(() => undefined);
+        if (batch.length > 0) await this.section(this.sharing!, batch, false).catch(() => undefined);
       });
     });
   }
@@ -789,7 +793,7 @@ class MvccStore implements Store {
 
   /** While streams listen, looks for other processes' commits every FEED_POLL_MS. */
   private pollFeed(): void {
-    const sh = this.shared;
+    const sh = this.sharing;
     if (!sh || this.feedTimer || this.closed) return;
     this.feedTimer = setTimeout(() => {
       this.feedTimer = undefined;
@@ -806,7 +810,7 @@ class MvccStore implements Store {
   /** Validates and enqueues synchronously; the promise resolves with the ts once durable. */
   private commit(txn: TxnImpl): Promise<bigint> {
     if (this.closed) throw new Error('store is closed');
-    if (this.shared) {
+    if (this.sharing) {
       return new Promise((resolve, reject) => {
         this.waiting.push({ txn, resolve, reject });
         this.scheduleSection();

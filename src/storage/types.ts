@@ -229,6 +229,8 @@ export interface Store {
   run<T>(fn: (txn: Txn) => Promise<T>, opts?: RunOptions): Promise<RunResult<T>>;
   /** The server clock in µs as the store sees it (never behind the last commit). */
   now(): bigint;
+  /** True when other processes commit to the same store (the shared mode of store.ts). */
+  readonly shared: boolean;
   /**
    * Background maintenance after a deleted database or collection: physically removes its keys in
    * batches, once no running transaction has a snapshot older than `deletedAt`. Nothing can
