@@ -2,6 +2,7 @@
 // Flags win over the environment, which wins over the defaults. Each setting is declared once in
 // SETTINGS so that adding one (log retention, GraphQL port, …) is a single table entry.
 
+import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './fql/budget';
 
@@ -71,6 +72,15 @@ function parseStorage(raw: string, source: string): string {
   throw new ConfigError(`Invalid storage '${raw}' (from ${source}): expected lmdb or a postgres:// URL.`);
 }
 
+/** More processes than this would only compete for the same cores and the store's commit lock. */
+const MAX_WORKERS = 256;
+
+function workerCount(raw: string, source: string): number {
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS)
+    throw new ConfigError(`Invalid worker count '${raw}' (from ${source}): expected an integer from 1 to ${MAX_WORKERS}.`);
+  return Number(raw);
+}
+
 /** A region group starts every logged database path (`us-std/app/…`): one path segment. */
 function regionGroupName(raw: string, source: string): string {
   if (!/^[A-Za-z0-9_-]+$/.test(raw))
@@ -94,6 +104,10 @@ export const SETTINGS = [
   setting({
     key: 'storage', flag: '--storage', env: 'FLORA_STORAGE', defaultValue: '',
     help: "Where the data lives: '' = LMDB in the data directory, or a postgres:// URL", parse: parseStorage,
+  }),
+  setting({
+    key: 'workers', flag: '--workers', env: 'FLORA_WORKERS', defaultValue: availableParallelism(),
+    help: 'Server processes sharing the port and the store (default: the number of cores)', parse: workerCount,
   }),
   setting({
     key: 'rootSecret', flag: '--root-secret', env: 'FLORA_ROOT_SECRET', defaultValue: 'secret',

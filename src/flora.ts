@@ -5,21 +5,35 @@ import type { FloraConfig } from './fql/api';
 import { Executor } from './fql/executor';
 import { openLmdbEngine } from './storage/lmdbEngine';
 import { openPgEngine } from './storage/pgEngine';
+import type { Engine } from './storage/engine';
 import { openStore } from './storage/store';
 import { upgradeStorage } from './upgrade';
 import { retention } from './model/retention';
 import { queryLimits } from './config';
 import { MemoryPool } from './fql/budget';
+import { onSiblingDeath } from './tier/messages';
 
-export async function createFlora(config: FloraConfig): Promise<Executor> {
+export interface FloraRole {
+  /** One of a `--workers` tier: LMDB is shared with the tier's other processes (its supervisor holds the directory). */
+  worker?: boolean;
+}
+
+/** The configured engine, upgraded to this release's storage format. */
+export async function openEngine(config: FloraConfig, role: FloraRole = {}): Promise<Engine> {
   mkdirSync(config.dataDir, { recursive: true });
-  const engine = config.storage ? await openPgEngine(config.storage) : await openLmdbEngine(config.dataDir);
+  const engine = config.storage ? await openPgEngine(config.storage) : await openLmdbEngine(config.dataDir, { shared: role.worker });
   try {
-    await upgradeStorage(engine, (line) => process.stderr.write(`flora: ${line}\n`));
+    await engine.startup(() => upgradeStorage(engine, (line) => process.stderr.write(`flora: ${line}\n`)));
   } catch (err) {
     await engine.close();
     throw err;
   }
+  return engine;
+}
+
+export async function createFlora(config: FloraConfig, role: FloraRole = {}): Promise<Executor> {
+  const engine = await openEngine(config, role);
+  if (role.worker) onSiblingDeath(() => engine.checkReaders());
   const store = await openStore(engine);
   retention.graceMicros = BigInt(config.historyGraceSeconds) * 1_000_000n;
   const executor = new Executor(store, config.rootSecret, {

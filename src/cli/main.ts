@@ -3,6 +3,8 @@
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
+import type { FloraConfig } from '../fql/api';
+import { fromSupervisor, inTier, tellSupervisor } from '../tier/messages';
 
 const USAGE = `Usage: flora <command> [options]
 
@@ -46,24 +48,17 @@ async function start(args: readonly string[]): Promise<number> {
     }
     throw err;
   }
+  if (config.workers > 1 && !inTier()) return superviseTier(config);
 
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
-  const { FormatError } = await import('../storage/format');
-  const { StorageUnavailable, StoreInUse } = await import('../storage/engine');
   let service;
   try {
-    service = await createFlora(config);
+    service = await createFlora(config, { worker: inTier() });
   } catch (err) {
-    if (err instanceof FormatError) {
-      process.stderr.write(`flora: ${err.message}\n`);
-      return 1;
-    }
-    if (err instanceof StorageUnavailable || err instanceof StoreInUse) {
-      process.stderr.write(`flora: cannot open the store: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+    const code = await openingFailure(err);
+    if (code === undefined) throw err;
+    return code;
   }
   let server;
   // With a GraphQL-only port, the log system and the service are closed once both listeners have drained.
@@ -97,10 +92,7 @@ async function start(args: readonly string[]): Promise<number> {
       process.stderr.write(`flora: cannot listen on ${config.host}:${config.graphqlPort}: ${(err as Error).message}\n`);
       return 1;
     }
-    process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
   }
-  // Tests and scripts wait for exactly this line.
-  process.stdout.write(`Flora listening on ${server.address}\n`);
 
   const main = server;
   const running = {
@@ -117,18 +109,19 @@ async function start(args: readonly string[]): Promise<number> {
     },
   };
   return new Promise<number>((resolve) => {
-    let stopping = false;
-    const onSignal = () => {
-      if (stopping) {
-        // Second signal: stop waiting for in-flight requests.
-        running.forceClose();
+    let closing: Promise<void> | undefined;
+    const stop = (force: boolean) => {
+      if (closing) {
+        // Second request: stop waiting for in-flight requests.
+        if (force) running.forceClose();
         return;
       }
-      stopping = true;
-      const closed = running.close();
+      closing = running.close();
       // The listening socket is closed by now; tests wait for this line before finishing in-flight requests.
-      process.stderr.write('Flora stopping: finishing in-flight requests\n');
-      closed.then(
+      if (inTier()) tellSupervisor({ type: 'stopping' });
+      else process.stderr.write('Flora stopping: finishing in-flight requests\n');
+      if (force) running.forceClose();
+      closing.then(
         () => resolve(0),
         (err: unknown) => {
           process.stderr.write(`flora: error during shutdown: ${(err as Error).message}\n`);
@@ -136,9 +129,60 @@ async function start(args: readonly string[]): Promise<number> {
         },
       );
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    if (inTier()) {
+      // The supervisor stops the tier (a terminal's Ctrl-C reaches every process of the group: the
+      // supervisor's word is the one that counts); a SIGTERM sent to this worker stops it alone.
+      process.on('SIGINT', () => undefined);
+      process.on('SIGTERM', () => stop(closing !== undefined));
+      fromSupervisor(
+        (m) => m.type === 'stop' && stop(m.force),
+        () => stop(false), // the supervisor died: no one will hand this worker connections any more
+      );
+      tellSupervisor({ type: 'listening', address: main.address, graphqlAddress: graphqlServer?.address });
+    } else {
+      if (graphqlServer) process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
+      // Tests and scripts wait for exactly this line.
+      process.stdout.write(`Flora listening on ${main.address}\n`);
+      const onSignal = () => stop(closing !== undefined);
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    }
   });
+}
+
+/** The exit code and message for a store that cannot be opened; undefined for other errors. */
+async function openingFailure(err: unknown): Promise<number | undefined> {
+  const { FormatError } = await import('../storage/format');
+  const { StorageUnavailable, StoreInUse } = await import('../storage/engine');
+  if (err instanceof FormatError) {
+    process.stderr.write(`flora: ${err.message}\n`);
+    return 1;
+  }
+  if (err instanceof StorageUnavailable || err instanceof StoreInUse) {
+    process.stderr.write(`flora: cannot open the store: ${err.message}\n`);
+    return 2;
+  }
+  return undefined;
+}
+
+/** `--workers N` (N > 1): this process supervises N workers running this same command. */
+async function superviseTier(config: FloraConfig): Promise<number> {
+  const { supervise } = await import('../tier/supervisor');
+  try {
+    return await supervise(config, {
+      listening: (address, graphqlAddress) => {
+        if (graphqlAddress) process.stdout.write(`Flora GraphQL listening on ${graphqlAddress}\n`);
+        process.stdout.write(`Flora listening on ${address}\n`);
+        process.stderr.write(`flora: ${config.workers} worker processes serve this port\n`);
+      },
+      stopping: () => process.stderr.write('Flora stopping: finishing in-flight requests\n'),
+      error: (line) => process.stderr.write(`${line}\n`),
+    });
+  } catch (err) {
+    const code = await openingFailure(err);
+    if (code === undefined) throw err;
+    return code;
+  }
 }
 
 if (require.main === module) {

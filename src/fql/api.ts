@@ -76,6 +76,8 @@ export interface FloraConfig {
   dataDir: string;
   /** '' = LMDB in dataDir; else a postgres:// URL (the query log stays in the data directory). */
   storage?: string;
+  /** Processes serving the port: 1 = this process alone; more = a supervisor and that many workers (tier/). */
+  workers: number;
   rootSecret: string;
   /** Milliseconds between passes of the history/expiry collector. */
   collectIntervalMs: number;

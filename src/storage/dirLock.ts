@@ -1,7 +1,8 @@
-// One Flora process per data directory for now: the commit protocol validates in the process's own
-// memory (store.ts), so a second process on the same LMDB files would break serializability (issue
-// 15 brings several processes). A lock file holding the owner's pid keeps a second one out; a lock
-// whose process is gone (kill -9, power cut) is taken over.
+// One owner per LMDB data directory: a single Flora process, or the supervisor of a `--workers` tier
+// (whose workers share the store through its shared mode, store.ts). A process started on its own
+// would commit in local mode, which only holds while nobody else writes, so it is kept out. A lock
+// file holding the owner's pid does it; a lock whose process is gone (kill -9, power cut) is taken
+// over.
 
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ export function lockDirectory(dir: string): () => void {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const owner = Number(readFileSync(file, 'utf8'));
       if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner))
-        throw new StoreInUse(`another Flora process (pid ${owner}) already serves the data directory ${dir} (one process per store for now)`);
+        throw new StoreInUse(`another Flora process (pid ${owner}) already serves the data directory ${dir} (to run several processes on it, start one with --workers N)`);
       unlinkSync(file); // its owner is gone: a stale lock
     }
   }

@@ -71,4 +71,11 @@ export interface Engine {
    * synchronous; when it throws, nothing is written and the call rejects with its error.
    */
   exclusive(query: HeadQuery, build: (head: Head) => WriteOp[]): Promise<void>;
+  /**
+   * Runs `fn` (opening work: the format upgrade) while no other process starting on this store runs
+   * its own, so processes started together upgrade a store once.
+   */
+  startup<T>(fn: () => Promise<T>): Promise<T>;
+  /** Frees what processes that died left registered in the store (LMDB's reader slots). */
+  checkReaders(): void;
 }

@@ -110,6 +110,15 @@ class LmdbEngine implements Engine {
     await db.flushed;
   }
 
+  /** One opener at a time already: the directory's lock, or the supervisor of its workers (tier/). */
+  startup<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
+  checkReaders(): void {
+    if (!this.closed) this.db.readerCheck();
+  }
+
   async write(ops: WriteOp[]): Promise<void> {
     if (this.closed) throw new Error('engine is closed');
     for (const op of ops) checkKey(op.key);

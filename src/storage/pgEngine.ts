@@ -15,6 +15,8 @@ const PAGE = 256;
 const TABLE = 'flora_kv';
 /** The advisory lock every commit of the tier takes (any fixed number; this one spells "flora"). */
 const COMMIT_LOCK = 0x666c6f7261;
+/** The advisory lock of a process's opening work (the format upgrade): one process at a time. */
+const STARTUP_LOCK = COMMIT_LOCK + 1;
 
 const hex = (b: Uint8Array) => `decode('${asBuffer(b).toString('hex')}','hex')`;
 
@@ -125,6 +127,27 @@ class PgEngine implements Engine {
       client.release();
     }
   }
+
+  async startup<T>(fn: () => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+      await client.query(`SELECT pg_advisory_lock(${STARTUP_LOCK})`);
+    } catch (e) {
+      throw unavailable(e);
+    }
+    try {
+      return await fn();
+    } finally {
+      // Ending the session frees its lock even if the unlock cannot be sent.
+      await client.query(`SELECT pg_advisory_unlock(${STARTUP_LOCK})`).then(
+        () => client.release(),
+        () => client.release(true),
+      );
+    }
+  }
+
+  checkReaders(): void {}
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     try {

@@ -37,6 +37,12 @@ export class CountingEngine implements Engine {
   get shared() {
     return this.inner.shared;
   }
+  startup<T>(fn: () => Promise<T>) {
+    return this.inner.startup(fn);
+  }
+  checkReaders() {
+    this.inner.checkReaders();
+  }
   readHead(q: HeadQuery) {
     return this.inner.readHead(q);
   }

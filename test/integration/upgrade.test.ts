@@ -145,6 +145,8 @@ describe('the upgrade itself', () => {
       shared: engine.shared,
       readHead: (q) => engine.readHead(q),
       exclusive: (q, build) => engine.exclusive(q, build),
+      startup: (fn) => engine.startup(fn),
+      checkReaders: () => engine.checkReaders(),
     };
   }
 

@@ -1,0 +1,49 @@
+// What a `--workers` supervisor and its workers tell each other over the cluster IPC channel.
+
+import cluster from 'node:cluster';
+
+export type WorkerMessage =
+  /** The worker accepts requests (its address, and its GraphQL-only port's when configured). */
+  | { type: 'listening'; address: string; graphqlAddress?: string }
+  /** The worker's listeners are closed; it is finishing its in-flight requests. */
+  | { type: 'stopping' };
+
+export type SupervisorMessage =
+  /** Stop: finish in-flight requests (`force`: drop them), then exit. */
+  | { type: 'stop'; force: boolean }
+  /** A sibling died: free what it left registered in the store. */
+  | { type: 'reader-check' };
+
+export function isWorkerMessage(m: unknown): m is WorkerMessage {
+  const type = (m as { type?: unknown } | null)?.type;
+  return type === 'listening' || type === 'stopping';
+}
+
+function isSupervisorMessage(m: unknown): m is SupervisorMessage {
+  const type = (m as { type?: unknown } | null)?.type;
+  return type === 'stop' || type === 'reader-check';
+}
+
+/** True in a worker process of a tier. */
+export function inTier(): boolean {
+  return cluster.isWorker;
+}
+
+export function tellSupervisor(m: WorkerMessage): void {
+  process.send?.(m);
+}
+
+/** Calls `on` with each message from the supervisor; `gone` once the supervisor is gone (died). */
+export function fromSupervisor(on: (m: SupervisorMessage) => void, gone: () => void): void {
+  process.on('message', (m: unknown) => {
+    if (isSupervisorMessage(m)) on(m);
+  });
+  process.once('disconnect', gone);
+}
+
+/** Calls `fn` whenever the supervisor says a sibling worker died. */
+export function onSiblingDeath(fn: () => void): void {
+  process.on('message', (m: unknown) => {
+    if (isSupervisorMessage(m) && m.type === 'reader-check') fn();
+  });
+}

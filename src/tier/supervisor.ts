@@ -1,0 +1,146 @@
+// `flora start --workers N`: a supervisor process and N workers (node:cluster) that share the port
+// (the supervisor hands each accepted connection to a worker in turn) and the store. With LMDB the
+// supervisor owns the data directory (its lock) and upgrades it before any worker opens it; the
+// workers commit through the store's shared mode. With PostgreSQL it checks the store is reachable
+// and upgraded first, so a bad URL is one message and exit 2, not N.
+//
+// A worker that dies (a crash, kill -9) is replaced; the others keep serving, and are told to free
+// the LMDB reader slot it may have left. Acknowledged writes are durable before they are
+// acknowledged, so a dead worker loses none. SIGTERM or SIGINT stop every worker gracefully (a second
+// one drops in-flight requests), then the supervisor exits.
+
+import cluster, { type Worker } from 'node:cluster';
+import { mkdirSync } from 'node:fs';
+import type { FloraConfig } from '../fql/api';
+import { openEngine } from '../flora';
+import { lockDirectory } from '../storage/dirLock';
+import { isWorkerMessage, type SupervisorMessage, type WorkerMessage } from './messages';
+
+/** More restarts than this within RESTART_WINDOW_MS: the workers cannot run; the tier stops. */
+const MAX_RESTARTS = 10;
+const RESTART_WINDOW_MS = 60_000;
+
+export interface Announce {
+  /** Once every worker listens (the line tests and scripts wait for). */
+  listening(address: string, graphqlAddress: string | undefined): void;
+  /** Once every worker has closed its listeners. */
+  stopping(): void;
+  error(line: string): void;
+}
+
+/**
+ * Runs the tier until a signal stops it; resolves with the exit code. Throws what opening the store
+ * throws (StoreInUse, StorageUnavailable, FormatError) before any worker starts.
+ */
+export async function supervise(config: FloraConfig, announce: Announce): Promise<number> {
+  let release = () => {};
+  if (!config.storage) {
+    mkdirSync(config.dataDir, { recursive: true });
+    release = lockDirectory(config.dataDir);
+  }
+  try {
+    // The workers are forked only onto a store that opens and is in this release's format.
+    await (await openEngine(config, { worker: true })).close();
+    return await new Tier(config, announce).run();
+  } finally {
+    release();
+  }
+}
+
+class Tier {
+  private readonly workers = new Set<Worker>();
+  private readonly listening = new Set<Worker>();
+  private readonly stopped = new Set<Worker>();
+  private started = false;
+  private stopping = false;
+  private exitCode = 0;
+  private restarts: number[] = [];
+  private done!: (code: number) => void;
+
+  constructor(
+    private readonly config: FloraConfig,
+    private readonly announce: Announce,
+  ) {}
+
+  run(): Promise<number> {
+    const finished = new Promise<number>((resolve) => (this.done = resolve));
+    // Workers run the same command line; the build was checked once, by this process.
+    cluster.setupPrimary({ silent: false });
+    for (let i = 0; i < this.config.workers; i++) this.fork();
+    let signals = 0;
+    const onSignal = () => this.stop(++signals > 1);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    return finished.finally(() => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    });
+  }
+
+  private fork(): void {
+    const worker = cluster.fork({ FLORA_NO_BUILD_CHECK: '1' });
+    this.workers.add(worker);
+    worker.on('message', (m: unknown) => {
+      if (isWorkerMessage(m)) this.onMessage(worker, m);
+    });
+    worker.on('exit', (code, signal) => this.onExit(worker, code, signal));
+  }
+
+  private onMessage(worker: Worker, m: WorkerMessage): void {
+    if (m.type === 'listening') {
+      this.listening.add(worker);
+      if (this.stopping) this.send(worker, { type: 'stop', force: false });
+      else if (!this.started && this.listening.size === this.config.workers) {
+        this.started = true;
+        this.announce.listening(m.address, m.graphqlAddress);
+      }
+    } else {
+      this.stopped.add(worker);
+      if (this.stopping && [...this.workers].every((w) => this.stopped.has(w))) this.announce.stopping();
+    }
+  }
+
+  private onExit(worker: Worker, code: number | null, signal: string | null): void {
+    this.workers.delete(worker);
+    this.listening.delete(worker);
+    this.stopped.delete(worker);
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    if (this.stopping) {
+      if (code !== 0) this.exitCode = code ?? 1;
+      if (this.workers.size === 0) this.done(this.exitCode);
+      return;
+    }
+    if (!this.started) {
+      // A worker that cannot start (its reason is on stderr already): none of them will.
+      this.announce.error(`flora: a worker ${how} while starting; stopping`);
+      this.exitCode = code && code > 0 ? code : 1;
+      this.stop(true);
+      if (this.workers.size === 0) this.done(this.exitCode);
+      return;
+    }
+    const now = Date.now();
+    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    if (this.restarts.length >= MAX_RESTARTS) {
+      this.announce.error(`flora: worker ${worker.process.pid} ${how}; workers keep failing, stopping`);
+      this.exitCode = 1;
+      this.stop(false);
+      if (this.workers.size === 0) this.done(this.exitCode);
+      return;
+    }
+    this.restarts.push(now);
+    this.announce.error(`flora: worker ${worker.process.pid} ${how}; starting another`);
+    for (const w of this.workers) this.send(w, { type: 'reader-check' });
+    this.fork();
+  }
+
+  /** Graceful stop of every worker; `force` drops their in-flight requests. */
+  private stop(force: boolean): void {
+    this.stopping = true;
+    if (this.workers.size === 0) this.done(this.exitCode);
+    for (const w of this.workers) this.send(w, { type: 'stop', force });
+  }
+
+  private send(worker: Worker, m: SupervisorMessage): void {
+    if (worker.isConnected()) worker.send(m);
+  }
+}
