@@ -4,7 +4,7 @@ import { ConfigError, configHelp, loadConfig } from '../config';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
 import type { FloraConfig } from '../fql/api';
-import { fromSupervisor, inTier, tellSupervisor } from '../tier/messages';
+import { fromSupervisor, inTier, tellSupervisor, tierPorts } from '../tier/messages';
 
 const USAGE = `Usage: flora <command> [options]
 
@@ -49,6 +49,8 @@ async function start(args: readonly string[]): Promise<number> {
     throw err;
   }
   if (config.workers > 1 && !inTier()) return superviseTier(config);
+  const ports = tierPorts();
+  if (ports) config = { ...config, ...ports };
 
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
@@ -170,10 +172,10 @@ async function superviseTier(config: FloraConfig): Promise<number> {
   const { supervise } = await import('../tier/supervisor');
   try {
     return await supervise(config, {
-      listening: (address, graphqlAddress) => {
+      listening: (address, graphqlAddress, pids) => {
+        process.stderr.write(`flora: ${pids.length} worker processes serve this port (pids ${pids.join(', ')})\n`);
         if (graphqlAddress) process.stdout.write(`Flora GraphQL listening on ${graphqlAddress}\n`);
         process.stdout.write(`Flora listening on ${address}\n`);
-        process.stderr.write(`flora: ${config.workers} worker processes serve this port\n`);
       },
       stopping: () => process.stderr.write('Flora stopping: finishing in-flight requests\n'),
       error: (line) => process.stderr.write(`${line}\n`),

@@ -33,6 +33,9 @@ const LOG_EVERY = 10_000;
 /** Shared store: how often pending builds are looked at, to take over those whose builder died. */
 const ADOPT_MS = 2_000;
 
+/** Tests: a pause between batches, so a build can be interrupted half-way (FLORA_TEST_BUILD_DELAY_MS). */
+const BATCH_DELAY_MS = Number(process.env.FLORA_TEST_BUILD_DELAY_MS ?? 0) || 0;
+
 const leaseOf = (db: bigint, index: number) => `build:${db}:${index}`;
 
 export class IndexBuilder {
@@ -120,6 +123,7 @@ export class IndexBuilder {
         this.schemaChanged(db, ts);
         return;
       }
+      if (BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, BATCH_DELAY_MS));
     }
   }
 

@@ -12,10 +12,12 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Store, Txn } from '../storage/types';
 
+/** Tests shorten leases (FLORA_TEST_LEASE_MS) so that a takeover does not wait 10 s. */
+const LEASE_MS = Number(process.env.FLORA_TEST_LEASE_MS ?? 0) || 10_000;
 /** How long a lease lasts unless renewed; a dead holder's work is taken over after at most this. */
-export const LEASE_US = 10_000_000n;
+export const LEASE_US = BigInt(LEASE_MS) * 1000n;
 /** Renewed this often while held (well inside LEASE_US, through a slow store). */
-export const RENEW_MS = 3_000;
+export const RENEW_MS = Math.ceil(LEASE_MS / 3);
 
 /** Thrown by `check` inside a transaction when the lease is no longer this process's. */
 export class LeaseLost extends Error {

@@ -24,6 +24,17 @@ function isSupervisorMessage(m: unknown): m is SupervisorMessage {
   return type === 'stop' || type === 'reader-check';
 }
 
+/** Set by the supervisor for its workers: `port,graphqlPort` the tier listens on. */
+export const TIER_PORTS_ENV = 'FLORA_TIER_PORTS';
+
+/** The ports a worker listens on (port 0 resolved by the supervisor). */
+export function tierPorts(): { port: number; graphqlPort: number | undefined } | undefined {
+  const raw = process.env[TIER_PORTS_ENV];
+  if (!cluster.isWorker || !raw) return undefined;
+  const [port, graphql] = raw.split(',');
+  return { port: Number(port), graphqlPort: graphql ? Number(graphql) : undefined };
+}
+
 /** True in a worker process of a tier. */
 export function inTier(): boolean {
   return cluster.isWorker;

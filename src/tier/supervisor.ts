@@ -11,18 +11,19 @@
 
 import cluster, { type Worker } from 'node:cluster';
 import { mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import type { FloraConfig } from '../fql/api';
 import { openEngine } from '../flora';
 import { lockDirectory } from '../storage/dirLock';
-import { isWorkerMessage, type SupervisorMessage, type WorkerMessage } from './messages';
+import { isWorkerMessage, TIER_PORTS_ENV, type SupervisorMessage, type WorkerMessage } from './messages';
 
 /** More restarts than this within RESTART_WINDOW_MS: the workers cannot run; the tier stops. */
 const MAX_RESTARTS = 10;
 const RESTART_WINDOW_MS = 60_000;
 
 export interface Announce {
-  /** Once every worker listens (the line tests and scripts wait for). */
-  listening(address: string, graphqlAddress: string | undefined): void;
+  /** Once every worker listens (the line tests and scripts wait for); `pids` are the workers'. */
+  listening(address: string, graphqlAddress: string | undefined, pids: number[]): void;
   /** Once every worker has closed its listeners. */
   stopping(): void;
   error(line: string): void;
@@ -41,7 +42,7 @@ export async function supervise(config: FloraConfig, announce: Announce): Promis
   try {
     // The workers are forked only onto a store that opens and is in this release's format.
     await (await openEngine(config, { worker: true })).close();
-    return await new Tier(config, announce).run();
+    return await new Tier(config, announce, await concretePorts(config)).run();
   } finally {
     release();
   }
@@ -55,11 +56,14 @@ class Tier {
   private stopping = false;
   private exitCode = 0;
   private restarts: number[] = [];
+
   private done!: (code: number) => void;
 
   constructor(
     private readonly config: FloraConfig,
     private readonly announce: Announce,
+    /** `port,graphqlPort` every worker listens on (tierPorts() reads it in the worker). */
+    private readonly ports: string,
   ) {}
 
   run(): Promise<number> {
@@ -77,22 +81,24 @@ class Tier {
     });
   }
 
-  private fork(): void {
-    const worker = cluster.fork({ FLORA_NO_BUILD_CHECK: '1' });
+  private fork(): Worker {
+    const worker = cluster.fork({ FLORA_NO_BUILD_CHECK: '1', [TIER_PORTS_ENV]: this.ports });
     this.workers.add(worker);
     worker.on('message', (m: unknown) => {
       if (isWorkerMessage(m)) this.onMessage(worker, m);
     });
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal));
+    return worker;
   }
 
   private onMessage(worker: Worker, m: WorkerMessage): void {
     if (m.type === 'listening') {
       this.listening.add(worker);
       if (this.stopping) this.send(worker, { type: 'stop', force: false });
-      else if (!this.started && this.listening.size === this.config.workers) {
+      else if (this.started) this.announce.error(`flora: worker ${worker.process.pid} serves again`);
+      else if (this.listening.size === this.config.workers) {
         this.started = true;
-        this.announce.listening(m.address, m.graphqlAddress);
+        this.announce.listening(m.address, m.graphqlAddress, [...this.workers].map((w) => w.process.pid!));
       }
     } else {
       this.stopped.add(worker);
@@ -128,9 +134,9 @@ class Tier {
       return;
     }
     this.restarts.push(now);
-    this.announce.error(`flora: worker ${worker.process.pid} ${how}; starting another`);
     for (const w of this.workers) this.send(w, { type: 'reader-check' });
-    this.fork();
+    const next = this.fork();
+    this.announce.error(`flora: worker ${worker.process.pid} ${how}; started worker ${next.process.pid}`);
   }
 
   /** Graceful stop of every worker; `force` drops their in-flight requests. */
@@ -143,4 +149,22 @@ class Tier {
   private send(worker: Worker, m: SupervisorMessage): void {
     if (worker.isConnected()) worker.send(m);
   }
+}
+
+/**
+ * The tier's ports as numbers: port 0 is resolved here, once. Workers share the supervisor's
+ * listening socket only while they all ask for the same address and port, and a replacement must
+ * find the port the others serve (with 0 it would get another one once all had died).
+ */
+async function concretePorts(config: FloraConfig): Promise<string> {
+  const resolve = async (port: number | undefined): Promise<string> => {
+    if (port === undefined) return '';
+    if (port !== 0) return String(port);
+    const probe = createServer();
+    await new Promise<void>((ok, fail) => probe.once('error', fail).listen(0, config.host, ok));
+    const free = (probe.address() as AddressInfo).port;
+    await new Promise((ok) => probe.close(ok));
+    return String(free);
+  };
+  return `${await resolve(config.port)},${await resolve(config.graphqlPort)}`;
 }

@@ -1,0 +1,356 @@
+// Several Flora processes over one store (issue 15), through the driver: three independent processes
+// on one PostgreSQL database, and `--workers 2` on one LMDB data directory. The same workloads run on
+// both: a bank (transfers between accounts in one query each, readers summing every balance in one
+// query, snapshot reads with At), a unique index under concurrent creates, streams that see writes
+// made by another process, kill -9 of a process under load, and an index build whose builder is
+// killed half-way.
+
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, query as q, type Expr } from 'faunadb';
+import { startPostgres, type Postgres } from '../helpers/postgres';
+import { startFlora, type FloraProcess } from '../helpers/server';
+import { prng } from '../helpers/prng';
+
+/** Short leases and slow index builds, so that a takeover is seen within seconds. */
+const ENV = { FLORA_TEST_LEASE_MS: '1500', FLORA_TEST_BUILD_DELAY_MS: '150' };
+
+interface Tier {
+  secret: string;
+  /** The next process's address in turn (workers: one address; the port hands connections out in turn). */
+  endpoint(): string;
+  /** A client on its own connection, to endpoint(). */
+  client(): Client;
+  /** kill -9 of one process while the others go on; resolves once the tier serves again. */
+  killOne(): Promise<void>;
+  /** kill -9 of every process that may be building an index, keeping the tier able to serve. */
+  killBuilders(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const clientsToClose: Client[] = [];
+
+function newClient(url: string, secret: string, n: number): Client {
+  // Every other client over HTTP/1.1 (the driver's fetch adapter): both protocols carry the load.
+  const c = new Client({ secret, endpoint: url, ...(n % 2 ? { fetch: globalThis.fetch } : {}) });
+  clientsToClose.push(c);
+  return c;
+}
+
+async function closeClients(): Promise<void> {
+  // (The driver's fetch adapter can throw synchronously when aborting a request to a killed process.)
+  await Promise.all(clientsToClose.splice(0).map((c) => Promise.resolve().then(() => c.close({ force: true })).catch(() => undefined)));
+}
+
+/** Three processes on one PostgreSQL database (a fourth, slow to build indexes, joins for the build test). */
+async function postgresTier(pg: Postgres): Promise<Tier> {
+  const url = await pg.newDatabase(`tier_${Math.floor(Math.random() * 1e9)}`);
+  const start = () => startFlora({ args: ['--storage', url], env: ENV });
+  const procs: FloraProcess[] = await Promise.all([start(), start(), start()]);
+  let n = 0;
+  const endpoint = () => procs[n++ % procs.length].url;
+  return {
+    secret: procs[0].secret,
+    endpoint,
+    client: () => newClient(endpoint(), procs[0].secret, n),
+    killOne: async () => {
+      await procs[procs.length - 1].stop('SIGKILL');
+      procs.pop();
+    },
+    killBuilders: async () => {
+      // Whichever process builds, it dies; a new one takes its place, so there are still others.
+      await Promise.all(procs.splice(0).map((p) => p.stop('SIGKILL')));
+      procs.push(...(await Promise.all([start(), start()])));
+    },
+    stop: async () => {
+      await Promise.all(procs.map((p) => p.stop()));
+    },
+  };
+}
+
+/** The pids of a supervisor's workers, as its stderr names them (started and replaced). */
+function workerPids(flora: FloraProcess): number[] {
+  const pids = new Set<number>();
+  for (const m of flora.stderr().matchAll(/pids ([\d, ]+)\)/g)) for (const p of m[1].split(', ')) pids.add(Number(p));
+  for (const m of flora.stderr().matchAll(/worker (\d+) (?:was killed|exited)[^;]*; started worker (\d+)/g)) {
+    pids.delete(Number(m[1]));
+    pids.add(Number(m[2]));
+  }
+  return [...pids];
+}
+
+async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** `--workers 2` on one LMDB data directory. */
+async function workersTier(): Promise<Tier> {
+  const flora = await startFlora({ args: ['--workers', '2'], env: ENV });
+  assert.equal(workerPids(flora).length, 2, flora.stderr());
+  let n = 0;
+  const replace = async (pids: number[]) => {
+    const serving = () => (flora.stderr().match(/serves again/g) ?? []).length;
+    const before = serving();
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    await until('replacement workers', () => serving() >= before + pids.length);
+  };
+  return {
+    secret: flora.secret,
+    endpoint: () => flora.url,
+    client: () => newClient(flora.url, flora.secret, n++),
+    killOne: () => replace([workerPids(flora)[0]]),
+    killBuilders: () => replace(workerPids(flora)),
+    stop: async () => {
+      assert.equal(await flora.stop(), 0, flora.stderr());
+    },
+  };
+}
+
+class Deadline extends Error {}
+
+/** `p`, or a rejection after `ms` (a request that went to a killed process and was never answered). */
+function deadline<T>(p: Promise<T>, ms = 5_000): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Deadline('no answer')), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+/** Runs `expr`; on a connection that died with its process, once more through a fresh client. */
+async function resilient<T>(tier: Tier, c: { client: Client }, expr: Expr): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await deadline(c.client.query(expr))) as T;
+    } catch (e) {
+      const status = (e as { requestResult?: { statusCode?: number } }).requestResult?.statusCode;
+      if (status !== undefined || attempt >= 5) throw e; // an answer from the server: not a dead connection
+      c.client = tier.client();
+    }
+  }
+}
+
+const ACCOUNTS = 100;
+const START = 100;
+const Account = (i: number) => q.Ref(q.Collection('accounts'), String(i + 1));
+
+function transfer(from: number, to: number, amount: number): Expr {
+  return q.Let(
+    { a: q.Select(['data', 'balance'], q.Get(Account(from))), b: q.Select(['data', 'balance'], q.Get(Account(to))) },
+    q.If(
+      q.GTE(q.Var('a'), amount),
+      q.Do(
+        q.Update(Account(from), { data: { balance: q.Subtract(q.Var('a'), amount) } }),
+        q.Update(Account(to), { data: { balance: q.Add(q.Var('b'), amount) } }),
+        q.Create(q.Collection('ledger'), { data: { from, to, amount } }),
+        true,
+      ),
+      false,
+    ),
+  );
+}
+
+const balances = (at?: number): Expr => {
+  const read = q.Select('data', q.Map(q.Paginate(q.Documents(q.Collection('accounts')), { size: 1000 }), q.Lambda('r', q.Select(['data', 'balance'], q.Get(q.Var('r'))))));
+  return at === undefined ? read : q.At(q.Epoch(at, 'microsecond'), read);
+};
+
+function checkBalances(list: number[], what: string): void {
+  assert.equal(list.length, ACCOUNTS, what);
+  assert.equal(list.reduce((a, b) => a + b, 0), ACCOUNTS * START, `${what}: the sum of balances`);
+  assert.ok(list.every((b) => b >= 0), `${what}: a negative balance in ${JSON.stringify(list)}`);
+}
+
+async function bank(tier: Tier, seed: number): Promise<void> {
+  const admin = tier.client();
+  await admin.query(q.Do(q.CreateCollection({ name: 'accounts' }), q.CreateCollection({ name: 'ledger' })));
+  await admin.query(q.Do(...Array.from({ length: ACCOUNTS }, (_, i) => q.Create(Account(i), { data: { balance: START } }))));
+  const random = prng(seed);
+  const int = (n: number) => Math.floor(random() * n);
+  let acked = 0;
+  let refused = 0;
+  let contended = 0;
+  let reads = 0;
+  const seen: number[] = [];
+  let writing = true;
+  const writers = Array.from({ length: 32 }, async () => {
+    const c = { client: tier.client() };
+    for (let i = 0; i < 12; i++) {
+      const from = int(ACCOUNTS);
+      const to = (from + 1 + int(ACCOUNTS - 1)) % ACCOUNTS;
+      try {
+        if (await resilient<boolean>(tier, c, transfer(from, to, 1 + int(60)))) acked++;
+        else refused++;
+      } catch (e) {
+        if ((e as { requestResult?: { statusCode?: number } }).requestResult?.statusCode !== 409) throw e;
+        contended++; // 409 contended transaction: not applied, as the client was told
+      }
+    }
+  });
+  const readers = Array.from({ length: 4 }, async () => {
+    const c = { client: tier.client() };
+    while (writing) {
+      const [list, now] = (await c.client.query([balances(), q.ToMicros(q.Now())])) as [number[], number];
+      checkBalances(list, 'a read while transfers ran');
+      seen.push(now);
+      reads++;
+    }
+  });
+  await Promise.all(writers);
+  writing = false;
+  await Promise.all(readers);
+  // Snapshots in the past, read through other processes, add up too.
+  for (const ts of seen.filter((_, i) => i % Math.ceil(seen.length / 8) === 0)) checkBalances((await tier.client().query(balances(ts))) as number[], `At(${ts})`);
+  // Every acknowledged transfer is in the ledger, and the balances are what the ledger says.
+  const reader = tier.client();
+  const final = (await reader.query(balances())) as number[];
+  checkBalances(final, 'after the transfers');
+  const ledger = (await reader.query(
+    q.Select('data', q.Map(q.Paginate(q.Documents(q.Collection('ledger')), { size: 10_000 }), q.Lambda('r', q.Select('data', q.Get(q.Var('r')))))),
+  )) as { from: number; to: number; amount: number }[];
+  assert.equal(ledger.length, acked, 'every acknowledged transfer, and only those, in the ledger');
+  const expected = Array.from({ length: ACCOUNTS }, () => START);
+  for (const t of ledger) {
+    expected[t.from] -= t.amount;
+    expected[t.to] += t.amount;
+  }
+  assert.deepEqual(final, expected);
+  assert.ok(acked > 100 && reads > 0, `too little happened: ${acked} transfers, ${refused} refused, ${contended} contended, ${reads} reads`);
+}
+
+async function uniqueUnderRace(tier: Tier): Promise<void> {
+  const admin = tier.client();
+  await admin.query(q.CreateCollection({ name: 'users' }));
+  await admin.query(q.CreateIndex({ name: 'users_by_email', source: q.Collection('users'), terms: [{ field: ['data', 'email'] }], unique: true }));
+  const emails = Array.from({ length: 12 }, (_, i) => `u${i}@example.com`);
+  const won = new Map<string, number>();
+  await Promise.all(
+    Array.from({ length: 12 }, async (_, k) => {
+      const c = tier.client();
+      for (let i = 0; i < emails.length; i++) {
+        const email = emails[(i + k) % emails.length];
+        try {
+          await c.query(q.Create(q.Collection('users'), { data: { email, by: k } }));
+          won.set(email, (won.get(email) ?? 0) + 1);
+        } catch (e) {
+          const err = (e as { requestResult?: { statusCode: number; responseContent: { errors: { code: string }[] } } }).requestResult;
+          assert.deepEqual([err?.statusCode, err?.responseContent.errors[0].code], [400, 'instance not unique'], String(e));
+        }
+      }
+    }),
+  );
+  for (const email of emails) {
+    assert.equal(won.get(email), 1, `exactly one create of ${email} succeeded`);
+    assert.equal(await admin.query(q.Count(q.Match(q.Index('users_by_email'), email))), 1);
+  }
+}
+
+async function streamsAcross(tier: Tier): Promise<void> {
+  const admin = tier.client();
+  await admin.query(q.CreateCollection({ name: 'watched' }));
+  await admin.query(q.Create(q.Ref(q.Collection('watched'), '1'), { data: { n: 0 } }));
+  // Four streams and four writers, each on its own connection: the processes take them in turn,
+  // so streams on every process hear writes made on every process.
+  const heard: number[][] = [];
+  const subs: { close(): void }[] = [];
+  for (let s = 0; s < 4; s++) {
+    const got: number[] = [];
+    heard.push(got);
+    const c = newClient(tier.endpoint(), tier.secret, 0); // the driver streams over HTTP/2
+    let started!: () => void;
+    const ready = new Promise<void>((r) => (started = r));
+    const sub = c.stream
+      .document(q.Ref(q.Collection('watched'), '1'))
+      .on('start', () => started())
+      .on('snapshot', () => undefined)
+      .on('version', (v: unknown) => got.push((v as { document: { data: { n: number } } }).document.data.n));
+    sub.start();
+    subs.push(sub);
+    await ready;
+  }
+  for (let w = 1; w <= 4; w++) await tier.client().query(q.Update(q.Ref(q.Collection('watched'), '1'), { data: { n: w } }));
+  await until('every stream hears every write', () => heard.every((h) => h.length >= 4), 15_000);
+  for (const h of heard) assert.deepEqual(h, [1, 2, 3, 4]);
+  for (const s of subs) s.close();
+}
+
+async function killUnderLoad(tier: Tier): Promise<void> {
+  await tier.client().query(q.CreateCollection({ name: 'acked' }));
+  const acked: string[] = [];
+  let killedAt = -1;
+  let stop = false;
+  const writers = Array.from({ length: 8 }, async (_, w) => {
+    const c = { client: tier.client() };
+    for (let i = 0; !stop; i++) {
+      const id = String(w * 1_000_000 + i + 1);
+      try {
+        await deadline(c.client.query(q.Create(q.Ref(q.Collection('acked'), id), { data: { w, i } })));
+        acked.push(id);
+      } catch (e) {
+        // The process serving this client died: the write may or may not have happened (it was
+        // not acknowledged); go on through another. (The driver's HTTP/2 session to a killed
+        // server can hang instead of failing: hence the deadline.)
+        if ((e as { requestResult?: { statusCode?: number } }).requestResult?.statusCode !== undefined) throw e;
+        c.client = tier.client();
+      }
+    }
+  });
+  await until('writes before the kill', () => acked.length >= 150);
+  await tier.killOne();
+  killedAt = acked.length;
+  await until('writes after the kill', () => acked.length >= killedAt + 150);
+  stop = true;
+  await Promise.all(writers);
+  const c = tier.client();
+  const present = new Set(
+    ((await c.query(q.Select('data', q.Paginate(q.Documents(q.Collection('acked')), { size: 100_000 })))) as { id: string }[]).map((r) => r.id),
+  );
+  const lost = acked.filter((id) => !present.has(id));
+  assert.deepEqual(lost, [], 'acknowledged writes lost');
+}
+
+async function buildTakenOver(tier: Tier): Promise<void> {
+  const admin = tier.client();
+  await admin.query(q.CreateCollection({ name: 'big' }));
+  for (let b = 0; b < 6; b++)
+    await admin.query(q.Foreach(Array.from({ length: 250 }, (_, i) => b * 250 + i), q.Lambda('n', q.Create(q.Collection('big'), { data: { n: q.Var('n'), odd: q.Modulo(q.Var('n'), 2) } }))));
+  await admin.query(q.CreateIndex({ name: 'big_by_odd', source: q.Collection('big'), terms: [{ field: ['data', 'odd'] }], values: [{ field: ['data', 'n'] }] }));
+  assert.equal(await admin.query(q.Select('active', q.Get(q.Index('big_by_odd')))), false, 'built in the background');
+  await tier.killBuilders();
+  // (A pooled HTTP/1.1 connection may still point at a killed process: resilient() moves on.)
+  const c = { client: tier.client() };
+  await until('the build to complete elsewhere', async () => (await resilient<boolean>(tier, c, q.Select('active', q.Get(q.Index('big_by_odd'))))) === true, 60_000);
+  for (const odd of [0, 1]) {
+    const got = await resilient<number[]>(tier, c, q.Select('data', q.Paginate(q.Match(q.Index('big_by_odd'), odd), { size: 2000 })));
+    assert.deepEqual(got, Array.from({ length: 1500 }, (_, n) => n).filter((n) => n % 2 === odd), `entries of odd=${odd}`);
+  }
+}
+
+for (const kind of ['PostgreSQL, three processes', 'LMDB, --workers 2'] as const) {
+  describe(kind, () => {
+    let pg: Postgres | undefined;
+    const fresh = async (): Promise<Tier> => (kind.startsWith('PostgreSQL') ? postgresTier((pg ??= await startPostgres())) : workersTier());
+    let tier: Tier | undefined;
+    const within = (fn: (t: Tier) => Promise<void>) => async () => {
+      tier = await fresh();
+      try {
+        await fn(tier);
+      } finally {
+        await closeClients();
+        await tier.stop();
+      }
+    };
+    after(async () => {
+      await pg?.stop();
+    });
+
+    test('bank transfers: every sum exact, no balance negative, every acknowledged transfer applied once', within((t) => bank(t, 15)));
+    test('a unique index stays unique under concurrent creates from different processes', within(uniqueUnderRace));
+    test('streams on every process hear writes made on every process', within(streamsAcross));
+    test('kill -9 of a process under load: no acknowledged write lost, the others keep serving', within(killUnderLoad));
+    test('an index build whose builder is killed completes on another process', within(buildTakenOver));
+  });
+}
