@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { query as q } from 'faunadb';
 import { ClientPool, httpRequest, type FloraProcess } from '../helpers/server';
 import { startPostgres, type Postgres } from '../helpers/postgres';
+import { Client as PgClient } from 'pg';
 import { download, logsApi, pollUntil, ROOT_SECRET, startLogged, TERMINAL, window, type LogRecord } from '../helpers/logs';
 
 let pg: Postgres;
@@ -69,6 +70,35 @@ describe('two processes on one PostgreSQL', () => {
 
     const listed = await logsApi(a, 'POST', '/api/v1/logs/_list?type=query', { states: ['Complete'] }, ROOT_SECRET);
     assert.ok((listed.json.results as { request_id: string }[]).some((r) => r.request_id === id), 'listed through a too');
+  });
+
+  test("an export waits for another process's records still in its memory (a long --log-flush-ms)", async () => {
+    const lazy = await startLogged({ args: ['--storage', pg.url], env: { FLORA_LOG_FLUSH_MS: '3000' } });
+    extra.push(lazy);
+    const { start, end } = await window(() => Promise.all([tagged(lazy, 'l', 30), tagged(a, 'a', 10)]));
+    const made = await logsApi(a, 'POST', '/api/v1/logs?type=query', { region_group: 'us-std', time_start: start, time_end: end }, ROOT_SECRET);
+    const done = await pollUntil(b, made.json.request_id as string, ROOT_SECRET);
+    assert.equal(done.json.state, 'Complete', JSON.stringify(done.json));
+    assertEachOnce((await download(done.json.presigned_url as string)).records, { l: 30, a: 10 });
+    assert.equal(await lazy.stop(), 0);
+  });
+
+  test('retention deletes old records from PostgreSQL', async () => {
+    const db = new PgClient({ connectionString: pg.url });
+    await db.connect();
+    try {
+      const day = 24 * 3_600_000;
+      const now = Date.now();
+      // Records of 3 days ago and of 12 hours ago, as if logged then.
+      await db.query("INSERT INTO flora_query_log (ts_ms, db, line) VALUES ($1, '', '{\"old\":1}'), ($2, '', '{\"recent\":1}')", [now - 3 * day, now - day / 2]);
+      const keeper = await startLogged({ args: ['--storage', pg.url, '--log-retention-days', '2'] });
+      extra.push(keeper);
+      const lines = (await db.query<{ line: string }>("SELECT line FROM flora_query_log WHERE line LIKE '{\"old%' OR line LIKE '{\"recent%'")).rows.map((r) => r.line);
+      assert.deepEqual(lines, ['{"recent":1}'], 'housekeeping at start removed what is past retention');
+      assert.equal(await keeper.stop(), 0);
+    } finally {
+      await db.end();
+    }
   });
 
   test('one idempotency token given to both processes at once makes one request', async () => {
