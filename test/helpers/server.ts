@@ -37,6 +37,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Extra CLI arguments after `start`. */
   args?: string[];
+  /** Another entry point taking `start`'s options, instead of `bin/flora.js start` (e.g. helpers/lmdbWorker.js). */
+  command?: readonly string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -63,7 +65,7 @@ async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Pro
   const storage = pgBase && !opts.args?.includes('--storage') ? ['--storage', await databaseFor(pgBase, dataDir)] : [];
   const proc = spawn(
     process.execPath,
-    [FLORA_BIN, 'start', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...storage, ...(opts.args ?? [])],
+    [...(opts.command ?? [FLORA_BIN, 'start']), '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...storage, ...(opts.args ?? [])],
     { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   running.add(proc);
