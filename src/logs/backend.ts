@@ -92,6 +92,11 @@ export interface LogBackend {
   readonly files: ExportFiles;
   /** Only for processes that share the log with others (store.shared). */
   readonly watermarks: Watermarks | undefined;
+  /**
+   * Takes in the hour files an earlier version left in `queryDir` when the log now lives elsewhere;
+   * stops between batches once `signal` aborts. Resolves how many files it took.
+   */
+  adoptFiles?(queryDir: string, signal: AbortSignal): Promise<number>;
   close(): Promise<void>;
 }
 

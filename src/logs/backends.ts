@@ -9,6 +9,7 @@ import { FileLogSource } from './fileSource';
 import { FileSink } from './fileSink';
 import { FileWatermarks } from './fileWatermarks';
 import { PgExportFiles } from './pgExportFiles';
+import { importLegacyLog } from './pgLegacyLog';
 import { openLogPool } from './pgPool';
 import { PgLogSink, PgLogSource } from './pgQueryLog';
 import { PgWatermarks } from './pgWatermarks';
@@ -37,6 +38,7 @@ export async function pgBackend(url: string, writer: string): Promise<LogBackend
     source: new PgLogSource(pool),
     files: new PgExportFiles(pool),
     watermarks: new PgWatermarks(pool, writer),
+    adoptFiles: (queryDir, signal) => importLegacyLog(pool, queryDir, signal),
     close: () => pool.end(),
   };
 }

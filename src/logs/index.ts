@@ -100,6 +100,9 @@ export class LogSystem {
   private housekeeping: NodeJS.Timeout | undefined;
   private marking: NodeJS.Timeout | undefined;
   private marked: Promise<void> = Promise.resolve();
+  /** Hour files of an earlier version being taken into PostgreSQL (pgLegacyLog.ts). */
+  private adopting: Promise<void> = Promise.resolve();
+  private readonly stopping = new AbortController();
   private lastWarning = 0;
   /** The server's own address: the base of presigned URLs when neither publicUrl nor Host says better. */
   serverAddress = 'http://127.0.0.1';
@@ -159,6 +162,7 @@ export class LogSystem {
         system.marking = setInterval(() => void system.markWritten(), Math.max(100, Math.min(settings.flushMs, 1000)));
         system.marking.unref();
       }
+      system.adoptFiles(path.join(settings.logDir, 'query'));
       return system;
     } catch (err) {
       await backend.close().catch(() => undefined);
@@ -196,6 +200,18 @@ export class LogSystem {
     return this.marked;
   }
 
+  /** In the background: hour files an earlier version left when the log now lives in PostgreSQL. */
+  private adoptFiles(queryDir: string): void {
+    const adopt = this.backend.adoptFiles;
+    if (!adopt) return;
+    this.adopting = adopt(queryDir, this.stopping.signal).then(
+      (n) => void (n > 0 && console.error(`flora: query log: ${n} hour file(s) of an earlier version copied into PostgreSQL`)),
+      (err: unknown) => {
+        if (!this.stopping.signal.aborted) console.error(`flora: query log: cannot copy earlier hour files into PostgreSQL (tried again at the next start): ${(err as Error).message}`);
+      },
+    );
+  }
+
   /** Retention, by one process of a tier at a time: expired records, old export requests and files. */
   private async tidy(): Promise<void> {
     try {
@@ -212,6 +228,8 @@ export class LogSystem {
   async close(): Promise<void> {
     if (this.housekeeping) clearInterval(this.housekeeping);
     if (this.marking) clearInterval(this.marking);
+    this.stopping.abort();
+    await this.adopting;
     await this.runner.close();
     await this.writer?.close();
     await this.marked;

@@ -12,6 +12,7 @@ const SCHEMA_LOCK = 0x666c6f726c; // "florl"
 export const LOG_TABLE = 'flora_query_log';
 export const WRITERS_TABLE = 'flora_query_log_writers';
 export const CHUNKS_TABLE = 'flora_log_export_chunks';
+export const IMPORTS_TABLE = 'flora_query_log_imports';
 
 const SCHEMA = [
   // The query log: the exported line (without `_db`), its TS and database (scope id, '' = none).
@@ -22,6 +23,8 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS ${WRITERS_TABLE} (writer text PRIMARY KEY, through_ms bigint NOT NULL, seen timestamptz NOT NULL DEFAULT now())`,
   // Export files, in pieces, per attempt: only the attempt that completed a request is downloaded.
   `CREATE TABLE IF NOT EXISTS ${CHUNKS_TABLE} (request_id text NOT NULL, attempt integer NOT NULL, seq integer NOT NULL, data bytea NOT NULL, PRIMARY KEY (request_id, attempt, seq))`,
+  // Hour files of earlier versions copied into the log table, each once (pgLegacyLog.ts).
+  `CREATE TABLE IF NOT EXISTS ${IMPORTS_TABLE} (source text PRIMARY KEY, records bigint NOT NULL, imported timestamptz NOT NULL DEFAULT now())`,
 ];
 
 /** Opens the pool and creates the log tables if they are missing. Throws StorageUnavailable. */

@@ -11,7 +11,7 @@
 // one index range scan on (ts_ms, id), and retention to a DELETE by time; the log never slows the
 // store down, and a failed insert is counted and dropped like a failed file write.
 
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { LogRange, LogSink, LogSource, RangeScan, ScanBatch } from './backend';
 import { LOG_TABLE, retrying, unavailable } from './pgPool';
 import { exportedLine, lineDb, lineTs, parseTs } from './record';
@@ -22,6 +22,37 @@ const HOUR_MS = 3_600_000;
 /** Rows deleted per statement by retention, so no statement runs long. */
 const DELETE_ROWS = 10_000;
 
+/** Rows of the log table: TS (ms), database, exported line. */
+export interface LogRows {
+  ts: number[];
+  dbs: string[];
+  lines: string[];
+}
+
+/** The rows of stored lines (record.ts); what is not a whole record (a torn write, '') is skipped. */
+export function logRows(stored: readonly string[]): LogRows {
+  const rows: LogRows = { ts: [], dbs: [], lines: [] };
+  for (const line of stored) {
+    const stamp = lineTs(line);
+    const ms = stamp === undefined ? NaN : parseTs(stamp);
+    if (Number.isNaN(ms)) continue;
+    rows.ts.push(ms);
+    rows.dbs.push(lineDb(line) ?? '');
+    rows.lines.push(exportedLine(line));
+  }
+  return rows;
+}
+
+/** Inserts `rows` through `client` (inside the caller's transaction), INSERT_ROWS at a time. */
+export async function insertRows(client: Pick<PoolClient, 'query'>, rows: LogRows): Promise<void> {
+  for (let i = 0; i < rows.lines.length; i += INSERT_ROWS) {
+    await client.query({
+      text: `INSERT INTO ${LOG_TABLE} (ts_ms, db, line) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])`,
+      values: [rows.ts.slice(i, i + INSERT_ROWS), rows.dbs.slice(i, i + INSERT_ROWS), rows.lines.slice(i, i + INSERT_ROWS)],
+    });
+  }
+}
+
 /** The writer's sink: one transaction per batch, its lines in INSERTs of INSERT_ROWS rows. */
 export class PgLogSink implements LogSink {
   constructor(private readonly pool: Pool) {}
@@ -31,20 +62,8 @@ export class PgLogSink implements LogSink {
   }
 
   async write(_hour: string, buffers: Buffer[]): Promise<void> {
-    const text = Buffer.concat(buffers).toString('utf8');
-    const ts: number[] = [];
-    const dbs: string[] = [];
-    const lines: string[] = [];
-    for (let from = 0, nl = text.indexOf('\n'); nl >= 0; from = nl + 1, nl = text.indexOf('\n', from)) {
-      const line = text.slice(from, nl);
-      const stamp = lineTs(line);
-      const ms = stamp === undefined ? NaN : parseTs(stamp);
-      if (Number.isNaN(ms)) continue; // the writer only hands whole records; never a torn one here
-      ts.push(ms);
-      dbs.push(lineDb(line) ?? '');
-      lines.push(exportedLine(line));
-    }
-    if (lines.length === 0) return;
+    const rows = logRows(Buffer.concat(buffers).toString('utf8').split('\n'));
+    if (rows.lines.length === 0) return;
     let client;
     try {
       client = await this.pool.connect();
@@ -53,12 +72,7 @@ export class PgLogSink implements LogSink {
     }
     try {
       await client.query('BEGIN');
-      for (let i = 0; i < lines.length; i += INSERT_ROWS) {
-        await client.query({
-          text: `INSERT INTO ${LOG_TABLE} (ts_ms, db, line) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])`,
-          values: [ts.slice(i, i + INSERT_ROWS), dbs.slice(i, i + INSERT_ROWS), lines.slice(i, i + INSERT_ROWS)],
-        });
-      }
+      await insertRows(client, rows);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -7,10 +7,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { query as q } from 'faunadb';
 import { ClientPool, httpRequest, type FloraProcess } from '../helpers/server';
 import { startPostgres, type Postgres } from '../helpers/postgres';
 import { Client as PgClient } from 'pg';
+import { buildRecord } from '../../src/logs/record';
+import { Redactor } from '../../src/logs/redact';
 import { download, logsApi, pollUntil, ROOT_SECRET, startLogged, TERMINAL, window, type LogRecord } from '../helpers/logs';
 
 let pg: Postgres;
@@ -47,6 +52,15 @@ function assertEachOnce(records: LogRecord[], expected: Record<string, number>):
   const want = Object.entries(expected).flatMap(([p, n]) => Array.from({ length: n }, (_, i) => `${p}-${i}`));
   assert.equal(seen.length, want.length, 'as many records as requests');
   assert.deepEqual([...seen].sort(), [...want].sort());
+}
+
+/** Requests an export of `range` through `srv`, waits for it there and downloads it. */
+async function exportThrough(srv: FloraProcess, range: Record<string, string>): Promise<LogRecord[]> {
+  const made = await logsApi(srv, 'POST', '/api/v1/logs?type=query', range, ROOT_SECRET);
+  assert.equal(made.status, 200, JSON.stringify(made.json));
+  const done = await pollUntil(srv, made.json.request_id as string, ROOT_SECRET);
+  assert.equal(done.json.state, 'Complete', JSON.stringify(done.json));
+  return (await download(done.json.presigned_url as string)).records;
 }
 
 describe('two processes on one PostgreSQL', () => {
@@ -98,6 +112,43 @@ describe('two processes on one PostgreSQL', () => {
       assert.equal(await keeper.stop(), 0);
     } finally {
       await db.end();
+    }
+  });
+
+  test('hour files an earlier version wrote beside a PostgreSQL store are copied into it, once', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'flora-oldlog-'));
+    const queryDir = path.join(dataDir, 'logs', 'query');
+    await mkdir(queryDir, { recursive: true });
+    const from = Date.now() - 3 * 3_600_000;
+    const lines = Array.from({ length: 25 }, (_, i) =>
+      buildRecord(
+        { method: 'POST', headers: {}, status: 200, bytesIn: 1, bytesOut: 1, queryTimeMs: 1, tags: { p: 'old', i: String(i) }, database: { id: 0n, path: [] } },
+        from + i * 1000,
+        { regionGroup: 'us-std', redactor: new Redactor() },
+      ),
+    );
+    const file = path.join(queryDir, `query-${new Date(from).toISOString().slice(0, 13)}.ndjson`);
+    const range = { region_group: 'us-std', time_start: new Date(from).toISOString(), time_end: new Date(from + 25_000).toISOString() };
+    const gone = async () => {
+      for (let i = 0; (await readdir(queryDir)).length > 0; i++) {
+        assert.ok(i < 600, 'the hour file is taken in');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await writeFile(file, `${lines.join('\n')}\n{"torn":`);
+    let old = await startLogged({ dataDir, args: ['--storage', pg.url] }); // finds the file at start
+    try {
+      await gone();
+      const first = await exportThrough(b, range);
+      assertEachOnce(first, { old: 25 });
+      // The same file again (restored from a backup, say): not copied a second time.
+      await writeFile(file, `${lines.join('\n')}\n`);
+      old = await old.restart();
+      await gone();
+      assertEachOnce(await exportThrough(a, range), { old: 25 });
+    } finally {
+      assert.equal(await old.stop(), 0, old.stderr());
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 
