@@ -80,6 +80,11 @@ function leaseOf(id: string): string {
   return `logs:export:${id}`;
 }
 
+/** A transaction re-run too often because of others' commits (store.run gave up). */
+function isContended(err: unknown): boolean {
+  return err instanceof ProtocolError && err.status === 409;
+}
+
 export class ExportRunner {
   private running: Promise<void> | undefined;
   private current: string | undefined;
@@ -205,7 +210,8 @@ export class ExportRunner {
           wakeAt = Math.min(wakeAt, due);
           continue;
         }
-        if (j.state === 'Pending' && j.creator !== undefined && j.creator !== this.opts.leases.holder && now < due + CREATOR_FIRST_MS) {
+        const othersFirst = this.opts.shared && j.state === 'Pending' && j.creator !== undefined && j.creator !== this.opts.leases.holder;
+        if (othersFirst && now < due + CREATOR_FIRST_MS) {
           wakeAt = Math.min(wakeAt, due + CREATOR_FIRST_MS);
           continue;
         }
@@ -240,18 +246,19 @@ export class ExportRunner {
       });
       return ran ? 'ran' : 'busy';
     } catch (err) {
-      if (err instanceof StorageUnavailable) {
-        this.warn(`export ${job.request_id}: ${err.message}; trying again`, true);
+      if (err instanceof StorageUnavailable || isContended(err)) {
+        this.warn(`export ${job.request_id}: ${(err as Error).message}; trying again`, true);
         return 'unavailable';
       }
-      if (err instanceof LeaseLost || (err instanceof ProtocolError && err.status === 409)) return 'busy';
+      if (err instanceof LeaseLost) return 'busy';
       throw err;
     }
   }
 
   /**
    * One attempt at a request, holding its lease. True when it changed the request's state. Throws
-   * StorageUnavailable when the store or the log cannot be reached: the request stays Requested.
+   * StorageUnavailable when the store or the log cannot be reached (or a 409 when its changes kept
+   * colliding with others'): the request stays Requested, and is tried again a little later.
    */
   private async run(id: string, lease: string, lost: AbortSignal): Promise<boolean> {
     const fence = (txn: Txn) => this.opts.leases.check(txn, lease);
@@ -302,7 +309,7 @@ export class ExportRunner {
       await upload?.discard().catch(() => undefined);
       // Stopping, or the lease went to another process: it stays Requested, for whoever runs it next.
       if (err instanceof Aborted || err instanceof LeaseLost) return true;
-      if (err instanceof StorageUnavailable) throw err;
+      if (err instanceof StorageUnavailable || isContended(err)) throw err;
       if (err instanceof Expired) {
         await save({ state: 'TimedOut', progress: undefined }).catch(() => undefined);
         return true;
