@@ -82,6 +82,8 @@ export interface Watermarks {
   publish(throughMs: number): Promise<void>;
   /** True once every other live process has published at least `endMs`. */
   caughtUp(endMs: number): Promise<boolean>;
+  /** Forgets processes not heard from for a day (housekeeping). */
+  prune(): Promise<void>;
   /** This process writes no more: nobody waits for it. */
   close(): Promise<void>;
 }

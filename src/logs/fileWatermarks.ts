@@ -1,6 +1,6 @@
 // Watermarks (backend.ts) of processes sharing a log directory on one machine: each keeps
 // `<logDir>/writers/<tag>.json` ({"through": ms}) up to date; a file not touched for WRITER_STALE_MS
-// belongs to a process that died, and is not waited for (and removed once it is a day old).
+// belongs to a process that died, and is not waited for (housekeeping removes it once it is a day old).
 
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -42,9 +42,7 @@ export class FileWatermarks implements Watermarks {
       if (!name.endsWith('.json') || name === `${this.tag}.json`) continue;
       const file = path.join(this.dir, name);
       try {
-        const age = now - (await stat(file)).mtimeMs;
-        if (age > FORGET_MS) await unlink(file).catch(() => undefined);
-        if (age > WRITER_STALE_MS) continue;
+        if (now - (await stat(file)).mtimeMs > WRITER_STALE_MS) continue;
         const { through } = JSON.parse(await readFile(file, 'utf8')) as { through?: unknown };
         if (typeof through === 'number' && through < endMs) return false;
       } catch (err) {
@@ -53,6 +51,24 @@ export class FileWatermarks implements Watermarks {
       }
     }
     return true;
+  }
+
+  async prune(): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return;
+    }
+    const now = Date.now();
+    for (const name of names) {
+      const file = path.join(this.dir, name);
+      try {
+        if (now - (await stat(file)).mtimeMs > FORGET_MS) await unlink(file);
+      } catch {
+        // gone meanwhile
+      }
+    }
   }
 
   async close(): Promise<void> {

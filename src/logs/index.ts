@@ -218,6 +218,7 @@ export class LogSystem {
       await this.leases.holding('logs:housekeeping', async () => {
         await this.backend.source.removeBefore(Date.now() - this.settings.retentionDays * DAY_MS);
         await this.runner.prune();
+        await this.backend.watermarks?.prune();
       });
     } catch (err) {
       console.error('flora: query log housekeeping failed:', err);

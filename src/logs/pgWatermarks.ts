@@ -1,7 +1,7 @@
 // Watermarks (backend.ts) of processes on any machines sharing PostgreSQL: one row per process in
 // `flora_query_log_writers`, stamped with the database's clock, so that "not heard from for
-// WRITER_STALE_MS" means the same on every machine. A dead process's row is not waited for, and is
-// removed once it is a day old.
+// WRITER_STALE_MS" means the same on every machine. A dead process's row is not waited for, and
+// housekeeping removes it once it is a day old.
 
 import type { Pool } from 'pg';
 import { WRITER_STALE_MS, type Watermarks } from './backend';
@@ -34,9 +34,13 @@ export class PgWatermarks implements Watermarks {
     return res.rows[0].behind === 0;
   }
 
+  async prune(): Promise<void> {
+    await this.query(`DELETE FROM ${WRITERS_TABLE} WHERE seen < now() - interval '1 day'`, []);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    await this.query(`DELETE FROM ${WRITERS_TABLE} WHERE writer = $1 OR seen < now() - interval '1 day'`, [this.writer]).catch(() => undefined);
+    await this.query(`DELETE FROM ${WRITERS_TABLE} WHERE writer = $1`, [this.writer]).catch(() => undefined);
   }
 
   private async query<R extends object = object>(text: string, values: unknown[]) {

@@ -160,5 +160,11 @@ test('watermarks in a shared directory: an export waits for live processes only'
     await b.close(); // a graceful stop
     assert.equal(await a.caughtUp(5000), true);
     assert.deepEqual(await readdir(dir), ['a.json']);
+    // Housekeeping forgets processes gone for a day.
+    await new FileWatermarks(dir, 'c').publish(1);
+    const dayAgo = new Date(Date.now() - 25 * 3_600_000);
+    await utimes(path.join(dir, 'c.json'), dayAgo, dayAgo);
+    await a.prune();
+    assert.deepEqual(await readdir(dir), ['a.json']);
   });
 });
