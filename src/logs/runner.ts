@@ -301,6 +301,8 @@ export class ExportRunner {
         await save({ state: 'DoesNotExist', records: 0, progress: undefined });
         return true;
       }
+      // Still this attempt's (a process that lost its lease while paused must not replace the file).
+      await save({ progress: undefined });
       const size = await upload.commit();
       const done = await save({ state: 'CreatingNewUrl', records, bytes: size, progress: undefined });
       if (done.state === 'CreatingNewUrl') await this.mint(id);
