@@ -55,8 +55,8 @@ function assertEachOnce(records: LogRecord[], expected: Record<string, number>):
 }
 
 /** Requests an export of `range` through `srv`, waits for it there and downloads it. */
-async function exportThrough(srv: FloraProcess, range: Record<string, string>): Promise<LogRecord[]> {
-  const made = await logsApi(srv, 'POST', '/api/v1/logs?type=query', range, ROOT_SECRET);
+async function exportThrough(srv: FloraProcess, body: Record<string, string>): Promise<LogRecord[]> {
+  const made = await logsApi(srv, 'POST', '/api/v1/logs?type=query', body, ROOT_SECRET);
   assert.equal(made.status, 200, JSON.stringify(made.json));
   const done = await pollUntil(srv, made.json.request_id as string, ROOT_SECRET);
   assert.equal(done.json.state, 'Complete', JSON.stringify(done.json));
