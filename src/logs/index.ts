@@ -123,7 +123,9 @@ export class LogSystem {
     if (!tier) throw new Error('the query service gives no access to its store');
     const { store, leases } = tier;
     const exportsDir = path.join(settings.logDir, 'exports');
-    const backend = config.storage ? await pgBackend(config.storage, leases.holder) : fileBackend(settings.logDir, store.shared ? fileTag(leases.holder) : undefined);
+    const backend = config.storage
+      ? await pgBackend(config.storage, leases.holder)
+      : fileBackend(settings.logDir, store.shared ? fileTag(leases.holder) : undefined);
     try {
       const redactor = new Redactor([settings.rootSecret]);
       const writer = settings.logQueries
@@ -195,7 +197,9 @@ export class LogSystem {
     const { watermarks } = this.backend;
     if (!watermarks || !this.writer) return Promise.resolve();
     this.marked = this.marked.then(() =>
-      watermarks.publish(this.writer!.through()).catch((err: unknown) => this.warn(`query log: cannot publish how far it is written: ${(err as Error).message}`)),
+      watermarks
+        .publish(this.writer!.through())
+        .catch((err: unknown) => this.warn(`query log: cannot publish how far it is written: ${(err as Error).message}`)),
     );
     return this.marked;
   }
@@ -207,7 +211,8 @@ export class LogSystem {
     this.adopting = adopt(queryDir, this.stopping.signal).then(
       (n) => void (n > 0 && console.error(`flora: query log: ${n} hour file(s) of an earlier version copied into PostgreSQL`)),
       (err: unknown) => {
-        if (!this.stopping.signal.aborted) console.error(`flora: query log: cannot copy earlier hour files into PostgreSQL (tried again at the next start): ${(err as Error).message}`);
+        if (this.stopping.signal.aborted) return;
+        console.error(`flora: query log: cannot copy earlier hour files into PostgreSQL (tried again at the next start): ${(err as Error).message}`);
       },
     );
   }

@@ -57,7 +57,9 @@ export class PgExportFiles implements ExportFiles {
     const res = await retrying(
       () =>
         this.pool.query<{ pieces: number; size: string }>({
-          text: `SELECT count(*)::int AS pieces, coalesce(sum(octet_length(data)), 0)::bigint AS size FROM ${CHUNKS_TABLE} WHERE request_id = $1 AND attempt = $2`,
+          text:
+            'SELECT count(*)::int AS pieces, coalesce(sum(octet_length(data)), 0)::bigint AS size ' +
+            `FROM ${CHUNKS_TABLE} WHERE request_id = $1 AND attempt = $2`,
           values: [id, attempt],
         }),
       2000,

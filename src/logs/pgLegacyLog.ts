@@ -36,7 +36,10 @@ async function copyFile(pool: Pool, file: string, source: string, signal: AbortS
   try {
     await client.query('BEGIN');
     // Claims the file first: a concurrent copy of it waits here, then finds it taken.
-    const claimed = await client.query({ text: `INSERT INTO ${IMPORTS_TABLE} (source, records) VALUES ($1, 0) ON CONFLICT (source) DO NOTHING`, values: [source] });
+    const claimed = await client.query({
+      text: `INSERT INTO ${IMPORTS_TABLE} (source, records) VALUES ($1, 0) ON CONFLICT (source) DO NOTHING`,
+      values: [source],
+    });
     if (claimed.rowCount === 0) {
       await client.query('ROLLBACK');
       return false;

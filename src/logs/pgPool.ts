@@ -22,7 +22,8 @@ const SCHEMA = [
   // Watermarks: how far each live process's log is written (backend.ts Watermarks).
   `CREATE TABLE IF NOT EXISTS ${WRITERS_TABLE} (writer text PRIMARY KEY, through_ms bigint NOT NULL, seen timestamptz NOT NULL DEFAULT now())`,
   // Export files, in pieces, per attempt: only the attempt that completed a request is downloaded.
-  `CREATE TABLE IF NOT EXISTS ${CHUNKS_TABLE} (request_id text NOT NULL, attempt integer NOT NULL, seq integer NOT NULL, data bytea NOT NULL, PRIMARY KEY (request_id, attempt, seq))`,
+  `CREATE TABLE IF NOT EXISTS ${CHUNKS_TABLE} (request_id text NOT NULL, attempt integer NOT NULL, seq integer NOT NULL, data bytea NOT NULL, ` +
+    'PRIMARY KEY (request_id, attempt, seq))',
   // Hour files of earlier versions copied into the log table, each once (pgLegacyLog.ts).
   `CREATE TABLE IF NOT EXISTS ${IMPORTS_TABLE} (source text PRIMARY KEY, records bigint NOT NULL, imported timestamptz NOT NULL DEFAULT now())`,
 ];

@@ -97,7 +97,10 @@ export class PgLogSource implements LogSource {
     const where = `ts_ms >= $1 AND ts_ms < $2${dbs ? ' AND db = ANY($3::text[])' : ''}`;
     const params: unknown[] = [range.startMs, range.endMs, ...(dbs ? [dbs] : [])];
     const total = await retrying(() =>
-      pool.query<{ bytes: string }>({ text: `SELECT coalesce(sum(octet_length(line) + 1), 0)::bigint AS bytes FROM ${LOG_TABLE} WHERE ${where}`, values: params }),
+      pool.query<{ bytes: string }>({
+        text: `SELECT coalesce(sum(octet_length(line) + 1), 0)::bigint AS bytes FROM ${LOG_TABLE} WHERE ${where}`,
+        values: params,
+      }),
     );
     // About batchBytes of records per page (a record is some 500 bytes).
     const pageRows = Math.max(8, Math.min(5000, Math.floor(batchBytes / 512)));

@@ -1,13 +1,13 @@
 // The asynchronous, batched writer of the query log. append() is synchronous, cheap and never
 // throws: it copies the line (UTF-8) into a chunk of a buffer, and a background loop hands the
 // queued chunks of an hour to the sink (the hour's file, or a batch insert into PostgreSQL:
-// backend.ts) every `flushMs` (sooner once `batchBytes` are waiting). Lines live
-// off the JS heap from the moment they are appended, so a second's worth of records does not burden
-// the garbage collector. Memory is bounded: when the chunks queued plus the ones being written would
-// exceed `maxBufferBytes` (the disk cannot keep up), new lines are dropped and counted instead of
-// slowing requests down (up to SPARE_CHUNKS written chunks are kept on top, for reuse). A failed
-// write is counted too and never surfaces to a request. The writer also knows the TS of its oldest
-// unwritten line, so that other processes can be told how far its log is written (through()).
+// backend.ts) every `flushMs` (sooner once `batchBytes` are waiting). Lines live off the JS heap
+// from the moment they are appended, so a second's worth of records does not burden the garbage
+// collector. Memory is bounded: when the chunks queued plus the ones being written would exceed
+// `maxBufferBytes` (the disk or the database cannot keep up), new lines are dropped and counted
+// instead of slowing requests down (up to SPARE_CHUNKS written chunks are kept on top, for reuse).
+// A failed write is counted too and never surfaces to a request. The writer also knows the TS of
+// its oldest unwritten line, so that other processes can be told how far its log is written.
 
 import type { LogSink } from './backend';
 import { FileSink } from './fileSink';
@@ -147,7 +147,7 @@ export class LogWriter {
 
   private drop(): false {
     this.stat.dropped++;
-    this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: the log disk is not keeping up`);
+    this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: writing the log is not keeping up`);
     return false;
   }
 
