@@ -22,6 +22,11 @@ import { JobStore, type ExportJob } from '../src/logs/jobs';
 import { buildRecord } from '../src/logs/record';
 import { Redactor } from '../src/logs/redact';
 import { ExportRunner } from '../src/logs/runner';
+import { FileLogSource } from '../src/logs/fileSource';
+import { DirExportFiles } from '../src/logs/dirExportFiles';
+import { openLmdbEngine } from '../src/storage/lmdbEngine';
+import { openStore } from '../src/storage/store';
+import { Leases } from '../src/tier/leases';
 import { UrlSigner } from '../src/logs/signing';
 import { startServer } from '../src/server/server';
 
@@ -209,10 +214,14 @@ async function writeRecords(logDir: string, count: number, startMs: number, hour
 /** Child: one export over everything in `logDir`; prints records, seconds and peak RSS. */
 async function exportMode(dir: string, startMs: number, endMs: number): Promise<void> {
   const baseline = process.memoryUsage().rss;
-  const jobs = await JobStore.open(path.join(dir, 'jobs'));
+  // Requests live in a store (src/logs/jobs.ts): one in the bench's folder, alone.
+  const store = await openStore(await openLmdbEngine(path.join(dir, 'store')));
+  const jobs = new JobStore(store);
   const runner = new ExportRunner(jobs, {
-    logDir: path.join(dir, 'query'),
-    filesDir: path.join(dir, 'files'),
+    source: new FileLogSource(path.join(dir, 'query')),
+    files: new DirExportFiles(path.join(dir, 'files')),
+    leases: new Leases(store),
+    shared: false,
     signer: new UrlSigner(Buffer.alloc(32, 1)),
     urlTtlMs: 3_600_000,
     timeoutMs: 3_600_000,
@@ -230,11 +239,12 @@ async function exportMode(dir: string, startMs: number, endMs: number): Promise<
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
   const started = process.hrtime.bigint();
   runner.submitted();
-  while (!['Complete', 'DoesNotExist', 'Failed', 'TimedOut'].includes(jobs.get(job.request_id)!.state)) await new Promise((r) => setTimeout(r, 10));
+  while (!['Complete', 'DoesNotExist', 'Failed', 'TimedOut'].includes((await jobs.get(job.request_id))!.state)) await new Promise((r) => setTimeout(r, 10));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   clearInterval(sampler);
   await runner.close();
-  const done = jobs.get(job.request_id)!;
+  const done = (await jobs.get(job.request_id))!;
+  await store.close();
   process.stdout.write(JSON.stringify({
     state: done.state, records: done.records, bytes: done.bytes, seconds,
     baselineRss: baseline, peakRss: Math.max(peak, process.resourceUsage().maxRSS * 1024),

@@ -128,7 +128,7 @@ export const SETTINGS = [
   // --- query log and log export (src/logs) ---
   setting({
     key: 'logDir', flag: '--log-dir', env: 'FLORA_LOG_DIR', defaultValue: '',
-    help: "Directory of the query log and exports ('' = <data dir>/logs)", parse: (raw) => raw,
+    help: "Directory of the query log and exports ('' = <data dir>/logs; PostgreSQL storage keeps them in the database)", parse: (raw) => raw,
   }),
   setting({
     key: 'regionGroup', flag: '--region-group', env: 'FLORA_REGION_GROUP', defaultValue: 'us-std',
@@ -136,7 +136,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'logRetentionDays', flag: '--log-retention-days', env: 'FLORA_LOG_RETENTION_DAYS', defaultValue: 90,
-    help: 'Days query-log files are kept', parse: positiveNumber('retention'),
+    help: 'Days query-log records are kept', parse: positiveNumber('retention'),
   }),
   setting({
     key: 'logQueries', flag: '--log-queries', env: 'FLORA_LOG_QUERIES', defaultValue: true,

@@ -2,7 +2,8 @@
 // Nothing here knows about HTTP framing; the server turns a QueryResult into a response.
 
 import type { EvalContext } from './context';
-import type { CommitListener } from '../storage/types';
+import type { CommitListener, Store } from '../storage/types';
+import type { Leases } from '../tier/leases';
 import type { Budget, MemoryPool, QueryLimits } from './budget';
 
 export interface QueryRequest {
@@ -68,13 +69,23 @@ export interface QueryService {
   onCommit(listener: CommitListener): () => void;
   /** Waits for in-flight work, then closes storage. */
   close(): Promise<void>;
+  /**
+   * The store and the tier's leases, for background work outside the evaluator (the log-export
+   * service keeps its requests in the store, and runs each one under a lease).
+   */
+  readonly tier?: ServiceTier;
+}
+
+export interface ServiceTier {
+  readonly store: Store;
+  readonly leases: Leases;
 }
 
 export interface FloraConfig {
   host: string;
   port: number;
   dataDir: string;
-  /** '' = LMDB in dataDir; else a postgres:// URL (the query log stays in the data directory). */
+  /** '' = LMDB in dataDir; else a postgres:// URL (the query log and exports then live there too). */
   storage?: string;
   /** Processes serving the port: 1 = this process alone; more = a supervisor and that many workers (tier/). */
   workers: number;

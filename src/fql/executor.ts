@@ -2,7 +2,7 @@
 
 import { StorageUnavailable } from '../storage/engine';
 import { legacyStyle } from '../wire/encode';
-import type { QueryMetrics, QueryRequest, QueryResult, QueryService, TransactOptions, TransactResult } from './api';
+import type { QueryMetrics, QueryRequest, QueryResult, QueryService, ServiceTier, TransactOptions, TransactResult } from './api';
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog, NAMED_NATIVES, NATIVE_IDS } from '../model/catalog';
 import { Authenticator, secretFromHeader } from '../model/auth';
@@ -82,6 +82,11 @@ export class Executor implements QueryService {
 
   now(): bigint {
     return this.store.now();
+  }
+
+  /** Read-only access to the store and the leases, for the log-export service (src/logs). */
+  get tier(): ServiceTier {
+    return { store: this.store, leases: this.leases };
   }
 
   onCommit(listener: CommitListener): () => void {

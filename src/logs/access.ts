@@ -6,6 +6,7 @@
 import type { EvalContext } from '../fql/context';
 import type { QueryService } from '../fql/api';
 import { QueryTimeout } from '../fql/context';
+import { StorageUnavailable } from '../storage/engine';
 import { ProtocolError } from '../values/errors';
 
 /** An error of the log-export API: `{"message": …}` with this status. */
@@ -32,8 +33,15 @@ export function unauthorizedBearer(missing: boolean): LogApiError {
   return new LogApiError(401, text, { 'www-authenticate': 'Bearer realm="Unauthorized"' });
 }
 
+/** The 503 of this API: the store (or the log in PostgreSQL) cannot be reached right now. */
+export function storeUnavailable(): LogApiError {
+  return new LogApiError(503, 'The log store is unavailable right now; try again shortly.', { 'retry-after': '1' });
+}
+
 /**
- * Authenticates `authorization` and runs `fn` for an admin bearer in one read-only transaction.
+ * Authenticates `authorization` and runs `fn` for an admin bearer in one read-only transaction, whose
+ * snapshot includes every commit of every process of the tier that completed before the call (so a
+ * request made through one process is seen when polled through another).
  * Missing or invalid credentials → 401; anything but the root secret or an admin key → 403.
  */
 export async function asAdmin<T>(
@@ -54,13 +62,14 @@ export async function asAdmin<T>(
         requester = { db: s.db, path: [...s.path] };
         return fn(ctx, requester);
       },
-      { readOnly: true, timeoutMs: 30_000 },
+      { readOnly: true, timeoutMs: 30_000, ...(service.tier?.store.shared ? { lastSeenTxn: service.now() } : {}) },
     );
     return { result: run.result, requester: requester! };
   } catch (err) {
     if (err instanceof LogApiError) throw err;
     if (err instanceof ProtocolError && err.status === 401) throw unauthorizedBearer(false);
     if (err instanceof QueryTimeout) throw new LogApiError(503, 'Timed out.');
+    if (err instanceof StorageUnavailable) throw storeUnavailable();
     throw err;
   }
 }

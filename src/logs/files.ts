@@ -1,20 +1,26 @@
-// The query log on disk: one NDJSON file per UTC hour, `query-YYYY-MM-DDTHH.ndjson`, holding exactly
-// the records whose TS falls in that hour. The file names are the index: the files of a time range
-// are found by listing the directory, and nothing else has to be kept consistent with them.
+// The query log on disk: NDJSON files per UTC hour holding exactly the records whose TS falls in that
+// hour. A lone process writes `query-YYYY-MM-DDTHH.ndjson`; processes sharing the directory (LMDB
+// workers) each write their own `query-YYYY-MM-DDTHH.<tag>.ndjson`, so that appends of different
+// processes never interleave, and an export reads every file of an hour, of both kinds. The file
+// names are the index: the files of a time range are found by listing the directory, and nothing
+// else has to be kept consistent with them.
 
 import { readdir, stat, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 
 const HOUR_MS = 3_600_000;
-const FILE_RE = /^query-(\d{4}-\d{2}-\d{2})T(\d{2})\.ndjson$/;
+const FILE_RE = /^query-(\d{4}-\d{2}-\d{2})T(\d{2})(?:\.[A-Za-z0-9_-]{1,64})?\.ndjson$/;
+/** What a process tag may be made of: it becomes part of file names. */
+export const TAG_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** `YYYY-MM-DDTHH` of a record TS (`YYYY-MM-DD HH:mm:ss.SSS Z`). */
 export function hourKeyOfTs(ts: string): string {
   return `${ts.slice(0, 10)}T${ts.slice(11, 13)}`;
 }
 
-export function fileNameOfHour(hourKey: string): string {
-  return `query-${hourKey}.ndjson`;
+/** The hour file of `hourKey` (`YYYY-MM-DDTHH`), of the process tagged `tag` when the directory is shared. */
+export function fileNameOfHour(hourKey: string, tag?: string): string {
+  return tag === undefined ? `query-${hourKey}.ndjson` : `query-${hourKey}.${tag}.ndjson`;
 }
 
 export interface HourFile {
@@ -32,7 +38,7 @@ export function hourStartOfFile(name: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** Log files that may hold records in [startMs, endMs), oldest first. */
+/** Log files that may hold records in [startMs, endMs), oldest hour first (the files of an hour by name). */
 export async function filesInRange(dir: string, startMs: number, endMs: number): Promise<HourFile[]> {
   let names: string[];
   try {
@@ -52,7 +58,7 @@ export async function filesInRange(dir: string, startMs: number, endMs: number):
       // removed by retention meanwhile
     }
   }
-  return out.sort((a, b) => a.startMs - b.startMs);
+  return out.sort((a, b) => a.startMs - b.startMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Removes hour files that ended more than `retentionDays` before `nowMs`; returns how many. */

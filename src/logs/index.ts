@@ -1,15 +1,21 @@
 // The query log and the log-export service, put together: open at start, close at shutdown.
 //
-//   <logDir>/query/query-YYYY-MM-DDTHH.ndjson   the query log, one file per UTC hour (files.ts)
-//   <logDir>/exports/jobs/<request_id>.json     export requests and their state (jobs.ts)
-//   <logDir>/exports/files/<request_id>.jsonl.gz  export files (runner.ts)
-//   <logDir>/exports/url-signing.key            HMAC key of presigned URLs (signing.ts)
+// A lone LMDB process (and LMDB workers sharing one data directory, each with its own files):
+//   <logDir>/query/query-YYYY-MM-DDTHH[.<tag>].ndjson   the query log, per UTC hour (files.ts)
+//   <logDir>/exports/files/<request_id>.jsonl.gz        export files (dirExportFiles.ts)
+//   <logDir>/writers/<tag>.json                         how far each worker's log is written
+// With --storage postgres://…, on any number of machines: the tables of pgPool.ts.
+// Either way, export requests and the URL signing key are meta records in the store (jobs.ts,
+// signing.ts), and each export runs under a lease (runner.ts).
 
 import * as path from 'node:path';
 import type { FloraConfig, QueryService } from '../fql/api';
+import type { Leases } from '../tier/leases';
 import { subtreeOf } from './access';
-import { removeExpired } from './files';
+import type { ExportFiles, LogBackend } from './backend';
+import { fileBackend, fileTag, pgBackend } from './backends';
 import { JobStore } from './jobs';
+import { importLegacyJobs } from './legacy';
 import { buildRecord, type RecordOptions } from './record';
 import { Redactor } from './redact';
 import { ExportRunner } from './runner';
@@ -70,7 +76,7 @@ export class QueryLog implements RequestLogger {
     if (!this.enabled) return;
     try {
       const ts = entry.ts ?? Date.now();
-      this.writer.append(buildRecord(entry, ts, this.record), this.hourOf(ts));
+      this.writer.append(buildRecord(entry, ts, this.record), this.hourOf(ts), ts);
     } catch (err) {
       // A record that cannot be built must not fail the request it describes.
       if (this.failures++ === 0) console.error('flora: query log: cannot build a record:', err);
@@ -87,9 +93,17 @@ export class QueryLog implements RequestLogger {
 }
 
 const HOUSEKEEPING_MS = 3_600_000;
+const DAY_MS = 24 * 3_600_000;
+const WARN_EVERY_MS = 60_000;
 
 export class LogSystem {
   private housekeeping: NodeJS.Timeout | undefined;
+  private marking: NodeJS.Timeout | undefined;
+  private marked: Promise<void> = Promise.resolve();
+  /** Hour files of an earlier version being taken into PostgreSQL (pgLegacyLog.ts). */
+  private adopting: Promise<void> = Promise.resolve();
+  private readonly stopping = new AbortController();
+  private lastWarning = 0;
   /** The server's own address: the base of presigned URLs when neither publicUrl nor Host says better. */
   serverAddress = 'http://127.0.0.1';
 
@@ -100,38 +114,72 @@ export class LogSystem {
     readonly jobs: JobStore,
     readonly runner: ExportRunner,
     readonly signer: UrlSigner,
+    private readonly backend: LogBackend,
+    private readonly leases: Leases,
   ) {}
 
   static async open(config: FloraConfig, service: QueryService, settings = logSettings(config)): Promise<LogSystem> {
-    const queryDir = path.join(settings.logDir, 'query');
+    const tier = service.tier;
+    if (!tier) throw new Error('the query service gives no access to its store');
+    const { store, leases } = tier;
     const exportsDir = path.join(settings.logDir, 'exports');
-    const redactor = new Redactor([settings.rootSecret]);
-    const writer = settings.logQueries
-      ? new LogWriter({ dir: queryDir, flushMs: settings.flushMs, maxBufferBytes: settings.bufferBytes })
-      : undefined;
-    const logger = writer ? new QueryLog(writer, { regionGroup: settings.regionGroup, redactor }) : NO_LOGGER;
-    const jobs = await JobStore.open(path.join(exportsDir, 'jobs'));
-    const signer = await UrlSigner.open(path.join(exportsDir, 'url-signing.key'));
-    const rootAuth = `Bearer ${settings.rootSecret}`;
-    const runner = new ExportRunner(jobs, {
-      logDir: queryDir,
-      filesDir: path.join(exportsDir, 'files'),
-      signer,
-      urlTtlMs: settings.urlTtlMs,
-      timeoutMs: settings.exportTimeoutMs,
-      flushLog: () => writer?.flush() ?? Promise.resolve(),
-      subtree: async (db) => {
-        const run = await service.transact(rootAuth, (ctx) => subtreeOf(ctx, db), { readOnly: true });
-        return new Set([...run.result].map(String));
-      },
-      ...(settings.exportChunkDelayMs ? { chunkBytes: 16 * 1024, chunkDelayMs: settings.exportChunkDelayMs } : {}),
-    });
-    const system = new LogSystem(settings, logger, writer, jobs, runner, signer);
-    await system.tidy();
-    await runner.start();
-    system.housekeeping = setInterval(() => void system.tidy(), HOUSEKEEPING_MS);
-    system.housekeeping.unref();
-    return system;
+    const backend = config.storage
+      ? await pgBackend(config.storage, leases.holder)
+      : fileBackend(settings.logDir, store.shared ? fileTag(leases.holder) : undefined);
+    try {
+      const redactor = new Redactor([settings.rootSecret]);
+      const writer = settings.logQueries
+        ? new LogWriter({ sink: backend.sink, flushMs: settings.flushMs, maxBufferBytes: settings.bufferBytes })
+        : undefined;
+      const logger = writer ? new QueryLog(writer, { regionGroup: settings.regionGroup, redactor }) : NO_LOGGER;
+      const jobs = new JobStore(store);
+      // Requests of earlier versions (job files); their export files move only when exports now live in PostgreSQL.
+      await importLegacyJobs(exportsDir, jobs, config.storage ? backend.files : undefined);
+      const signer = await UrlSigner.fromStore(store, path.join(exportsDir, 'url-signing.key'));
+      const rootAuth = `Bearer ${settings.rootSecret}`;
+      const watermarks = backend.watermarks;
+      const runner = new ExportRunner(jobs, {
+        source: backend.source,
+        files: backend.files,
+        leases,
+        shared: store.shared,
+        signer,
+        urlTtlMs: settings.urlTtlMs,
+        timeoutMs: settings.exportTimeoutMs,
+        flushLog: () => writer?.flush() ?? Promise.resolve(),
+        ...(watermarks ? { caughtUp: (endMs: number) => watermarks.caughtUp(endMs) } : {}),
+        subtree: async (db) => {
+          const run = await service.transact(rootAuth, (ctx) => subtreeOf(ctx, db), { readOnly: true });
+          return new Set([...run.result].map(String));
+        },
+        ...(settings.exportChunkDelayMs ? { chunkBytes: 16 * 1024, chunkDelayMs: settings.exportChunkDelayMs } : {}),
+      });
+      const system = new LogSystem(settings, logger, writer, jobs, runner, signer, backend, leases);
+      await system.markWritten(); // before this process serves anything: exports elsewhere wait for it
+      await system.tidy();
+      await runner.start();
+      system.housekeeping = setInterval(() => void system.tidy(), HOUSEKEEPING_MS);
+      system.housekeeping.unref();
+      if (watermarks && writer) {
+        system.marking = setInterval(() => void system.markWritten(), Math.max(100, Math.min(settings.flushMs, 1000)));
+        system.marking.unref();
+      }
+      system.adoptFiles(path.join(settings.logDir, 'query'));
+      return system;
+    } catch (err) {
+      await backend.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Where export files are (the download route reads them). */
+  get files(): ExportFiles {
+    return this.backend.files;
+  }
+
+  /** This process, as export requests name the one that accepted them. */
+  get holder(): string {
+    return this.leases.holder;
   }
 
   /** Counters of the query-log writer (undefined when query logging is off). */
@@ -139,25 +187,66 @@ export class LogSystem {
     return this.writer?.stats();
   }
 
-  /** Everything logged so far is on disk once this resolves. */
+  /** Everything logged so far is written once this resolves. */
   flush(): Promise<void> {
     return this.writer?.flush() ?? Promise.resolve();
   }
 
-  /** Retention: expired hour files and old export requests go. */
+  /** Tells the other processes how far this one's log is written (shared stores). */
+  private markWritten(): Promise<void> {
+    const { watermarks } = this.backend;
+    if (!watermarks || !this.writer) return Promise.resolve();
+    this.marked = this.marked.then(() =>
+      watermarks
+        .publish(this.writer!.through())
+        .catch((err: unknown) => this.warn(`query log: cannot publish how far it is written: ${(err as Error).message}`)),
+    );
+    return this.marked;
+  }
+
+  /** In the background: hour files an earlier version left when the log now lives in PostgreSQL. */
+  private adoptFiles(queryDir: string): void {
+    const adopt = this.backend.adoptFiles;
+    if (!adopt) return;
+    this.adopting = adopt(queryDir, this.stopping.signal).then(
+      (n) => void (n > 0 && console.error(`flora: query log: ${n} hour file(s) of an earlier version copied into PostgreSQL`)),
+      (err: unknown) => {
+        if (this.stopping.signal.aborted) return;
+        console.error(`flora: query log: cannot copy earlier hour files into PostgreSQL (tried again at the next start): ${(err as Error).message}`);
+      },
+    );
+  }
+
+  /** Retention, by one process of a tier at a time: expired records, old export requests and files. */
   private async tidy(): Promise<void> {
     try {
-      await removeExpired(path.join(this.settings.logDir, 'query'), this.settings.retentionDays, Date.now());
-      await this.runner.prune();
+      await this.leases.holding('logs:housekeeping', async () => {
+        await this.backend.source.removeBefore(Date.now() - this.settings.retentionDays * DAY_MS);
+        await this.runner.prune();
+        await this.backend.watermarks?.prune();
+      });
     } catch (err) {
       console.error('flora: query log housekeeping failed:', err);
     }
   }
 
-  /** After the server stopped taking requests: writes what is queued, stops exports (resumed on restart). */
+  /** After the server stopped taking requests: writes what is queued, stops exports (resumed on restart or elsewhere). */
   async close(): Promise<void> {
     if (this.housekeeping) clearInterval(this.housekeeping);
+    if (this.marking) clearInterval(this.marking);
+    this.stopping.abort();
+    await this.adopting;
     await this.runner.close();
     await this.writer?.close();
+    await this.marked;
+    await this.backend.watermarks?.close().catch(() => undefined);
+    await this.backend.close();
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = now;
+    console.error(`flora: ${message}`);
   }
 }

@@ -26,6 +26,13 @@ export function formatTs(ms: number): string {
 
 export const TS_LENGTH = 25;
 
+/** The ms since the epoch of a TS (`YYYY-MM-DD HH:mm:ss.SSS Z`), NaN when it is not one. */
+export function parseTs(ts: string): number {
+  if (ts.length !== TS_LENGTH) return NaN;
+  const n = (from: number, to: number) => Number(ts.slice(from, to));
+  return Date.UTC(n(0, 4), n(5, 7) - 1, n(8, 10), n(11, 13), n(14, 16), n(17, 19), n(20, 23));
+}
+
 export interface RecordOptions {
   regionGroup: string;
   redactor: Redactor;

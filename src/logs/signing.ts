@@ -1,16 +1,41 @@
 // Presigned download URLs served by Flora itself: `<path>?version=<v>&expires=<unix s>&signature=<s>`,
-// where the signature is HMAC-SHA256 over the path, version and expiry with a key only this server
-// knows. The key is made once and kept in the log directory (mode 0600), so URLs survive a restart.
+// where the signature is HMAC-SHA256 over the path, version and expiry with a key only the server
+// knows. The key is made once and kept in the store, so URLs survive a restart and a URL minted by
+// one process of a tier is good at every other; a key an earlier version kept in the log directory
+// (`exports/url-signing.key`) is taken over, so its URLs stay good.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { Store } from '../storage/types';
+
+const KEY_META = Buffer.from('logs:url-signing-key', 'utf8');
 
 export type Verdict = 'ok' | 'expired' | 'invalid';
 
 export class UrlSigner {
   constructor(private readonly key: Buffer) {
     if (key.length < 16) throw new Error('URL signing key too short');
+  }
+
+  /** The tier's key from the store; made on first use (from `legacyFile` when an earlier version left one). */
+  static async fromStore(store: Store, legacyFile: string): Promise<UrlSigner> {
+    let legacy: Buffer | undefined;
+    try {
+      const key = await readFile(legacyFile);
+      if (key.length >= 32) legacy = key;
+    } catch {
+      // none
+    }
+    const fresh = legacy ?? randomBytes(32);
+    // Processes starting together: one commit wins, the others are re-run and read its key.
+    const { result } = await store.run(async (txn) => {
+      const stored = await txn.getMeta(KEY_META);
+      if (stored && stored.length >= 32) return Buffer.from(stored);
+      txn.putMeta(KEY_META, fresh);
+      return fresh;
+    });
+    return new UrlSigner(result);
   }
 
   /** Loads the key from `file`, creating it on first use. */

@@ -1,18 +1,22 @@
 // The asynchronous, batched writer of the query log. append() is synchronous, cheap and never
-// throws: it copies the line (UTF-8) into a chunk of a buffer, and a background loop appends the
-// queued chunks to the hour's file every `flushMs` (sooner once `batchBytes` are waiting). Lines live
-// off the JS heap from the moment they are appended, so a second's worth of records does not burden
-// the garbage collector. Memory is bounded: when the chunks queued plus the ones being written would
-// exceed `maxBufferBytes` (the disk cannot keep up), new lines are dropped and counted instead of
-// slowing requests down (up to SPARE_CHUNKS written chunks are kept on top, for reuse). A failed
-// write is counted too and never surfaces to a request.
+// throws: it copies the line (UTF-8) into a chunk of a buffer, and a background loop hands the
+// queued chunks of an hour to the sink (the hour's file, or a batch insert into PostgreSQL:
+// backend.ts) every `flushMs` (sooner once `batchBytes` are waiting). Lines live off the JS heap
+// from the moment they are appended, so a second's worth of records does not burden the garbage
+// collector. Memory is bounded: when the chunks queued plus the ones being written would exceed
+// `maxBufferBytes` (the disk or the database cannot keep up), new lines are dropped and counted
+// instead of slowing requests down (up to SPARE_CHUNKS written chunks are kept on top, for reuse).
+// A failed write is counted too and never surfaces to a request. The writer also knows the TS of
+// its oldest unwritten line, so that other processes can be told how far its log is written.
 
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import * as path from 'node:path';
-import { fileNameOfHour } from './files';
+import type { LogSink } from './backend';
+import { FileSink } from './fileSink';
 
 export interface WriterOptions {
-  dir: string;
+  /** Where lines go; without it, the hour files of `dir`. */
+  sink?: LogSink;
+  /** The hour files' directory (a lone process's file names), when no sink is given. */
+  dir?: string;
   /** Longest a line waits before it is written (ms). */
   flushMs: number;
   /** Queued plus in-flight bytes beyond which new lines are dropped. */
@@ -42,6 +46,8 @@ interface Chunk {
   buf: Buffer;
   used: number;
   lines: number;
+  /** The smallest TS (ms) of its lines. */
+  minTs: number;
 }
 
 const WARN_EVERY_MS = 60_000;
@@ -62,27 +68,33 @@ export class LogWriter {
   private draining: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private file: { hour: string; fh: FileHandle } | undefined;
-  private dirReady = false;
+  /** Smallest TS of the lines being written right now (Infinity when none). */
+  private inFlightMinTs = Infinity;
+  private readonly sink: LogSink;
   private lastWarning = 0;
   private readonly batchBytes: number;
   private readonly chunkBytes: number;
   private readonly stat: WriterStats = { written: 0, dropped: 0, failed: 0, bufferedBytes: 0, peakBufferedBytes: 0 };
 
   constructor(private readonly opts: WriterOptions) {
+    if (!opts.sink && opts.dir === undefined) throw new Error('a query log writer needs a sink or a directory');
+    this.sink = opts.sink ?? new FileSink(opts.dir!);
     this.batchBytes = opts.batchBytes ?? Math.min(256 * 1024, Math.max(1, Math.floor(opts.maxBufferBytes / 4)));
     this.chunkBytes = Math.max(4096, Math.min(CHUNK_BYTES, Math.floor(opts.maxBufferBytes / 4)));
   }
 
-  /** Queues one line (without newline) for the hour file `hourKey` (`YYYY-MM-DDTHH`). False if dropped. */
-  append(line: string, hourKey: string): boolean {
+  /**
+   * Queues one line (without newline) for the hour `hourKey` (`YYYY-MM-DDTHH`) of its TS `ts` (ms).
+   * False if dropped.
+   */
+  append(line: string, hourKey: string, ts = Date.now()): boolean {
     const bytes = Buffer.byteLength(line, 'utf8') + 1;
     let chunk = this.queue.length ? this.queue[this.queue.length - 1] : undefined;
     if (this.closed) return this.drop();
     if (!chunk || chunk.hour !== hourKey || chunk.buf.length - chunk.used < bytes) {
       const size = Math.max(this.chunkBytes, bytes);
       if (this.queuedBytes + this.inFlightBytes + size > this.opts.maxBufferBytes) return this.drop();
-      chunk = { hour: hourKey, buf: (size === this.chunkBytes && this.spare.pop()) || Buffer.allocUnsafe(size), used: 0, lines: 0 };
+      chunk = { hour: hourKey, buf: (size === this.chunkBytes && this.spare.pop()) || Buffer.allocUnsafe(size), used: 0, lines: 0, minTs: ts };
       this.queue.push(chunk);
       this.queuedBytes += size;
       const buffered = this.queuedBytes + this.inFlightBytes;
@@ -91,6 +103,7 @@ export class LogWriter {
     chunk.used += chunk.buf.write(line, chunk.used, 'utf8');
     chunk.buf[chunk.used++] = 0x0a;
     chunk.lines++;
+    if (ts < chunk.minTs) chunk.minTs = ts;
     this.accepted++;
     if (this.queuedBytes >= this.batchBytes) this.kick();
     else if (!this.timer && !this.draining) this.arm();
@@ -110,6 +123,18 @@ export class LogWriter {
     return { ...this.stat, bufferedBytes: this.queuedBytes + this.inFlightBytes };
   }
 
+  /**
+   * A time (ms) such that every line with an earlier TS appended so far is written (or failed):
+   * the TS of the oldest line still waiting, else `nowMs`. Records are appended right after their
+   * TS is taken (in the same turn of the event loop), so called from a timer this also covers lines
+   * not appended yet.
+   */
+  through(nowMs = Date.now()): number {
+    let t = Math.min(nowMs, this.inFlightMinTs);
+    for (const c of this.queue) if (c.minTs < t) t = c.minTs;
+    return t;
+  }
+
   /** Writes what is queued, refuses further lines, closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -117,12 +142,12 @@ export class LogWriter {
     await this.flush();
     if (this.timer) clearTimeout(this.timer);
     await this.draining;
-    await this.closeFile(true);
+    await this.sink.close();
   }
 
   private drop(): false {
     this.stat.dropped++;
-    this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: the log disk is not keeping up`);
+    this.warn(`query log: ${this.stat.dropped} record(s) dropped so far: writing the log is not keeping up`);
     return false;
   }
 
@@ -156,6 +181,7 @@ export class LogWriter {
       this.queue = [];
       this.inFlightBytes = this.queuedBytes;
       this.queuedBytes = 0;
+      this.inFlightMinTs = chunks.reduce((t, c) => Math.min(t, c.minTs), Infinity);
       // Consecutive chunks of the same hour go out in one write.
       let start = 0;
       for (let i = 1; i <= chunks.length; i++) {
@@ -170,6 +196,7 @@ export class LogWriter {
         if (c.buf.length === this.chunkBytes && this.spare.length < SPARE_CHUNKS) this.spare.push(c.buf);
       }
       this.inFlightBytes = 0;
+      this.inFlightMinTs = Infinity;
       this.processed += lines;
       this.wake();
       if (!this.waiters.length && this.queuedBytes < this.batchBytes) break;
@@ -187,57 +214,12 @@ export class LogWriter {
     const hour = chunks[0].hour;
     const lines = chunks.reduce((n, c) => n + c.lines, 0);
     try {
-      const fh = await this.fileFor(hour);
-      let buffers = chunks.map((c) => c.buf.subarray(0, c.used));
-      // writev may write less than asked; continue where it stopped.
-      while (buffers.length) {
-        const { bytesWritten } = await fh.writev(buffers);
-        let left = bytesWritten;
-        while (buffers.length && left >= buffers[0].length) left -= buffers.shift()!.length;
-        if (buffers.length && left > 0) buffers[0] = buffers[0].subarray(left);
-      }
+      await this.sink.write(hour, chunks.map((c) => c.buf.subarray(0, c.used)));
       this.stat.written += lines;
     } catch (err) {
       this.stat.failed += lines;
-      this.warn(`query log: cannot write ${path.join(this.opts.dir, fileNameOfHour(hour))}: ${(err as Error).message}`);
-      await this.closeFile(false);
+      this.warn(`query log: cannot write ${this.sink.where(hour)}: ${(err as Error).message}`);
     }
-  }
-
-  private async fileFor(hour: string): Promise<FileHandle> {
-    if (this.file?.hour === hour) return this.file.fh;
-    await this.closeFile(false);
-    if (!this.dirReady) {
-      await mkdir(this.opts.dir, { recursive: true });
-      this.dirReady = true;
-    }
-    const fh = await open(path.join(this.opts.dir, fileNameOfHour(hour)), 'a+');
-    try {
-      // A crash can leave a torn last line; start on a fresh line so that the next record stays whole.
-      const { size } = await fh.stat();
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        await fh.read(last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) await fh.appendFile('\n');
-      }
-    } catch (err) {
-      await fh.close().catch(() => undefined);
-      throw err;
-    }
-    this.file = { hour, fh };
-    return fh;
-  }
-
-  private async closeFile(sync: boolean): Promise<void> {
-    const file = this.file;
-    this.file = undefined;
-    if (!file) return;
-    try {
-      if (sync) await file.fh.datasync();
-    } catch {
-      // best effort
-    }
-    await file.fh.close().catch(() => undefined);
   }
 
   private warn(message: string): void {

@@ -8,15 +8,19 @@
 // Bearer: the root secret or an admin key (which sees its database and the ones below it). Errors
 // are `{"message": …}`: 400 bad input, 401 missing/invalid credentials, 403 not an admin, 404
 // unknown database or request (the latter also with `"state": "DoesNotExist"`), 405 another method
-// (with Allow), 413 body too large.
+// (with Allow), 413 body too large, 503 the store unreachable (PostgreSQL down: try again).
+//
+// Requests live in the store (logs/jobs.ts): any process of a tier answers about any request.
 
 import { randomUUID } from 'node:crypto';
 import { METHODS } from 'node:http';
 import type { QueryService } from '../fql/api';
-import { asAdmin, LogApiError, resolvePath, subtreeOf, unauthorizedBearer, type Requester } from '../logs/access';
+import { asAdmin, LogApiError, resolvePath, storeUnavailable, subtreeOf, unauthorizedBearer, type Requester } from '../logs/access';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import type { LogSystem } from '../logs/index';
-import { decodeToken, isLogState, LOG_STATES, type ExportJob, type LogState } from '../logs/jobs';
+import { decodeToken, isLogState, jobReads, listPage, LOG_STATES, type ExportJob, type LogState } from '../logs/jobs';
+import { StorageUnavailable } from '../storage/engine';
+import { ProtocolError } from '../values/errors';
 import type { LoggedDatabase } from '../logs/types';
 import type { EvalContext } from '../fql/context';
 import { BodyTooLarge, type RequestContext } from './context';
@@ -49,8 +53,11 @@ export function logsApi(service: QueryService, logs: LogSystem | undefined): Rec
     try {
       return await fn(ctx);
     } catch (err) {
-      if (err instanceof LogApiError) return message(err.status, err.message, undefined, err.headers);
+      if (err instanceof LogApiError) return fromError(err);
       if (err instanceof BodyTooLarge) return message(413, `The request body is larger than ${BODY_LIMIT} bytes.`);
+      if (err instanceof StorageUnavailable) return fromError(storeUnavailable());
+      // Changes to one request that kept colliding with other processes' (re-run several times).
+      if (err instanceof ProtocolError && err.status === 409) return message(503, 'The log store is busy; try again.', undefined, { 'retry-after': '1' });
       throw err;
     }
   };
@@ -78,6 +85,10 @@ function pathOutcome(path: string, method: string): Outcome {
   return message(404, 'Not found.');
 }
 
+function fromError(e: LogApiError): Outcome {
+  return message(e.status, e.message, undefined, e.headers);
+}
+
 function message(status: number, text: string, extra?: Record<string, unknown>, headers?: Record<string, string>): Outcome {
   return { status, body: JSON.stringify({ message: text, ...extra }), headers };
 }
@@ -96,6 +107,9 @@ function loggedDb(r: Requester): LoggedDatabase {
   return { id: r.db, path: r.path };
 }
 
+/** What a create request comes to: the request a repeat names, or a new one to add. */
+type Made = { existing: ExportJob; candidate?: undefined } | { existing?: undefined; candidate: ExportJob };
+
 class LogsApi {
   constructor(
     private readonly service: QueryService,
@@ -110,14 +124,13 @@ class LogsApi {
     const refused = await refuseUnauthenticated(this.service, ctx, bearerRefusal);
     if (refused) return refused;
     const text = (await ctx.readBody(BODY_LIMIT)).toString('utf8');
-    const { result: job, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
+    const { result: made, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who): Promise<Made> => {
       checkType(ctx.query, true);
       const req = this.parseCreate(text);
       const ownerDb = String(who.db);
-      if (req.token) {
-        const same = this.logs.jobs.findIdempotent(ownerDb, req.token, Date.now());
-        if (same) return same;
-      }
+      // A repeat is answered even if its database has gone since.
+      const same = req.token ? await jobReads.idempotent(ectx.txn, ownerDb, req.token, Date.now()) : undefined;
+      if (same) return { existing: same };
       let scopeDb: bigint;
       if (req.database) {
         const chain = await resolvePath(ectx, req.database.names);
@@ -143,30 +156,29 @@ class LogsApi {
         updated_ms: now,
         version: 0,
         attempts: 0,
+        creator: this.logs.holder,
       };
-      return job;
+      return { candidate: job };
     });
-    // Checked again with no await in between: two concurrent requests with one token make one export.
-    const same = job.idempotency_token && this.logs.jobs.findIdempotent(job.owner_db, job.idempotency_token, Date.now());
-    const existing = same || this.logs.jobs.get(job.request_id); // a repeat of an earlier request
-    if (existing) return ok(this.view(await this.logs.runner.refreshUrl(existing), ctx, 'get'), requester);
-    await this.logs.jobs.put(job);
+    // Checked again atomically with the insert: two concurrent requests with one token (through any
+    // processes) make one export.
+    const { job, created } = made.existing ? { job: made.existing, created: false } : await this.logs.jobs.create(made.candidate);
+    if (!created) return ok(this.view(await this.logs.runner.refreshUrl(job), ctx, 'get'), requester);
     const answer = ok(this.view(job, ctx, 'get'), requester); // Pending: the runner may move on at once
     this.logs.runner.submitted();
     return answer;
   }
 
   async get(ctx: RequestContext, id: string): Promise<Outcome> {
-    const { result: visible, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
+    const { result: found, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
       checkType(ctx.query, false);
-      const job = UUID.test(id) ? this.logs.jobs.get(id) : undefined;
-      return job !== undefined && (await this.canSee(ectx, who, [job])).has(job.request_id);
+      const job = UUID.test(id) ? await jobReads.get(ectx.txn, id) : undefined;
+      return job !== undefined && (await this.canSee(ectx, who, [job])).has(job.request_id) ? job : undefined;
     });
-    let job = this.logs.jobs.get(id);
-    if (!visible || !job) {
+    if (!found) {
       return { ...message(404, `Log request '${id}' does not exist.`, { request_id: id, state: 'DoesNotExist' }), log: { database: loggedDb(requester) } };
     }
-    job = await this.logs.runner.refreshUrl(job);
+    const job = await this.logs.runner.refreshUrl(found);
     return ok(this.view(job, ctx, 'get'), requester);
   }
 
@@ -197,14 +209,15 @@ class LogsApi {
         if (typeof body.next_token !== 'string' || !decodeToken(body.next_token)) throw new LogApiError(400, 'next_token is not valid.');
         token = body.next_token;
       }
-      return { visible: await this.canSee(ectx, who, this.logs.jobs.all()), states, max, token };
+      const all = await jobReads.all(ectx.txn);
+      const visible = await this.canSee(ectx, who, all);
+      return { mine: all.filter((j) => visible.has(j.request_id)), states, max, token };
     });
-    const { visible, states, max, token } = wanted;
+    const { mine, states, max, token } = wanted;
     // Listing, like polling, re-mints the URLs of Complete requests that have expired; before the
     // states filter, so that every result is in a state it asked for.
-    const mine = this.logs.jobs.all().filter((j) => visible.has(j.request_id));
-    await Promise.all(mine.map((j) => this.logs.runner.refreshUrl(j)));
-    const page = this.logs.jobs.list((j) => visible.has(j.request_id), states, max, token);
+    const current = await Promise.all(mine.map((j) => this.logs.runner.refreshUrl(j)));
+    const page = listPage(current, () => true, states, max, token);
     return ok({ next_token: page.next_token, results: page.results.map((j) => this.view(j, ctx, 'list')) }, requester);
   }
 
@@ -247,7 +260,8 @@ class LogsApi {
     if (job.records !== undefined) out.records = job.records;
     if (job.bytes !== undefined) out.bytes = job.bytes;
     if (job.error !== undefined) out.error = job.error;
-    const progress = job.state === 'Requested' ? this.logs.runner.progressOf(job.request_id) : undefined;
+    // This process's own extraction, or what the process running it saved last.
+    const progress = job.state === 'Requested' ? (this.logs.runner.progressOf(job.request_id) ?? job.progress) : undefined;
     if (progress) out.progress = progress;
     return out;
   }

@@ -1,12 +1,14 @@
 // Presigned downloads of export files: `GET /api/v1/logs/<id>/<id>.jsonl.gz?version&expires&signature`.
 // No Authorization: the HMAC signature is the permission (logs/signing.ts). A wrong or missing
 // signature and an expired URL are 403 (as an object store answers), a request or file that is gone
-// 404. The file is streamed straight to the response, so it is written outside the JSON Outcome path.
+// 404, the store or the database holding the file unreachable 503. The file (in the log directory, or
+// in PostgreSQL: any process of a tier serves any download) is streamed straight to the response,
+// so it is written outside the JSON Outcome path.
 
-import { createReadStream } from 'node:fs';
 import { once } from 'node:events';
-import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import type { ExportFile } from '../logs/backend';
+import { StorageUnavailable } from '../storage/engine';
 import type { LogSystem } from '../logs/index';
 import type { RequestLogger } from '../logs/types';
 import type { RequestContext } from './context';
@@ -70,15 +72,17 @@ async function answer(
   const verdict = logs.signer.verify(ctx.path, ctx.query, Date.now());
   if (verdict === 'invalid') return fail(403, 'The URL signature is invalid.');
   if (verdict === 'expired') return fail(403, 'The URL has expired; poll the request again for a new one.');
-  const job = logs.jobs.get(id);
-  const file = logs.runner.fileOf(id);
-  let size: number;
+  let file: ExportFile | undefined;
   try {
-    if (!job || (job.state !== 'Complete' && job.state !== 'CreatingNewUrl')) throw new Error('gone');
-    size = (await stat(file)).size;
-  } catch {
-    return fail(404, 'The export file does not exist (any more).');
+    // Fresh: the URL may have been minted by another process a moment ago.
+    const job = await logs.jobs.get(id, true);
+    if (job && (job.state === 'Complete' || job.state === 'CreatingNewUrl')) file = await logs.files.open(id, job.attempts);
+  } catch (err) {
+    if (err instanceof StorageUnavailable) return fail(503, 'The log store is unavailable right now; try again shortly.', { 'retry-after': '1' });
+    throw err;
   }
+  if (!file) return fail(404, 'The export file does not exist (any more).');
+  const { size, body: input } = file;
   res.writeHead(200, {
     'content-type': 'application/gzip',
     'content-length': String(size),
@@ -87,11 +91,13 @@ async function answer(
     traceparent,
   });
   if (ctx.method === 'HEAD') {
+    input.destroy();
     const ts = Date.now();
     res.end();
     return { status: 200, bytesOut: 0, ts };
   }
-  const input = createReadStream(file);
+  let bytesOut = 0;
+  input.on('data', (c: Buffer) => (bytesOut += c.length));
   const piped = pipeline(input, res as NodeJS.WritableStream);
   piped.catch(() => undefined); // seen through the race below
   try {
@@ -102,7 +108,8 @@ async function answer(
     // The client went away, perhaps right after the last byte: it still got a 200.
     res.destroy();
   }
-  return { status: 200, bytesOut: input.bytesRead, ts: Date.now() };
+  input.destroy(); // a client gone early: stop reading
+  return { status: 200, bytesOut, ts: Date.now() };
 }
 
 function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {

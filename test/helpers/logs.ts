@@ -2,8 +2,12 @@
 // downloads of export files.
 
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
 import * as http from 'node:http';
+import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { Client as PgClient } from 'pg';
+import { databaseFor } from './postgres';
 import { httpRequest, startFlora, type FloraProcess, type StartOptions } from './server';
 
 /** Distinctive, so that "no secret in any record" can look for it. */
@@ -173,4 +177,24 @@ export async function peakRss(pid: number): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a server keeps of its query log, as text by place: its hour files, or, when it runs on
+ * PostgreSQL (npm test's PostgreSQL pass), the rows of its log table.
+ */
+export async function storedLog(srv: FloraProcess): Promise<{ where: string; text: string }[]> {
+  const pgBase = process.env.FLORA_TEST_PG_URL;
+  if (pgBase) {
+    const client = new PgClient({ connectionString: await databaseFor(pgBase, srv.dataDir) });
+    await client.connect();
+    try {
+      const rows = (await client.query<{ line: string }>('SELECT line FROM flora_query_log')).rows;
+      return [{ where: 'flora_query_log', text: rows.map((r) => r.line).join('\n') }];
+    } finally {
+      await client.end();
+    }
+  }
+  const dir = path.join(srv.dataDir, 'logs', 'query');
+  return Promise.all((await readdir(dir)).map(async (name) => ({ where: name, text: await readFile(path.join(dir, name), 'utf8') })));
 }

@@ -10,6 +10,9 @@ import * as path from 'node:path';
 import { query as q } from 'faunadb';
 import { ClientPool, FLORA_BIN, ROOT, type FloraProcess } from '../helpers/server';
 import { clockPast, download, logsApi, pollUntil, ROOT_SECRET, startLogged, window } from '../helpers/logs';
+import { JobStore } from '../../src/logs/jobs';
+import { openLmdbEngine } from '../../src/storage/lmdbEngine';
+import { openStore } from '../../src/storage/store';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -50,8 +53,13 @@ describe('restarts', () => {
     const progress = midway.json.progress as { bytes_scanned: number; bytes_total: number; records: number };
     assert.ok(progress.bytes_scanned < progress.bytes_total, JSON.stringify(progress));
     await slow.stop('SIGKILL');
-    const onDisk = JSON.parse(await readFile(path.join(dataDir, 'logs', 'exports', 'jobs', `${id}.json`), 'utf8')) as { state: string };
-    assert.equal(onDisk.state, 'Requested');
+    // What the killed process left in its store: the request, still Requested.
+    const store = await openStore(await openLmdbEngine(dataDir));
+    try {
+      assert.equal((await new JobStore(store).get(id))?.state, 'Requested');
+    } finally {
+      await store.close();
+    }
 
     const srv = await started(startLogged({ dataDir }));
     const done = await pollUntil(srv, id, ROOT_SECRET);

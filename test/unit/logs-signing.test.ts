@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { UrlSigner } from '../../src/logs/signing';
+import { withStore } from '../helpers/store';
 
 const P = '/api/v1/logs/0f0790b6-0d1b-4203-9f1e-18fa4c0dadae/0f0790b6-0d1b-4203-9f1e-18fa4c0dadae.jsonl.gz';
 const now = 1_700_000_000_000;
@@ -56,4 +57,21 @@ test('the key is created once, private, and reused', async () => {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('the key of a tier lives in its store: made once, the same for every process, an earlier key file taken over', async () => {
+  await withStore(async (store, _engine, dir) => {
+    const legacy = path.join(dir, 'url-signing.key');
+    const made = await Promise.all([UrlSigner.fromStore(store, legacy), UrlSigner.fromStore(store, legacy)]);
+    const q = new URLSearchParams(made[0].sign(P, 1, now + 1000));
+    assert.equal(made[1].verify(P, q, now), 'ok', 'processes starting together agree on one key');
+    assert.equal((await UrlSigner.fromStore(store, legacy)).verify(P, q, now), 'ok', 'and keep it');
+  });
+  await withStore(async (store, _engine, dir) => {
+    // A key file an earlier version made: its URLs stay good.
+    const legacy = path.join(dir, 'keys', 'url-signing.key');
+    const old = await UrlSigner.open(legacy);
+    const q = new URLSearchParams(old.sign(P, 2, now + 1000));
+    assert.equal((await UrlSigner.fromStore(store, legacy)).verify(P, q, now), 'ok');
+  });
 });
