@@ -21,7 +21,7 @@ import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
 import { HistoryCollector } from './historyCollector';
-import { Leases } from '../tier/leases';
+import { Leases, type Role } from '../tier/leases';
 
 /** Collections whose documents make up a database's schema (catalog.ts). */
 const SCHEMA_COLLECTIONS = new Set<number>(NAMED_NATIVES.map((n) => NATIVE_IDS[n]));
@@ -46,6 +46,7 @@ export class Executor implements QueryService {
   private readonly collector: HistoryCollector;
   /** Who does which background work in a tier of processes (tier/leases.ts). */
   readonly leases: Leases;
+  private heartbeat: Role | undefined;
 
   constructor(
     private readonly store: Store,
@@ -76,6 +77,7 @@ export class Executor implements QueryService {
 
   /** Resumes background work a previous run left unfinished (index builds). */
   async start(): Promise<void> {
+    this.heartbeat = this.leases.heartbeat();
     await this.builder.resume();
     this.collector.start();
   }
@@ -230,6 +232,7 @@ export class Executor implements QueryService {
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     await this.builder.stop();
     await this.collector.stop();
+    await this.heartbeat?.stop();
     await Promise.all(this.backgroundWork);
     this.pool.stop();
     await this.store.close();

@@ -36,8 +36,8 @@ export const MAX_ATTEMPTS = 3;
 export const EXPORT_KEEP_MS = 7 * 24 * 3_600_000;
 /** Output is handed to gzip in pieces of about this size. */
 const OUT_CHUNK = 256 * 1024;
-/** Another process leaves a request to the process that accepted it for this long after it is due. */
-const CREATOR_FIRST_MS = 3_000;
+/** While the process that accepted a request lives, the others look again this often. */
+const CREATOR_ALIVE_POLL_MS = 1_000;
 /** Longest an export waits past its time_end for a live process's log to be written that far. */
 const MAX_SETTLE_MS = 60_000;
 const SETTLE_POLL_MS = 100;
@@ -210,9 +210,10 @@ export class ExportRunner {
           wakeAt = Math.min(wakeAt, due);
           continue;
         }
+        // The process that accepted a request runs it while it lives (its heartbeat, tier/leases.ts).
         const othersFirst = this.opts.shared && j.state === 'Pending' && j.creator !== undefined && j.creator !== this.opts.leases.holder;
-        if (othersFirst && now < due + CREATOR_FIRST_MS) {
-          wakeAt = Math.min(wakeAt, due + CREATOR_FIRST_MS);
+        if (othersFirst && (await this.opts.leases.alive(j.creator!))) {
+          wakeAt = Math.min(wakeAt, now + CREATOR_ALIVE_POLL_MS);
           continue;
         }
         if (now < deadline && now < j.end_ms + MAX_SETTLE_MS && this.opts.caughtUp && !(await this.opts.caughtUp(j.end_ms))) {

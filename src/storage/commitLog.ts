@@ -4,6 +4,9 @@
 // streams (the versions and index entries they wrote) and to drop its caches of what they changed.
 // Records are trimmed once older than LOG_RETENTION_US; a process that falls further behind than
 // that (`C|floor` passes its horizon) treats every older snapshot as conflicting and drops all caches.
+// A record names what was written, not the data: a process whose streams need a version's data
+// reads it from the store (the version key is in the record), so processes without streams never
+// pay for other processes' data.
 //
 //   C | ts u64    → record (below)
 //   S | logFloor  → u64: the newest ts trimmed from the log
@@ -39,15 +42,13 @@ export function decodeFloor(v: Uint8Array | undefined): bigint {
   return v ? decodeU64Value(v) : 0n;
 }
 
-/** A version as the log carries it: the stored version bytes (action byte + encoded data). */
+/** A version as the log carries it: which one, not its data (store.ts reads that for the feed). */
 export interface LoggedVersion {
   key: DocKey;
   ts: bigint;
   /** Null for a removed past version. */
   action: VersionAction | null;
   rewrite: boolean;
-  /** The stored record (store.ts encodeVersion), for the commit feed. */
-  stored: Uint8Array | null;
 }
 
 export interface LogRecord {
@@ -179,7 +180,6 @@ export function encodeLogRecord(r: LogRecord): Uint8Array {
     w.u64(v.ts);
     w.u8(ACTIONS.indexOf(v.action));
     w.u8(v.rewrite ? 1 : 0);
-    w.bytes(v.stored ?? new Uint8Array(0));
   }
   w.u32(r.entries.length);
   for (const e of r.entries) {
@@ -213,8 +213,7 @@ export function decodeLogRecord(ts: bigint, value: Uint8Array): LogRecord {
     const vts = r.u64();
     const action = ACTIONS[r.u8()] ?? null;
     const rewrite = r.u8() === 1;
-    const stored = r.bytes();
-    versions.push({ key, ts: vts, action, rewrite, stored: stored.length > 0 ? stored : null });
+    versions.push({ key, ts: vts, action, rewrite });
   }
   const entries: CommittedIndexEntry[] = [];
   for (let n = r.u32(); n > 0; n--) {
@@ -228,15 +227,25 @@ export function decodeLogRecord(ts: bigint, value: Uint8Array): LogRecord {
   return { ts, keys, docs, indexes, versions, entries };
 }
 
-/** The commit feed's view of a logged commit; versions' data decoded by `decode`. */
-export function feedEvent(r: LogRecord, decode: (stored: Uint8Array) => CommittedVersion['data']): CommitEvent {
-  const versions: CommittedVersion[] = r.versions.map((v) => ({
-    key: v.key,
-    ts: v.ts,
-    action: v.action,
-    data: v.stored && v.action !== 'delete' ? decode(v.stored) : null,
-    rewrite: v.rewrite,
-    anonymous: true,
-  }));
+/**
+ * The commit feed's view of a logged commit, given each version's stored record (store.ts
+ * encodeVersion; undefined when gone or a delete) and how to decode it.
+ */
+export function feedEvent(
+  r: LogRecord,
+  stored: (Uint8Array | undefined)[],
+  decode: (stored: Uint8Array) => CommittedVersion['data'],
+): CommitEvent {
+  const versions: CommittedVersion[] = r.versions.map((v, i) => {
+    const bytes = stored[i];
+    return {
+      key: v.key,
+      ts: v.ts,
+      action: v.action,
+      data: bytes && v.action !== 'delete' ? decode(bytes) : null,
+      rewrite: v.rewrite,
+      anonymous: true,
+    };
+  });
   return { ts: r.ts, versions, indexes: r.entries };
 }

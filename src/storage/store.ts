@@ -43,6 +43,7 @@ import {
   logKeyTs,
   logRange,
   type LoggedVersion,
+  type LogRecord,
 } from './commitLog';
 import {
   abstractConflictKey,
@@ -107,8 +108,12 @@ const SOFT_STALE_US = 10_000n;
 const HARD_STALE_US = 50_000n;
 /** Shared mode: while streams listen, how often other processes' commits are looked for. */
 const FEED_POLL_MS = 20;
-/** Shared mode: old commit log records deleted per section (the log stays bounded). */
+/** Shared mode: old commit log records deleted per section, plus two per commit (the log stays bounded). */
 const LOG_TRIM_PER_SECTION = 8;
+/** Shared mode: most commit log records read at once (a process far behind catches up in steps). */
+const LOG_READ_LIMIT = 4096;
+/** Shared mode: reads of another process's versions for the feed are tried this often before giving up. */
+const FEED_LOAD_ATTEMPTS = 5;
 /** Shared mode: a purge waits this long past the deletion for other processes' snapshots. */
 const SHARED_PURGE_DELAY_MS = 130_000;
 
@@ -207,6 +212,8 @@ interface CommitRecord {
   changes?: CommitEvent;
   /** Shared mode: what the commit log record carries for other processes' feeds. */
   logged?: { versions: LoggedVersion[]; entries: CommittedIndexEntry[] };
+  /** Another process's commit whose versions are being read for the feed: delivery waits for it. */
+  loading?: boolean;
 }
 
 /** Thrown at commit; carries the commit we lost to (if known) so the retry can wait for it. */
@@ -219,6 +226,10 @@ class StoreConflict extends ConflictError {
 interface SharedState {
   known: bigint;
   floor: bigint;
+  /** Most commit log records read at once. */
+  readLimit: number;
+  /** The last head read did not bring every record: catch up before the next snapshot. */
+  behind: boolean;
 }
 
 /** A shared-mode transaction waiting for its critical section. */
@@ -233,6 +244,8 @@ const resolvedDurable = Promise.resolve();
 export interface StoreOptions {
   /** Wall clock in µs (tests inject one). */
   clock?: () => bigint;
+  /** Shared mode: most commit log records read at once (tests make it small). */
+  logReadLimit?: number;
 }
 
 export async function openStore(engine: Engine, opts: StoreOptions = {}): Promise<Store> {
@@ -241,7 +254,7 @@ export async function openStore(engine: Engine, opts: StoreOptions = {}): Promis
     // Every commit ≤ the issued ts is durable and later ones get more: the first horizon.
     const head = await engine.readHead({ keys: [ISSUED_TS_KEY, LOG_FLOOR_KEY], ranges: [] });
     const issued = head.values[0] ? decodeU64Value(head.values[0]) : 0n;
-    return new MvccStore(engine, clock, issued, { known: issued, floor: decodeFloor(head.values[1]) });
+    return new MvccStore(engine, clock, issued, { known: issued, floor: decodeFloor(head.values[1]), readLimit: opts.logReadLimit ?? LOG_READ_LIMIT, behind: false });
   }
   const raw = await engine.get(ISSUED_TS_KEY);
   const persisted = raw ? decodeU64Value(raw) : 0n;
@@ -332,7 +345,7 @@ class MvccStore implements Store {
   /** Hands durable commits to the listeners, oldest first, stopping at the first one not yet durable. */
   private deliverCommits(): void {
     let n = 0;
-    while (n < this.feed.length && this.feed[n].isDurable) {
+    while (n < this.feed.length && this.feed[n].isDurable && !this.feed[n].loading) {
       const rec = this.feed[n++];
       const changes = rec.changes!;
       rec.changes = undefined;
@@ -610,7 +623,7 @@ class MvccStore implements Store {
 
   private async sharedSnapshot(sh: SharedState, minTs: bigint | undefined): Promise<bigint> {
     const now = this.clock();
-    if ((minTs !== undefined && minTs > sh.known) || now - sh.known > HARD_STALE_US) {
+    if ((minTs !== undefined && minTs > sh.known) || now - sh.known > HARD_STALE_US || sh.behind) {
       await this.refresh(sh, minTs ?? 0n, now - HARD_STALE_US);
     } else if (now - sh.known > SOFT_STALE_US && !this.ticking) {
       this.ticking = true;
@@ -633,24 +646,32 @@ class MvccStore implements Store {
   /** Brings `known` to at least `minTs` and `target`: reads the head, then ticks if still short. */
   private refresh(sh: SharedState, minTs: bigint, target: bigint): Promise<void> {
     return this.sequence(async () => {
-      if (sh.known >= minTs && sh.known >= target) return; // done by the one before
-      const head = await this.engine.readHead(this.headQuery(sh));
-      this.applyHead(sh, head);
+      if (sh.known >= minTs && sh.known >= target && !sh.behind) return; // done by the one before
+      await this.catchUp(sh);
       if (sh.known >= minTs && sh.known >= target) return;
       await this.section(sh, [], true);
     });
   }
 
-  private headQuery(sh: SharedState): HeadQuery {
-    const cutoff = this.clock() - LOG_RETENTION_US;
-    return {
-      keys: [ISSUED_TS_KEY, LOG_FLOOR_KEY],
-      ranges: [logRange(sh.known), { start: logKey(0n), end: logKey(cutoff > 0n ? cutoff : 0n), limit: LOG_TRIM_PER_SECTION }],
-    };
+  /** Applies every commit other processes made (`readLimit` records per head read). */
+  private async catchUp(sh: SharedState): Promise<void> {
+    while (!this.applyHead(sh, await this.engine.readHead(this.headQuery(sh, 0)))) if (this.closed) return;
   }
 
-  /** Applies other processes' commits in `head` (their log records above `known`), then moves `known`. */
-  private applyHead(sh: SharedState, head: Head): void {
+  /** The head a section or a refresh reads; `trim` old log records come along to be deleted. */
+  private headQuery(sh: SharedState, trim: number): HeadQuery {
+    const cutoff = this.clock() - LOG_RETENTION_US;
+    const ranges = [{ ...logRange(sh.known), limit: sh.readLimit }];
+    if (trim > 0) ranges.push({ start: logKey(0n), end: logKey(cutoff > 0n ? cutoff : 0n), limit: trim });
+    return { keys: [ISSUED_TS_KEY, LOG_FLOOR_KEY], ranges };
+  }
+
+  /**
+   * Applies other processes' commits in `head` (their log records above `known`) and moves `known`
+   * past them: to the issued ts when the head holds every record, else (`readLimit` reached) to
+   * the last one read. Returns whether it held every record.
+   */
+  private applyHead(sh: SharedState, head: Head): boolean {
     const issued = head.values[0] ? decodeU64Value(head.values[0]) : 0n;
     const floor = decodeFloor(head.values[1]);
     if (floor > sh.known) {
@@ -661,7 +682,10 @@ class MvccStore implements Store {
     }
     if (floor > sh.floor) sh.floor = floor;
     const feed = this.feedActive;
-    for (const kv of head.ranges[0]) {
+    const records = head.ranges[0];
+    const complete = records.length < sh.readLimit;
+    let last = sh.known;
+    for (const kv of records) {
       const ts = logKeyTs(kv.key);
       if (ts <= sh.known || ts > issued) continue;
       const r = decodeLogRecord(ts, kv.value);
@@ -678,14 +702,41 @@ class MvccStore implements Store {
       };
       this.log.push(rec);
       this.nativeWrites(ts, r.docs);
-      if (feed) {
-        rec.changes = feedEvent(r, (stored) => (stored.length > 1 ? (decodeValue(stored, 1, undefined, ts) as Obj) : null));
+      if (feed && (r.versions.length > 0 || r.entries.length > 0)) {
+        rec.loading = true;
         this.feed.push(rec);
+        void this.loadFeed(rec, r);
       }
+      last = ts;
     }
-    if (issued > sh.known) sh.known = issued;
+    sh.behind = !complete;
+    const reached = complete ? issued : last;
+    if (reached > sh.known) sh.known = reached;
     if (this.feed.length > 0) this.deliverCommits();
     this.prune();
+    return complete;
+  }
+
+  /** Reads the versions another process's commit wrote, then lets the feed deliver it. */
+  private async loadFeed(rec: CommitRecord, r: LogRecord): Promise<void> {
+    const keys = r.versions.map((v) => (v.action && v.action !== 'delete' ? versionKey(v.key, v.ts) : undefined));
+    let stored: (Uint8Array | undefined)[] = [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        stored = await Promise.all(keys.map((k) => (k ? this.engine.get(k) : undefined)));
+        break;
+      } catch (e) {
+        if (attempt >= FEED_LOAD_ATTEMPTS || this.closed) {
+          // The store stays unreachable: streams get the change without its data rather than never.
+          console.error(`flora: cannot read the versions of commit ${rec.ts} for streams: ${(e as Error).message}`);
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
+    rec.changes = feedEvent(r, stored, (bytes) => (bytes.length > 1 ? (decodeValue(bytes, 1, undefined, rec.ts) as Obj) : null));
+    rec.loading = false;
+    this.deliverCommits();
   }
 
   private scheduleSection(): void {
@@ -712,11 +763,16 @@ class MvccStore implements Store {
     const refused: { w: Waiting; error: unknown }[] = [];
     let issuedTs = 0n;
     try {
-      await this.engine.exclusive(this.headQuery(sh), (head) => {
+      await this.engine.exclusive(this.headQuery(sh, LOG_TRIM_PER_SECTION + 2 * batch.length), (head) => {
         done.length = 0;
         refused.length = 0;
-        this.applyHead(sh, head);
         const ops: WriteOp[] = [];
+        if (!this.applyHead(sh, head)) {
+          // More commits of other processes than one read brings: this batch cannot be validated
+          // against them yet. Its transactions retry (from fresher snapshots, which catch up first).
+          for (const w of batch) refused.push({ w, error: new StoreConflict(undefined) });
+          return ops;
+        }
         let last = sh.known;
         for (const w of batch) {
           const snapshot = w.txn.snapshotTs;
@@ -758,7 +814,7 @@ class MvccStore implements Store {
         issuedTs = done.length > 0 ? last : max(sh.known, this.clock());
         if (done.length > 0 || (tick && issuedTs > sh.known)) ops.push({ key: ISSUED_TS_KEY, value: encodeU64Value(issuedTs) });
         // Keep the log bounded: drop a few records older than the retention (the head's second range).
-        const old = head.ranges[1];
+        const old = head.ranges[1] ?? [];
         if (old.length > 0) {
           for (const kv of old) ops.push({ key: kv.key, value: null });
           ops.push({ key: LOG_FLOOR_KEY, value: encodeU64Value(logKeyTs(old[old.length - 1].key)) });
@@ -798,7 +854,7 @@ class MvccStore implements Store {
     this.feedTimer = setTimeout(() => {
       this.feedTimer = undefined;
       if (!this.feedActive || this.closed) return;
-      void this.sequence(async () => this.applyHead(sh, await this.engine.readHead(this.headQuery(sh))))
+      void this.sequence(() => this.catchUp(sh))
         .catch(() => undefined) // the store is unavailable: the next poll tries again
         .finally(() => this.pollFeed());
     }, FEED_POLL_MS);
@@ -1276,7 +1332,7 @@ class TxnImpl implements Txn {
       const op = { key: versionKey(b.key, ts), value };
       const latest = { key: latestKey(b.key), value: encodeLatest(ts, value) };
       ops.push(op, latest);
-      logged?.push({ key: b.key, ts, action: b.action, rewrite: false, stored: value });
+      logged?.push({ key: b.key, ts, action: b.action, rewrite: false });
       keys.add(ck);
       docs.push(b.key);
       bytes += op.key.length + op.value.length;
@@ -1286,7 +1342,7 @@ class TxnImpl implements Txn {
       for (const [vts, e] of h.edits) {
         const op = { key: versionKey(h.key, vts), value: e ? encodeVersion(e.action, e.data, ts) : null };
         ops.push(op);
-        logged?.push({ key: h.key, ts: vts, action: e ? e.action : null, rewrite: true, stored: op.value });
+        logged?.push({ key: h.key, ts: vts, action: e ? e.action : null, rewrite: true });
         historyWrites++;
         bytes += op.key.length + (op.value?.length ?? 0);
       }

@@ -102,6 +102,21 @@ export class Leases {
     if (!current || current.holder !== this.holder || current.until < txn.snapshotTs) throw new LeaseLost(name);
   }
 
+  /** Says, for as long as this process lives, that it does (`alive` in other processes). */
+  heartbeat(): Role {
+    return this.role(`process:${this.holder}`);
+  }
+
+  /** Whether the process `holder` still beats (its heartbeat lease has not run out). */
+  async alive(holder: string): Promise<boolean> {
+    if (!this.shared) return holder === this.holder;
+    const { result } = await this.store.run(async (txn) => {
+      const current = decode(await txn.getMeta(leaseKey(`process:${holder}`)));
+      return current !== undefined && current.holder === holder && current.until >= txn.snapshotTs;
+    });
+    return result;
+  }
+
   /**
    * A standing role (the history collector): taken when free, renewed every RENEW_MS while this
    * process lives, given back by `stop`. `held()` says whether this process has it now.

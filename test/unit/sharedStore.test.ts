@@ -1,0 +1,160 @@
+// The store's shared mode (store.ts), at the store level: two stores on one shared engine behave as
+// two processes of a tier (each has its own commit log view, snapshots and caches; only the engine
+// is common). Real LMDB in a temporary folder.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { openLmdbEngine } from '../../src/storage/lmdbEngine';
+import { openStore, type StoreOptions } from '../../src/storage/store';
+import { LOG_RETENTION_US, LOG_TAG } from '../../src/storage/commitLog';
+import type { Engine } from '../../src/storage/engine';
+import type { CommitEvent, DocKey, Store } from '../../src/storage/types';
+import { obj, type Obj } from '../../src/values/types';
+import { tempDir } from '../helpers/store';
+
+const doc = (id: bigint): DocKey => ({ db: 1n, coll: 1024, id });
+const data = (n: bigint): Obj => obj([['data', obj([['n', n]])]]);
+const valueOf = (d: Obj | null | undefined): bigint | undefined => (d?.get('data') as Obj | undefined)?.get('n') as bigint | undefined;
+
+/** One engine for several stores, closed with the last of them (as each process closes its own). */
+function sharedBy(inner: Engine, users: number): Engine {
+  let open = users;
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'close') return async () => (--open === 0 ? target.close() : undefined);
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+async function withTwo(fn: (a: Store, b: Store, engine: Engine) => Promise<void>, opts: StoreOptions = {}, optsB: StoreOptions = opts): Promise<void> {
+  const dir = tempDir();
+  const engine = sharedBy(await openLmdbEngine(dir, { shared: true }), 2);
+  const a = await openStore(engine, opts);
+  const b = await openStore(engine, optsB);
+  try {
+    await fn(a, b, engine);
+  } finally {
+    await a.close();
+    await b.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function logRecords(engine: Engine): Promise<number> {
+  let n = 0;
+  for await (const _ of engine.range({ start: Uint8Array.of(LOG_TAG), end: Uint8Array.of(LOG_TAG + 1) })) n++;
+  return n;
+}
+
+test('a write through one store is read through the other; commit times increase across them', async () => {
+  await withTwo(async (a, b) => {
+    assert.ok(a.shared && b.shared);
+    const first = await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(1n)));
+    const read = await b.run(async (txn) => valueOf((await txn.getVersion(doc(1n)))?.data), { minSnapshotTs: first.ts });
+    assert.equal(read.result, 1n);
+    const second = await b.run(async (txn) => txn.putVersion(doc(1n), 'update', data(2n)));
+    assert.ok(second.ts > first.ts);
+    const third = await a.run(async (txn) => txn.putVersion(doc(2n), 'create', data(3n)));
+    assert.ok(third.ts > second.ts, 'a commit after another, on another store, has the larger ts');
+  });
+});
+
+test('no lost update: increments from both stores at once all count', async () => {
+  await withTwo(async (a, b) => {
+    await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(0n)));
+    const increment = (s: Store) =>
+      s.run(
+        async (txn) => {
+          const n = valueOf((await txn.getVersion(doc(1n)))?.data)!;
+          txn.putVersion(doc(1n), 'update', data(n + 1n));
+        },
+        { maxRetries: 1000 },
+      );
+    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => increment(i % 2 ? a : b)));
+    assert.ok(runs.some((r) => r.retries > 0), 'the two stores did race');
+    const last = runs.reduce((m, r) => (r.ts > m ? r.ts : m), 0n);
+    const final = await b.run(async (txn) => valueOf((await txn.getVersion(doc(1n)))?.data), { minSnapshotTs: last });
+    assert.equal(final.result, 40n);
+  });
+});
+
+test('a store far behind catches up in steps: it validates against every commit, and its streams hear each one with its data', async () => {
+  await withTwo(
+    async (a, b) => {
+      const heard: CommitEvent[] = [];
+      b.onCommit((c) => heard.push(c));
+      await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(0n)));
+      // b reads the counter at an old snapshot, then a commits 30 times (more than 4 reads' worth).
+      let stale = true;
+      let attempts = 0;
+      const slowIncrement = b.run(async (txn) => {
+        attempts++;
+        const n = valueOf((await txn.getVersion(doc(1n)))?.data)!;
+        if (stale) {
+          stale = false;
+          for (let i = 1; i <= 30; i++) await a.run(async (t) => t.putVersion(doc(1n), 'update', data(BigInt(i))));
+        }
+        txn.putVersion(doc(1n), 'update', data(n + 1000n));
+      });
+      const done = await slowIncrement;
+      assert.equal(attempts, 2, 'the first attempt conflicted with a write it had not seen');
+      const final = await a.run(async (txn) => valueOf((await txn.getVersion(doc(1n)))?.data), { minSnapshotTs: done.ts });
+      assert.equal(final.result, 1030n);
+      // Every commit of a (the create, then 30 updates) reached b's feed, in order, with its data
+      // (read from the store).
+      const fromA = heard.filter((c) => c.ts < done.ts);
+      assert.deepEqual(
+        fromA.map((c) => valueOf(c.versions[0].data)),
+        Array.from({ length: 31 }, (_, i) => BigInt(i)),
+      );
+      assert.ok(fromA.every((c, i) => i === 0 || c.ts > fromA[i - 1].ts));
+    },
+    { logReadLimit: 8 },
+  );
+});
+
+test('the commit log stays bounded; a store that fell behind what was trimmed drops its caches and retries older snapshots', async () => {
+  let now = 1_000_000_000_000n;
+  const clock = () => now;
+  await withTwo(
+    async (a, b, engine) => {
+      const dropped: ('all' | number)[] = [];
+      b.onNativeWrites((_ts, docs) => dropped.push(docs === 'all' ? 'all' : docs.length));
+      await b.run(async (txn) => txn.putVersion(doc(1n), 'create', data(0n)));
+      for (let i = 0; i < 40; i++) {
+        now += 1000n;
+        await a.run(async (txn) => txn.putVersion(doc(2n + BigInt(i)), 'create', data(BigInt(i))));
+      }
+      assert.equal(await logRecords(engine), 41);
+      // Ten minutes later, the next commits trim the old records, a few per commit.
+      now += LOG_RETENTION_US + 1_000_000n;
+      for (let i = 0; i < 5; i++) await a.run(async (txn) => txn.putVersion(doc(100n), i === 0 ? 'create' : 'update', data(BigInt(i))));
+      assert.equal(await logRecords(engine), 5, 'only the recent records are left');
+      // b had not looked since its own commit: what it missed is gone, so it drops every cache.
+      const read = await b.run(async (txn) => valueOf((await txn.getVersion(doc(41n)))?.data), { minSnapshotTs: now });
+      assert.equal(read.result, 39n);
+      assert.ok(dropped.includes('all'), `caches dropped: ${JSON.stringify(dropped)}`);
+    },
+    { clock },
+  );
+});
+
+test('a commit that cannot be written leaves nothing behind, in either store', async () => {
+  await withTwo(async (a, b) => {
+    const tooLong = { db: 1n, coll: 1024, id: 1n };
+    await assert.rejects(
+      a.run(async (txn) => {
+        txn.putVersion(tooLong, 'create', data(1n));
+        txn.putMeta(new Uint8Array(3000), new Uint8Array(1)); // beyond the engine's key size
+      }),
+    );
+    const seen = await b.run(async (txn) => txn.getVersion(tooLong), { minSnapshotTs: a.now() });
+    assert.equal(seen.result, null);
+    // And both go on committing.
+    await a.run(async (txn) => txn.putVersion(doc(5n), 'create', data(5n)));
+    await b.run(async (txn) => txn.putVersion(doc(6n), 'create', data(6n)));
+  });
+});
