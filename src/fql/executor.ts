@@ -22,6 +22,7 @@ import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
 import { HistoryCollector } from './historyCollector';
 import { Leases, type Role } from '../tier/leases';
+import { takeIdWorker } from '../tier/idWorker';
 
 /** Collections whose documents make up a database's schema (catalog.ts). */
 const SCHEMA_COLLECTIONS = new Set<number>(NAMED_NATIVES.map((n) => NATIVE_IDS[n]));
@@ -47,6 +48,7 @@ export class Executor implements QueryService {
   /** Who does which background work in a tier of processes (tier/leases.ts). */
   readonly leases: Leases;
   private heartbeat: Role | undefined;
+  private idWorker: Role | undefined;
 
   constructor(
     private readonly store: Store,
@@ -78,6 +80,7 @@ export class Executor implements QueryService {
   /** Resumes background work a previous run left unfinished (index builds). */
   async start(): Promise<void> {
     this.heartbeat = this.leases.heartbeat();
+    this.idWorker = await takeIdWorker(this.leases);
     await this.builder.resume();
     this.collector.start();
   }
@@ -233,6 +236,7 @@ export class Executor implements QueryService {
     await this.builder.stop();
     await this.collector.stop();
     await this.heartbeat?.stop();
+    await this.idWorker?.stop();
     await Promise.all(this.backgroundWork);
     this.pool.stop();
     await this.store.close();

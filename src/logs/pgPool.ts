@@ -6,8 +6,6 @@ import { Pool } from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StorageUnavailable } from '../storage/engine';
 
-/** Taken while the tables are created, so that processes starting together do it one at a time. */
-const SCHEMA_LOCK = 0x666c6f726c; // "florl"
 
 export const LOG_TABLE = 'flora_query_log';
 export const WRITERS_TABLE = 'flora_query_log_writers';
@@ -35,12 +33,30 @@ export async function openLogPool(url: string): Promise<Pool> {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   try {
-    await pool.query(`BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK}); ${SCHEMA.join('; ')}; COMMIT`);
+    await createTables(pool);
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw unavailable(err);
   }
   return pool;
+}
+
+/**
+ * The log tables, made on first start. Processes starting together may race (no advisory lock: the
+ * PostgreSQL-protocol databases without one must work too): the loser of a concurrent CREATE gets a
+ * duplicate-object or serialization error, and looks again.
+ */
+async function createTables(pool: Pool): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query(SCHEMA.join('; '));
+      return;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const raced = code === '23505' || code === '42P07' || code === '40001' || code === '40P01';
+      if (!raced || attempt >= 5) throw err;
+    }
+  }
 }
 
 /** True for a failure to reach the database (as opposed to a statement it refused). */

@@ -3,7 +3,7 @@
 // next to the store's `flora_kv` (pgPool.ts creates it).
 //
 // Why a table of its own rather than keys in the store through the Engine: every commit to the store
-// in a tier goes through one critical section (an advisory lock, store.ts shared mode) and leaves a
+// in a tier goes through one critical section (a row lock, store.ts shared mode) and leaves a
 // commit-log record that every process reads; the query log would put a write per batch of requests
 // through that lock and that log, competing with the transactions it describes, for records that
 // need none of what the store gives (they are never updated, never conflict, and are read only by

@@ -198,7 +198,11 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   if (!roles) await checkAccess(ctx, action, t, pos);
   const key = docKeyOf(t)!;
   const existing = await ctx.txn.getVersion(key);
-  if (existing && existing.action !== 'delete') throw errors.alreadyExists('Document already exists.', pos);
+  if (existing && existing.action !== 'delete') {
+    // A generated id that is taken (a document created with that id chosen): take another.
+    if (!withId) return createUserDoc(ctx, { ...t, id: newId() }, params, pos, dbRef);
+    throw errors.alreadyExists('Document already exists.', pos);
+  }
   const fields = await addressed(ctx, userFields(ctx, t, params, undefined, false, pos), pos);
   if (roles) {
     const docRef = refOf(t, undefined);

@@ -1,8 +1,18 @@
 // Snowflake-style ids (fql-v4.md §4.2): ((ms since 2012-05-05T22:20:50Z) << 10 | seq) << 10 | worker.
-// 18 decimal digits in the 2020s; strictly increasing within this process.
+// 18 decimal digits in the 2020s; strictly increasing within this process. The worker bits tell the
+// processes of a tier apart (each holds its number's lease, tier/idWorker.ts), so two processes
+// creating in the same millisecond do not make the same id.
 
 const EPOCH_MS = 1336256450000n;
-const WORKER = 0n;
+/** How many worker numbers the id has room for. */
+export const ID_WORKERS = 1024;
+let WORKER = 0n;
+
+/** This process's worker number, 0 ≤ n < ID_WORKERS. */
+export function setIdWorker(n: number): void {
+  if (!Number.isInteger(n) || n < 0 || n >= ID_WORKERS) throw new RangeError(`id worker ${n} out of range`);
+  WORKER = BigInt(n);
+}
 
 let lastMs = 0n;
 let seq = 0n;

@@ -237,8 +237,12 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       if (!stream || stream.destroyed || stream.closed) return; // reset by the client: nobody to answer
       stream.respond({ ...out, ':status': response.status }, { endStream: empty });
       if (empty) done();
-      else if (body.length <= H2_PIECE) stream.end(body, done);
-      else void writeInPieces(stream, body).then(done, () => stream.destroy());
+      else if (body.length <= H2_PIECE) {
+        // Not end(body, done): on a stream closed by its last frame, end's callback gets an error
+        // object built for nothing, on every response. 'finish' says the same without one.
+        if (!bodyDone) stream.once('finish', done);
+        stream.end(body);
+      } else void writeInPieces(stream, body).then(done, () => stream.destroy());
       return;
     }
     res.writeHead(response.status, out);
@@ -269,7 +273,10 @@ async function writeInPieces(stream: http2.ServerHttp2Stream, body: Buffer): Pro
     if (stream.destroyed || stream.closed) return;
     const piece = body.subarray(at, at + H2_PIECE);
     if (at + H2_PIECE >= body.length) {
-      await new Promise<void>((resolve) => stream.end(piece, resolve));
+      await new Promise<void>((resolve) => {
+        stream.once('finish', resolve).once('close', resolve);
+        stream.end(piece);
+      });
       return;
     }
     if (!stream.write(piece)) await once(stream, 'drain');

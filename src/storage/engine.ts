@@ -27,6 +27,16 @@ export interface WriteOp {
 /** The engine cannot reach its storage (a database server is down); the message says why. */
 export class StorageUnavailable extends Error {}
 
+/**
+ * The engine's critical section lost a race it can only settle by running again (a serialization
+ * failure of the database under it): nothing was written; the store retries the transactions.
+ */
+export class EngineConflict extends Error {
+  constructor() {
+    super('the commit section must be run again');
+  }
+}
+
 /** Another Flora process already serves this store, and the store cannot be shared with it. */
 export class StoreInUse extends Error {}
 

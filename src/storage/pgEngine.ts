@@ -3,20 +3,27 @@
 // (MVCC, versions, index entries, the format record) is shared unchanged.
 //
 // Any number of Flora processes may share one store: commits are sequenced by `exclusive`, a
-// transaction holding an advisory lock (store.ts, shared mode). Its statements go as simple-protocol
-// text with keys and values as hex literals, so a commit costs two round trips: lock and read, then
-// write and commit.
+// transaction that first updates the one row of `flora_commit_lock` (store.ts, shared mode). A row
+// lock rather than an advisory lock, so the protocol holds on the PostgreSQL-protocol databases
+// that have no advisory locks (CockroachDB, YugabyteDB) and under any isolation level: at READ
+// COMMITTED (PostgreSQL's default) the statements after the update see every commit made before
+// it was granted; at snapshot or serializable isolation, an update of a row a later-committed
+// section updated fails with a serialization error (40001) instead, and the section is retried.
+// Its statements go as simple-protocol text with keys and values as hex literals, so a commit costs
+// two round trips: lock and read, then write and commit.
 
 import { Pool, type PoolClient } from 'pg';
-import { StorageUnavailable, type Engine, type Head, type HeadQuery, type KV, type RangeOptions, type WriteOp } from './engine';
+import { EngineConflict, StorageUnavailable, type Engine, type Head, type HeadQuery, type KV, type RangeOptions, type WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
 /** Rows fetched per round trip of a range scan. */
 const PAGE = 256;
 const TABLE = 'flora_kv';
-/** The advisory lock every commit of the tier takes (any fixed number; this one spells "flora"). */
-const COMMIT_LOCK = 0x666c6f7261;
-/** The advisory lock of a process's opening work (the format upgrade): one process at a time. */
-const STARTUP_LOCK = COMMIT_LOCK + 1;
+const LOCKS = 'flora_commit_lock';
+/** The row every commit of the tier updates first. */
+const COMMIT_LOCK = 1;
+/** The row a process's opening work (the format upgrade) holds: one process at a time. */
+const STARTUP_LOCK = 2;
+const lockSql = (row: number) => `UPDATE ${LOCKS} SET n = n + 1 WHERE id = ${row}`;
 
 const hex = (b: Uint8Array) => `decode('${asBuffer(b).toString('hex')}','hex')`;
 
@@ -59,6 +66,12 @@ function writeSql(ops: WriteOp[]): string[] {
   return out;
 }
 
+/** A serialization failure or deadlock: the transaction did nothing and may simply run again. */
+function retryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
 function unavailable(err: unknown): StorageUnavailable {
   return err instanceof StorageUnavailable ? err : new StorageUnavailable(`PostgreSQL is unavailable: ${err instanceof Error ? err.message : String(err)}`);
 }
@@ -99,15 +112,15 @@ class PgEngine implements Engine {
     try {
       let rows: { q: number; k: Buffer; v: Buffer }[];
       try {
-        // READ COMMITTED: the read statement's snapshot is taken once the lock is held, so it sees
-        // every commit of every process before this one.
+        // The read statement's snapshot is taken once the lock is held, so it sees every commit of
+        // every process before this one.
         const read = headSql(query);
-        const results = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${COMMIT_LOCK})${read ? `; ${read}` : ''}`)) as unknown as {
+        const results = (await client.query(`BEGIN; ${lockSql(COMMIT_LOCK)}${read ? `; ${read}` : ''}`)) as unknown as {
           rows: { q: number; k: Buffer; v: Buffer }[];
         }[];
         rows = read ? results[2].rows : [];
       } catch (e) {
-        throw unavailable(e);
+        throw retryable(e) ? new EngineConflict() : unavailable(e);
       }
       const ops = build(headOf(query, rows));
       for (const op of ops) {
@@ -117,7 +130,7 @@ class PgEngine implements Engine {
       try {
         await client.query([...writeSql(ops), 'COMMIT'].join('; '));
       } catch (e) {
-        throw unavailable(e);
+        throw retryable(e) ? new EngineConflict() : unavailable(e);
       }
     } catch (e) {
       // Nothing of this transaction stays (a failed COMMIT rolls back by itself; the lock goes with it).
@@ -132,15 +145,28 @@ class PgEngine implements Engine {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
-      await client.query(`SELECT pg_advisory_lock(${STARTUP_LOCK})`);
     } catch (e) {
       throw unavailable(e);
+    }
+    // Held (an open transaction on this connection) while `fn` works through the pool. Under
+    // snapshot or serializable isolation, taking it just after another process let it go fails
+    // (40001): take it again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`BEGIN; ${lockSql(STARTUP_LOCK)}`);
+        break;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (retryable(e) && attempt < 20) continue;
+        client.release(true);
+        throw unavailable(e);
+      }
     }
     try {
       return await fn();
     } finally {
-      // Ending the session frees its lock even if the unlock cannot be sent.
-      await client.query(`SELECT pg_advisory_unlock(${STARTUP_LOCK})`).then(
+      // Ending the session frees the lock even if the commit cannot be sent.
+      await client.query('COMMIT').then(
         () => client.release(),
         () => client.release(true),
       );
@@ -254,13 +280,30 @@ export async function openPgEngine(url: string): Promise<Engine> {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   try {
-    // Processes starting together may race to create the table: the lock makes it one at a time.
-    await pool.query(
-      `BEGIN; SELECT pg_advisory_xact_lock(${COMMIT_LOCK}); CREATE TABLE IF NOT EXISTS ${TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL); COMMIT`,
-    );
+    await createTables(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
     throw unavailable(e);
   }
   return new PgEngine(pool);
+}
+
+/**
+ * The engine's tables, made on first start. Processes starting together on an empty database may
+ * race: the loser of a concurrent CREATE gets a duplicate-object error, and looks again.
+ */
+async function createTables(pool: Pool): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query(
+        `CREATE TABLE IF NOT EXISTS ${TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL); ` +
+          `CREATE TABLE IF NOT EXISTS ${LOCKS} (id int PRIMARY KEY, n bigint NOT NULL); ` +
+          `INSERT INTO ${LOCKS} (id, n) VALUES (${COMMIT_LOCK}, 0), (${STARTUP_LOCK}, 0) ON CONFLICT (id) DO NOTHING`,
+      );
+      return;
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (attempt >= 5 || (code !== '23505' && code !== '42P07' && !retryable(e))) throw e;
+    }
+  }
 }

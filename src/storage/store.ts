@@ -13,7 +13,7 @@
 //    `run` resolves only once its commit is durable.
 //
 // Shared mode: every commit of every process goes through `engine.exclusive`, one critical section
-// at a time across the tier (LMDB's writer lock, a PostgreSQL advisory lock). Inside it a process
+// at a time across the tier (LMDB's writer lock, a PostgreSQL row lock). Inside it a process
 // reads the issued ts and the commit log records (commitLog.ts) it has not seen, validates its batch
 // against every commit after each transaction's snapshot (its own and the others', now all in
 // `log`), gives each commit ts = max(clock, previous + 1) above everything issued, and writes the
@@ -31,7 +31,7 @@
 
 import { ProtocolError } from '../values/errors';
 import { FIRST_USER_COLLECTION_ID, TxnTime, type Obj } from '../values/types';
-import type { Engine, Head, HeadQuery, KV, WriteOp } from './engine';
+import { EngineConflict, type Engine, type Head, type HeadQuery, type KV, type WriteOp } from './engine';
 import {
   decodeFloor,
   decodeLogRecord,
@@ -828,12 +828,14 @@ class MvccStore implements Store {
         this.log = this.log.filter((r) => !gone.has(r));
         if (this.feed.length > 0) this.feed = this.feed.filter((r) => !gone.has(r));
       }
-      for (const d of done) {
-        d.rec.reject(error);
-        d.w.reject(error);
-      }
-      for (const r of refused) r.w.reject(r.error);
-      throw error;
+      // A section the engine asks to run again: its transactions retry, as after a conflict. Every
+      // transaction of the batch is answered, also those the section failed before looking at.
+      const again = error instanceof EngineConflict;
+      const answer = () => (again ? new StoreConflict(undefined) : error);
+      for (const d of done) d.rec.reject(error);
+      for (const w of batch) w.reject(answer());
+      if (!again) throw error;
+      return;
     }
     if (issuedTs > sh.known) sh.known = issuedTs;
     for (const d of done) {

@@ -8,6 +8,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, query as q, type Expr } from 'faunadb';
+import { Client as PgClient } from 'pg';
 import { startPostgres, type Postgres } from '../helpers/postgres';
 import { startFlora, type FloraProcess } from '../helpers/server';
 import { prng } from '../helpers/prng';
@@ -37,14 +38,41 @@ function newClient(url: string, secret: string, n: number): Client {
   return c;
 }
 
+/** Makes `client` send `ts` as the last transaction time it saw (the driver's own method, untyped). */
+function sawTxn(client: Client, ts: number): void {
+  (client as unknown as { syncLastTxnTime(t: number): void }).syncLastTxnTime(ts);
+}
+
+/**
+ * A client that has seen every transaction the clients made so far have seen: a read through any
+ * process then includes every write they were answered for (X-Last-Seen-Txn). Without it a read on
+ * another process may be a moment behind (a serializable snapshot, not a strict one).
+ */
+function caughtUpClient(tier: Tier): Client {
+  const last = Math.max(0, ...clientsToClose.map((c) => (c as unknown as { getLastTxnTime(): number | undefined }).getLastTxnTime() ?? 0));
+  const c = tier.client();
+  if (last > 0) sawTxn(c, last);
+  return c;
+}
+
 async function closeClients(): Promise<void> {
   // (The driver's fetch adapter can throw synchronously when aborting a request to a killed process.)
   await Promise.all(clientsToClose.splice(0).map((c) => Promise.resolve().then(() => c.close({ force: true })).catch(() => undefined)));
 }
 
-/** Three processes on one PostgreSQL database (a fourth, slow to build indexes, joins for the build test). */
-async function postgresTier(pg: Postgres): Promise<Tier> {
-  const url = await pg.newDatabase(`tier_${Math.floor(Math.random() * 1e9)}`);
+/**
+ * Three processes on one PostgreSQL database. `isolation` sets the database's default transaction
+ * isolation (PostgreSQL's own is read committed): the commit protocol must hold under any.
+ */
+async function postgresTier(pg: Postgres, isolation?: string): Promise<Tier> {
+  const name = `tier_${Math.floor(Math.random() * 1e9)}`;
+  const url = await pg.newDatabase(name);
+  if (isolation) {
+    const admin = new PgClient({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${name} SET default_transaction_isolation = '${isolation}'`);
+    await admin.end();
+  }
   const start = () => startFlora({ args: ['--storage', url], env: ENV });
   const procs: FloraProcess[] = await Promise.all([start(), start(), start()]);
   let n = 0;
@@ -205,7 +233,7 @@ async function bank(tier: Tier, seed: number): Promise<void> {
   // Snapshots in the past, read through other processes, add up too.
   for (const ts of seen.filter((_, i) => i % Math.ceil(seen.length / 8) === 0)) checkBalances((await tier.client().query(balances(ts))) as number[], `At(${ts})`);
   // Every acknowledged transfer is in the ledger, and the balances are what the ledger says.
-  const reader = tier.client();
+  const reader = caughtUpClient(tier);
   const final = (await reader.query(balances())) as number[];
   checkBalances(final, 'after the transfers');
   const ledger = (await reader.query(
@@ -242,10 +270,43 @@ async function uniqueUnderRace(tier: Tier): Promise<void> {
       }
     }),
   );
+  const reader = caughtUpClient(tier);
   for (const email of emails) {
     assert.equal(won.get(email), 1, `exactly one create of ${email} succeeded`);
-    assert.equal(await admin.query(q.Count(q.Match(q.Index('users_by_email'), email))), 1);
+    assert.equal(await reader.query(q.Count(q.Match(q.Index('users_by_email'), email))), 1);
   }
+}
+
+
+async function generatedIds(tier: Tier): Promise<void> {
+  await tier.client().query(q.CreateCollection({ name: 'gen' }));
+  // Six clients, each on its own connection (so on every process), creating at once.
+  let last = 0;
+  const made = await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      const c = tier.client();
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const docs = (await c.query(q.Map(Array.from({ length: 20 }, (_, k) => k), q.Lambda('k', q.Create(q.Collection('gen'), { data: {} }))))) as {
+          ref: { id: string };
+          ts: number;
+        }[];
+        for (const d of docs) ids.push(d.ref.id);
+        last = Math.max(last, docs[0].ts);
+      }
+      return ids;
+    }),
+  );
+  const all = made.flat();
+  assert.equal(new Set(all).size, all.length, 'every generated id is new');
+  // (A read through another process sees every write acknowledged before it once it carries the
+  // last transaction time, as the driver sends it.)
+  const counter = tier.client();
+  sawTxn(counter, last);
+  assert.equal(await counter.query(q.Count(q.Documents(q.Collection('gen')))), all.length);
+  // Each process puts its own worker number in the low 10 bits: the clients' ids show more than one.
+  const workers = new Set(all.map((id) => Number(BigInt(id) & 1023n)));
+  assert.ok(workers.size >= 2, `ids from several processes carry distinct worker numbers: ${[...workers].join(', ')}`);
 }
 
 async function streamsAcross(tier: Tier): Promise<void> {
@@ -304,7 +365,7 @@ async function killUnderLoad(tier: Tier): Promise<void> {
   await until('writes after the kill', () => acked.length >= killedAt + 150);
   stop = true;
   await Promise.all(writers);
-  const c = tier.client();
+  const c = caughtUpClient(tier);
   const present = new Set(
     ((await c.query(q.Select('data', q.Paginate(q.Documents(q.Collection('acked')), { size: 100_000 })))) as { id: string }[]).map((r) => r.id),
   );
@@ -329,10 +390,20 @@ async function buildTakenOver(tier: Tier): Promise<void> {
   }
 }
 
-for (const kind of ['PostgreSQL, three processes', 'LMDB, --workers 2'] as const) {
+let pg: Postgres | undefined;
+after(async () => {
+  await pg?.stop();
+});
+
+const KINDS = {
+  'PostgreSQL, three processes': async () => postgresTier((pg ??= await startPostgres())),
+  'LMDB, --workers 2': workersTier,
+  // Sections then fail with serialization errors when they race, and are run again.
+  'PostgreSQL at serializable isolation, three processes': async () => postgresTier((pg ??= await startPostgres()), 'serializable'),
+};
+
+for (const [kind, fresh] of Object.entries(KINDS)) {
   describe(kind, () => {
-    let pg: Postgres | undefined;
-    const fresh = async (): Promise<Tier> => (kind.startsWith('PostgreSQL') ? postgresTier((pg ??= await startPostgres())) : workersTier());
     let tier: Tier | undefined;
     const within = (fn: (t: Tier) => Promise<void>) => async () => {
       tier = await fresh();
@@ -343,12 +414,10 @@ for (const kind of ['PostgreSQL, three processes', 'LMDB, --workers 2'] as const
         await tier.stop();
       }
     };
-    after(async () => {
-      await pg?.stop();
-    });
-
     test('bank transfers: every sum exact, no balance negative, every acknowledged transfer applied once', within((t) => bank(t, 15)));
     test('a unique index stays unique under concurrent creates from different processes', within(uniqueUnderRace));
+    test('generated ids never collide across processes', within(generatedIds));
+    if (kind.includes('isolation')) return;
     test('streams on every process hear writes made on every process', within(streamsAcross));
     test('kill -9 of a process under load: no acknowledged write lost, the others keep serving', within(killUnderLoad));
     test('an index build whose builder is killed completes on another process', within(buildTakenOver));

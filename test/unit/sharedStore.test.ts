@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import { openStore, type StoreOptions } from '../../src/storage/store';
 import { LOG_RETENTION_US, LOG_TAG } from '../../src/storage/commitLog';
-import type { Engine } from '../../src/storage/engine';
+import { EngineConflict, StorageUnavailable, type Engine } from '../../src/storage/engine';
 import type { CommitEvent, DocKey, Store } from '../../src/storage/types';
 import { obj, type Obj } from '../../src/values/types';
 import { tempDir } from '../helpers/store';
@@ -157,4 +157,42 @@ test('a commit that cannot be written leaves nothing behind, in either store', a
     await a.run(async (txn) => txn.putVersion(doc(5n), 'create', data(5n)));
     await b.run(async (txn) => txn.putVersion(doc(6n), 'create', data(6n)));
   });
+});
+
+test('a section that fails before it looks at its batch answers every transaction of it: retried after a conflict, refused when the store is down', async () => {
+  const dir = tempDir();
+  const inner = await openLmdbEngine(dir, { shared: true });
+  let failures: Error[] = [];
+  const flaky = new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'exclusive')
+        return (...args: Parameters<Engine['exclusive']>) => {
+          const failure = failures.shift();
+          return failure ? Promise.reject(failure) : target.exclusive(...args);
+        };
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const store = await openStore(flaky);
+  try {
+    // The first sections (a tick for the snapshot, then the commit) ask to be run again: the commit retries.
+    failures = [new EngineConflict(), new EngineConflict(), new EngineConflict()];
+    const done = await store.run(async (txn) => txn.putVersion(doc(1n), 'create', data(1n)));
+    assert.ok(done.retries >= 1);
+    assert.equal(failures.length, 0);
+    // Down while committing: the commit is refused with the reason, not left waiting.
+    failures = [new StorageUnavailable('down'), new StorageUnavailable('down'), new StorageUnavailable('down')];
+    await assert.rejects(
+      store.run(async (txn) => txn.putVersion(doc(2n), 'create', data(2n))),
+      (e: unknown) => e instanceof StorageUnavailable,
+    );
+    failures = [];
+    const read = await store.run(async (txn) => [await txn.getVersion(doc(1n)), await txn.getVersion(doc(2n))]);
+    assert.equal(valueOf(read.result[0]?.data), 1n);
+    assert.equal(read.result[1], null, 'the refused write is not there');
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
