@@ -53,7 +53,8 @@ export interface QueryService {
    * True when the Authorization header's secret authenticates: checked before a request's body is
    * read or parsed, so that a request without a valid secret costs the same whatever it carries.
    */
-  authorize(authorization: string | undefined): Promise<boolean>;
+  /** Whether `authorization` names a secret that authenticates (at `lastSeenTxn` or later). */
+  authorize(authorization: string | undefined, lastSeenTxn?: bigint): Promise<boolean>;
   /**
    * Authenticates and runs `fn` in one transaction (re-run on conflict): the way in for front ends
    * other than FQL text (GraphQL, streams). Throws ProtocolError, QueryError or QueryTimeout.

@@ -155,12 +155,14 @@ export class Executor implements QueryService {
   }
 
   /** True when the Authorization header names a secret that authenticates (read-only, no body needed). */
-  async authorize(authorization: string | undefined): Promise<boolean> {
+  async authorize(authorization: string | undefined, lastSeenTxn?: bigint): Promise<boolean> {
     const secret = secretFromHeader(authorization);
     if (!secret) return false;
     // The common case: a key resolved before. The query's own transaction authenticates it again.
     if (this.auth.knownGood(secret, this.store.now())) return true;
-    const run = await this.store.run((txn) => this.auth.authenticate(secret, txn));
+    // A key made elsewhere in the tier is known here from the time the client says it has seen.
+    const minSnapshotTs = lastSeenTxn === undefined ? undefined : min(lastSeenTxn, this.store.now());
+    const run = await this.store.run((txn) => this.auth.authenticate(secret, txn), { minSnapshotTs });
     return run.result !== undefined;
   }
 

@@ -34,6 +34,8 @@ export interface GraphqlAnswer {
 
 export interface RunOptions {
   timeoutMs?: number;
+  /** X-Last-Seen-Txn: the request reads no older state than this (writes made through other processes). */
+  lastSeenTxn?: bigint;
   /** GET requests may only run queries. */
   queriesOnly?: boolean;
 }
@@ -147,7 +149,7 @@ export async function runGraphql(
         if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
         return payload;
       },
-      { timeoutMs: opts.timeoutMs },
+      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn },
     );
     return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {

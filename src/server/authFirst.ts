@@ -5,6 +5,7 @@
 import type { QueryService } from '../fql/api';
 import { secretFromHeader } from '../model/auth';
 import type { RequestContext } from './context';
+import { lastSeenOf } from './headers';
 import type { Outcome } from './responses';
 
 /** Why a request is refused: no Authorization header, one that names no secret, or a secret that does not authenticate. */
@@ -19,14 +20,15 @@ export async function refuseUnauthenticated(
   ctx: RequestContext,
   answer: (why: AuthFailure) => Outcome,
 ): Promise<Outcome | undefined> {
-  const why = await failure(service, ctx.headers.authorization);
+  const why = await failure(service, ctx.headers.authorization, lastSeenOf(ctx.headers));
   if (why === undefined) return undefined;
   ctx.discardBody();
   return answer(why);
 }
 
-async function failure(service: QueryService, header: string | undefined): Promise<AuthFailure | undefined> {
+async function failure(service: QueryService, header: string | undefined, lastSeenTxn: bigint | undefined): Promise<AuthFailure | undefined> {
   if (header === undefined || header.trim() === '') return 'missing';
   if (!secretFromHeader(header)) return 'malformed';
-  return (await service.authorize(header)) ? undefined : 'invalid';
+  // A key made through another process of the tier authenticates from the time the client has seen.
+  return (await service.authorize(header, lastSeenTxn)) ? undefined : 'invalid';
 }

@@ -8,7 +8,7 @@ import { importSchema, type ImportMode } from '../graphql/importer';
 import { RequestJsonError, parseRequestJson } from '../graphql/requestJson';
 import { shapeGraphQL } from '../logs/shape';
 import { BodyTooLarge, type RequestContext } from './context';
-import { parseQueryHeaders } from './headers';
+import { lastSeenOf, parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
 import { TooBusy } from '../fql/budget';
@@ -51,7 +51,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   const started = process.hrtime.bigint();
   let a: GraphqlAnswer;
   try {
-    a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx) });
+    a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers) });
   } catch (err) {
     const id = logInternalError(err, 'POST /graphql');
     return json(500, errorBody(internalErrorText(id)), { headers: { 'x-request-id': id } });

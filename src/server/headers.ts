@@ -67,6 +67,15 @@ export function parseQueryHeaders(headers: Readonly<Record<string, string>>): Qu
   return result;
 }
 
+/**
+ * The X-Last-Seen-Txn a request carries, or undefined (absent or malformed: the query route reports a
+ * malformed one; the checks before it just do without).
+ */
+export function lastSeenOf(headers: Readonly<Record<string, string>>): bigint | undefined {
+  const raw = headers['x-last-seen-txn'];
+  return raw === undefined ? undefined : parseLong(raw);
+}
+
 /** A signed 64-bit decimal integer, or undefined. */
 function parseLong(raw: string): bigint | undefined {
   if (!/^[+-]?\d{1,20}$/.test(raw)) return undefined;

@@ -679,9 +679,10 @@ describe('permissions', () => {
     );
     const key = await root.query<{ secret: string }>(q.CreateKey({ role: q.Role('public_only') }));
     const kc = pool.client(key.secret, 'h1');
-    const set = watch(kc.stream(q.Documents(q.Collection('pub'))));
+    // Both documents exist before either stream starts (a stream started first would report them).
     const open = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('pub'), { data: { public: true } }));
     const hidden = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('pub'), { data: { public: false } }));
+    const set = watch(kc.stream(q.Documents(q.Collection('pub'))));
     const doc = watch(kc.stream(open.ref));
     await Promise.all([started(set.log), started(doc.log)]);
     const a = await root.query<{ ref: values.Ref }>(q.Create(q.Collection('pub'), { data: { public: true } }));

@@ -12,6 +12,7 @@ import { Client as PgClient } from 'pg';
 import { startPostgres, type Postgres } from '../helpers/postgres';
 import { startFlora, type FloraProcess } from '../helpers/server';
 import { prng } from '../helpers/prng';
+import { gql, importSchema } from '../helpers/graphql';
 
 /** Short leases and slow index builds, so that a takeover is seen within seconds. */
 const ENV = { FLORA_TEST_LEASE_MS: '1500', FLORA_TEST_BUILD_DELAY_MS: '150' };
@@ -335,7 +336,85 @@ async function streamsAcross(tier: Tier): Promise<void> {
   for (let w = 1; w <= 4; w++) await tier.client().query(q.Update(q.Ref(q.Collection('watched'), '1'), { data: { n: w } }));
   await until('every stream hears every write', () => heard.every((h) => h.length >= 4), 15_000);
   for (const h of heard) assert.deepEqual(h, [1, 2, 3, 4]);
+  for (const s of subs.splice(0)) s.close();
+
+  // Set streams (the collection's documents) on every process hear documents added anywhere.
+  const added: string[][] = [];
+  for (let s = 0; s < 4; s++) {
+    const got: string[] = [];
+    added.push(got);
+    const c = newClient(tier.endpoint(), tier.secret, 0);
+    let started!: () => void;
+    const ready = new Promise<void>((r) => (started = r));
+    const sub = c.stream(q.Documents(q.Collection('watched')))
+      .on('start', () => started())
+      .on('set', (e: unknown) => {
+        const event = e as { action: string; document: { ref: { id: string } } };
+        if (event.action === 'add') got.push(event.document.ref.id);
+      });
+    sub.start();
+    subs.push(sub);
+    await ready;
+  }
+  for (let w = 2; w <= 5; w++) await tier.client().query(q.Create(q.Ref(q.Collection('watched'), String(w)), { data: { n: w } }));
+  await until('every set stream hears every add', () => added.every((a) => a.length >= 4), 15_000);
+  for (const a of added) assert.deepEqual(a, ['2', '3', '4', '5']);
   for (const s of subs) s.close();
+}
+
+/** The HTTP status a query gets, or 200. */
+async function statusOf(c: Client, expr: Expr): Promise<number> {
+  try {
+    await c.query(expr);
+    return 200;
+  } catch (e) {
+    const status = (e as { requestResult?: { statusCode?: number } }).requestResult?.statusCode;
+    if (status === undefined) throw e;
+    return status;
+  }
+}
+
+/**
+ * Schema, key and role caches follow commits made anywhere: a request made after a change (it
+ * carries the change's time, as a driver does) sees it on every process. `tries` fresh connections
+ * reach every process (each takes the next connection in turn).
+ */
+async function cachesAcross(tier: Tier): Promise<void> {
+  const tries = 6;
+  const admin = tier.client();
+  const fresh = (secret: string, seenTs?: number) => {
+    const c = newClient(tier.endpoint(), secret, 0);
+    if (seenTs) sawTxn(c, seenTs);
+    return c;
+  };
+  // A key, used (and so cached) on every process, then deleted: refused everywhere from then on.
+  const key = (await admin.query(q.CreateKey({ role: 'server' }))) as { secret: string; ref: unknown; ts: number };
+  for (let i = 0; i < tries; i++) assert.equal(await statusOf(fresh(key.secret, key.ts), q.Now()), 200);
+  const deleted = (await admin.query(q.Delete(key.ref as Expr))) as { ts: number };
+  const after = (await admin.query(q.ToMicros(q.Now()))) as number;
+  assert.ok(after >= deleted.ts);
+  for (let i = 0; i < tries; i++) assert.equal(await statusOf(fresh(key.secret, after), q.Now()), 401, 'the deleted key is refused on every process');
+
+  // A role, granted then taken back.
+  await admin.query(q.CreateCollection({ name: 'vault' }));
+  await admin.query(q.Create(q.Ref(q.Collection('vault'), '1'), { data: { gold: 1 } }));
+  await admin.query(q.CreateRole({ name: 'reader', privileges: [{ resource: q.Collection('vault'), actions: { read: true } }] }));
+  const reader = (await admin.query(q.CreateKey({ role: q.Role('reader') }))) as { secret: string; ts: number };
+  const read = q.Get(q.Ref(q.Collection('vault'), '1'));
+  for (let i = 0; i < tries; i++) assert.equal(await statusOf(fresh(reader.secret, reader.ts), read), 200);
+  const revoked = (await admin.query(q.Update(q.Role('reader'), { privileges: [] }))) as { ts: number };
+  for (let i = 0; i < tries; i++) assert.equal(await statusOf(fresh(reader.secret, revoked.ts), read), 403, 'the narrowed role holds on every process');
+
+  // A GraphQL schema imported through one process is served by all.
+  const imported = await importSchema(tier.endpoint(), tier.secret, 'type Note { text: String! }\ntype Query { allNotes: [Note!] }');
+  assert.equal(imported.status, 200, imported.body);
+  const ts = imported.headers['x-txn-time'];
+  for (let i = 0; i < tries; i++) {
+    const r = await gql<{ createNote: { text: string } }>(tier.endpoint(), tier.secret, 'mutation { createNote(data: { text: "hi" }) { text } }', undefined, {
+      headers: { 'x-last-seen-txn': ts },
+    });
+    assert.deepEqual([r.errors, r.data?.createNote.text], [undefined, 'hi'], JSON.stringify(r));
+  }
 }
 
 async function killUnderLoad(tier: Tier): Promise<void> {
@@ -418,7 +497,8 @@ for (const [kind, fresh] of Object.entries(KINDS)) {
     test('a unique index stays unique under concurrent creates from different processes', within(uniqueUnderRace));
     test('generated ids never collide across processes', within(generatedIds));
     if (kind.includes('isolation')) return;
-    test('streams on every process hear writes made on every process', within(streamsAcross));
+    test('document and set streams on every process hear writes made on every process', within(streamsAcross));
+    test('key, role and GraphQL schema changes made through one process hold on every process', within(cachesAcross));
     test('kill -9 of a process under load: no acknowledged write lost, the others keep serving', within(killUnderLoad));
     test('an index build whose builder is killed completes on another process', within(buildTakenOver));
   });
