@@ -2,7 +2,8 @@
 // how its failures read: a connection-level failure is the database being unavailable
 // (StorageUnavailable), which the export paths wait out for a while before giving up.
 
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { createSchema, openPool } from '../storage/pgConnect';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StorageUnavailable } from '../storage/engine';
 
@@ -28,35 +29,14 @@ const SCHEMA = [
 
 /** Opens the pool and creates the log tables if they are missing. Throws StorageUnavailable. */
 export async function openLogPool(url: string): Promise<Pool> {
-  const pool = new Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
-  // A broken connection must not crash the process: the statement on it fails, the next one reconnects.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  const pool = openPool(url, 4, 30_000);
   try {
-    await createTables(pool);
+    await createSchema(pool, SCHEMA.join('; '));
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw unavailable(err);
   }
   return pool;
-}
-
-/**
- * The log tables, made on first start. Processes starting together may race (no advisory lock: the
- * PostgreSQL-protocol databases without one must work too): the loser of a concurrent CREATE gets a
- * duplicate-object or serialization error, and looks again.
- */
-async function createTables(pool: Pool): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await pool.query(SCHEMA.join('; '));
-      return;
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      const raced = code === '23505' || code === '42P07' || code === '40001' || code === '40P01';
-      if (!raced || attempt >= 5) throw err;
-    }
-  }
 }
 
 /** True for a failure to reach the database (as opposed to a statement it refused). */

@@ -12,7 +12,8 @@
 // Its statements go as simple-protocol text with keys and values as hex literals, so a commit costs
 // two round trips: lock and read, then write and commit.
 
-import { Pool, type PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { createSchema, openPool, retryable } from './pgConnect';
 import { EngineConflict, StorageUnavailable, type Engine, type Head, type HeadQuery, type KV, type RangeOptions, type WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
 /** Rows fetched per round trip of a range scan. */
@@ -64,12 +65,6 @@ function writeSql(ops: WriteOp[]): string[] {
   if (deletes.length > 0) out.push(`DELETE FROM ${TABLE} WHERE k IN (${deletes.join(',')})`);
   if (puts.length > 0) out.push(`INSERT INTO ${TABLE} (k, v) VALUES ${puts.join(',')} ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`);
   return out;
-}
-
-/** A serialization failure or deadlock: the transaction did nothing and may simply run again. */
-function retryable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '40001' || code === '40P01';
 }
 
 function unavailable(err: unknown): StorageUnavailable {
@@ -273,37 +268,17 @@ class PgEngine implements Engine {
  * names, creating its table on first start. Refuses with StorageUnavailable when it cannot connect.
  */
 export async function openPgEngine(url: string): Promise<Engine> {
-  const pool = new Pool({ connectionString: url, max: 16, connectionTimeoutMillis: 10_000 });
-  // A connection that breaks (PostgreSQL restarts, the network drops) must not crash the process:
-  // the statement on it fails (503), and the pool connects anew for the next one. Idle connections
-  // report through the pool, checked-out ones (the lock's owner, a write) through themselves.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  const pool = openPool(url, 16);
   try {
-    await createTables(pool);
+    await createSchema(
+      pool,
+      `CREATE TABLE IF NOT EXISTS ${TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL); ` +
+        `CREATE TABLE IF NOT EXISTS ${LOCKS} (id int PRIMARY KEY, n bigint NOT NULL); ` +
+        `INSERT INTO ${LOCKS} (id, n) VALUES (${COMMIT_LOCK}, 0), (${STARTUP_LOCK}, 0) ON CONFLICT (id) DO NOTHING`,
+    );
   } catch (e) {
     await pool.end().catch(() => undefined);
     throw unavailable(e);
   }
   return new PgEngine(pool);
-}
-
-/**
- * The engine's tables, made on first start. Processes starting together on an empty database may
- * race: the loser of a concurrent CREATE gets a duplicate-object error, and looks again.
- */
-async function createTables(pool: Pool): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await pool.query(
-        `CREATE TABLE IF NOT EXISTS ${TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL); ` +
-          `CREATE TABLE IF NOT EXISTS ${LOCKS} (id int PRIMARY KEY, n bigint NOT NULL); ` +
-          `INSERT INTO ${LOCKS} (id, n) VALUES (${COMMIT_LOCK}, 0), (${STARTUP_LOCK}, 0) ON CONFLICT (id) DO NOTHING`,
-      );
-      return;
-    } catch (e) {
-      const code = (e as { code?: unknown }).code;
-      if (attempt >= 5 || (code !== '23505' && code !== '42P07' && !retryable(e))) throw e;
-    }
-  }
 }

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Client as PgClient } from 'pg';
 import { databaseFor } from './postgres';
-import { httpRequest, startFlora, type FloraProcess, type StartOptions } from './server';
+import { query as q } from 'faunadb';
+import { ClientPool, httpRequest, startFlora, type FloraProcess, type StartOptions } from './server';
 
 /** Distinctive, so that "no secret in any record" can look for it. */
 export const ROOT_SECRET = 'Sup3r-R00t-9f4e17';
@@ -197,4 +198,25 @@ export async function storedLog(srv: FloraProcess): Promise<{ where: string; tex
   }
   const dir = path.join(srv.dataDir, 'logs', 'query');
   return Promise.all((await readdir(dir)).map(async (name) => ({ where: name, text: await readFile(path.join(dir, name), 'utf8') })));
+}
+
+/** `n` queries through `srv`, tagged p=<name>, i=<n>. */
+export async function tagged(srv: FloraProcess, name: string, n: number): Promise<void> {
+  const pool = new ClientPool(srv.url);
+  try {
+    const c = pool.client(ROOT_SECRET);
+    for (let i = 0; i < n; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => c.query(q.Add(i + k, 1), { tags: { p: name, i: String(i + k) } })));
+    }
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Every (p, i) of `records` once, and nothing else of the window. */
+export function assertEachOnce(records: LogRecord[], expected: Record<string, number>): void {
+  const seen = records.map((r) => `${r.TAGS.p}-${r.TAGS.i}`);
+  const want = Object.entries(expected).flatMap(([p, n]) => Array.from({ length: n }, (_, i) => `${p}-${i}`));
+  assert.equal(seen.length, want.length, 'as many records as requests');
+  assert.deepEqual([...seen].sort(), [...want].sort());
 }

@@ -10,13 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { query as q } from 'faunadb';
-import { ClientPool, httpRequest, type FloraProcess } from '../helpers/server';
+import { httpRequest, type FloraProcess } from '../helpers/server';
 import { startPostgres, type Postgres } from '../helpers/postgres';
 import { Client as PgClient } from 'pg';
 import { buildRecord } from '../../src/logs/record';
 import { Redactor } from '../../src/logs/redact';
-import { download, logsApi, pollUntil, ROOT_SECRET, startLogged, TERMINAL, window, type LogRecord } from '../helpers/logs';
+import { assertEachOnce, download, logsApi, pollUntil, ROOT_SECRET, startLogged, tagged, TERMINAL, window, type LogRecord } from '../helpers/logs';
 
 let pg: Postgres;
 let a: FloraProcess;
@@ -32,27 +31,6 @@ after(async () => {
   for (const p of extra) await p.stop('SIGKILL');
   await pg?.stop();
 });
-
-/** `n` queries through `srv`, tagged p=<name>, i=<n>. */
-async function tagged(srv: FloraProcess, name: string, n: number): Promise<void> {
-  const pool = new ClientPool(srv.url);
-  try {
-    const c = pool.client(ROOT_SECRET);
-    for (let i = 0; i < n; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => c.query(q.Add(i + k, 1), { tags: { p: name, i: String(i + k) } })));
-    }
-  } finally {
-    await pool.close();
-  }
-}
-
-/** Every (p, i) of `records` once, and nothing else of the window. */
-function assertEachOnce(records: LogRecord[], expected: Record<string, number>): void {
-  const seen = records.map((r) => `${r.TAGS.p}-${r.TAGS.i}`);
-  const want = Object.entries(expected).flatMap(([p, n]) => Array.from({ length: n }, (_, i) => `${p}-${i}`));
-  assert.equal(seen.length, want.length, 'as many records as requests');
-  assert.deepEqual([...seen].sort(), [...want].sort());
-}
 
 /** Requests an export of `range` through `srv`, waits for it there and downloads it. */
 async function exportThrough(srv: FloraProcess, body: Record<string, string>): Promise<LogRecord[]> {

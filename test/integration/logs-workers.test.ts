@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { query as q } from 'faunadb';
-import { ClientPool, type FloraProcess } from '../helpers/server';
-import { download, logsApi, pollUntil, ROOT_SECRET, startLogged, window, type LogRecord } from '../helpers/logs';
+import { type FloraProcess } from '../helpers/server';
+import { assertEachOnce, download, logsApi, pollUntil, ROOT_SECRET, startLogged, tagged, window } from '../helpers/logs';
 
 let tier: FloraProcess;
 
@@ -31,25 +30,6 @@ before(async () => {
 after(async () => {
   assert.equal(await tier.stop(), 0, `graceful exit:\n${tier.stderr()}`);
 });
-
-async function tagged(srv: FloraProcess, name: string, n: number): Promise<void> {
-  const pool = new ClientPool(srv.url);
-  try {
-    const c = pool.client(ROOT_SECRET);
-    for (let i = 0; i < n; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => c.query(q.Add(i + k, 1), { tags: { p: name, i: String(i + k) } })));
-    }
-  } finally {
-    await pool.close();
-  }
-}
-
-function assertEachOnce(records: LogRecord[], expected: Record<string, number>): void {
-  const seen = records.map((r) => `${r.TAGS.p}-${r.TAGS.i}`);
-  const want = Object.entries(expected).flatMap(([p, n]) => Array.from({ length: n }, (_, i) => `${p}-${i}`));
-  assert.equal(seen.length, want.length, 'as many records as requests');
-  assert.deepEqual([...seen].sort(), [...want].sort());
-}
 
 describe('LMDB workers sharing a data directory', () => {
   test('each worker its own hour files; an export through one, downloaded through the other, has every record once', async () => {

@@ -61,6 +61,15 @@ async function closeClients(): Promise<void> {
   await Promise.all(clientsToClose.splice(0).map((c) => Promise.resolve().then(() => c.close({ force: true })).catch(() => undefined)));
 }
 
+/** Every process of `starting`, or (one failed to start) none: the others are stopped. */
+async function all(starting: Promise<FloraProcess>[]): Promise<FloraProcess[]> {
+  const settled = await Promise.allSettled(starting);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (!failed) return settled.map((r) => (r as PromiseFulfilledResult<FloraProcess>).value);
+  await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.stop('SIGKILL') : undefined)));
+  throw failed.reason;
+}
+
 /**
  * Three processes on one PostgreSQL database. `isolation` sets the database's default transaction
  * isolation (PostgreSQL's own is read committed): the commit protocol must hold under any.
@@ -75,7 +84,7 @@ async function postgresTier(pg: Postgres, isolation?: string): Promise<Tier> {
     await admin.end();
   }
   const start = () => startFlora({ args: ['--storage', url], env: ENV });
-  const procs: FloraProcess[] = await Promise.all([start(), start(), start()]);
+  const procs: FloraProcess[] = await all([start(), start(), start()]);
   let n = 0;
   const endpoint = () => procs[n++ % procs.length].url;
   return {
@@ -89,7 +98,7 @@ async function postgresTier(pg: Postgres, isolation?: string): Promise<Tier> {
     killBuilders: async () => {
       // Whichever process builds, it dies; a new one takes its place, so there are still others.
       await Promise.all(procs.splice(0).map((p) => p.stop('SIGKILL')));
-      procs.push(...(await Promise.all([start(), start()])));
+      procs.push(...(await all([start(), start()])));
     },
     stop: async () => {
       await Promise.all(procs.map((p) => p.stop()));
