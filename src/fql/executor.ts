@@ -160,10 +160,21 @@ export class Executor implements QueryService {
     if (!secret) return false;
     // The common case: a key resolved before. The query's own transaction authenticates it again.
     if (this.auth.knownGood(secret, this.store.now())) return true;
-    // A key made elsewhere in the tier is known here from the time the client says it has seen.
+    // A key made elsewhere in the tier is known here from the time the client says it has seen; a
+    // refusal is an error so that the store re-checks it against commits the snapshot had not seen.
     const minSnapshotTs = lastSeenTxn === undefined ? undefined : min(lastSeenTxn, this.store.now());
-    const run = await this.store.run((txn) => this.auth.authenticate(secret, txn), { minSnapshotTs });
-    return run.result !== undefined;
+    try {
+      await this.store.run(
+        async (txn) => {
+          if (!(await this.auth.authenticate(secret, txn))) throw errors.unauthorized();
+        },
+        { minSnapshotTs },
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ProtocolError && e.status === 401) return false;
+      throw e;
+    }
   }
 
   private async run(req: QueryRequest): Promise<QueryResult> {

@@ -243,15 +243,20 @@ class PgEngine implements Engine {
         putValues.push(asBuffer(op.value));
       }
     }
-    try {
-      await this.pool.query({
-        text:
-          `WITH gone AS (DELETE FROM ${TABLE} WHERE k = ANY($1::bytea[])) ` +
-          `INSERT INTO ${TABLE} (k, v) SELECT * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
-        values: [deletes, putKeys, putValues],
-      });
-    } catch (e) {
-      throw unavailable(e);
+    // The statement sets values, so running it again after a serialization failure (snapshot or
+    // serializable isolation, a concurrent write of the same key) is the same as running it once.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.pool.query({
+          text:
+            `WITH gone AS (DELETE FROM ${TABLE} WHERE k = ANY($1::bytea[])) ` +
+            `INSERT INTO ${TABLE} (k, v) SELECT * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
+          values: [deletes, putKeys, putValues],
+        });
+        return;
+      } catch (e) {
+        if (!retryable(e) || attempt >= 10) throw unavailable(e);
+      }
     }
   }
 

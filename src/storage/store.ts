@@ -29,7 +29,7 @@
 //  - one section or head read runs at a time in a process (`sequence`), so its own commits never
 //    come back to it as another process's.
 
-import { ProtocolError } from '../values/errors';
+import { ProtocolError, QueryError } from '../values/errors';
 import { FIRST_USER_COLLECTION_ID, TxnTime, type Obj } from '../values/types';
 import { EngineConflict, type Engine, type Head, type HeadQuery, type KV, type WriteOp } from './engine';
 import {
@@ -379,8 +379,8 @@ class MvccStore implements Store {
           const ts = txn.hasWrites ? await this.commit(txn) : snapshot;
           return { result, ts, retries, metrics: txn.metrics };
         } catch (e) {
-          if (!(e instanceof StoreConflict)) throw e;
-          winner = e.winner;
+          if (!(e instanceof StoreConflict) && !(await this.answeredFromStaleReads(txn, e))) throw e;
+          winner = e instanceof StoreConflict ? e.winner : undefined;
         } finally {
           txn.finish();
           this.release(snapshot);
@@ -400,6 +400,26 @@ class MvccStore implements Store {
     } finally {
       releaseRetryQueue?.();
     }
+  }
+
+  /**
+   * Shared mode: whether a transaction that failed (`error`, an answer to the client such as "invalid
+   * ref" or 401) read something another process had changed since its snapshot: then the failure may
+   * not hold now, and it runs again from a fresh snapshot, as a commit that conflicted would. A
+   * snapshot may be a moment behind other processes' commits; a success is checked at commit, and
+   * this holds a failure to the same standard. Failures of the store itself are not answers.
+   */
+  private async answeredFromStaleReads(txn: TxnImpl, error: unknown): Promise<boolean> {
+    const sh = this.sharing;
+    if (!sh || !(error instanceof QueryError || error instanceof ProtocolError) || this.closed) return false;
+    try {
+      await this.sequence(() => this.catchUp(sh));
+    } catch {
+      return false; // the store cannot be read: the failure stands
+    }
+    if (txn.snapshotTs < sh.floor) return true;
+    for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) if (txn.conflictsWith(this.log[i])) return true;
+    return false;
   }
 
   async close(): Promise<void> {
