@@ -11,6 +11,7 @@ import { LOG_RETENTION_US, LOG_TAG } from '../../src/storage/commitLog';
 import { EngineConflict, StorageUnavailable, type Engine } from '../../src/storage/engine';
 import type { CommitEvent, DocKey, Store } from '../../src/storage/types';
 import { obj, type Obj } from '../../src/values/types';
+import { QueryError } from '../../src/values/errors';
 import { tempDir } from '../helpers/store';
 
 const doc = (id: bigint): DocKey => ({ db: 1n, coll: 1024, id });
@@ -195,4 +196,34 @@ test('a section that fails before it looks at its batch answers every transactio
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a failure answered from a snapshot that missed a commit of another store is run again; one that holds is not', async () => {
+  // The clock stands still, so b never refreshes its snapshot on its own: it stays behind a's commits.
+  const clock = () => 2_000_000_000_000n;
+  await withTwo(
+    async (a, b) => {
+      await b.run(async (txn) => txn.putVersion(doc(9n), 'create', data(9n))); // b's last look at the store
+      await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(1n)));
+      let attempts = 0;
+      const found = await b.run(async (txn) => {
+        attempts++;
+        const v = await txn.getVersion(doc(1n));
+        if (!v) throw new QueryError('instance not found', 'Document not found.');
+        return valueOf(v.data);
+      });
+      assert.deepEqual([found.result, attempts], [1n, 2], 'the not-found was read before a commit that made it wrong');
+      // A failure that still holds (nothing it read changed) is answered as it is, once.
+      attempts = 0;
+      await assert.rejects(
+        b.run(async (txn) => {
+          attempts++;
+          if (!(await txn.getVersion(doc(2n)))) throw new QueryError('instance not found', 'Document not found.');
+        }),
+        (e: unknown) => e instanceof QueryError,
+      );
+      assert.equal(attempts, 1);
+    },
+    { clock },
+  );
 });
