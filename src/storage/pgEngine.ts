@@ -67,6 +67,11 @@ function writeSql(ops: WriteOp[]): string[] {
   return out;
 }
 
+/** What a failed statement of the critical section means: run it again, or the store is unavailable. */
+function sectionFailure(err: unknown): EngineConflict | StorageUnavailable {
+  return retryable(err) ? new EngineConflict() : unavailable(err);
+}
+
 function unavailable(err: unknown): StorageUnavailable {
   return err instanceof StorageUnavailable ? err : new StorageUnavailable(`PostgreSQL is unavailable: ${err instanceof Error ? err.message : String(err)}`);
 }
@@ -115,7 +120,7 @@ class PgEngine implements Engine {
         }[];
         rows = read ? results[2].rows : [];
       } catch (e) {
-        throw retryable(e) ? new EngineConflict() : unavailable(e);
+        throw sectionFailure(e);
       }
       const ops = build(headOf(query, rows));
       for (const op of ops) {
@@ -125,7 +130,7 @@ class PgEngine implements Engine {
       try {
         await client.query([...writeSql(ops), 'COMMIT'].join('; '));
       } catch (e) {
-        throw retryable(e) ? new EngineConflict() : unavailable(e);
+        throw sectionFailure(e);
       }
     } catch (e) {
       // Nothing of this transaction stays (a failed COMMIT rolls back by itself; the lock goes with it).

@@ -309,9 +309,19 @@ class MvccStore implements Store {
     } catch {
       return false; // the store cannot be read: the failure stands
     }
-    if (txn.snapshotTs < sh.floor) return true;
-    for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) if (txn.conflictsWith(this.log[i])) return true;
-    return false;
+    return this.conflictOf(txn) !== undefined;
+  }
+
+  /**
+   * The conflict `txn` would commit with: a commit after its snapshot that wrote what it read, or
+   * (shared mode) a snapshot older than the commit log still holds. Undefined when there is none.
+   */
+  private conflictOf(txn: TxnImpl): StoreConflict | undefined {
+    if (this.sharing && txn.snapshotTs < this.sharing.floor) return new StoreConflict(undefined);
+    for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) {
+      if (txn.conflictsWith(this.log[i])) return new StoreConflict(this.log[i]);
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {
@@ -614,7 +624,7 @@ class MvccStore implements Store {
       };
       this.log.push(rec);
       this.nativeWrites(ts, r.docs);
-      if (feed && (r.versions.length > 0 || r.entries.length > 0)) {
+      if (feed && !r.unreported && (r.versions.length > 0 || r.entries.length > 0)) {
         rec.loading = true;
         this.feed.push(rec);
         void this.loadFeed(rec, r);
@@ -687,20 +697,9 @@ class MvccStore implements Store {
         }
         let last = sh.known;
         for (const w of batch) {
-          const snapshot = w.txn.snapshotTs;
-          if (snapshot < sh.floor) {
-            refused.push({ w, error: new StoreConflict(undefined) });
-            continue;
-          }
-          let winner: CommitRecord | undefined;
-          for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > snapshot; i--) {
-            if (w.txn.conflictsWith(this.log[i])) {
-              winner = this.log[i];
-              break;
-            }
-          }
-          if (winner) {
-            refused.push({ w, error: new StoreConflict(winner) });
+          const conflict = this.conflictOf(w.txn);
+          if (conflict) {
+            refused.push({ w, error: conflict });
             continue;
           }
           const ts = max(this.clock(), last + 1n);
@@ -715,7 +714,7 @@ class MvccStore implements Store {
           for (const op of rec.ops) ops.push(op);
           ops.push({
             key: logKey(ts),
-            value: encodeLogRecord({ ts, keys: [...rec.keys], docs: rec.docs, indexes: rec.indexes, ...rec.logged! }),
+            value: encodeLogRecord({ ts, keys: [...rec.keys], ...rec.logged! }),
           });
           rec.logged = undefined;
           this.log.push(rec);
@@ -786,9 +785,8 @@ class MvccStore implements Store {
         this.scheduleSection();
       });
     }
-    for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) {
-      if (txn.conflictsWith(this.log[i])) throw new StoreConflict(this.log[i]);
-    }
+    const conflict = this.conflictOf(txn);
+    if (conflict) throw conflict;
     const ts = max(this.clock(), this.issuedTs + 1n);
     const rec = txn.buildCommit(ts); // may throw (unencodable value): then nothing was issued
     this.issuedTs = ts;

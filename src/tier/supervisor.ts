@@ -121,7 +121,6 @@ class Tier {
       this.announce.error(`flora: a worker ${how} while starting; stopping`);
       this.exitCode = code && code > 0 ? code : 1;
       this.stop(true);
-      if (this.workers.size === 0) this.done(this.exitCode);
       return;
     }
     const now = Date.now();
@@ -130,7 +129,6 @@ class Tier {
       this.announce.error(`flora: worker ${worker.process.pid} ${how}; workers keep failing, stopping`);
       this.exitCode = 1;
       this.stop(false);
-      if (this.workers.size === 0) this.done(this.exitCode);
       return;
     }
     this.restarts.push(now);
