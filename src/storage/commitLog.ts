@@ -12,7 +12,7 @@
 //   S | logFloor  → u64: the newest ts trimmed from the log
 
 import type { DocKey, CommitEvent, CommittedIndexEntry, CommittedVersion, IndexAction, VersionAction } from './types';
-import type { IndexWriteSet } from './indexTxn';
+import { writeSetOf, type IndexWriteSet } from './indexTxn';
 import { decodeU64Value, systemKey } from './keys';
 
 export const LOG_TAG = 0x43; // 'C'
@@ -51,16 +51,25 @@ export interface LoggedVersion {
   rewrite: boolean;
 }
 
-export interface LogRecord {
+/** What a commit's record says. */
+export interface LoggedCommit {
   ts: bigint;
   /** Point conflict keys written. */
   keys: string[];
-  /** Documents written (new versions and history edits). */
-  docs: DocKey[];
-  /** Index entry keys written, per index, sorted. */
-  indexes: IndexWriteSet | undefined;
+  /** The versions written (new ones and history edits). */
   versions: LoggedVersion[];
+  /** The index entries written with putIndexEntry. */
   entries: CommittedIndexEntry[];
+  /** Maintenance (history collection) that streams do not report. */
+  unreported: boolean;
+}
+
+/** A decoded record, with what validation reads of it. */
+export interface LogRecord extends LoggedCommit {
+  /** Documents written: those of `versions`. */
+  docs: DocKey[];
+  /** Index entry keys written, per index, sorted: those of `entries`. */
+  indexes: IndexWriteSet | undefined;
 }
 
 const ACTIONS: (VersionAction | null)[] = ['create', 'update', 'delete', null];
@@ -160,20 +169,12 @@ class Reader {
   }
 }
 
-export function encodeLogRecord(r: LogRecord): Uint8Array {
+export function encodeLogRecord(r: LoggedCommit): Uint8Array {
   const w = new Writer();
   w.u8(FORMAT);
+  w.u8(r.unreported ? 1 : 0);
   w.u32(r.keys.length);
   for (const k of r.keys) w.str(k);
-  w.u32(r.docs.length);
-  for (const d of r.docs) w.doc(d);
-  const sets = r.indexes ? [...r.indexes] : [];
-  w.u32(sets.length);
-  for (const [id, keys] of sets) {
-    w.str(id);
-    w.u32(keys.length);
-    for (const k of keys) w.bytes(k);
-  }
   w.u32(r.versions.length);
   for (const v of r.versions) {
     w.doc(v.key);
@@ -196,17 +197,9 @@ export function decodeLogRecord(ts: bigint, value: Uint8Array): LogRecord {
   const r = new Reader(value);
   const format = r.u8();
   if (format !== FORMAT) throw new Error(`commit log record at ${ts} has format ${format}; this release reads format ${FORMAT}`);
+  const unreported = r.u8() === 1;
   const keys: string[] = [];
   for (let n = r.u32(); n > 0; n--) keys.push(r.str());
-  const docs: DocKey[] = [];
-  for (let n = r.u32(); n > 0; n--) docs.push(r.doc());
-  let indexes: IndexWriteSet | undefined;
-  for (let n = r.u32(); n > 0; n--) {
-    const id = r.str();
-    const list: Uint8Array[] = [];
-    for (let m = r.u32(); m > 0; m--) list.push(r.bytes());
-    (indexes ??= new Map()).set(id, list);
-  }
   const versions: LoggedVersion[] = [];
   for (let n = r.u32(); n > 0; n--) {
     const key = r.doc();
@@ -224,7 +217,7 @@ export function decodeLogRecord(ts: bigint, value: Uint8Array): LogRecord {
     const payload = r.bytes();
     entries.push({ db, index, key, action, payload });
   }
-  return { ts, keys, docs, indexes, versions, entries };
+  return { ts, keys, versions, entries, unreported, docs: versions.map((v) => v.key), indexes: writeSetOf(entries) };
 }
 
 /**

@@ -39,6 +39,19 @@ const ACTION_BYTE: Record<IndexAction, number> = { add: 0, remove: 1 };
 export type IndexWriteSet = Map<string, Uint8Array[]>;
 
 const indexId = (db: bigint, index: number) => `${db}.${index}`;
+
+/** The write set of committed entries: what `build` returned for the commit that wrote them. */
+export function writeSetOf(entries: readonly Pick<CommittedIndexEntry, 'db' | 'index' | 'key'>[]): IndexWriteSet | undefined {
+  let set: IndexWriteSet | undefined;
+  for (const e of entries) {
+    const id = indexId(e.db, e.index);
+    const list = (set ??= new Map()).get(id);
+    if (list) list.push(e.key);
+    else set.set(id, [e.key]);
+  }
+  for (const list of set?.values() ?? []) list.sort(compare);
+  return set;
+}
 const compare = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b);
 const reversed = (a: Uint8Array, b: Uint8Array) => Buffer.compare(b, a);
 const binary = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');

@@ -5,7 +5,7 @@
 import { ProtocolError } from '../values/errors';
 import { TxnTime, type Obj } from '../values/types';
 import type { Engine, KV, WriteOp } from './engine';
-import type { LoggedVersion } from './commitLog';
+import type { LoggedCommit, LoggedVersion } from './commitLog';
 import {
   abstractConflictKey,
   collectionPrefix,
@@ -36,7 +36,6 @@ import type {
   Version,
   VersionAction,
   CommitEvent,
-  CommittedIndexEntry,
 } from './types';
 import { decodeValue, encodeValue, type RefNamer } from './valueCodec';
 import { TxnIndexes, type IndexWriteSet } from './indexTxn';
@@ -133,7 +132,7 @@ export interface CommitRecord {
   /** What the commit changed, for the commit feed; only recorded while it has listeners. */
   changes?: CommitEvent;
   /** Shared mode: what the commit log record carries for other processes' feeds. */
-  logged?: { versions: LoggedVersion[]; entries: CommittedIndexEntry[] };
+  logged?: Omit<LoggedCommit, 'ts' | 'keys'>;
   /** Another process's commit whose versions are being read for the feed: delivery waits for it. */
   loading?: boolean;
 }
@@ -562,8 +561,6 @@ export class TxnImpl implements Txn {
     });
     durable.catch(() => {}); // observed by run(); avoid unhandled rejections from waiters' copies
     const changes = this.store.feedActive && !this.unreported ? this.feedChanges(ts) : undefined;
-    // History collection is not reported to other processes' feeds either.
-    const forFeed = logged && !this.unreported ? { versions: logged, entries: this.indexes.committedEntries() } : undefined;
     return {
       ts,
       keys,
@@ -575,7 +572,7 @@ export class TxnImpl implements Txn {
       reject,
       isDurable: false,
       changes,
-      logged: logged ? (forFeed ?? { versions: [], entries: [] }) : undefined,
+      logged: logged ? { versions: logged, entries: this.indexes.committedEntries(), unreported: this.unreported } : undefined,
     };
   }
 
