@@ -284,3 +284,36 @@ export class ClientPool {
     await Promise.all(this.all.map((c) => c.close()));
   }
 }
+
+/** Makes `client` send `ts` as the last transaction time it saw (the driver's own method, untyped). */
+export function sawTxn(client: Client, ts: number): void {
+  (client as unknown as { syncLastTxnTime(t: number): void }).syncLastTxnTime(ts);
+}
+
+/** Resolves once `cond` holds; fails naming `what` after `ms`. */
+export async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The pids of a `--workers` supervisor's workers, as its stderr names them (started and replaced). */
+export function workerPids(flora: FloraProcess): number[] {
+  const pids = new Set<number>();
+  for (const m of flora.stderr().matchAll(/pids ([\d, ]+)\)/g)) for (const p of m[1].split(', ')) pids.add(Number(p));
+  for (const m of flora.stderr().matchAll(/worker (\d+) [^;]*; started worker (\d+)/g)) {
+    pids.delete(Number(m[1]));
+    pids.add(Number(m[2]));
+  }
+  return [...pids];
+}
+
+/** kill -9 of the workers `pids` of a supervisor; resolves once as many replacements serve. */
+export async function killWorkers(flora: FloraProcess, pids: number[]): Promise<void> {
+  const serving = () => (flora.stderr().match(/serves again/g) ?? []).length;
+  const before = serving();
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  await waitFor('replacement workers', () => serving() >= before + pids.length);
+}

@@ -8,21 +8,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type FloraProcess } from '../helpers/server';
+import { killWorkers, workerPids, type FloraProcess } from '../helpers/server';
 import { assertEachOnce, download, logsApi, pollUntil, ROOT_SECRET, startLogged, tagged, window } from '../helpers/logs';
 
 let tier: FloraProcess;
-
-/** The workers' pids, as the supervisor's stderr names them (started and replaced). */
-function workerPids(srv: FloraProcess): number[] {
-  const pids = new Set<number>();
-  for (const m of srv.stderr().matchAll(/pids ([\d, ]+)\)/g)) for (const p of m[1].split(', ')) pids.add(Number(p));
-  for (const m of srv.stderr().matchAll(/worker (\d+) [^;]*; started worker (\d+)/g)) {
-    pids.delete(Number(m[1]));
-    pids.add(Number(m[2]));
-  }
-  return [...pids];
-}
 
 before(async () => {
   tier = await startLogged({ args: ['--workers', '2'], env: { FLORA_TEST_EXPORT_DELAY_MS: '50', FLORA_TEST_LEASE_MS: '1500' } });
@@ -62,20 +51,9 @@ describe('LMDB workers sharing a data directory', () => {
     const id = made.json.request_id as string;
     await pollUntil(tier, id, ROOT_SECRET, (r) => r.json.state === 'Requested' && ((r.json.progress as { records: number } | undefined)?.records ?? 0) > 0);
     // Whichever worker runs it dies (both do); the supervisor starts two more.
-    const serving = () => (tier.stderr().match(/serves again/g) ?? []).length;
-    const before = serving();
-    for (const pid of workerPids(tier)) process.kill(pid, 'SIGKILL');
-    await until(() => serving() >= before + 2);
+    await killWorkers(tier, workerPids(tier));
     const done = await pollUntil(tier, id, ROOT_SECRET, undefined, 90_000);
     assert.equal(done.json.state, 'Complete', JSON.stringify(done.json));
     assertEachOnce((await download(done.json.presigned_url as string)).records, { s: 900, one: 200 });
   });
 });
-
-async function until(cond: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail('timed out waiting for the replacement workers');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, query as q } from 'faunadb';
 import { startPostgres, type Postgres } from '../helpers/postgres';
-import { FLORA_BIN, startFlora } from '../helpers/server';
+import { FLORA_BIN, sawTxn, startFlora } from '../helpers/server';
 import { freePort } from '../helpers/graphql';
 import { failure } from '../helpers/faunaErrors';
 import { openPgEngine } from '../../src/storage/pgEngine';
@@ -111,11 +111,6 @@ describe('engines', () => {
   });
 });
 
-/** Makes `client` send `ts` as the last transaction time it saw (the driver's own method, untyped). */
-function seen(client: Client, ts: number): void {
-  (client as unknown as { syncLastTxnTime(t: number): void }).syncLastTxnTime(ts);
-}
-
 describe('a Flora process on PostgreSQL', () => {
   test('serves the driver over both protocols and keeps its data across a restart', async () => {
     const url = await pg.newDatabase('served');
@@ -158,11 +153,11 @@ describe('a Flora process on PostgreSQL', () => {
       // The driver sends the last transaction time it saw (X-Last-Seen-Txn): a client given the
       // other's reads that write at once, whichever process serves it.
       const created = (await a.query(q.Create(q.Ref(q.Collection('notes'), '1'), { data: { text: 'from one' } }))) as { ts: number };
-      seen(b, created.ts);
+      sawTxn(b, created.ts);
       assert.equal(((await b.query(q.Get(q.Ref(q.Collection('notes'), '1')))) as { data: { text: string } }).data.text, 'from one');
       const updated = (await b.query(q.Update(q.Ref(q.Collection('notes'), '1'), { data: { text: 'from two' } }))) as { ts: number };
       assert.ok(updated.ts > created.ts, 'transaction times increase across processes');
-      seen(a, updated.ts);
+      sawTxn(a, updated.ts);
       assert.equal(((await a.query(q.Get(q.Ref(q.Collection('notes'), '1')))) as { data: { text: string } }).data.text, 'from two');
     } finally {
       await a.close();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { Client, query as q, type Expr } from 'faunadb';
 import { Client as PgClient } from 'pg';
 import { startPostgres, type Postgres } from '../helpers/postgres';
-import { startFlora, type FloraProcess } from '../helpers/server';
+import { killWorkers, sawTxn, startFlora, waitFor, workerPids, type FloraProcess } from '../helpers/server';
 import { prng } from '../helpers/prng';
 import { gql, importSchema } from '../helpers/graphql';
 
@@ -37,11 +37,6 @@ function newClient(url: string, secret: string, n: number): Client {
   const c = new Client({ secret, endpoint: url, ...(n % 2 ? { fetch: globalThis.fetch } : {}) });
   clientsToClose.push(c);
   return c;
-}
-
-/** Makes `client` send `ts` as the last transaction time it saw (the driver's own method, untyped). */
-function sawTxn(client: Client, ts: number): void {
-  (client as unknown as { syncLastTxnTime(t: number): void }).syncLastTxnTime(ts);
 }
 
 /**
@@ -106,42 +101,17 @@ async function postgresTier(pg: Postgres, isolation?: string): Promise<Tier> {
   };
 }
 
-/** The pids of a supervisor's workers, as its stderr names them (started and replaced). */
-function workerPids(flora: FloraProcess): number[] {
-  const pids = new Set<number>();
-  for (const m of flora.stderr().matchAll(/pids ([\d, ]+)\)/g)) for (const p of m[1].split(', ')) pids.add(Number(p));
-  for (const m of flora.stderr().matchAll(/worker (\d+) (?:was killed|exited)[^;]*; started worker (\d+)/g)) {
-    pids.delete(Number(m[1]));
-    pids.add(Number(m[2]));
-  }
-  return [...pids];
-}
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** `--workers 2` on one LMDB data directory. */
 async function workersTier(): Promise<Tier> {
   const flora = await startFlora({ args: ['--workers', '2'], env: ENV });
   assert.equal(workerPids(flora).length, 2, flora.stderr());
   let n = 0;
-  const replace = async (pids: number[]) => {
-    const serving = () => (flora.stderr().match(/serves again/g) ?? []).length;
-    const before = serving();
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    await until('replacement workers', () => serving() >= before + pids.length);
-  };
   return {
     secret: flora.secret,
     endpoint: () => flora.url,
     client: () => newClient(flora.url, flora.secret, n++),
-    killOne: () => replace([workerPids(flora)[0]]),
-    killBuilders: () => replace(workerPids(flora)),
+    killOne: () => killWorkers(flora, [workerPids(flora)[0]]),
+    killBuilders: () => killWorkers(flora, workerPids(flora)),
     stop: async () => {
       assert.equal(await flora.stop(), 0, flora.stderr());
     },
@@ -343,7 +313,7 @@ async function streamsAcross(tier: Tier): Promise<void> {
     await ready;
   }
   for (let w = 1; w <= 4; w++) await tier.client().query(q.Update(q.Ref(q.Collection('watched'), '1'), { data: { n: w } }));
-  await until('every stream hears every write', () => heard.every((h) => h.length >= 4), 15_000);
+  await waitFor('every stream hears every write', () => heard.every((h) => h.length >= 4), 15_000);
   for (const h of heard) assert.deepEqual(h, [1, 2, 3, 4]);
   for (const s of subs.splice(0)) s.close();
 
@@ -366,7 +336,7 @@ async function streamsAcross(tier: Tier): Promise<void> {
     await ready;
   }
   for (let w = 2; w <= 5; w++) await tier.client().query(q.Create(q.Ref(q.Collection('watched'), String(w)), { data: { n: w } }));
-  await until('every set stream hears every add', () => added.every((a) => a.length >= 4), 15_000);
+  await waitFor('every set stream hears every add', () => added.every((a) => a.length >= 4), 15_000);
   for (const a of added) assert.deepEqual(a, ['2', '3', '4', '5']);
   for (const s of subs) s.close();
 }
@@ -448,10 +418,10 @@ async function killUnderLoad(tier: Tier): Promise<void> {
       }
     }
   });
-  await until('writes before the kill', () => acked.length >= 150);
+  await waitFor('writes before the kill', () => acked.length >= 150);
   await tier.killOne();
   killedAt = acked.length;
-  await until('writes after the kill', () => acked.length >= killedAt + 150);
+  await waitFor('writes after the kill', () => acked.length >= killedAt + 150);
   stop = true;
   await Promise.all(writers);
   const c = caughtUpClient(tier);
@@ -472,7 +442,7 @@ async function buildTakenOver(tier: Tier): Promise<void> {
   await tier.killBuilders();
   // (A pooled HTTP/1.1 connection may still point at a killed process: resilient() moves on.)
   const c = { client: tier.client() };
-  await until('the build to complete elsewhere', async () => (await resilient<boolean>(tier, c, q.Select('active', q.Get(q.Index('big_by_odd'))))) === true, 60_000);
+  await waitFor('the build to complete elsewhere', async () => (await resilient<boolean>(tier, c, q.Select('active', q.Get(q.Index('big_by_odd'))))) === true, 60_000);
   for (const odd of [0, 1]) {
     const got = await resilient<number[]>(tier, c, q.Select('data', q.Paginate(q.Match(q.Index('big_by_odd'), odd), { size: 2000 })));
     assert.deepEqual(got, Array.from({ length: 1500 }, (_, n) => n).filter((n) => n % 2 === odd), `entries of odd=${odd}`);
