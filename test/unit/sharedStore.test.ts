@@ -13,6 +13,7 @@ import type { CommitEvent, DocKey, Store } from '../../src/storage/types';
 import { obj, type Obj } from '../../src/values/types';
 import { QueryError } from '../../src/values/errors';
 import { tempDir } from '../helpers/store';
+import { LEASE_US, LeaseLost, Leases } from '../../src/tier/leases';
 
 const doc = (id: bigint): DocKey => ({ db: 1n, coll: 1024, id });
 const data = (n: bigint): Obj => obj([['data', obj([['n', n]])]]);
@@ -227,3 +228,59 @@ test('a failure answered from a snapshot that missed a commit of another store i
     { clock },
   );
 });
+
+test('leases: one holder at a time, taken over once it runs out, and its holder fenced from then on', async () => {
+  let now = 3_000_000_000_000n;
+  const clock = () => now;
+  await withTwo(
+    async (a, b) => {
+      const la = new Leases(a);
+      const lb = new Leases(b);
+      assert.equal(await la.acquire('job'), true);
+      assert.equal(await lb.acquire('job'), false, 'held by a');
+      assert.equal(await la.acquire('job'), true, 'renewed by its holder');
+      // a fences its work with the lease: fine while it holds it.
+      await a.run(async (txn) => la.check(txn, 'job'));
+      // a stops renewing (paused, dead): once the lease has run out, b takes it over…
+      now += LEASE_US + 1_000_000n; // (commits in a standing clock step 1 µs past it each)
+      assert.equal(await lb.acquire('job'), true);
+      // …and a can commit nothing more under it.
+      await assert.rejects(
+        a.run(async (txn) => {
+          await la.check(txn, 'job');
+          txn.putVersion(doc(1n), 'create', data(1n));
+        }),
+        (e: unknown) => e instanceof LeaseLost,
+      );
+      await lb.release('job');
+      assert.equal(await la.acquire('job'), true, 'free again once released');
+      // Heartbeats: a process is alive while its heartbeat lease runs.
+      const beat = la.heartbeat();
+      await waitUntil(async () => lb.alive(la.holder));
+      await beat.stop();
+      assert.equal(await lb.alive(la.holder), false, 'gone once stopped');
+    },
+    { clock },
+  );
+});
+
+test('leases on a store no other process shares are always this process\'s', async () => {
+  const dir = tempDir();
+  const store = await openStore(await openLmdbEngine(dir));
+  try {
+    const leases = new Leases(store);
+    assert.equal(store.shared, false);
+    assert.equal(await leases.acquire('job'), true);
+    assert.equal(await new Leases(store).acquire('job'), true, 'no record is kept: a restarted process resumes at once');
+    await store.run(async (txn) => leases.check(txn, 'job'));
+    assert.equal(leases.role('collector').held(), true);
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function waitUntil(cond: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(await cond(), 'condition never held');
+}
