@@ -8,6 +8,7 @@ import { prng } from '../test/helpers/prng';
 import { drawAttack, fqlAttack, jsonText, SETUP, type Attack, type Target } from './attacks';
 import { PingProbe, RssSampler, Sender, type Outcome } from './probes';
 import { shrink } from './shrink';
+import type { Part } from './part';
 
 export interface HostileOptions {
   seconds: number;
@@ -59,6 +60,32 @@ export interface HostileReport {
 }
 
 const QUERY_TIMEOUT_MS = 10_000;
+
+/** RSS a default server may reach under hostile load, and how far above idle it may stay after it. */
+export const RSS_BOUND_MB = 1024;
+export const RSS_AFTER_SLACK_MB = 256;
+
+/** What a hostile run must show: no 5xx, no hang, no crash, memory bounded and given back. */
+export function hostileVerdict(r: HostileReport): string[] {
+  const problems: string[] = [];
+  if (r.errors5xx) problems.push(`${r.errors5xx} responses >= 500`);
+  if (r.hangs) problems.push(`${r.hangs} hangs`);
+  if (r.crashes) problems.push(`${r.crashes} crashes`);
+  if (r.rssPeak > RSS_BOUND_MB * 1048576) problems.push(`RSS peaked at ${(r.rssPeak / 1048576).toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
+  if (!r.crashes && r.rssAfter > r.rssIdle + RSS_AFTER_SLACK_MB * 1048576)
+    problems.push(`RSS stayed at ${(r.rssAfter / 1048576).toFixed(0)} MB after the load (idle ${(r.rssIdle / 1048576).toFixed(0)} MB)`);
+  return problems;
+}
+
+export const hostilePart: Part = {
+  name: 'hostile',
+  about: 'hostile FQL, GraphQL and HTTP from many clients: no 5xx, hang or crash; memory bounded',
+  async run(opts) {
+    const report = await runHostile(opts);
+    const { row, details } = summarize(report);
+    return { row, details, problems: hostileVerdict(report) };
+  },
+};
 
 export async function runHostile(opts: HostileOptions): Promise<HostileReport> {
   const log = opts.log ?? (() => undefined);
@@ -202,7 +229,6 @@ export const mb = (bytes: number): string => (bytes / 1048576).toFixed(0);
 export function summarize(r: HostileReport): { row: Record<string, string>; details: string[] } {
   const status = [...r.byStatus].sort().map(([k, n]) => `${k} ${n}`).join(', ');
   const row = {
-    part: 'hostile',
     seconds: String(r.seconds),
     clients: String(r.clients),
     seed: String(r.seed),

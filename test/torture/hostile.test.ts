@@ -5,8 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runHostile, summarize } from '../../torture/hostile';
-import { hostileVerdict } from '../../torture/run';
+import { hostileVerdict, runHostile, summarize } from '../../torture/hostile';
 
 const SEED = Number(process.env.TORTURE_SEED ?? 20261124);
 

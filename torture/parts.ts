@@ -1,0 +1,6 @@
+// The parts `npm run torture` runs, in order. Each lives in its own module.
+
+import type { Part } from './part';
+import { hostilePart } from './hostile';
+
+export const PARTS: readonly Part[] = [hostilePart];
