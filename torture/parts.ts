@@ -2,5 +2,6 @@
 
 import type { Part } from './part';
 import { hostilePart } from './hostile';
+import { crashPart } from './crash';
 
-export const PARTS: readonly Part[] = [hostilePart];
+export const PARTS: readonly Part[] = [crashPart, hostilePart];
