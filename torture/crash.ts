@@ -13,6 +13,7 @@ import path from 'node:path';
 import { query as q, type Client } from 'faunadb';
 import { clients, startFlora, workerPids, type FloraProcess } from '../test/helpers/server';
 import { prng } from '../test/helpers/prng';
+import { startPostgres, type Postgres } from '../test/helpers/postgres';
 import type { Part } from './part';
 import { CrashModel, type Data, type Effect } from './crash/model';
 import { COLLECTION, docRef, observe } from './crash/observe';
@@ -26,14 +27,22 @@ export interface CrashOptions {
   clients: number;
   seed: number;
   trials: number;
+  /** Documents written before the first trial (default 1500). */
+  preload?: number;
   /** Size of the store whose restart after a kill is timed (GB); 0 skips it. */
   restartGb: number;
+  /** Runs on this PostgreSQL instead of LMDB (and crashes it too, in turn). */
+  postgres?: Postgres;
   log: (line: string) => void;
 }
 
 export interface CrashReport {
+  /** The command that runs these trials again (the kill moments are drawn from the seed). */
+  rerun: string;
   trials: number;
   tierTrials: number;
+  /** Tier kills that took the supervisor alone, leaving its workers to stop by themselves. */
+  supervisorKills: number;
   acknowledged: number;
   refused: number;
   pendingApplied: number;
@@ -61,7 +70,7 @@ const ENV = {
   FLORA_TEST_BUILD_DELAY_MS: '40',
 };
 
-/** Documents written before the first trial, so that an index build takes several batches. */
+/** Documents written before the first trial by default, so that an index build takes several batches. */
 const PRELOAD = 1500;
 
 /** Owners are writer numbers; ids are numeric, in a range of their own per run. */
@@ -73,7 +82,8 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
   const model = new CrashModel();
   let nextId = ID_BASE;
   const report: CrashReport = {
-    trials: 0, tierTrials: 0, acknowledged: 0, refused: 0, pendingApplied: 0, pendingDropped: 0, lost: [], torn: [], phantom: [], indexMismatches: [],
+    rerun: `npm run torture -- --part ${opts.postgres ? 'crash-pg' : 'crash'} --seed ${opts.seed} --clients ${opts.clients} --seconds ${opts.seconds} --trials ${opts.trials}`,
+    trials: 0, tierTrials: 0, supervisorKills: 0, acknowledged: 0, refused: 0, pendingApplied: 0, pendingDropped: 0, lost: [], torn: [], phantom: [], indexMismatches: [],
     background: new Map(), buildsResumed: 0, backgroundProblems: [], serverErrors: [], restartMs: [],
   };
   const churn: bg.Churn = { acked: 0, pending: undefined };
@@ -82,21 +92,24 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
   const owners = Array.from({ length: opts.clients + 1 }, (_, i) => i);
   const loadMs = (opts.seconds * 1000) / opts.trials;
 
-  let srv = await startFlora({ dataDir, env: ENV });
+  const storage = opts.postgres ? ['--storage', await opts.postgres.newDatabase(`crash_${opts.seed}`)] : [];
+  const kinds = opts.postgres ? bg.BACKGROUND_PG : bg.BACKGROUND;
+  let srv = await startFlora({ dataDir, env: ENV, args: storage });
   /** Whether `srv` is a tier, whose workers are killed with it. */
   let srvTier = false;
   let drivers = clients(srv.url, srv.secret);
   try {
     await drivers.h1.query(q.Do(q.CreateCollection({ name: COLLECTION, history_days: 30 }), q.CreateCollection({ name: bg.CHURN, history_days: 0 })));
     await drivers.h1.query(createIndexes());
-    await preload(drivers.h1, model, opts.clients, () => String(nextId++));
+    await preload(drivers.h1, model, opts.clients, opts.preload ?? PRELOAD, () => String(nextId++));
 
     for (let trial = 0; trial < opts.trials; trial++) {
       const tier = trial % 3 === 2;
-      const background = bg.BACKGROUND[trial % bg.BACKGROUND.length];
+      const background = kinds[trial % kinds.length];
       report.background.set(background, (report.background.get(background) ?? 0) + 1);
       const server = (c: Client): bg.Server => ({ url: srv.url, secret: srv.secret, client: c, dataDir });
 
+      const trialStart = Date.now();
       let kill!: () => void;
       const killed = new Promise<void>((r) => (kill = r));
       const counts: WriterCounts = { sent: 0, acknowledged: 0, refused: 0, serverErrors: [] };
@@ -120,7 +133,10 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       if (background === 'log-export') await exportId;
 
       kill();
-      await killAll(srv, srvTier);
+      const supervisorOnly = srvTier && rand() < 0.5;
+      if (supervisorOnly) report.supervisorKills++;
+      await Promise.all([killAll(srv, srvTier, supervisorOnly), background === 'postgres-crash' && opts.postgres!.crash()]);
+      if (background === 'postgres-crash') await opts.postgres!.resume();
       await Promise.all([...writers, churning]);
       await drivers.close();
       report.acknowledged += counts.acknowledged;
@@ -129,7 +145,8 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       if (background === 'torn-log') bg.tearQueryLog(dataDir, rand);
 
       const started = Date.now();
-      srv = await startFlora({ dataDir, env: ENV, args: tier ? ['--workers', '2'] : [] });
+      const loaded = started - trialStart;
+      srv = await startFlora({ dataDir, env: ENV, args: [...storage, ...(tier ? ['--workers', '2'] : [])] });
       srvTier = tier;
       report.restartMs.push(Date.now() - started);
       report.trials++;
@@ -179,7 +196,7 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       report.backgroundProblems.push(...tag(problems));
 
       const bad = verdict.lost.length + verdict.torn.length + verdict.phantom.length + problems.length;
-      opts.log(`  trial ${trial + 1}/${opts.trials} (${background}${tier ? ', 2 workers' : ''}): ${counts.acknowledged} acknowledged, ${docs.size} documents, restart ${report.restartMs.at(-1)} ms${bad ? `, ${bad} PROBLEMS` : ''}`);
+      opts.log(`  trial ${trial + 1}/${opts.trials} (${background}${tier ? ', 2 workers' : ''}): ${counts.acknowledged} acknowledged, ${docs.size} documents, load ${loaded} ms, restart ${report.restartMs.at(-1)} ms, checks ${Date.now() - started - report.restartMs.at(-1)!} ms${bad ? `, ${bad} PROBLEMS` : ''}`);
     }
 
     // Last, everything at once: every document's history and every key of the unique index.
@@ -202,11 +219,11 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
   return report;
 }
 
-/** PRELOAD documents of an owner no writer has (`owner`), acknowledged like any write. */
-async function preload(c: Client, model: CrashModel, owner: number, nextId: () => string): Promise<void> {
-  for (let i = 0; i < PRELOAD; i += 250) {
+/** `count` documents of an owner no writer has (`owner`), acknowledged like any write. */
+async function preload(c: Client, model: CrashModel, owner: number, count: number, nextId: () => string): Promise<void> {
+  for (let i = 0; i < count; i += 250) {
     const tx = `preload${i}`;
-    const effects: Effect[] = Array.from({ length: Math.min(250, PRELOAD - i) }, (_, j) => {
+    const effects: Effect[] = Array.from({ length: Math.min(250, count - i) }, (_, j) => {
       const id = nextId();
       return { id, action: 'create', before: null, after: { key: `k${id}`, owner, n: j, tx } };
     });
@@ -224,9 +241,12 @@ function sample<T>(rand: () => number, xs: T[], n: number): T[] {
   return Array.from({ length: n }, () => xs[Math.floor(rand() * xs.length)]);
 }
 
-/** SIGKILL of the server, and of each worker of a tier first (they would outlive their supervisor). */
-async function killAll(srv: FloraProcess, tier: boolean): Promise<void> {
-  if (tier)
+/**
+ * SIGKILL of the server, and of a tier's workers first unless `supervisorOnly` (as the OOM killer
+ * would pick the supervisor alone: its workers must stop by themselves, before a new server starts).
+ */
+async function killAll(srv: FloraProcess, tier: boolean, supervisorOnly = false): Promise<void> {
+  if (tier && !supervisorOnly)
     for (const pid of workerPids(srv)) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -240,7 +260,7 @@ async function killAll(srv: FloraProcess, tier: boolean): Promise<void> {
 export function summarize(r: CrashReport): { row: Record<string, string>; details: string[]; problems: string[] } {
   const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] : 0);
   const row = {
-    trials: `${r.trials} (${r.tierTrials} tier)`,
+    trials: `${r.trials} (${r.tierTrials} tier, ${r.supervisorKills} supervisor alone)`,
     acknowledged: String(r.acknowledged),
     'unanswered applied/dropped': `${r.pendingApplied}/${r.pendingDropped}`,
     lost: String(r.lost.length),
@@ -265,8 +285,26 @@ export function summarize(r: CrashReport): { row: Record<string, string>; detail
   add('background problems', r.backgroundProblems);
   add('server errors', r.serverErrors);
   if (r.big) add(`${r.big.gb} GB restart problems`, r.big.problems);
+  // A kill lands at a moment drawn from the seed, but what is in flight then depends on timing: the
+  // same seed reruns the same trials, the first failing trial is the shortest reproduction known.
+  if (problems.length) details.push(`crash: rerun with: ${r.rerun} (failures name their trial)`);
   return { row, details, problems };
 }
+
+export const crashPgPart: Part = {
+  name: 'crash-pg',
+  about: 'the crash part over PostgreSQL (embedded), a fifth of the trials (at least 5), PostgreSQL itself killed in turn',
+  async run(opts) {
+    const postgres = await startPostgres();
+    try {
+      const trials = Math.max(5, Math.ceil((opts.trials ?? 50) / 5));
+      const r = await runCrash({ ...opts, seconds: Math.max(5, Math.ceil(opts.seconds / 5)), trials, restartGb: 0, postgres });
+      return summarize(r);
+    } finally {
+      await postgres.stop();
+    }
+  },
+};
 
 export const crashPart: Part = {
   name: 'crash',

@@ -2,6 +2,6 @@
 
 import type { Part } from './part';
 import { hostilePart } from './hostile';
-import { crashPart } from './crash';
+import { crashPart, crashPgPart } from './crash';
 
-export const PARTS: readonly Part[] = [crashPart, hostilePart];
+export const PARTS: readonly Part[] = [crashPart, crashPgPart, hostilePart];

@@ -13,8 +13,10 @@ import type { Data } from './model';
 import { COLLECTION } from './observe';
 import { checkAll } from './indexes';
 
+/** What each trial interrupts, in turn; on PostgreSQL the torn query log (kept in tables there) gives way to a crash of PostgreSQL itself. */
 export const BACKGROUND = ['index-build', 'graphql-import', 'log-export', 'collector', 'torn-log'] as const;
-export type Background = (typeof BACKGROUND)[number];
+export const BACKGROUND_PG = ['index-build', 'graphql-import', 'log-export', 'collector', 'postgres-crash'] as const;
+export type Background = (typeof BACKGROUND)[number] | (typeof BACKGROUND_PG)[number];
 
 export interface Server {
   url: string;
