@@ -2,5 +2,6 @@
 
 import type { Part } from './part';
 import { hostilePart } from './hostile';
+import { accessPart } from './access';
 
-export const PARTS: readonly Part[] = [hostilePart];
+export const PARTS: readonly Part[] = [hostilePart, accessPart];
