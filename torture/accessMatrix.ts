@@ -85,6 +85,9 @@ const ADMINS = [ok, ok, no, no, no, no, no, no, no, ok, no, no, no, ok];
 const CALLERS = [ok, ok, ok, no, no, ok, no, ok, no, ok, ok, ok, ok, ok];
 /** The log-export API: the root secret or an admin key (DECISIONS #7). */
 const LOG_ADMINS = [ok, ok, no, no, no, no, no, no, no, ok, no, no, no, ok];
+/** `Ref("tokens/self")` and `Ref("credentials/self")` resolve for tokens only. */
+const BAD_REF = '400 invalid expression';
+const SELF_REF = [BAD_REF, BAD_REF, BAD_REF, BAD_REF, BAD_REF, BAD_REF, ok, ok, ok, BAD_REF, BAD_REF, BAD_REF, BAD_REF, BAD_REF];
 /** Schema readers: keys with a built-in role but client. */
 const SCHEMA_READ = [ok, ok, ok, ok, no, no, no, no, no, ok, ok, no, no, ok];
 
@@ -148,10 +151,8 @@ export const COLUMNS: readonly Column[] = [
     ]),
   col({ id: 'create-token', group: 'tokens', label: 'Create(Tokens(), {instance: M})', via: 'fql' }, WRITE_ANY),
   col({ id: 'page-tokens', group: 'tokens', label: 'Paginate(Tokens())', via: 'fql' }, SCHEMA_READ),
-  col({ id: 'get-own-token', group: 'tokens', label: 'Get(Ref("tokens/self"))', via: 'fql', note: 'a token reads itself; for a key the ref names nothing' },
-    ['404', '404', '404', '404', '404', '404', ok, ok, ok, '404', '404', '404', '404', '404']),
-  col({ id: 'get-own-credentials', group: 'tokens', label: 'Get(Ref("credentials/self"))', via: 'fql', note: 'a token reads its identity’s credentials (hashed_password, never the password)' },
-    ['404', '404', '404', '404', '404', '404', ok, ok, ok, '404', '404', '404', '404', '404']),
+  col({ id: 'get-own-token', group: 'tokens', label: 'Get(Ref("tokens/self"))', via: 'fql', note: 'a token reads itself; for any other secret the ref does not resolve: `invalid expression` "Invalid ref." (ast/Parser.scala transformRef)' }, SELF_REF),
+  col({ id: 'get-own-credentials', group: 'tokens', label: 'Get(Ref("credentials/self"))', via: 'fql', note: 'a token reads its identity’s credentials (hashed_password, never the password)' }, SELF_REF),
   col({ id: 'tokens-self', group: 'tokens', label: 'GET /tokens/self', via: 'http', note: 'a valid secret that is no token: 404 `not found` (FQL1Routes, ModelData.lookupInstanceRef)' },
     ['404', '404', '404', '404', '404', '404', ok, ok, ok, '404', '404', '404', '404', '404']),
   col({ id: 'logout', group: 'tokens', label: 'Logout(false)', via: 'fql', last: true, note: 'false unless the secret is a token (AuthFunctions.scala LogoutFunction)' },
