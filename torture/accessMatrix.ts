@@ -21,27 +21,27 @@ export interface Subject {
 }
 
 export const SUBJECTS: readonly Subject[] = [
-  { id: 'root', label: 'root secret' },
-  { id: 'admin', label: 'admin key' },
-  { id: 'server', label: 'server key' },
-  { id: 'readonly', label: 'server-readonly key' },
+  { id: 'root', label: 'root secret', note: 'the configured root key (`--root-secret`): admin of the top database' },
+  { id: 'admin', label: 'admin key', note: 'reads its database and its descendants, writes its own (Permissions.scala AdminPermissions)' },
+  { id: 'server', label: 'server key', note: 'everything but databases, keys, roles and access providers (Permissions.scala ServerPermissions)' },
+  { id: 'readonly', label: 'server-readonly key', note: 'the reads of a server key (documents, history, indexes, schema); no writes, no calls' },
   { id: 'client', label: 'client key', note: 'only what `permissions: "public"` grants (DECISIONS #2)' },
   { id: 'rolekey', label: 'key with role `member`', note: 'exactly the role’s privileges; no identity, so predicates that use CurrentIdentity() deny (fql-v4.md §6.5: a predicate error denies)' },
   { id: 'token-none', label: 'token, identity in no role', note: 'baseline allowances, its own identity document (DECISIONS #15) and public grants' },
   { id: 'token-role', label: 'token, identity in role `member`', note: 'membership predicate true: the role’s predicates see CurrentIdentity()' },
   { id: 'token-inactive', label: 'token, membership predicate false', note: 'no role applies: behaves as a role-less token' },
   { id: 'child-admin', label: 'secret:child:admin', note: 'scoped secret: admin inside database `child` (fql-v4.md §6.2)' },
-  { id: 'child-server', label: 'secret:child:server' },
+  { id: 'child-server', label: 'secret:child:server', note: 'scoped secret: server inside database `child`' },
   { id: 'doc', label: 'secret:@doc/members/<M>', note: 'acts as identity M with its membership roles, without a token’s allowances' },
   { id: 'role', label: 'secret:@role/member', note: 'the role’s privileges without an identity' },
   { id: 'child-key', label: 'admin key of database child', note: 'a key whose `database` is `child`: it lives in the parent’s keys and acts in the child' },
   { id: 'child-key-sibling', label: '<child key>:sibling:admin', dead: true, note: 'a scope path is relative to the key’s database: `sibling` is no child of `child` (fql-v4.md §6.2)' },
-  { id: 'deleted-key', label: 'deleted key', dead: true },
-  { id: 'expired-key', label: 'key whose ttl has passed', dead: true },
-  { id: 'logged-out', label: 'token after Logout', dead: true },
-  { id: 'expired-token', label: 'token whose ttl has passed', dead: true },
-  { id: 'malformed', label: 'malformed secret', dead: true },
-  { id: 'none', label: 'no secret', dead: true },
+  { id: 'deleted-key', label: 'deleted key', dead: true, note: 'revoked at once (fql-v4.md §6.1)' },
+  { id: 'expired-key', label: 'key whose ttl has passed', dead: true, note: 'a passed `ttl` refuses the secret (fql-v4.md §6.1)' },
+  { id: 'logged-out', label: 'token after Logout', dead: true, note: 'Logout(false) deleted it' },
+  { id: 'expired-token', label: 'token whose ttl has passed', dead: true, note: 'Login with a `ttl` in the past' },
+  { id: 'malformed', label: 'malformed secret', dead: true, note: 'no key or token can have it' },
+  { id: 'none', label: 'no secret', dead: true, note: 'no Authorization header' },
 ];
 
 export type Transport = 'driver' | 'http';
@@ -126,7 +126,7 @@ export const COLUMNS: readonly Column[] = [
   col({ id: 'gql-query', group: 'graphql', label: '/graphql allGnotes', via: 'http', note: 'a denial is a GraphQL error with code `permission denied` (HTTP 200)' },
     [ok, ok, ok, ok, no, ok, no, ok, no, ok, ok, ok, ok, ok]),
   col({ id: 'gql-mutation', group: 'graphql', label: '/graphql createGnote', via: 'http' }, WRITE_ANY),
-  col({ id: 'gql-import', group: 'graphql', label: '/import (merge)', via: 'http', note: 'an admin or server secret (graphql.md A.1.2)' }, WRITE_ANY),
+  col({ id: 'gql-import', group: 'graphql', label: '/import (merge)', via: 'http', note: 'an admin or server secret: an import creates collections, indexes and functions' }, WRITE_ANY),
   // Streams.
   col({ id: 'stream', group: 'streams', label: '/stream mine', via: 'http', note: 'opening a document stream needs `read` on it (fql-v4.md §1.12)' }, MEMBER_OWN),
   // Log export.
