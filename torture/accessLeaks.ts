@@ -44,7 +44,7 @@ export function answerLeaks(exchanges: readonly Exchange[], needles: Needles): s
   for (const x of exchanges) {
     const ok = x.status >= 200 && x.status < 300;
     const bad = found(x.body, {
-      secrets: needles.secrets.filter((s) => !x.request.includes(s)),
+      secrets: needles.secrets.filter((s) => !(x.secret?.includes(s) || x.request.includes(s))),
       password: needles.password,
       hashedPasswords: ok && SHOWS_HASHED_PASSWORD.has(x.op) ? [] : needles.hashedPasswords,
       hashedSecrets: ok && SHOWS_HASHED_SECRET.has(x.op) ? [] : needles.hashedSecrets,

@@ -183,10 +183,12 @@ export function expected(subject: string, op: string): Outcome {
   return s.dead ? '401' : c.expect[subject];
 }
 
-/** How much access an outcome shows: a refusal 0, an empty page 1, part of a set 2, everything 3. */
+/** How much access an outcome shows: a refusal 0, an empty page 1, part of a set 2, everything 3, another database's documents 4. */
 export function accessLevel(o: Outcome): number {
+  // Documents of another database in a page: more than any cell grants.
+  if (o.startsWith('LEAK')) return 4;
   if (o === 'ok' || o.startsWith('ok:') || o === 'true' || o === 'all') return 3;
-  if (o === 'own') return 2;
+  if (o === 'own' || o === 'theirs only') return 2;
   if (o === 'none') return 1;
   return 0;
 }

@@ -16,6 +16,8 @@ export interface Exchange {
   subject: string;
   op: string;
   transport: Transport;
+  /** The secret sent (in a header), and what was asked: an FQL body, or a path and body. */
+  secret: string | undefined;
   request: string;
   status: number;
   body: string;
@@ -124,7 +126,7 @@ const wire = (expr: unknown): string => JSON.stringify(expr);
 /** Runs an FQL cell through the driver. */
 export async function viaDriver(c: CellInput, client: faunadb.Client): Promise<{ outcome: Outcome; exchange: Exchange }> {
   const expr = fqlOf(c);
-  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'driver', request: `${c.secret ?? ''} ${wire(expr)}`, status: 0, body: '' };
+  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'driver', secret: c.secret, request: wire(expr), status: 0, body: '' };
   try {
     const result = await client.query(expr);
     exchange.status = 200;
@@ -152,7 +154,7 @@ export async function viaHttp(c: CellInput, url: string): Promise<{ outcome: Out
     headers: { ...authHeaders(c.secret, true), 'x-faunadb-api-version': '4', 'content-type': 'application/json' },
     body,
   });
-  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'http', request: `${c.secret ?? ''} ${body}`, status: res.status, body: res.body };
+  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'http', secret: c.secret, request: body, status: res.status, body: res.body };
   let parsed: { resource?: unknown; errors?: { code?: string }[] };
   try {
     parsed = JSON.parse(res.body) as typeof parsed;
@@ -198,7 +200,7 @@ export async function viaEndpoint(c: CellInput, url: string): Promise<{ outcome:
       throw new Error(`no endpoint for ${c.op.id}`);
   }
   const res = await httpRequest(url, req);
-  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'http', request: `${c.secret ?? ''} ${req.path} ${req.body ?? ''}`, status: res.status, body: res.body };
+  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'http', secret: c.secret, request: `${req.method} ${req.path} ${req.body ?? ''}`, status: res.status, body: res.body };
   return { outcome: c.op.id.startsWith('gql-') ? graphqlOutcome(c.op.id, res) : httpOutcome(res), exchange };
 }
 
@@ -228,7 +230,7 @@ function httpOutcome(res: RawResponse): Outcome {
 
 /** POST /stream: ok once the start event arrives; an error answer before the stream says why not. */
 function openStream(c: CellInput, url: string, body: string): Promise<{ outcome: Outcome; exchange: Exchange }> {
-  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'http', request: `${c.secret ?? ''} ${body}`, status: 0, body: '' };
+  const exchange: Exchange = { subject: c.subject, op: c.op.id, transport: 'http', secret: c.secret, request: `POST /stream ${body}`, status: 0, body: '' };
   return new Promise((resolve, reject) => {
     const req = http.request(new URL('/stream', url), { method: 'POST', agent: false, headers: { ...authHeaders(c.secret, false), 'content-type': 'application/json' } }, (res) => {
       exchange.status = res.statusCode ?? 0;

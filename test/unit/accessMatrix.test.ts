@@ -19,7 +19,7 @@ describe('access matrix', () => {
     assert.equal(verdict('own', 'all'), 'beyond');
     assert.equal(verdict('none', 'own'), 'beyond');
     assert.equal(verdict('false', 'true'), 'beyond');
-    assert.equal(verdict('400 missing identity', 'LEAK: another database’s documents'), 'differs');
+    assert.equal(verdict('all', 'LEAK: another database’s documents'), 'beyond');
     assert.equal(verdict('ok', '403'), 'denied');
     assert.equal(verdict('all', 'own'), 'denied');
     assert.equal(verdict('401', '403'), 'differs');
@@ -30,7 +30,7 @@ describe('access matrix', () => {
 
 describe('leaks', () => {
   const needles: Needles = { secrets: ['fnAsecretKEY123456'], password: 'pw-xyz', hashedPasswords: ['$2a$05$hashedPW'], hashedSecrets: ['$2a$05$hashedSECRET'] };
-  const x = (op: string, status: number, request: string, body: string): Exchange => ({ subject: 's', op, transport: 'http', request, status, body });
+  const x = (op: string, status: number, request: string, body: string): Exchange => ({ subject: 's', op, transport: 'http', secret: undefined, request, status, body });
 
   test('found names every needle in a text', () => {
     assert.deepEqual(found('nothing here', needles), []);
