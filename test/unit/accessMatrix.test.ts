@@ -37,10 +37,12 @@ describe('leaks', () => {
     assert.equal(found('a fnAsecretKEY123456 and pw-xyz and $2a$05$hashedPW and $2a$05$hashedSECRET', needles).length, 4);
   });
 
-  test('a secret the request carried may come back; nothing else may', () => {
+  test('a secret the request body carried may come back; nothing else may', () => {
     assert.deepEqual(answerLeaks([x('key-from-secret', 400, 'KeyFromSecret fnAsecretKEY123456', 'No key found for secret fnAsecretKEY123456.')], needles), []);
     assert.equal(answerLeaks([x('get-own', 403, 'other', 'echo fnAsecretKEY123456')], needles).length, 1);
     assert.equal(answerLeaks([x('login', 400, 'Login pw-xyz', 'wrong password pw-xyz')], needles).length, 1);
+    // The secret of the Authorization header is never echoed, not even to its sender.
+    assert.equal(answerLeaks([{ ...x('get-own', 401, '{"get":1}', 'unauthorized fnAsecretKEY123456'), secret: 'fnAsecretKEY123456' }], needles).length, 1);
   });
 
   test('hashes only where Fauna showed them: reads of keys, tokens and credentials that succeeded', () => {
