@@ -12,6 +12,7 @@ import { COLUMNS, SUBJECTS, expected, verdict, type Operation, type Outcome, typ
 import { setUpAccess, type AccessSetup, type World } from './accessWorld';
 import { viaDriver, viaEndpoint, viaHttp, type CellInput, type Exchange } from './accessOps';
 import { answerLeaks, found, shapeLeaks, storedHashes, type Needles } from './accessLeaks';
+import { runRevocations, type RevocationCase } from './accessRevocation';
 import type { Part, PartOptions, PartResult } from './part';
 
 type Ref = faunadb.values.Ref;
@@ -33,6 +34,9 @@ export interface AccessReport {
   cells: number;
   mismatches: Mismatch[];
   leaks: string[];
+  /** Secrets revoked after use, on a tier of processes (accessRevocation.ts). */
+  revocations: RevocationCase[];
+  revocationProblems: string[];
 }
 
 interface Cell {
@@ -67,7 +71,7 @@ const PASSWORD = 'Pa55-w0rd-x9Vb';
 export async function runAccess(opts: PartOptions): Promise<AccessReport> {
   const srv: FloraProcess = await startFlora({ env: { FLORA_ROOT_SECRET: rootSecretFor(opts.seed), FLORA_LOG_FLUSH_MS: '20' } });
   const pool = new ClientPool(srv.url);
-  const report: AccessReport = { seed: opts.seed, passes: 0, cells: 0, mismatches: [], leaks: [] };
+  const report: AccessReport = { seed: opts.seed, passes: 0, cells: 0, mismatches: [], leaks: [], revocations: [], revocationProblems: [] };
   const started = new Date(Date.now() - 1000).toISOString();
   try {
     const setup = await setUpAccess(srv, pool, PASSWORD);
@@ -125,8 +129,15 @@ export async function runAccess(opts: PartOptions): Promise<AccessReport> {
     await pool.close();
     await srv.stop('SIGKILL');
   }
+  const revoked = await runRevocations(REVOCATION_WORKERS, PASSWORD);
+  report.revocations = revoked.cases;
+  report.revocationProblems = revoked.problems;
+  opts.log(`  revocations on ${REVOCATION_WORKERS} processes: ${revoked.cases.length} kinds, ${revoked.problems.length} problems`);
   return report;
 }
+
+/** Processes of the tier the revocation checks run on: every one must refuse a revoked secret. */
+const REVOCATION_WORKERS = 2;
 
 async function leakChecks(srv: FloraProcess, setup: AccessSetup, pool: ClientPool, exchanges: Exchange[], started: string): Promise<string[]> {
   const root = pool.client(srv.secret);
@@ -168,6 +179,7 @@ export function summarize(r: AccessReport): { row: Record<string, string>; detai
     'denied against the table': String(count('denied')),
     'other answer': String(count('differs')),
     leaks: String(r.leaks.length),
+    'revoked yet answered': `${r.revocations.reduce((n, c) => n + c.accepted, 0)} of ${r.revocations.reduce((n, c) => n + c.requests, 0)}`,
   };
   const details: string[] = [];
   // The same cell over several transports and passes is one finding.
@@ -180,6 +192,8 @@ export function summarize(r: AccessReport): { row: Record<string, string>; detai
     details.push(`  request (with the ${m.subject} secret of torture/accessWorld.ts): ${m.request.slice(0, 600)}`);
   }
   for (const l of r.leaks) details.push(`access LEAK (seed ${r.seed}): ${l}`);
+  for (const p of r.revocationProblems) details.push(`access REVOCATION (seed ${r.seed}): ${p}`);
+  details.push(`access revocations checked: ${r.revocations.map((c) => c.name).join('; ')}`);
   return { row, details };
 }
 
@@ -190,6 +204,7 @@ export function accessProblems(r: AccessReport): string[] {
   if (row['denied against the table'] !== '0') problems.push(`${row['denied against the table']} cells were denied against the table`);
   if (row['other answer'] !== '0') problems.push(`${row['other answer']} cells answered otherwise than the table`);
   if (r.leaks.length) problems.push(`${r.leaks.length} leaks of secrets or hashes`);
+  problems.push(...r.revocationProblems);
   return problems;
 }
 

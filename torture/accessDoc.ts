@@ -67,6 +67,18 @@ export function renderAccessDoc(): string {
     '`ref, ts, instance, hashed_password`, never `password`; of an identity document no `credentials`;',
     '`Login` shows the new `secret` once and no hash; `CreateKey` the new `secret` once (fql-v4.md §4.3).',
     '',
+    '## Revocation is immediate, in every process',
+    '',
+    'On a tier of two processes sharing one store, a secret that has just worked (and so sits in each',
+    'process’s cache) is refused by every later request that carries the revocation’s transaction time',
+    '(`X-Last-Seen-Txn`, as the driver sends it): a deleted key, a key whose `ttl` is moved into the past, a',
+    'key of a deleted database, a token after `Logout(false)`, after `Logout(true)` from another token of its',
+    'identity, deleted by an admin, or whose identity is deleted, and an `@doc` secret whose document is',
+    'deleted; a token whose membership predicate turns false loses its role’s privileges at once',
+    '(torture/accessRevocation.ts). A read-only request that does not name that time may be answered from a',
+    'snapshot taken just before the revocation (DECISIONS #10: read-only transactions are serializable',
+    'snapshots).',
+    '',
   );
   return out.join('\n');
 }

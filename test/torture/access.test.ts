@@ -1,5 +1,6 @@
 // The torture suite's access part in its short, seeded form (npm run torture runs it for longer, pass
-// after pass): every cell of the access matrix against one real server, then the leak checks. And
+// after pass): every cell of the access matrix against one real server, then the leak checks and the
+// revocations on a tier of two processes. And
 // docs/access-control.md must be what torture/accessMatrix.ts generates.
 
 import { test } from 'node:test';
@@ -26,4 +27,5 @@ test(`every cell of the access matrix, 4 clients (seed ${SEED}): nothing beyond 
   // FQL cells twice (driver and raw HTTP), the others once: every cell of every row was checked.
   const fql = COLUMNS.filter((c) => c.via === 'fql' && !c.last).length;
   assert.ok(report.cells >= SUBJECTS.length * (COLUMNS.length + fql), `only ${report.cells} cells`);
+  assert.ok(report.revocations.length >= 9, `only ${report.revocations.length} kinds of revocation`);
 });
