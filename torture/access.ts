@@ -105,7 +105,8 @@ export async function runAccess(opts: PartOptions): Promise<AccessReport> {
           };
           const r =
             cell.op.via === 'http' ? await viaEndpoint(input, srv.url) : cell.transport === 'driver' ? await viaDriver(input, drivers.get(cell.subject)!) : await viaHttp(input, srv.url);
-          exchanges.push(r.exchange);
+          // The answers of two passes and the last cells are scanned for leaks: memory stays bounded on long runs.
+          if (report.passes < 2 || cell.op.last) exchanges.push(r.exchange);
           report.cells++;
           const want = expected(cell.subject, cell.op.id);
           const v = verdict(want, r.outcome);
@@ -124,7 +125,7 @@ export async function runAccess(opts: PartOptions): Promise<AccessReport> {
     // Cells that end their secret (Logout) run once, at the end.
     await runCells(allCells(true));
 
-    report.leaks.push(...(await leakChecks(srv, setup, pool, exchanges, started)));
+    report.leaks.push(...(await leakChecks(srv, setup, pool, exchanges, report.cells, started)));
   } finally {
     await pool.close();
     await srv.stop('SIGKILL');
@@ -139,7 +140,7 @@ export async function runAccess(opts: PartOptions): Promise<AccessReport> {
 /** Processes of the tier the revocation checks run on: every one must refuse a revoked secret. */
 const REVOCATION_WORKERS = 2;
 
-async function leakChecks(srv: FloraProcess, setup: AccessSetup, pool: ClientPool, exchanges: Exchange[], started: string): Promise<string[]> {
+async function leakChecks(srv: FloraProcess, setup: AccessSetup, pool: ClientPool, exchanges: Exchange[], cells: number, started: string): Promise<string[]> {
   const root = pool.client(srv.secret);
   const leaks: string[] = [];
   // A fresh token of M: the matrix's own tokens are logged out by now.
@@ -160,7 +161,7 @@ async function leakChecks(srv: FloraProcess, setup: AccessSetup, pool: ClientPoo
   const { text } = await exportLogs(srv, srv.secret, { region_group: 'us-std', time_start: started, time_end: new Date(Date.now() + 200).toISOString() });
   // Every request of the matrix is in the export, or the scan of it proves nothing.
   const records = text.split('\n').filter((l) => l !== '').length;
-  if (records < exchanges.length) leaks.push(`the log export holds ${records} records for ${exchanges.length} requests`);
+  if (records < cells) leaks.push(`the log export holds ${records} records for ${cells} requests`);
   for (const f of found(text, stored)) leaks.push(`log export download holds ${f}`);
   const logs = await storedLog(srv);
   if (!logs.some((l) => l.text.length > 0)) leaks.push('no query log to check');
