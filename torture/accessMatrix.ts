@@ -129,6 +129,8 @@ export const COLUMNS: readonly Column[] = [
   col({ id: 'gql-import', group: 'graphql', label: '/import (merge)', via: 'http', note: 'an admin or server secret: an import creates collections, indexes and functions' }, WRITE_ANY),
   // Streams.
   col({ id: 'stream', group: 'streams', label: '/stream mine', via: 'http', note: 'opening a document stream needs `read` on it (fql-v4.md §1.12)' }, MEMBER_OWN),
+  col({ id: 'stream-set', group: 'streams', label: '/stream Documents(things)', via: 'http', note: 'a set stream opens for whoever may read some of its documents; events of the others are filtered out (fql-v4.md §1.12)' },
+    [ok, ok, ok, ok, no, ok, no, ok, no, ok, ok, ok, ok, ok]),
   // Log export.
   col({ id: 'logs-request', group: 'log export', label: 'POST /api/v1/logs', via: 'http' }, LOG_ADMINS),
   col({ id: 'logs-list', group: 'log export', label: 'POST /api/v1/logs/_list', via: 'http' }, LOG_ADMINS),

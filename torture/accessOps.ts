@@ -184,6 +184,8 @@ export async function viaEndpoint(c: CellInput, url: string): Promise<{ outcome:
       break;
     case 'stream':
       return openStream(c, url, wire(c.world.mine.ref));
+    case 'stream-set':
+      return openStream(c, url, wire(q.Documents(q.Collection('things'))));
     case 'logs-request':
       req = { method: 'POST', path: '/api/v1/logs?type=query', headers: json, body: JSON.stringify({ region_group: 'us-std', time_start: hourAgo, time_end: halfHourAgo }) };
       break;
