@@ -137,7 +137,7 @@ export const COLUMNS: readonly Column[] = [
   col({ id: 'logs-poll-root', group: 'log export', label: 'GET an export the root asked for', via: 'http', note: 'an admin of a child database sees the requests of its subtree only' },
     [ok, ok, no, no, no, no, no, no, no, '404', no, no, no, '404']),
   // Tokens.
-  col({ id: 'login', group: 'tokens', label: 'Login(Match(members_by_email))', via: 'fql', note: 'the unique index is public; the token is created with server privileges (AuthFunctions.scala LoginFunction)' },
+  col({ id: 'login', group: 'tokens', label: 'Login(Match(members_by_email))', via: 'fql', note: 'the unique index is public: client keys and tokens read it whole (DECISIONS #2; the core has no public permissions, so this is Flora’s rule); the token is created with server privileges (AuthFunctions.scala LoginFunction)' },
     [ok, ok, ok, ok, ok, no, ok, ok, ok, ok, ok, ok, no, ok]),
   col({ id: 'login-ref', group: 'tokens', label: 'Login(M)', via: 'fql', note: 'with a direct ref the credentials lookup is not permission-checked (fql-v4.md §6.3)' },
     Array(14).fill(ok)),
