@@ -29,7 +29,9 @@ export function tokensSelf(service: QueryService): Handler {
     });
     if (answer.status === 401)
       return protocolError(401, 'unauthorized', 'Unauthorized', { 'www-authenticate': 'Basic realm="Unauthorized"' });
-    if (answer.status !== 200) return protocolError(404, 'not found', 'Not Found');
-    return { status: 200, body: answer.body, txnTime: answer.txnTime, metrics: answer.metrics };
+    // `tokens/self` does not resolve for this secret (invalid ref): the route names nothing.
+    if (answer.status === 400 || answer.status === 404) return protocolError(404, 'not found', 'Not Found');
+    // Success, or the server's own trouble (429, 503 …) as it is.
+    return { status: answer.status, body: answer.body, txnTime: answer.txnTime, metrics: answer.metrics };
   };
 }
