@@ -3,5 +3,6 @@
 import type { Part } from './part';
 import { hostilePart } from './hostile';
 import { crashPart, crashPgPart } from './crash';
+import { accessPart } from './access';
 
-export const PARTS: readonly Part[] = [crashPart, crashPgPart, hostilePart];
+export const PARTS: readonly Part[] = [crashPart, crashPgPart, hostilePart, accessPart];
