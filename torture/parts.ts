@@ -2,5 +2,6 @@
 
 import type { Part } from './part';
 import { hostilePart } from './hostile';
+import { overloadPart } from './overload';
 
-export const PARTS: readonly Part[] = [hostilePart];
+export const PARTS: readonly Part[] = [hostilePart, overloadPart];

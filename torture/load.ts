@@ -1,0 +1,172 @@
+// Closed-loop load for the overload part: each client sends a query, waits for its answer and sends
+// the next, until the load is stopped. Even clients speak HTTP/1.1 on a keep-alive connection of
+// their own; odd ones HTTP/2, sharing a session per H2_CLIENTS_PER_SESSION (as the driver multiplexes
+// its queries on one session). Every answer is classified (answers.ts); the latency of each is kept.
+
+import * as http from 'node:http';
+import * as http2 from 'node:http2';
+import { classifyAnswer, type Verdict, VERDICTS } from './answers';
+
+/** HTTP/2 clients sharing one session. */
+const H2_CLIENTS_PER_SESSION = 50;
+/** Answers of each kind (but ok) kept as examples for the report. */
+const SAMPLES_PER_VERDICT = 3;
+
+export interface LoadOptions {
+  url: string;
+  secret: string;
+  clients: number;
+  /** How long the clients keep sending. */
+  seconds: number;
+  /** A request unanswered this long is a hang (ms). */
+  deadlineMs: number;
+  /** The body of client `client`'s next query (FQL v4 wire JSON). */
+  nextQuery: (client: number) => string;
+}
+
+export interface LoadResult {
+  clients: number;
+  /** Wall time the load ran (s). */
+  elapsed: number;
+  counts: Record<Verdict, number>;
+  /** Latency of each success (ms), in completion order. */
+  okMs: number[];
+  /** Latency of each 429 (ms): how long a refusal took. */
+  refusedMs: number[];
+  samples: { verdict: Verdict; detail: string }[];
+}
+
+interface Answer {
+  status: number;
+  retryAfter: string | undefined;
+  body: string;
+}
+
+type Sent = { kind: 'answer'; answer: Answer } | { kind: 'reset'; detail: string } | { kind: 'hang' };
+
+export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  const result: LoadResult = {
+    clients: opts.clients,
+    elapsed: 0,
+    counts: Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>,
+    okMs: [],
+    refusedMs: [],
+    samples: [],
+  };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const sessions: http2.ClientHttp2Session[] = [];
+  const headers = {
+    authorization: `Bearer ${opts.secret}`,
+    'content-type': 'application/json',
+    'x-faunadb-api-version': '4',
+  };
+  const started = performance.now();
+  const until = started + opts.seconds * 1000;
+
+  const sessionFor = (client: number): http2.ClientHttp2Session => {
+    const i = Math.floor(client / 2 / H2_CLIENTS_PER_SESSION);
+    let s = sessions[i];
+    if (!s || s.closed || s.destroyed) {
+      s = sessions[i] = http2.connect(opts.url);
+      s.on('error', () => undefined); // each stream reports its own failure
+    }
+    return s;
+  };
+
+  const client = async (id: number) => {
+    while (performance.now() < until) {
+      const body = opts.nextQuery(id);
+      const t0 = performance.now();
+      const sent = id % 2 === 0 ? await h1(opts, agent, headers, body) : await h2(opts, sessionFor(id), headers, body);
+      const ms = performance.now() - t0;
+      const { verdict, detail } = sent.kind === 'answer' ? classifyAnswer(sent.answer.status, sent.answer.retryAfter, sent.answer.body) : sent.kind === 'reset' ? { verdict: 'reset' as const, detail: sent.detail } : { verdict: 'hang' as const, detail: `no answer in ${opts.deadlineMs} ms` };
+      result.counts[verdict]++;
+      if (verdict === 'ok') result.okMs.push(ms);
+      else {
+        if (verdict === '429') result.refusedMs.push(ms);
+        if (result.samples.filter((s) => s.verdict === verdict).length < SAMPLES_PER_VERDICT)
+          result.samples.push({ verdict, detail: `${id % 2 === 0 ? 'HTTP/1.1' : 'HTTP/2'}: ${detail}` });
+        // A refused client backs off a little, as one honouring Retry-After would (without the
+        // full second: the point is to keep the pressure on).
+        if (verdict !== 'hang') await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.clients }, (_, i) => client(i)));
+  result.elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  for (const s of sessions) s?.close();
+  return result;
+}
+
+function h1(opts: LoadOptions, agent: http.Agent, headers: Record<string, string>, body: string): Promise<Sent> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (s: Sent) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(s);
+    };
+    const req = http.request(new URL('/', opts.url), { method: 'POST', headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done({ kind: 'answer', answer: { status: res.statusCode ?? 0, retryAfter: header(res.headers['retry-after']), body: Buffer.concat(chunks).toString('utf8') } }));
+      res.on('error', (e) => done({ kind: 'reset', detail: e.message }));
+    });
+    const timer = setTimeout(() => {
+      done({ kind: 'hang' });
+      req.destroy();
+    }, opts.deadlineMs);
+    req.on('error', (e) => done({ kind: 'reset', detail: e.message }));
+    req.end(body);
+  });
+}
+
+function h2(opts: LoadOptions, session: http2.ClientHttp2Session, headers: Record<string, string>, body: string): Promise<Sent> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (s: Sent) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(s);
+    };
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request({ ':method': 'POST', ':path': '/', ...headers });
+    } catch (e) {
+      resolve({ kind: 'reset', detail: (e as Error).message });
+      return;
+    }
+    const timer = setTimeout(() => {
+      done({ kind: 'hang' });
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+    }, opts.deadlineMs);
+    let status = 0;
+    let retryAfter: string | undefined;
+    const chunks: Buffer[] = [];
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      retryAfter = header(h['retry-after']);
+    });
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () =>
+      done(status ? { kind: 'answer', answer: { status, retryAfter, body: Buffer.concat(chunks).toString('utf8') } } : { kind: 'reset', detail: 'stream ended without headers' }),
+    );
+    stream.on('error', (e) => done({ kind: 'reset', detail: e.message }));
+    stream.on('close', () => done({ kind: 'reset', detail: `stream closed (code ${stream.rstCode}) without an answer` }));
+    stream.end(body);
+  });
+}
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** The p-th percentile (0–100) of `xs` (ms); 0 for none. */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return 0;
+  const sorted = Float64Array.from(xs).sort();
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
