@@ -2,15 +2,23 @@
 // the next, until the load is stopped. Even clients speak HTTP/1.1 on a keep-alive connection of
 // their own; odd ones HTTP/2, sharing a session per H2_CLIENTS_PER_SESSION (as the driver multiplexes
 // its queries on one session). Every answer is classified (answers.ts); the latency of each is kept.
+// A refused client waits what Retry-After says (give or take half, so they do not come back all at
+// once), but one in IMPATIENT_EVERY retries almost at once: the server must stay responsive to a
+// retry storm too. The generator's own event-loop delay is measured: latencies include it.
 
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { classifyAnswer, type Verdict, VERDICTS } from './answers';
 
 /** HTTP/2 clients sharing one session. */
 const H2_CLIENTS_PER_SESSION = 50;
 /** Answers of each kind (but ok) kept as examples for the report. */
 const SAMPLES_PER_VERDICT = 3;
+/** One client in this many ignores Retry-After. */
+const IMPATIENT_EVERY = 10;
+/** How long an impatient client, or one refused without a Retry-After, waits before it retries (ms). */
+const IMPATIENT_MS = 10;
 
 export interface LoadOptions {
   url: string;
@@ -22,6 +30,8 @@ export interface LoadOptions {
   deadlineMs: number;
   /** The body of client `client`'s next query (FQL v4 wire JSON). */
   nextQuery: (client: number) => string;
+  /** Random numbers in [0, 1) (the back-off jitter). */
+  rand: () => number;
 }
 
 export interface LoadResult {
@@ -34,6 +44,9 @@ export interface LoadResult {
   /** Latency of each 429 (ms): how long a refusal took. */
   refusedMs: number[];
   samples: { verdict: Verdict; detail: string }[];
+  /** The generator's event-loop delay, p99 and max (ms): how late it may have read an answer. */
+  lagP99: number;
+  lagMax: number;
 }
 
 interface Answer {
@@ -52,7 +65,11 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     okMs: [],
     refusedMs: [],
     samples: [],
+    lagP99: 0,
+    lagMax: 0,
   };
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const sessions: http2.ClientHttp2Session[] = [];
   const headers = {
@@ -85,18 +102,26 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
       else {
         if (verdict === '429') result.refusedMs.push(ms);
         if (result.samples.filter((s) => s.verdict === verdict).length < SAMPLES_PER_VERDICT)
-          result.samples.push({ verdict, detail: `${id % 2 === 0 ? 'HTTP/1.1' : 'HTTP/2'}: ${detail}` });
-        // A refused client backs off a little, as one honouring Retry-After would (without the
-        // full second: the point is to keep the pressure on).
-        if (verdict !== 'hang') await new Promise((r) => setTimeout(r, 10));
+          result.samples.push({ verdict, detail: `${id % 2 === 0 ? 'HTTP/1.1' : 'HTTP/2'} at ${((t0 - started) / 1000).toFixed(1)} s: ${detail}` });
+        if (verdict !== 'hang') await new Promise((r) => setTimeout(r, backOffMs(sent, id % IMPATIENT_EVERY === 0, opts.rand)));
       }
     }
   };
   await Promise.all(Array.from({ length: opts.clients }, (_, i) => client(i)));
   result.elapsed = (performance.now() - started) / 1000;
+  lag.disable();
+  result.lagP99 = lag.percentile(99) / 1e6;
+  result.lagMax = lag.max / 1e6;
   agent.destroy();
   for (const s of sessions) s?.close();
   return result;
+}
+
+/** How long a refused client waits before its next query (ms). */
+function backOffMs(sent: Sent, impatient: boolean, rand: () => number): number {
+  const seconds = sent.kind === 'answer' ? Number(sent.answer.retryAfter) : NaN;
+  if (impatient || !(seconds > 0)) return IMPATIENT_MS;
+  return seconds * 1000 * (0.5 + rand());
 }
 
 function h1(opts: LoadOptions, agent: http.Agent, headers: Record<string, string>, body: string): Promise<Sent> {

@@ -6,13 +6,15 @@
 // same throughput and latency, memory back down, no connection left open. One process, then a tier
 // of two workers.
 
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { query as q } from 'faunadb';
 import { clients as driverClients, startFlora, workerPids, type FloraProcess } from '../test/helpers/server';
 import { prng } from '../test/helpers/prng';
 import { percentile, runLoad, type LoadResult } from './load';
 import { rssOf } from './probes';
 import type { Part, PartOptions } from './part';
+import { admissionLimits, loadConfig } from '../src/config';
+import type { AdmissionLimits } from '../src/fql/admission';
 
 export interface OverloadOptions extends PartOptions {
   /** The tiers to run: 1 = one process, N = `--workers N`. */
@@ -31,6 +33,10 @@ export interface Step {
 
 export interface TierReport {
   workers: number;
+  /** The server's admission limits (per process). */
+  admission: AdmissionLimits;
+  /** CPU seconds the server's processes and the load generator used during the overload. */
+  cpu: { server: number; generator: number };
   /** 1 client: the unloaded latency. */
   baseline: { p50: number; p99: number };
   steps: Step[];
@@ -100,7 +106,7 @@ async function runTier(opts: OverloadOptions, workers: number): Promise<TierRepo
       const seed = Math.floor(rand() * 2 ** 31) + draws++;
       const byClient = new Map<number, () => number>();
       return runLoad({
-        url: srv.url, secret: srv.secret, clients, seconds, deadlineMs: DEADLINE_MS,
+        url: srv.url, secret: srv.secret, clients, seconds, deadlineMs: DEADLINE_MS, rand: prng(seed),
         nextQuery: (client) => {
           let r = byClient.get(client);
           if (!r) byClient.set(client, (r = prng(seed ^ (client * 2654435761))));
@@ -139,11 +145,15 @@ async function runTier(opts: OverloadOptions, workers: number): Promise<TierRepo
     let rssPeak = rssIdle;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, totalRss(pids()))), 100);
     let overload: LoadResult;
+    const cpuBefore = totalCpu(pids());
+    const ownBefore = process.cpuUsage();
     try {
       overload = await load(overloadClients, opts.seconds);
     } finally {
       clearInterval(sampler);
     }
+    const own = process.cpuUsage(ownBefore);
+    const cpu = { server: totalCpu(pids()) - cpuBefore, generator: (own.user + own.system) / 1e6 };
     opts.log(`  ${workers} worker(s): ${Object.entries(overload.counts).map(([k, n]) => `${k} ${n}`).join(', ')}; admitted p99 ${percentile(overload.okMs, 99).toFixed(0)} ms`);
 
     // The load's connections are closed: the server must let go of them, and of the memory.
@@ -152,7 +162,7 @@ async function runTier(opts: OverloadOptions, workers: number): Promise<TierRepo
     const recovered = await measure(capacity.clients);
     const calm = await measure(1);
     return {
-      workers, baseline, steps, capacity, overload, crashes: crashes(), rssIdle, rssPeak, rssAfter, fdsIdle, fdsAfter,
+      workers, admission: admissionLimits(loadConfig([], { ...opts.env })), baseline, cpu, steps, capacity, overload, crashes: crashes(), rssIdle, rssPeak, rssAfter, fdsIdle, fdsAfter,
       after: { rps: recovered.rps, p99: calm.p99 },
       faults: srv.stderr().split('\n').filter((l) => /internal error|uncaught|FATAL|heap out of memory/i.test(l)).slice(0, 5),
     };
@@ -179,6 +189,22 @@ function nextQuery(rand: () => number): string {
 
 function totalRss(pids: number[]): number {
   return pids.reduce((sum, pid) => sum + rssOf(pid), 0);
+}
+
+/** CPU seconds (user + system) the processes have used. */
+function totalCpu(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100; // USER_HZ
 }
 
 /** Open file descriptors (sockets included) of the processes. */
@@ -209,9 +235,14 @@ async function settled(measure: () => number, enough = 0): Promise<number> {
 const mb = (bytes: number): string => (bytes / 1048576).toFixed(0);
 const ms = (x: number): string => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 
-/** How long the admitted requests may wait: queueing behind a bounded number of others, never behind every client. */
+/**
+ * How long an admitted request may take: its wait in line (the server refuses new ones once the line
+ * has stood still for queueMs) and its turn among the `running` others, never a wait behind every
+ * client there is. Twice that, and ten unloaded p99s, for a noisy machine.
+ */
 export function admittedBoundMs(r: TierReport): number {
-  return Math.max(20 * r.baseline.p99, 2000);
+  const { queueMs, running } = r.admission;
+  return 2 * (queueMs + (1000 * running) / r.capacity.rps) + 10 * r.baseline.p99;
 }
 
 /** What a tier's run must show. */
@@ -255,7 +286,7 @@ export function summarize(reports: TierReport[], opts: Pick<PartOptions, 'second
   const details: string[] = [];
   const problems: string[] = [];
   for (const r of reports) {
-    details.push(`overload ${r.workers} worker(s): steps ${r.steps.map((s) => `${s.clients}:${s.rps.toFixed(0)}/s p99 ${ms(s.p99)}`).join(', ')}; 429 answered in p50 ${ms(percentile(r.overload.refusedMs, 50))} ms; fds idle ${r.fdsIdle} after ${r.fdsAfter}; after the load ${r.after.rps.toFixed(0)} req/s, p99 ${ms(r.after.p99)} ms`);
+    details.push(`overload ${r.workers} worker(s): steps ${r.steps.map((s) => `${s.clients}:${s.rps.toFixed(0)}/s p99 ${ms(s.p99)}`).join(', ')}; 429 answered in p50 ${ms(percentile(r.overload.refusedMs, 50))} ms; generator loop delay p99 ${ms(r.overload.lagP99)} ms, max ${ms(r.overload.lagMax)} ms; CPU s server ${r.cpu.server.toFixed(1)}, generator ${r.cpu.generator.toFixed(1)}; fds idle ${r.fdsIdle} after ${r.fdsAfter}; after the load ${r.after.rps.toFixed(0)} req/s, p99 ${ms(r.after.p99)} ms`);
     for (const s of r.overload.samples) details.push(`  ${s.verdict}: ${s.detail}`);
     problems.push(...overloadVerdict(r));
   }
