@@ -32,6 +32,8 @@ export interface LoadOptions {
   nextQuery: (client: number) => string;
   /** Random numbers in [0, 1) (the back-off jitter). */
   rand: () => number;
+  /** One client in this many ignores Retry-After (default IMPATIENT_EVERY). */
+  impatientEvery?: number;
 }
 
 export interface LoadResult {
@@ -103,7 +105,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
         if (verdict === '429') result.refusedMs.push(ms);
         if (result.samples.filter((s) => s.verdict === verdict).length < SAMPLES_PER_VERDICT)
           result.samples.push({ verdict, detail: `${id % 2 === 0 ? 'HTTP/1.1' : 'HTTP/2'} at ${((t0 - started) / 1000).toFixed(1)} s: ${detail}` });
-        if (verdict !== 'hang') await new Promise((r) => setTimeout(r, backOffMs(sent, id % IMPATIENT_EVERY === 0, opts.rand)));
+        if (verdict !== 'hang') await new Promise((r) => setTimeout(r, backOffMs(sent, id % (opts.impatientEvery ?? IMPATIENT_EVERY) === 0, opts.rand)));
       }
     }
   };
