@@ -11,6 +11,7 @@ import { BodyTooLarge, type RequestContext } from './context';
 import { lastSeenOf, parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
+import { turnFor } from './turn';
 import { TooBusy } from '../fql/budget';
 import { internalErrorText, logInternalError, type Outcome } from './responses';
 import type { Handler } from './router';
@@ -45,13 +46,13 @@ function timeoutOf(ctx: RequestContext): number | undefined {
   }
 }
 
-async function answer(service: QueryService, ctx: RequestContext, request: GraphqlRequest, queriesOnly: boolean): Promise<Outcome> {
+async function answer(service: QueryService, ctx: RequestContext, request: GraphqlRequest, queriesOnly: boolean, bodyBytes = 0): Promise<Outcome> {
   const preview = badPreview(ctx);
   if (preview) return json(400, errorBody(preview));
   // The request waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    leave = await service.admission.enter();
+    leave = await turnFor(service, bodyBytes);
   } catch (err) {
     if (err instanceof TooBusy) return busy(ctx);
     throw err;
@@ -122,7 +123,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
           return json(400, errorBody('The request body must be a JSON object with a `query`.'));
         request = parsed as GraphqlRequest;
       }
-      return answer(service, ctx, request, false);
+      return answer(service, ctx, request, false, Buffer.byteLength(body, 'utf8'));
     },
     get: async (ctx) => {
       const variables = ctx.query.get('variables');

@@ -5,6 +5,7 @@ import { TooBusy } from '../fql/budget';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyText } from './bodies';
+import { turnFor } from './turn';
 import type { RequestContext } from './context';
 import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
 import { protocolError, queryError, type Outcome } from './responses';
@@ -47,7 +48,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, headers: Que
   // The query waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    leave = await service.admission.enter();
+    leave = await turnFor(service, bytesIn);
   } catch (err) {
     if (err instanceof TooBusy) return withTags({ ...refuseBusy(ctx), bytesIn, log: { fql: body } }, headers);
     throw err;

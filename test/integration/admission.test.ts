@@ -6,7 +6,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query as q, type Client } from 'faunadb';
-import { clients, httpRequest, startFlora, type FloraProcess, type RawResponse } from '../helpers/server';
+import * as http from 'node:http';
+import { clients, httpRequest, startFlora, waitFor, type FloraProcess, type RawResponse } from '../helpers/server';
 
 const HEADERS = { authorization: 'Bearer secret', 'x-faunadb-api-version': '4' };
 
@@ -121,3 +122,45 @@ describe('below the bound', () => {
     }
   });
 });
+
+describe('a line of large bodies', () => {
+  test('past --memory-mb the next body gets 429, not a place in line: waiting bodies are held in the pool', async () => {
+    const srv = await startFlora({
+      args: ['--max-concurrent-queries', '1', '--max-queued-queries', '100', '--max-queue-ms', '60000', '--memory-mb', '24'],
+      env: { FLORA_LOG_QUERIES: 'false' },
+    });
+    // A cheap query in a 4 MiB body: six of them waiting would hold 24 MiB.
+    const big = '{"add":[1,2]}' + ' '.repeat(4 * 1024 * 1024);
+    try {
+      const answers = await refusedWhileBusy(
+        srv,
+        async () => {
+          // One after another, each sent whole before the next starts: only the line holds them together.
+          const pending: Promise<number>[] = [];
+          for (let i = 0; i < 6; i++) pending.push((await sentWhole(srv, big)).answered);
+          return Promise.all(pending);
+        },
+        (statuses) => statuses.includes(429),
+      );
+      assert.ok(answers.every((s) => s === 200 || s === 429), String(answers));
+      // The pool refuses while the bodies' garbage is still on the heap (memoryPool.ts), then serves.
+      await waitFor('a query served after the line', async () => (await post(srv, '{"add":[1,2]}')).body === '{"resource":3}');
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
+/** POSTs `body`; resolves once it is sent whole, with the promise of the answer's status. */
+function sentWhole(srv: FloraProcess, body: string): Promise<{ answered: Promise<number> }> {
+  return new Promise((sent, failed) => {
+    let status: (s: number) => void = () => undefined;
+    const answered = new Promise<number>((resolve) => (status = resolve));
+    const req = http.request(new URL('/', srv.url), { method: 'POST', headers: HEADERS, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => status(res.statusCode ?? 0));
+    });
+    req.on('error', failed);
+    req.end(body, () => sent({ answered }));
+  });
+}
