@@ -195,7 +195,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'maxQueueMs', flag: '--max-queue-ms', env: 'FLORA_MAX_QUEUE_MS', defaultValue: 1000,
-    help: 'Once the first query in line has waited this long, new queries get 429 with Retry-After (ms)', parse: positiveNumber('queue wait', true),
+    help: 'Longest a query waits in line for its turn; then, and for new queries while the line is that slow, 429 with Retry-After (ms)', parse: positiveNumber('queue wait', true),
   }),
   setting({
     key: 'sliceMs', flag: '--slice-ms', env: 'FLORA_SLICE_MS', defaultValue: 10,

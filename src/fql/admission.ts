@@ -1,11 +1,12 @@
-// How many queries a process evaluates at once, and how many wait for their turn.
+// How many queries a process evaluates at once, and how long the others wait for their turn.
 //
 // A process serves every query on one event loop: past a few at once, more only interleave, each
 // taking longer, and without a bound on the wait every query queues behind every client there is —
 // latency and memory then grow with the load instead of the throughput. So at most `running`
-// queries evaluate at once and the rest wait in line, first come first served. A query that would
-// join a line of `queued` already, or one whose head has waited `queueMs`, is refused at once (429
-// `too many requests`, Retry-After) so that its client can retry while the queries admitted keep a
+// queries evaluate at once and the rest wait in line, first come first served, `queueMs` at most: a
+// query whose turn has not come by then is refused (429 `too many requests`, Retry-After), and so is
+// one that arrives while the line is `queued` long or its head has already waited `queueMs` (it
+// would wait as long): at once, so that its client can retry while the queries admitted keep a
 // bounded wait. Below `running`, nothing is ever refused.
 
 import { TooBusy } from './budget';
@@ -15,20 +16,25 @@ export interface AdmissionLimits {
   running: number;
   /** Queries waiting for a turn; beyond it they are refused. */
   queued: number;
-  /** Longest the first query in line may have waited for a new one to join the line (ms). */
+  /** Longest a query waits for its turn (ms). */
   queueMs: number;
 }
 
 interface Waiter {
   since: number;
   admit: () => void;
+  refuse: (err: Error) => void;
 }
+
+/** Waiters past their time are found when the line moves, and at least this often (ms). */
+const SWEEP_MS = 100;
 
 export class Admission {
   private active = 0;
   /** The line: `waiting[head…]` (a ring would save the occasional compaction; this is simpler). */
   private waiting: Waiter[] = [];
   private head = 0;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     readonly limits: AdmissionLimits,
@@ -54,15 +60,19 @@ export class Admission {
 
   /**
    * Resolves once the query may run, with the function that ends its turn (call it once, when the
-   * query is done); throws TooBusy when the process is full.
+   * query is done); throws TooBusy when the process is full, or when the turn did not come in time.
    */
   async enter(): Promise<() => void> {
     if (this.active < this.limits.running && this.queued === 0) {
       this.active++;
       return this.turn();
     }
+    this.refuseLate();
     if (this.full) throw new TooBusy();
-    await new Promise<void>((admit) => this.waiting.push({ since: this.now(), admit }));
+    const admitted = new Promise<void>((admit, refuse) => this.waiting.push({ since: this.now(), admit, refuse }));
+    // When no turn ends for a while (long queries), the line is still looked at.
+    this.sweeper ??= setInterval(() => this.refuseLate(), SWEEP_MS).unref();
+    await admitted;
     return this.turn();
   }
 
@@ -75,18 +85,33 @@ export class Admission {
     };
   }
 
-  /** A turn ends: it passes to the first in line, if any. */
+  /** A turn ends: it passes to the first in line still in time, if any. */
   private leave(): void {
+    this.refuseLate();
     if (this.queued === 0) {
       this.active--;
       return;
     }
+    this.shift().admit();
+  }
+
+  /** Refuses the waiters at the head of the line whose time is up. */
+  private refuseLate(): void {
+    const now = this.now();
+    while (this.queued > 0 && now - this.waiting[this.head].since >= this.limits.queueMs) this.shift().refuse(new TooBusy());
+    if (this.queued === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  }
+
+  private shift(): Waiter {
     const next = this.waiting[this.head++];
     if (this.head > 1024 && this.head * 2 > this.waiting.length) {
       this.waiting = this.waiting.slice(this.head);
       this.head = 0;
     }
-    next.admit();
+    return next;
   }
 }
 

@@ -124,7 +124,7 @@ export interface FloraConfig {
   maxConcurrentQueries: number;
   /** Queries waiting for a turn; beyond it 429. */
   maxQueuedQueries: number;
-  /** Once the first query in line has waited this long (ms), new ones get 429. */
+  /** Longest a query waits in line for its turn (ms); then 429. */
   maxQueueMs: number;
   sliceMs: number;
   maxBodyMb: number;

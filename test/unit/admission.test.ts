@@ -54,15 +54,44 @@ test('a line whose head has waited `queueMs` refuses newcomers, though it has ro
   const waiting = gate.enter();
   now = 499;
   assert.ok(!gate.full);
-  const second = gate.enter();
-  now = 500;
+  first(); // the head is served in time
+  const second = await waiting;
+  const third = gate.enter();
+  now = 998;
+  assert.ok(!gate.full);
+  now = 999;
   assert.ok(gate.full);
+  second(); // too late for the third, which waited as long as a query may
+  await assert.rejects(third, TooBusy);
+  assert.equal(gate.running, 0);
+});
+
+test('a query whose turn has not come in `queueMs` is refused with TooBusy; those behind it still wait', async () => {
+  let now = 0;
+  const gate = new Admission({ running: 1, queued: 100, queueMs: 500 }, () => now);
+  const first = await gate.enter();
+  const late = gate.enter();
+  now = 300;
+  const inTime = gate.enter();
+  now = 500;
+  first(); // the turn would go to `late`, whose time is up: it goes to `inTime`
+  await assert.rejects(late, TooBusy);
+  (await inTime)();
+  assert.equal(gate.running, 0);
+  assert.equal(gate.queued, 0);
+});
+
+test('waiters past their time are refused even when no turn ends (the line is swept)', async () => {
+  const gate = new Admission({ running: 1, queued: 100, queueMs: 50 });
+  const first = await gate.enter();
+  const started = performance.now();
+  // The sweep does not keep a process alive by itself (a server's sockets do): this test's timer does.
+  const alive = setInterval(() => undefined, 1000);
   await assert.rejects(gate.enter(), TooBusy);
+  clearInterval(alive);
+  assert.ok(performance.now() - started >= 45);
   first();
-  (await waiting)(); // the head was served: the line's new head has waited 0 ms
-  assert.ok(!gate.full);
-  (await second)();
-  assert.ok(!gate.full);
+  assert.equal(gate.running, 0);
 });
 
 test('a long line is compacted as it is served, and keeps its order', async () => {
