@@ -32,6 +32,8 @@ export interface LoadOptions {
   nextQuery: (client: number) => string;
   /** Random numbers in [0, 1) (the back-off jitter). */
   rand: () => number;
+  /** Every client on this protocol (default: even clients HTTP/1.1, odd ones HTTP/2). */
+  protocol?: 'h1' | 'h2';
   /** One client in this many ignores Retry-After (default IMPATIENT_EVERY). */
   impatientEvery?: number;
 }
@@ -43,6 +45,10 @@ export interface LoadResult {
   counts: Record<Verdict, number>;
   /** Latency of each success (ms), in completion order. */
   okMs: number[];
+  /** The same over each protocol. */
+  okMsBy: { h1: number[]; h2: number[] };
+  /** How long the server says it evaluated each success (x-query-time, ms). */
+  okQueryMs: number[];
   /** Latency of each 429 (ms): how long a refusal took. */
   refusedMs: number[];
   samples: { verdict: Verdict; detail: string }[];
@@ -54,10 +60,12 @@ export interface LoadResult {
 interface Answer {
   status: number;
   retryAfter: string | undefined;
+  /** x-query-time: how long the server evaluated it (ms). */
+  queryMs: number;
   body: string;
 }
 
-type Sent = { kind: 'answer'; answer: Answer } | { kind: 'reset'; detail: string } | { kind: 'hang' };
+type Sent = { kind: 'answer'; answer: Answer } | { kind: 'reset'; detail: string } | { kind: 'hang'; detail: string };
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const result: LoadResult = {
@@ -65,6 +73,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     elapsed: 0,
     counts: Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>,
     okMs: [],
+    okMsBy: { h1: [], h2: [] },
+    okQueryMs: [],
     refusedMs: [],
     samples: [],
     lagP99: 0,
@@ -72,7 +82,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   };
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  // Every client keeps its connection between queries, as a real keep-alive client does.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: Infinity });
   const sessions: http2.ClientHttp2Session[] = [];
   const headers = {
     authorization: `Bearer ${opts.secret}`,
@@ -83,7 +94,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const until = started + opts.seconds * 1000;
 
   const sessionFor = (client: number): http2.ClientHttp2Session => {
-    const i = Math.floor(client / 2 / H2_CLIENTS_PER_SESSION);
+    const i = Math.floor(client / (opts.protocol ? 1 : 2) / H2_CLIENTS_PER_SESSION);
     let s = sessions[i];
     if (!s || s.closed || s.destroyed) {
       s = sessions[i] = http2.connect(opts.url);
@@ -93,19 +104,25 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   };
 
   const client = async (id: number) => {
+    const overH1 = opts.protocol ? opts.protocol === 'h1' : id % 2 === 0;
     while (performance.now() < until) {
       const body = opts.nextQuery(id);
       const t0 = performance.now();
-      const sent = id % 2 === 0 ? await h1(opts, agent, headers, body) : await h2(opts, sessionFor(id), headers, body);
+      const sent = overH1 ? await h1(opts, agent, headers, body) : await h2(opts, sessionFor(id), headers, body);
       const ms = performance.now() - t0;
-      const { verdict, detail } = sent.kind === 'answer' ? classifyAnswer(sent.answer.status, sent.answer.retryAfter, sent.answer.body) : sent.kind === 'reset' ? { verdict: 'reset' as const, detail: sent.detail } : { verdict: 'hang' as const, detail: `no answer in ${opts.deadlineMs} ms` };
+      const { verdict, detail } = verdictOf(sent, opts.deadlineMs);
       result.counts[verdict]++;
-      if (verdict === 'ok') result.okMs.push(ms);
+      if (verdict === 'ok') {
+        result.okMs.push(ms);
+        result.okMsBy[overH1 ? 'h1' : 'h2'].push(ms);
+        if (sent.kind === 'answer') result.okQueryMs.push(sent.answer.queryMs);
+      }
       else {
         if (verdict === '429') result.refusedMs.push(ms);
         if (result.samples.filter((s) => s.verdict === verdict).length < SAMPLES_PER_VERDICT)
-          result.samples.push({ verdict, detail: `${id % 2 === 0 ? 'HTTP/1.1' : 'HTTP/2'} at ${((t0 - started) / 1000).toFixed(1)} s: ${detail}` });
-        if (verdict !== 'hang') await new Promise((r) => setTimeout(r, backOffMs(sent, id % (opts.impatientEvery ?? IMPATIENT_EVERY) === 0, opts.rand)));
+          result.samples.push({ verdict, detail: `${overH1 ? 'HTTP/1.1' : 'HTTP/2'} at ${((t0 - started) / 1000).toFixed(1)} s: ${detail}` });
+        const wait = Math.min(backOffMs(sent, id % (opts.impatientEvery ?? IMPATIENT_EVERY) === 0, opts.rand), until - performance.now());
+        if (verdict !== 'hang' && wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
     }
   };
@@ -117,6 +134,12 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   agent.destroy();
   for (const s of sessions) s?.close();
   return result;
+}
+
+function verdictOf(sent: Sent, deadlineMs: number): { verdict: Verdict; detail: string } {
+  if (sent.kind === 'answer') return classifyAnswer(sent.answer.status, sent.answer.retryAfter, sent.answer.body);
+  if (sent.kind === 'reset') return { verdict: 'reset', detail: sent.detail };
+  return { verdict: 'hang', detail: `no answer in ${deadlineMs} ms (${sent.detail})` };
 }
 
 /** How long a refused client waits before its next query (ms). */
@@ -138,11 +161,13 @@ function h1(opts: LoadOptions, agent: http.Agent, headers: Record<string, string
     const req = http.request(new URL('/', opts.url), { method: 'POST', headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done({ kind: 'answer', answer: { status: res.statusCode ?? 0, retryAfter: header(res.headers['retry-after']), body: Buffer.concat(chunks).toString('utf8') } }));
+      res.on('end', () => done({ kind: 'answer', answer: { status: res.statusCode ?? 0, retryAfter: header(res.headers['retry-after']), queryMs: Number(res.headers['x-query-time'] ?? 0), body: Buffer.concat(chunks).toString('utf8') } }));
       res.on('error', (e) => done({ kind: 'reset', detail: e.message }));
     });
     const timer = setTimeout(() => {
-      done({ kind: 'hang' });
+      // Where it stuck: a connection never accepted is the server's backlog, not its queries.
+      const where = !req.socket ? 'no socket' : req.socket.connecting ? 'connection not established' : req.reusedSocket ? 'on a reused connection' : 'on a new connection';
+      done({ kind: 'hang', detail: where });
       req.destroy();
     }, opts.deadlineMs);
     req.on('error', (e) => done({ kind: 'reset', detail: e.message }));
@@ -167,19 +192,21 @@ function h2(opts: LoadOptions, session: http2.ClientHttp2Session, headers: Recor
       return;
     }
     const timer = setTimeout(() => {
-      done({ kind: 'hang' });
+      done({ kind: 'hang', detail: 'HTTP/2 stream' });
       stream.close(http2.constants.NGHTTP2_CANCEL);
     }, opts.deadlineMs);
     let status = 0;
     let retryAfter: string | undefined;
+    let queryMs = 0;
     const chunks: Buffer[] = [];
     stream.on('response', (h) => {
       status = Number(h[':status']);
       retryAfter = header(h['retry-after']);
+      queryMs = Number(h['x-query-time'] ?? 0);
     });
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () =>
-      done(status ? { kind: 'answer', answer: { status, retryAfter, body: Buffer.concat(chunks).toString('utf8') } } : { kind: 'reset', detail: 'stream ended without headers' }),
+      done(status ? { kind: 'answer', answer: { status, retryAfter, queryMs, body: Buffer.concat(chunks).toString('utf8') } } : { kind: 'reset', detail: 'stream ended without headers' }),
     );
     stream.on('error', (e) => done({ kind: 'reset', detail: e.message }));
     stream.on('close', () => done({ kind: 'reset', detail: `stream closed (code ${stream.rstCode}) without an answer` }));
