@@ -36,7 +36,7 @@ export function unauthorized(): Outcome {
 }
 
 /** 429 `too many requests` with Retry-After, the request's body left unread. */
-export function refuseBusy(ctx: RequestContext): Outcome {
+function refuseBusy(ctx: RequestContext): Outcome {
   ctx.discardBody();
   const busy = new TooBusy();
   return protocolError(busy.status, busy.code, busy.description, busy.headers);
