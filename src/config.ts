@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './fql/budget';
+import type { AdmissionLimits } from './fql/admission';
 
 /** Invalid configuration: the CLI prints the message and exits with code 2. */
 export class ConfigError extends Error {
@@ -185,6 +186,18 @@ export const SETTINGS = [
     help: 'Memory all requests in flight may take together; beyond it requests get 429 (MiB)', parse: positiveNumber('memory'),
   }),
   setting({
+    key: 'maxConcurrentQueries', flag: '--max-concurrent-queries', env: 'FLORA_MAX_CONCURRENT_QUERIES', defaultValue: 64,
+    help: 'Queries (FQL, GraphQL) one process evaluates at once; the others wait in line', parse: positiveNumber('concurrent queries', true),
+  }),
+  setting({
+    key: 'maxQueuedQueries', flag: '--max-queued-queries', env: 'FLORA_MAX_QUEUED_QUERIES', defaultValue: 1024,
+    help: 'Queries that may wait in line for a turn; beyond it 429 with Retry-After', parse: nonNegativeInteger('queued queries'),
+  }),
+  setting({
+    key: 'maxQueueMs', flag: '--max-queue-ms', env: 'FLORA_MAX_QUEUE_MS', defaultValue: 1000,
+    help: 'Longest a query waits in line for its turn; then, and for new queries while the line is that slow, 429 with Retry-After (ms)', parse: positiveNumber('queue wait', true),
+  }),
+  setting({
     key: 'sliceMs', flag: '--slice-ms', env: 'FLORA_SLICE_MS', defaultValue: 10,
     help: 'Longest a query runs before other requests get their turn (ms)', parse: positiveNumber('slice', true),
   }),
@@ -257,6 +270,11 @@ export function configHelp(): string {
 }
 
 const MiB = 1024 * 1024;
+
+/** How many queries a configuration lets a process evaluate at once and keep waiting. */
+export function admissionLimits(c: FloraConfig): AdmissionLimits {
+  return { running: c.maxConcurrentQueries, queued: c.maxQueuedQueries, queueMs: c.maxQueueMs };
+}
 
 /** The per-query limits a configuration sets. */
 export function queryLimits(c: FloraConfig): QueryLimits {

@@ -9,7 +9,8 @@ import type { Engine } from './storage/engine';
 import { openStore } from './storage/store';
 import { upgradeStorage } from './upgrade';
 import { retention } from './model/retention';
-import { queryLimits } from './config';
+import { admissionLimits, queryLimits } from './config';
+import { Admission } from './fql/admission';
 import { MemoryPool } from './fql/budget';
 import { onSiblingDeath } from './tier/messages';
 
@@ -40,6 +41,7 @@ export async function createFlora(config: FloraConfig, role: FloraRole = {}): Pr
     collectIntervalMs: config.collectIntervalMs,
     limits: queryLimits(config),
     pool: new MemoryPool(config.memoryMb * 1024 * 1024).watch(),
+    admission: new Admission(admissionLimits(config)),
   });
   await executor.start();
   return executor;

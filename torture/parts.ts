@@ -4,5 +4,6 @@ import type { Part } from './part';
 import { hostilePart } from './hostile';
 import { crashPart, crashPgPart } from './crash';
 import { accessPart } from './access';
+import { overloadPart } from './overload';
 
-export const PARTS: readonly Part[] = [crashPart, crashPgPart, hostilePart, accessPart];
+export const PARTS: readonly Part[] = [crashPart, crashPgPart, hostilePart, accessPart, overloadPart];

@@ -4,6 +4,7 @@
 import type { EvalContext } from './context';
 import type { CommitListener, Store } from '../storage/types';
 import type { Leases } from '../tier/leases';
+import type { Admission } from './admission';
 import type { Budget, MemoryPool, QueryLimits } from './budget';
 
 export interface QueryRequest {
@@ -48,6 +49,8 @@ export interface QueryService {
   /** What one request may spend, and the memory every request in flight shares. */
   readonly limits: QueryLimits;
   readonly pool: MemoryPool;
+  /** The turns queries take to evaluate, and the line they wait in (429 beyond it). */
+  readonly admission: Admission;
   query(req: QueryRequest): Promise<QueryResult>;
   /**
    * True when the Authorization header's secret authenticates: checked before a request's body is
@@ -117,6 +120,12 @@ export interface FloraConfig {
   queryMemoryMb: number;
   /** Memory all requests in flight may take together (the MemoryPool). */
   memoryMb: number;
+  /** Queries one process evaluates at once (the Admission). */
+  maxConcurrentQueries: number;
+  /** Queries waiting for a turn; beyond it 429. */
+  maxQueuedQueries: number;
+  /** Longest a query waits in line for its turn (ms); then 429. */
+  maxQueueMs: number;
   sliceMs: number;
   maxBodyMb: number;
   /** Longest a request (head and body) may take to arrive. */

@@ -54,10 +54,16 @@ export class LimitExceeded extends ProtocolError {
   }
 }
 
-/** The process has no memory left for this request right now: 429, retryable (Fauna's wording). */
+/** Seconds a refused client is told to wait before it retries (Retry-After). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The process has no memory or turn left for this request right now: 429, retryable (Fauna's
+ * wording), with a Retry-After.
+ */
 export class TooBusy extends ProtocolError {
   constructor() {
-    super(429, 'too many requests', 'Too many pending requests');
+    super(429, 'too many requests', 'Too many pending requests', { 'retry-after': String(RETRY_AFTER_SECONDS) });
   }
 }
 

@@ -14,6 +14,7 @@ import { errors, ProtocolError, QueryError } from '../values/errors';
 import type { Obj } from '../values/types';
 import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
 import { Budget, DEFAULT_LIMITS, UNBOUNDED_POOL, type MemoryPool, type QueryLimits } from './budget';
+import { UNBOUNDED_ADMISSION, type Admission } from './admission';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
 import { protocolErrorBody, queryErrorBody, resourceBytes } from './render';
@@ -33,11 +34,14 @@ export interface ExecutorOptions {
   limits?: QueryLimits;
   /** Memory shared by every request in flight (budget.ts). */
   pool?: MemoryPool;
+  /** Turns to evaluate queries in, shared by every request (admission.ts). */
+  admission?: Admission;
 }
 
 export class Executor implements QueryService {
   readonly limits: QueryLimits;
   readonly pool: MemoryPool;
+  readonly admission: Admission;
   private readonly catalog = new Catalog();
   private readonly auth: Authenticator;
   private readonly builder: IndexBuilder;
@@ -57,6 +61,7 @@ export class Executor implements QueryService {
   ) {
     this.limits = opts.limits ?? DEFAULT_LIMITS;
     this.pool = opts.pool ?? UNBOUNDED_POOL;
+    this.admission = opts.admission ?? UNBOUNDED_ADMISSION;
     this.leases = new Leases(store);
     this.collector = new HistoryCollector(store, this.catalog, this.leases, opts.collectIntervalMs ?? 300_000);
     this.auth = new Authenticator(rootSecret, this.catalog);

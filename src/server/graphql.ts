@@ -11,6 +11,7 @@ import { BodyTooLarge, type RequestContext } from './context';
 import { lastSeenOf, parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
+import { turnFor } from './turn';
 import { TooBusy } from '../fql/budget';
 import { internalErrorText, logInternalError, type Outcome } from './responses';
 import type { Handler } from './router';
@@ -45,9 +46,17 @@ function timeoutOf(ctx: RequestContext): number | undefined {
   }
 }
 
-async function answer(service: QueryService, ctx: RequestContext, request: GraphqlRequest, queriesOnly: boolean): Promise<Outcome> {
+async function answer(service: QueryService, ctx: RequestContext, request: GraphqlRequest, queriesOnly: boolean, bodyBytes = 0): Promise<Outcome> {
   const preview = badPreview(ctx);
   if (preview) return json(400, errorBody(preview));
+  // The request waits for its turn; a process too full for it to wait answers 429 now.
+  let leave: () => void;
+  try {
+    leave = await turnFor(service, bodyBytes);
+  } catch (err) {
+    if (err instanceof TooBusy) return busy(ctx);
+    throw err;
+  }
   const started = process.hrtime.bigint();
   let a: GraphqlAnswer;
   try {
@@ -55,10 +64,18 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   } catch (err) {
     const id = logInternalError(err, 'POST /graphql');
     return json(500, errorBody(internalErrorText(id)), { headers: { 'x-request-id': id } });
+  } finally {
+    leave();
   }
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
   const log = { database: a.database, fqlShape: typeof request.query === 'string' ? shapeGraphQL(request.query) : undefined };
   return json(a.status, a.body, { txnTime: a.txnTime, metrics: a.metrics, queryTimeMs, log });
+}
+
+/** 429 with Retry-After in GraphQL's shape; the request's body is left unread. */
+function busy(ctx: RequestContext): Outcome {
+  ctx.discardBody();
+  return json(429, errorBody('Too many pending requests.'), { headers: new TooBusy().headers });
 }
 
 /** graphql.md A.5: a missing or unreadable header is a 401; a secret that does not authenticate is a GraphQL error. */
@@ -78,6 +95,8 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
   const maxBody = service.limits.maxBodyBytes;
   return {
     post: async (ctx) => {
+      // A full process refuses before it reads or authenticates anything (the client retries).
+      if (service.admission.full) return busy(ctx);
       const refused = await refuseUnauthenticated(service, ctx, graphqlRefusal);
       if (refused) return refused;
       let body: string;
@@ -85,7 +104,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
         body = await readBodyText(ctx, service.pool, maxBody);
       } catch (err) {
         if (err instanceof BodyTooLarge) return json(413, errorBody('The request body is too large.'));
-        if (err instanceof TooBusy) return json(429, errorBody('Too many pending requests.'));
+        if (err instanceof TooBusy) return busy(ctx);
         throw err;
       }
       const type = (ctx.headers['content-type'] ?? '').toLowerCase();
@@ -104,7 +123,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
           return json(400, errorBody('The request body must be a JSON object with a `query`.'));
         request = parsed as GraphqlRequest;
       }
-      return answer(service, ctx, request, false);
+      return answer(service, ctx, request, false, Buffer.byteLength(body, 'utf8'));
     },
     get: async (ctx) => {
       const variables = ctx.query.get('variables');
@@ -133,7 +152,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
         body = await readBodyText(ctx, service.pool, maxBody);
       } catch (err) {
         if (err instanceof BodyTooLarge) return text(413, 'The schema is too large.');
-        if (err instanceof TooBusy) return text(429, 'Too many pending requests.');
+        if (err instanceof TooBusy) return text(429, 'Too many pending requests.', { headers: err.headers });
         throw err;
       }
       try {

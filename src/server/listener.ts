@@ -12,6 +12,11 @@ const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 const H2_MAX_CONCURRENT_STREAMS = 250;
 /** Memory one HTTP/2 session may take (MB, Node's unit); beyond it new streams are refused. */
 const H2_MAX_SESSION_MEMORY_MB = 16;
+/** Connections the kernel accepts for the process before it takes them (Linux caps it at
+ *  net.core.somaxconn). Node's default, 511, overflows when hundreds of clients connect at once
+ *  while the event loop is busy: the kernel then drops their handshakes, and each retries after 1,
+ *  3, 7, 15, 31 s — a client can wait a minute for a connection the server would take in a moment. */
+const LISTEN_BACKLOG = 4096;
 /** After an error response on HTTP/1.1, unread input is discarded for at most this long before the
  *  socket is destroyed: closing with unread input resets the connection, which can lose the answer. */
 const LINGER_MS = 2_000;
@@ -171,7 +176,7 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       // accept() errors (EMFILE…) must not crash the process.
       server.on('error', (err) => console.error('flora: cannot accept a connection:', err.message));

@@ -1,9 +1,11 @@
 // The FQL v4 query routes: POST / (read-write) and GET /?q= (read-only) (fql-v4.md §1.2).
 
 import type { QueryResult, QueryService } from '../fql/api';
+import { TooBusy } from '../fql/budget';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyText } from './bodies';
+import { turnFor } from './turn';
 import type { RequestContext } from './context';
 import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
 import { protocolError, queryError, type Outcome } from './responses';
@@ -13,6 +15,9 @@ export function queryHandlers(service: QueryService): { post: Handler; get: Hand
   return {
     post: async (ctx) => {
       const headers = parseQueryHeaders(ctx.headers);
+      // A full process refuses before it reads or authenticates anything: that is what keeps it
+      // answering under any load (the client retries after Retry-After).
+      if (service.admission.full) return withTags(refuseBusy(ctx), headers);
       // Refused before the body is read: the record of such a request has no FQL shape.
       const refused = await refuseUnauthenticated(service, ctx, unauthorized);
       if (refused) return withTags(refused, headers);
@@ -30,22 +35,37 @@ export function unauthorized(): Outcome {
   return protocolError(e.status, e.code, e.description, e.headers);
 }
 
+/** 429 `too many requests` with Retry-After, the request's body left unread. */
+function refuseBusy(ctx: RequestContext): Outcome {
+  ctx.discardBody();
+  const busy = new TooBusy();
+  return protocolError(busy.status, busy.code, busy.description, busy.headers);
+}
+
 async function runQuery(service: QueryService, ctx: RequestContext, headers: QueryHeaders, body: string, readOnly: boolean): Promise<Outcome> {
   const bytesIn = Buffer.byteLength(body, 'utf8');
 
+  // The query waits for its turn; a process too full for it to wait answers 429 now.
+  let leave: () => void;
+  try {
+    leave = await turnFor(service, bytesIn);
+  } catch (err) {
+    if (err instanceof TooBusy) return withTags({ ...refuseBusy(ctx), bytesIn, log: { fql: body } }, headers);
+    throw err;
+  }
   // An empty body is the service's 'No query provided.', reported after authentication (401 first).
   const started = process.hrtime.bigint();
-  const answer = await withTimeout(
-    service.query({
-      body,
-      authorization: ctx.headers.authorization,
-      lastSeenTxn: headers.lastSeenTxn,
-      timeoutMs: headers.timeoutMs,
-      readOnly,
-      apiVersion: headers.apiVersion,
-    }),
-    headers.timeoutMs,
-  );
+  const work = service.query({
+    body,
+    authorization: ctx.headers.authorization,
+    lastSeenTxn: headers.lastSeenTxn,
+    timeoutMs: headers.timeoutMs,
+    readOnly,
+    apiVersion: headers.apiVersion,
+  });
+  // The turn ends when the query does, not when its client stops waiting for it.
+  work.then(leave, leave);
+  const answer = await withTimeout(work, headers.timeoutMs);
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
 
   let outcome: Outcome;

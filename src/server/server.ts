@@ -189,7 +189,7 @@ function holdResponse(pool: MemoryPool, res: AnyResponse, outcome: Outcome): Out
   if (size <= UNCOUNTED_RESPONSE || outcome.stream || res.destroyed || res.closed) return outcome;
   if (!pool.tryReserve(size)) {
     const busy = new TooBusy();
-    return { ...protocolError(busy.status, busy.code, busy.description), log: outcome.log };
+    return { ...protocolError(busy.status, busy.code, busy.description, busy.headers), log: outcome.log };
   }
   res.once('close', () => pool.release(size));
   return outcome;

@@ -1,0 +1,106 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Admission } from '../../src/fql/admission';
+import { TooBusy } from '../../src/fql/budget';
+
+/** Lets the promise callbacks queued so far run. */
+const settle = () => new Promise((r) => setImmediate(r));
+
+test('below `running`, every query gets its turn at once', async () => {
+  const gate = new Admission({ running: 3, queued: 0, queueMs: 1000 });
+  const leaves = [await gate.enter(), await gate.enter(), await gate.enter()];
+  assert.equal(gate.running, 3);
+  assert.ok(gate.full);
+  leaves[0]();
+  leaves[0](); // a turn ends once, however often its end is called
+  assert.equal(gate.running, 2);
+  assert.ok(!gate.full);
+  await gate.enter();
+  assert.equal(gate.running, 3);
+});
+
+test('past `running` queries wait in line, first come first served, and a full line refuses with TooBusy and Retry-After', async () => {
+  const gate = new Admission({ running: 1, queued: 2, queueMs: 60_000 });
+  const first = await gate.enter();
+  const order: string[] = [];
+  const b = gate.enter().then((leave) => (order.push('b'), leave));
+  const c = gate.enter().then((leave) => (order.push('c'), leave));
+  assert.equal(gate.queued, 2);
+  assert.ok(gate.full);
+  const refused = await gate.enter().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.ok(refused instanceof TooBusy);
+  assert.equal(refused.status, 429);
+  assert.equal(refused.code, 'too many requests');
+  assert.equal(refused.headers['retry-after'], '1');
+
+  first(); // the turn passes to b, not to a newcomer
+  await settle();
+  assert.deepEqual(order, ['b']);
+  assert.equal(gate.running, 1);
+  (await b)();
+  (await c)();
+  assert.deepEqual(order, ['b', 'c']);
+  assert.equal(gate.running, 0);
+  assert.equal(gate.queued, 0);
+});
+
+test('a line whose head has waited `queueMs` refuses newcomers, though it has room', async () => {
+  let now = 0;
+  const gate = new Admission({ running: 1, queued: 100, queueMs: 500 }, () => now);
+  const first = await gate.enter();
+  const waiting = gate.enter();
+  now = 499;
+  assert.ok(!gate.full);
+  first(); // the head is served in time
+  const second = await waiting;
+  const third = gate.enter();
+  now = 998;
+  assert.ok(!gate.full);
+  now = 999;
+  assert.ok(gate.full);
+  second(); // too late for the third, which waited as long as a query may
+  await assert.rejects(third, TooBusy);
+  assert.equal(gate.running, 0);
+});
+
+test('a query whose turn has not come in `queueMs` is refused with TooBusy; those behind it still wait', async () => {
+  let now = 0;
+  const gate = new Admission({ running: 1, queued: 100, queueMs: 500 }, () => now);
+  const first = await gate.enter();
+  const late = gate.enter();
+  now = 300;
+  const inTime = gate.enter();
+  now = 500;
+  first(); // the turn would go to `late`, whose time is up: it goes to `inTime`
+  await assert.rejects(late, TooBusy);
+  (await inTime)();
+  assert.equal(gate.running, 0);
+  assert.equal(gate.queued, 0);
+});
+
+test('waiters past their time are refused even when no turn ends (the line is swept)', async () => {
+  const gate = new Admission({ running: 1, queued: 100, queueMs: 50 });
+  const first = await gate.enter();
+  const started = performance.now();
+  // The sweep does not keep a process alive by itself (a server's sockets do): this test's timer does.
+  const alive = setInterval(() => undefined, 1000);
+  await assert.rejects(gate.enter(), TooBusy);
+  clearInterval(alive);
+  assert.ok(performance.now() - started >= 45);
+  first();
+  assert.equal(gate.running, 0);
+});
+
+test('a long line is compacted as it is served, and keeps its order', async () => {
+  const gate = new Admission({ running: 1, queued: 5000, queueMs: 60_000 });
+  const first = await gate.enter();
+  const served: number[] = [];
+  const all = Array.from({ length: 3000 }, (_, i) => gate.enter().then((leave) => (served.push(i), leave())));
+  first();
+  await Promise.all(all);
+  assert.deepEqual(served, Array.from({ length: 3000 }, (_, i) => i));
+  assert.equal(gate.running, 0);
+});
