@@ -2,5 +2,6 @@
 
 import type { Part } from './part';
 import { hostilePart } from './hostile';
+import { isolationPart } from './isolation';
 
-export const PARTS: readonly Part[] = [hostilePart];
+export const PARTS: readonly Part[] = [hostilePart, isolationPart];

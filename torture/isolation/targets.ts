@@ -1,0 +1,90 @@
+// What the isolation workloads run against: one Flora process, `--workers 2` on one LMDB data
+// directory, or three independent processes over one PostgreSQL database. Each hands out driver
+// clients spread over its processes, and clients that carry a time already seen (read-your-writes).
+
+import { Client } from 'faunadb';
+import { startFlora, sawTxn, type FloraProcess } from '../../test/helpers/server';
+import { startPostgres, type Postgres } from '../../test/helpers/postgres';
+
+export type Mode = 'one process' | 'LMDB --workers 2' | 'PostgreSQL, 3 processes';
+export const MODES: readonly Mode[] = ['one process', 'LMDB --workers 2', 'PostgreSQL, 3 processes'];
+
+export interface Target {
+  mode: Mode;
+  /**
+   * A driver client on its own connection to the next process in turn: HTTP/2 (the driver's
+   * default) or HTTP/1.1 (its fetch adapter), alternately. `headers` go with every request.
+   */
+  client(headers?: Record<string, string>): Client;
+  /** A client that has seen `ts`: its first read includes every commit up to it. */
+  clientAfter(ts: number, headers?: Record<string, string>): Client;
+  /** Whether every process is still running (a crash fails the run). */
+  alive(): string | undefined;
+  stop(): Promise<void>;
+}
+
+const SERVER_ENV = { FLORA_LOG_QUERIES: 'false' };
+
+function spread(urls: () => string[], secret: string, procs: () => FloraProcess[], stopAll: () => Promise<void>, mode: Mode): Target {
+  const opened: Client[] = [];
+  let n = 0;
+  const client = (headers: Record<string, string> = {}) => {
+    const list = urls();
+    const endpoint = list[n % list.length];
+    const c = new Client({ secret, endpoint, headers, ...(n++ % 2 ? { fetch: globalThis.fetch as never } : {}) });
+    opened.push(c);
+    return c;
+  };
+  return {
+    mode,
+    client,
+    clientAfter(ts, headers) {
+      const c = client(headers);
+      if (ts > 0) sawTxn(c, ts);
+      return c;
+    },
+    alive() {
+      const dead = procs().find((p) => p.proc.exitCode !== null || p.proc.signalCode !== null);
+      return dead ? `a Flora process exited (${dead.proc.exitCode ?? dead.proc.signalCode}): ${dead.stderr().slice(-1500)}` : undefined;
+    },
+    async stop() {
+      // (The fetch adapter can throw synchronously when aborting a request to a stopped process.)
+      await Promise.all(opened.splice(0).map((c) => Promise.resolve().then(() => c.close({ force: true })).catch(() => undefined)));
+      await stopAll();
+    },
+  };
+}
+
+let pg: Promise<Postgres> | undefined;
+
+/** The embedded PostgreSQL of this run, started on first use; stopped by stopPostgres(). */
+async function postgres(): Promise<Postgres> {
+  pg ??= startPostgres();
+  return pg;
+}
+
+export async function stopPostgres(): Promise<void> {
+  const started = pg;
+  pg = undefined;
+  if (started) await (await started).stop();
+}
+
+export async function startTarget(mode: Mode): Promise<Target> {
+  if (mode === 'one process') {
+    const p = await startFlora({ env: SERVER_ENV });
+    return spread(() => [p.url], p.secret, () => [p], async () => void (await p.stop()), mode);
+  }
+  if (mode === 'LMDB --workers 2') {
+    const p = await startFlora({ env: SERVER_ENV, args: ['--workers', '2'] });
+    return spread(() => [p.url], p.secret, () => [p], async () => void (await p.stop()), mode);
+  }
+  const url = await (await postgres()).newDatabase(`iso_${Date.now()}_${Math.floor(Math.random() * 1e6)}`);
+  const settled = await Promise.allSettled([0, 1, 2].map(() => startFlora({ env: SERVER_ENV, args: ['--storage', url] })));
+  const procs = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+    throw failed.reason;
+  }
+  return spread(() => procs.map((p) => p.url), procs[0].secret, () => procs, async () => void (await Promise.all(procs.map((p) => p.stop()))), mode);
+}
