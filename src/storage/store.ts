@@ -722,7 +722,10 @@ class MvccStore implements Store {
           this.nativeWrites(ts, rec.docs);
           done.push({ w, rec });
         }
-        issuedTs = done.length > 0 ? last : max(sh.known, this.clock());
+        // Only a time this section publishes may become `known` (the next snapshots): one beyond
+        // the published issued ts would let another process, its clock behind this one's, commit
+        // below those snapshots, and its commit would then be skipped here as already seen.
+        issuedTs = done.length > 0 ? last : tick ? max(sh.known, this.clock()) : sh.known;
         if (done.length > 0 || (tick && issuedTs > sh.known)) ops.push({ key: ISSUED_TS_KEY, value: encodeU64Value(issuedTs) });
         // Keep the log bounded: drop a few records older than the retention (the head's second range).
         const old = head.ranges[1] ?? [];
