@@ -43,6 +43,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, headers: Que
       timeoutMs: headers.timeoutMs,
       readOnly,
       apiVersion: headers.apiVersion,
+      maxRetriesOnContention: headers.maxRetriesOnContention,
     }),
     headers.timeoutMs,
   );
