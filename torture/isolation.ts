@@ -7,7 +7,7 @@
 import { runBank, type BankReport } from './isolation/bank';
 import { runAppends, type AppendReport } from './isolation/appends';
 import { MODES, startTarget, stopPostgres, type Mode } from './isolation/targets';
-import { explain } from './checker/listAppend';
+import { explain } from './checker/history';
 import type { Part } from './part';
 
 export interface IsolationOptions {

@@ -4,8 +4,8 @@
 
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkListAppend, type AnomalyKind } from '../../torture/checker/listAppend';
-import type { MicroOp, Outcome, Txn } from '../../torture/checker/history';
+import { checkListAppend } from '../../torture/checker/listAppend';
+import type { AnomalyKind, MicroOp, Outcome, Txn } from '../../torture/checker/history';
 
 type Op = ['a', string, number] | ['r', string, number[]];
 

@@ -12,39 +12,8 @@
 // that name is not for JavaScript). Hence this one, kept small.)
 
 import { DepGraph, type Cycle, type Step } from './graph';
-import { isAppend, isRead, show, writes, type Read, type Txn } from './history';
-
-export type AnomalyKind =
-  | 'G0'
-  | 'G1a'
-  | 'G1b'
-  | 'G1c'
-  | 'G-single'
-  | 'G2'
-  | 'internal'
-  | 'duplicate'
-  | 'garbage-read'
-  | 'incompatible-order'
-  | 'lost-update'
-  | 'lost-write'
-  | 'ts-order'
-  | 'realtime'
-  | 'session';
-
-export interface Anomaly {
-  kind: AnomalyKind;
-  detail: string;
-  /** The transactions that show it: the minimal history to look at. */
-  txns: Txn[];
-}
-
-export interface CheckResult {
-  anomalies: Anomaly[];
-  /** Transactions by outcome. */
-  counts: { ok: number; fail: number; info: number };
-  /** Edges of the dependency graph (a sign that the history was rich enough to mean something). */
-  edges: number;
-}
+import { countOutcomes, isAppend, isRead, writes, type Anomaly, type AnomalyKind, type CheckResult, type Op, type Read, type Txn } from './history';
+import { checkRealtime, checkSessions, timed } from './times';
 
 /** The longest read of each key: its version order (what every other read must be a prefix of). */
 function versionOrders(txns: Txn[]): Map<string, number[]> {
@@ -81,7 +50,7 @@ function externalReads(t: Txn): { op: Read; ext: number[] | undefined; appendsAf
 
 export function checkListAppend(history: Txn[]): CheckResult {
   const anomalies: Anomaly[] = [];
-  const report = (kind: AnomalyKind, detail: string, txns: Txn[]) => anomalies.push({ kind, detail, txns: [...new Set(txns)] });
+  const report = (kind: AnomalyKind, detail: string, txns: Txn<Op>[]) => void anomalies.push({ kind, detail, txns: [...new Set(txns)] });
   const ok = history.filter((t) => t.outcome === 'ok');
 
   // Who appended each value (appends of failed and indeterminate transactions included).
@@ -171,8 +140,9 @@ export function checkListAppend(history: Txn[]): CheckResult {
   for (const c of cycles) report(c.kind, describeCycle(c), c.steps.map((s) => byId.get(s.from)!));
 
   checkTimes(history, order, graph.edges(), byId, report);
-  const count = (o: Txn['outcome']) => history.filter((t) => t.outcome === o).length;
-  return { anomalies, counts: { ok: count('ok'), fail: count('fail'), info: count('info') }, edges: graph.edges().length };
+  checkRealtime(history, report);
+  checkSessions(history, report);
+  return { anomalies, counts: countOutcomes(history), edges: graph.edges().length };
 }
 
 function describeCycle(c: Cycle): string {
@@ -180,10 +150,8 @@ function describeCycle(c: Cycle): string {
 }
 
 /**
- * The checks of the transactions' times: dependencies point forward in time (a read-only reader
- * may share its writer's time: its snapshot is that commit); a committed write no later read with
- * a greater time misses; write transactions in real-time order have increasing times; a client's
- * transactions never go back in time (the driver sends the last time it saw).
+ * Dependencies point forward in time (a read-only reader may share its writer's time: its snapshot
+ * is that commit), and no read with a greater time misses a committed write.
  */
 function checkTimes(
   history: Txn[],
@@ -192,7 +160,6 @@ function checkTimes(
   byId: Map<number, Txn>,
   report: (kind: AnomalyKind, detail: string, txns: Txn[]) => void,
 ): void {
-  const timed = (t: Txn | undefined): t is Txn & { ts: number } => t !== undefined && t.outcome === 'ok' && t.ts !== undefined;
   for (const e of edges) {
     const a = byId.get(e.from);
     const b = byId.get(e.to);
@@ -200,7 +167,6 @@ function checkTimes(
     const forward = e.dep === 'wr' && !writes(b) ? a.ts <= b.ts : a.ts < b.ts;
     if (!forward) report('ts-order', `T${a.id} -${e.dep}(${e.why})-> T${b.id}, but ts ${a.ts} then ${b.ts}`, [a, b]);
   }
-
   for (const w of history) {
     if (!timed(w)) continue;
     for (const op of w.ops) {
@@ -209,30 +175,4 @@ function checkTimes(
       if (reader) report('lost-write', `append of ${op.value} to ${op.key} (ts ${w.ts}) is missing from a read at ts ${reader.ts}`, [w, reader]);
     }
   }
-
-  // Real time: sweep writers by start, knowing the greatest time among those already finished.
-  const writers = history.filter((t) => timed(t) && writes(t)) as (Txn & { ts: number })[];
-  const byEnd = [...writers].sort((a, b) => a.end - b.end);
-  let done = 0;
-  let latest: (Txn & { ts: number }) | undefined;
-  for (const b of [...writers].sort((x, y) => x.start - y.start)) {
-    while (done < byEnd.length && byEnd[done].end < b.start) {
-      if (!latest || byEnd[done].ts > latest.ts) latest = byEnd[done];
-      done++;
-    }
-    if (latest && latest.ts >= b.ts) report('realtime', `T${latest.id} (ts ${latest.ts}) finished before T${b.id} began, which has ts ${b.ts}`, [latest, b]);
-  }
-
-  const lastOf = new Map<number, Txn & { ts: number }>();
-  for (const t of [...history].sort((a, b) => a.start - b.start)) {
-    if (!timed(t)) continue;
-    const prev = lastOf.get(t.client);
-    if (prev && prev.ts > t.ts) report('session', `client ${t.client} went back in time: T${prev.id} at ${prev.ts}, then T${t.id} at ${t.ts}`, [prev, t]);
-    lastOf.set(t.client, t);
-  }
-}
-
-/** The anomalies of a result, one paragraph each, with their transactions. */
-export function explain(anomalies: Anomaly[], limit = 10): string[] {
-  return anomalies.slice(0, limit).map((a) => `${a.kind}: ${a.detail}\n${a.txns.map((t) => '    ' + show(t)).join('\n')}`);
 }

@@ -5,8 +5,8 @@
 
 import { query as q, type Expr } from 'faunadb';
 import { prng } from '../../test/helpers/prng';
-import { checkListAppend, type CheckResult } from '../checker/listAppend';
-import type { MicroOp, Txn } from '../checker/history';
+import { checkListAppend } from '../checker/listAppend';
+import type { CheckResult, MicroOp, Txn } from '../checker/history';
 import { call } from './call';
 import type { Target } from './targets';
 
