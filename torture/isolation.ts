@@ -5,9 +5,11 @@
 // printed with the seed and the few transactions that show it.
 
 import { runBank, type BankReport } from './isolation/bank';
-import { runAppends, type AppendReport } from './isolation/appends';
+import { listAppend } from './isolation/appends';
+import { registers } from './isolation/registers';
+import { runWorkload, type WorkloadReport } from './isolation/workload';
 import { MODES, startTarget, stopPostgres, type Mode } from './isolation/targets';
-import { explain } from './checker/history';
+import { explain, type MicroOp, type RegisterOp } from './checker/history';
 import type { Part } from './part';
 
 export interface IsolationOptions {
@@ -24,7 +26,8 @@ export interface ModeReport {
   /** Why the mode did not run (e.g. no PostgreSQL here). */
   skipped?: string;
   bank?: BankReport;
-  appends?: AppendReport;
+  appends?: WorkloadReport<MicroOp>;
+  registers?: WorkloadReport<RegisterOp>;
   /** A process that died during the run. */
   crashed?: string;
 }
@@ -36,6 +39,7 @@ export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]
   const modes = opts.modes ?? MODES;
   const seconds = Math.max(3, Math.round(opts.seconds / modes.length));
   const half = Math.max(1, Math.ceil(opts.clients / 2));
+  const quarter = Math.max(2, Math.ceil(opts.clients / 4));
   const reports: ModeReport[] = [];
   try {
     for (const mode of modes) {
@@ -48,13 +52,14 @@ export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]
         log(`${mode}: skipped (${String(e).slice(0, 200)})`);
         continue;
       }
-      log(`${mode}: bank with ${half} writers, list-append with ${half} clients, for ${seconds} s (seed ${opts.seed})`);
+      log(`${mode}: bank with ${half} writers, list-append with ${half} clients, registers with ${quarter}, for ${seconds} s (seed ${opts.seed})`);
       try {
-        const [bank, appends] = await Promise.all([
+        const [bank, appends, regs] = await Promise.all([
           runBank({ target, seconds, writers: half, readers: Math.max(1, Math.floor(opts.clients / 8)), seed: opts.seed, log }),
-          runAppends({ target, seconds, clients: half, seed: opts.seed, log }),
+          runWorkload(listAppend(), { target, seconds, clients: half, seed: opts.seed, log }),
+          runWorkload(registers(), { target, seconds, clients: quarter, seed: opts.seed + 1, log }),
         ]);
-        reports.push({ mode, seconds, bank, appends, crashed: target.alive() });
+        reports.push({ mode, seconds, bank, appends, registers: regs, crashed: target.alive() });
       } catch (e) {
         reports.push({ mode, seconds, crashed: target.alive() ?? String(e) });
       } finally {
@@ -68,7 +73,7 @@ export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]
 }
 
 export function anomaliesOf(r: ModeReport): number {
-  return (r.bank?.anomalies.length ?? 0) + (r.appends?.check.anomalies.length ?? 0) + (r.crashed ? 1 : 0);
+  return (r.bank?.anomalies.length ?? 0) + (r.appends?.check.anomalies.length ?? 0) + (r.registers?.check.anomalies.length ?? 0) + (r.crashed ? 1 : 0);
 }
 
 /** What makes the run fail: any anomaly, any crash. */
@@ -78,21 +83,24 @@ export function isolationVerdict(reports: ModeReport[]): string[] {
     if (r.crashed) problems.push(`${r.mode}: ${r.crashed}`);
     for (const a of r.bank?.anomalies.slice(0, 5) ?? []) problems.push(`${r.mode}, bank: ${a}`);
     if ((r.bank?.anomalies.length ?? 0) > 5) problems.push(`${r.mode}, bank: ${r.bank!.anomalies.length - 5} more`);
-    for (const a of explain(r.appends?.check.anomalies ?? [], 5)) problems.push(`${r.mode}, list-append: ${a}`);
-    if ((r.appends?.check.anomalies.length ?? 0) > 5) problems.push(`${r.mode}, list-append: ${r.appends!.check.anomalies.length - 5} more`);
+    for (const [name, w] of [['list-append', r.appends], ['registers', r.registers]] as const) {
+      for (const a of explain(w?.check.anomalies ?? [], 5)) problems.push(`${r.mode}, ${name}: ${a}`);
+      if ((w?.check.anomalies.length ?? 0) > 5) problems.push(`${r.mode}, ${name}: ${w!.check.anomalies.length - 5} more`);
+    }
   }
   return problems;
 }
 
 function counts(r: ModeReport): { ok: number; fail: number; info: number; retried: number; conflicts: number } {
   const t = r.bank?.transfers;
-  const c = r.appends?.check.counts;
+  const ws = [r.appends, r.registers].filter((w) => w !== undefined);
+  const sum = (f: (w: (typeof ws)[number]) => number) => ws.reduce((n, w) => n + f(w), 0);
   return {
-    ok: (t ? t.ok + t.refused : 0) + (r.bank ? r.bank.reads + r.bank.snapshotReads : 0) + (c?.ok ?? 0),
-    fail: (t ? t.aborted + t.conflicts + t.fail : 0) + (c?.fail ?? 0),
-    info: (t?.info ?? 0) + (c?.info ?? 0),
-    retried: (r.bank?.retries ?? 0) + (r.appends?.retries ?? 0),
-    conflicts: (t?.conflicts ?? 0) + (r.appends?.conflicts ?? 0),
+    ok: (t ? t.ok + t.refused : 0) + (r.bank ? r.bank.reads + r.bank.snapshotReads : 0) + sum((w) => w.check.counts.ok),
+    fail: (t ? t.aborted + t.conflicts + t.fail : 0) + sum((w) => w.check.counts.fail),
+    info: (t?.info ?? 0) + sum((w) => w.check.counts.info),
+    retried: (r.bank?.retries ?? 0) + sum((w) => w.retries),
+    conflicts: (t?.conflicts ?? 0) + sum((w) => w.conflicts),
   };
 }
 
@@ -122,11 +130,12 @@ export function summarize(reports: ModeReport[], opts: { seconds: number; client
       details.push(
         `isolation ${r.mode}, bank (${r.seconds} s): ${t.ok} transfers, ${t.refused} refused by If, ${t.aborted} by Abort, ${t.conflicts} 409, ${t.fail} other failures, ${t.info} unknown; ${r.bank.reads} reads of every balance, ${r.bank.snapshotReads} at past times; ${r.bank.retries} retried in the server; ${r.bank.anomalies.length} anomalies`,
       );
-    const a = r.appends;
-    if (a)
-      details.push(
-        `isolation ${r.mode}, list-append (${r.seconds} s): ${a.check.counts.ok} ok, ${a.check.counts.fail} failed, ${a.check.counts.info} unknown; ${a.history.reduce((n, x) => n + x.ops.length, 0)} micro-ops; ${a.check.edges} dependencies; ${a.conflicts} 409, ${a.retries} retried in the server; ${a.check.anomalies.length} anomalies`,
-      );
+    for (const [name, w, checked] of [['list-append', r.appends, 'dependencies'], ['registers', r.registers, 'reads checked']] as const) {
+      if (w)
+        details.push(
+          `isolation ${r.mode}, ${name} (${r.seconds} s): ${w.check.counts.ok} ok, ${w.check.counts.fail} failed, ${w.check.counts.info} unknown; ${w.history.reduce((n, x) => n + x.ops.length, 0)} micro-ops; ${w.check.edges} ${checked}; ${w.conflicts} 409, ${w.retries} retried in the server; ${w.check.anomalies.length} anomalies`,
+        );
+    }
   }
   details.push('isolation: conflicts retried = X-Txn-Retries summed (re-runs inside the server) / 409 contended transaction answers (clients allowing no retry), not retried by the client');
   return { row, details };
@@ -134,7 +143,7 @@ export function summarize(reports: ModeReport[], opts: { seconds: number; client
 
 export const isolationPart: Part = {
   name: 'isolation',
-  about: 'bank and list-append (Elle-style checker) on one process, LMDB --workers 2, PostgreSQL ×3: 0 anomalies',
+  about: 'bank, list-append (Elle-style checker) and registers on one process, LMDB --workers 2, PostgreSQL ×3: 0 anomalies',
   async run(opts) {
     const reports = await runIsolation(opts);
     const { row, details } = summarize(reports, opts);
