@@ -8,7 +8,7 @@ import { runBank, type BankReport } from './isolation/bank';
 import { listAppend } from './isolation/appends';
 import { registers } from './isolation/registers';
 import { runWorkload, type WorkloadReport } from './isolation/workload';
-import { MODES, startTarget, stopPostgres, type Mode } from './isolation/targets';
+import { MODES, startTarget, stopPostgres, type Mode, type Target } from './isolation/targets';
 import { explain, type MicroOp, type RegisterOp } from './checker/history';
 import type { Part } from './part';
 
@@ -17,6 +17,8 @@ export interface IsolationOptions {
   clients: number;
   seed: number;
   modes?: readonly Mode[];
+  /** kill -9 of a tier's processes during the run (one at a third, another at two thirds). */
+  faults?: boolean;
   log?: (line: string) => void;
 }
 
@@ -28,8 +30,10 @@ export interface ModeReport {
   bank?: BankReport;
   appends?: WorkloadReport<MicroOp>;
   registers?: WorkloadReport<RegisterOp>;
-  /** A process that died during the run. */
-  crashed?: string;
+  /** Processes killed on purpose (kill -9) during the run. */
+  kills: number;
+  /** A process that died unbidden, or a workload that could not run. */
+  failure?: string;
 }
 
 const SHORT: Record<Mode, string> = { 'one process': '1 proc', 'LMDB --workers 2': 'LMDB×2', 'PostgreSQL, 3 processes': 'PG×3' };
@@ -48,20 +52,32 @@ export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]
         target = await startTarget(mode);
       } catch (e) {
         if (mode !== 'PostgreSQL, 3 processes') throw e;
-        reports.push({ mode, seconds: 0, skipped: `PostgreSQL did not start: ${String(e).slice(0, 200)}` });
+        reports.push({ mode, seconds: 0, kills: 0, skipped: `PostgreSQL did not start: ${String(e).slice(0, 200)}` });
         log(`${mode}: skipped (${String(e).slice(0, 200)})`);
         continue;
       }
-      log(`${mode}: bank with ${half} writers, list-append with ${half} clients, registers with ${quarter}, for ${seconds} s (seed ${opts.seed})`);
+      const faults = opts.faults && target.killOne !== undefined;
+      log(`${mode}: bank with ${half} writers, list-append with ${half} clients, registers with ${quarter}, for ${seconds} s${faults ? ', two kill -9' : ''} (seed ${opts.seed})`);
+      // A request to a process killed under it may never be answered: it is then indeterminate.
+      const deadlineMs = faults ? 10_000 : 30_000;
       try {
-        const [bank, appends, regs] = await Promise.all([
-          runBank({ target, seconds, writers: half, readers: Math.max(1, Math.floor(opts.clients / 8)), seed: opts.seed, log }),
-          runWorkload(listAppend(), { target, seconds, clients: half, seed: opts.seed, log }),
-          runWorkload(registers(), { target, seconds, clients: quarter, seed: opts.seed + 1, log }),
+        const [bank, appends, regs, kills] = await Promise.allSettled([
+          runBank({ target, seconds, writers: half, readers: Math.max(1, Math.floor(opts.clients / 8)), seed: opts.seed, deadlineMs, log }),
+          runWorkload(listAppend(), { target, seconds, clients: half, seed: opts.seed, deadlineMs, log }),
+          runWorkload(registers(), { target, seconds, clients: quarter, seed: opts.seed + 1, deadlineMs, log }),
+          faults ? nemesis(target, seconds, log) : Promise.resolve(0),
         ]);
-        reports.push({ mode, seconds, bank, appends, registers: regs, crashed: target.alive() });
-      } catch (e) {
-        reports.push({ mode, seconds, crashed: target.alive() ?? String(e) });
+        const value = <T>(r: PromiseSettledResult<T>) => (r.status === 'fulfilled' ? r.value : undefined);
+        const error = [bank, appends, regs, kills].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        reports.push({
+          mode,
+          seconds,
+          bank: value(bank),
+          appends: value(appends),
+          registers: value(regs),
+          kills: value(kills) ?? 0,
+          failure: target.alive() ?? (error ? String(error.reason instanceof Error ? error.reason.stack : error.reason) : undefined),
+        });
       } finally {
         await target.stop();
       }
@@ -72,15 +88,28 @@ export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]
   return reports;
 }
 
+/** kill -9 of one process at a third of the run, of another at two thirds. */
+async function nemesis(target: Target, seconds: number, log: (line: string) => void): Promise<number> {
+  const started = Date.now();
+  let kills = 0;
+  for (const at of [1 / 3, 2 / 3]) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at * seconds * 1000 - Date.now())));
+    await target.killOne!();
+    kills++;
+    log(`  kill -9 of a process of ${target.mode}; the tier serves again`);
+  }
+  return kills;
+}
+
 export function anomaliesOf(r: ModeReport): number {
-  return (r.bank?.anomalies.length ?? 0) + (r.appends?.check.anomalies.length ?? 0) + (r.registers?.check.anomalies.length ?? 0) + (r.crashed ? 1 : 0);
+  return (r.bank?.anomalies.length ?? 0) + (r.appends?.check.anomalies.length ?? 0) + (r.registers?.check.anomalies.length ?? 0) + (r.failure ? 1 : 0);
 }
 
 /** What makes the run fail: any anomaly, any crash. */
 export function isolationVerdict(reports: ModeReport[]): string[] {
   const problems: string[] = [];
   for (const r of reports) {
-    if (r.crashed) problems.push(`${r.mode}: ${r.crashed}`);
+    if (r.failure) problems.push(`${r.mode}: ${r.failure}`);
     for (const a of r.bank?.anomalies.slice(0, 5) ?? []) problems.push(`${r.mode}, bank: ${a}`);
     if ((r.bank?.anomalies.length ?? 0) > 5) problems.push(`${r.mode}, bank: ${r.bank!.anomalies.length - 5} more`);
     for (const [name, w] of [['list-append', r.appends], ['registers', r.registers]] as const) {
@@ -117,6 +146,7 @@ export function summarize(reports: ModeReport[], opts: { seconds: number; client
       return `${c.ok}/${c.fail}/${c.info}`;
     }),
     'conflicts retried (server/409)': each((r) => `${counts(r).retried}/${counts(r).conflicts}`),
+    'kill -9': each((r) => String(r.kills)),
     anomalies: String(reports.reduce((n, r) => n + anomaliesOf(r), 0)),
   };
   const details: string[] = [];
@@ -145,7 +175,7 @@ export const isolationPart: Part = {
   name: 'isolation',
   about: 'bank, list-append (Elle-style checker) and registers on one process, LMDB --workers 2, PostgreSQL ×3: 0 anomalies',
   async run(opts) {
-    const reports = await runIsolation(opts);
+    const reports = await runIsolation({ ...opts, faults: true });
     const { row, details } = summarize(reports, opts);
     return { row, details, problems: isolationVerdict(reports) };
   },

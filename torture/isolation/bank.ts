@@ -8,7 +8,7 @@
 
 import { query as q, type Client, type Expr } from 'faunadb';
 import { prng } from '../../test/helpers/prng';
-import { call, type Answer } from './call';
+import { call, readSurely, type Answer } from './call';
 import type { Target } from './targets';
 
 export interface BankOptions {
@@ -221,11 +221,14 @@ export async function runBank(opts: BankOptions): Promise<BankReport> {
   }
 
   // The end state, read by a client that has seen every answer's time.
-  const final = target.clientAfter(latestTs);
-  const end = await must<Balances>(final, balancesExpr(), 'final read');
+  const surely = async <T>(expr: Expr, what: string): Promise<T> => {
+    const a = await readSurely<T>(() => target.clientAfter(latestTs), expr, deadlineMs);
+    if (a.outcome !== 'ok') throw new Error(`bank: ${what} failed: ${a.error}`);
+    return a.value as T;
+  };
+  const end = await surely<Balances>(balancesExpr(), 'final read');
   report.anomalies.push(...audit(end, accounts, 'final read'));
-  const ledger = await must<{ id: string; from: number; to: number; amount: number }[]>(
-    final,
+  const ledger = await surely<{ id: string; from: number; to: number; amount: number }[]>(
     q.Select('data', q.Map(q.Paginate(q.Documents(q.Collection('ledger')), { size: 100_000 }), q.Lambda('r', q.Select('data', q.Get(q.Var('r')))))),
     'ledger',
   );

@@ -55,3 +55,14 @@ export async function call<T>(client: Client, expr: Expr, deadlineMs: number): P
     clearTimeout(timer);
   }
 }
+
+/**
+ * A read that must get an answer (the final reads): run again through a fresh client while the
+ * outcome is indeterminate (a process killed under it, being replaced).
+ */
+export async function readSurely<T>(client: () => Client, expr: Expr, deadlineMs: number, tries = 10): Promise<Answer<T>> {
+  for (let i = 1; ; i++) {
+    const a = await call<T>(client(), expr, deadlineMs);
+    if (a.outcome !== 'info' || i >= tries) return a;
+  }
+}

@@ -3,7 +3,7 @@
 // clients spread over its processes, and clients that carry a time already seen (read-your-writes).
 
 import { Client } from 'faunadb';
-import { startFlora, sawTxn, type FloraProcess } from '../../test/helpers/server';
+import { killWorkers, startFlora, sawTxn, workerPids, type FloraProcess } from '../../test/helpers/server';
 import { startPostgres, type Postgres } from '../../test/helpers/postgres';
 
 export type Mode = 'one process' | 'LMDB --workers 2' | 'PostgreSQL, 3 processes';
@@ -18,14 +18,19 @@ export interface Target {
   client(headers?: Record<string, string>): Client;
   /** A client that has seen `ts`: its first read includes every commit up to it. */
   clientAfter(ts: number, headers?: Record<string, string>): Client;
-  /** Whether every process is still running (a crash fails the run). */
+  /**
+   * kill -9 of one process of a tier (in turn), which is replaced; resolves once the tier serves
+   * again. Absent for one process (its restart is the crash part's business).
+   */
+  killOne?(): Promise<void>;
+  /** Why a process is down that nobody killed (a crash fails the run), or undefined. */
   alive(): string | undefined;
   stop(): Promise<void>;
 }
 
 const SERVER_ENV = { FLORA_LOG_QUERIES: 'false' };
 
-function spread(urls: () => string[], secret: string, procs: () => FloraProcess[], stopAll: () => Promise<void>, mode: Mode): Target {
+function spread(urls: () => string[], secret: string, procs: () => FloraProcess[], stopAll: () => Promise<void>, mode: Mode, killOne?: () => Promise<void>): Target {
   const opened: Client[] = [];
   let n = 0;
   const client = (headers: Record<string, string> = {}) => {
@@ -38,6 +43,7 @@ function spread(urls: () => string[], secret: string, procs: () => FloraProcess[
   return {
     mode,
     client,
+    killOne,
     clientAfter(ts, headers) {
       const c = client(headers);
       if (ts > 0) sawTxn(c, ts);
@@ -76,7 +82,10 @@ export async function startTarget(mode: Mode): Promise<Target> {
   }
   if (mode === 'LMDB --workers 2') {
     const p = await startFlora({ env: SERVER_ENV, args: ['--workers', '2'] });
-    return spread(() => [p.url], p.secret, () => [p], async () => void (await p.stop()), mode);
+    let kills = 0;
+    // (The supervisor replaces a killed worker; the supervisor itself must stay up.)
+    const killOne = () => killWorkers(p, [workerPids(p)[kills++ % 2]]);
+    return spread(() => [p.url], p.secret, () => [p], async () => void (await p.stop()), mode, killOne);
   }
   const url = await (await postgres()).newDatabase(`iso_${Date.now()}_${Math.floor(Math.random() * 1e6)}`);
   const settled = await Promise.allSettled([0, 1, 2].map(() => startFlora({ env: SERVER_ENV, args: ['--storage', url] })));
@@ -86,5 +95,11 @@ export async function startTarget(mode: Mode): Promise<Target> {
     await Promise.all(procs.map((p) => p.stop('SIGKILL')));
     throw failed.reason;
   }
-  return spread(() => procs.map((p) => p.url), procs[0].secret, () => procs, async () => void (await Promise.all(procs.map((p) => p.stop()))), mode);
+  let kills = 0;
+  const killOne = async () => {
+    const i = kills++ % procs.length;
+    await procs[i].stop('SIGKILL');
+    procs[i] = await startFlora({ env: SERVER_ENV, args: ['--storage', url] });
+  };
+  return spread(() => procs.map((p) => p.url), procs[0].secret, () => procs, async () => void (await Promise.all(procs.map((p) => p.stop()))), mode, killOne);
 }

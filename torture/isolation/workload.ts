@@ -5,7 +5,7 @@
 import { query as q, type Expr } from 'faunadb';
 import { prng } from '../../test/helpers/prng';
 import type { CheckResult, Op, Txn } from '../checker/history';
-import { call } from './call';
+import { call, readSurely } from './call';
 import type { Target } from './targets';
 
 export interface Workload<O extends Op> {
@@ -104,7 +104,7 @@ export async function runWorkload<O extends Op>(w: Workload<O>, opts: WorkloadOp
   // A last read of every key, after everything: each acknowledged write must be in it.
   const ops = w.finalReads();
   const last: Txn<O> = { id: history.length, client: -1, outcome: 'ok', ops, start: clock(), end: 0 };
-  const a = await call<unknown[]>(target.clientAfter(latestTs), txnExpr(w, ops), deadlineMs);
+  const a = await readSurely<unknown[]>(() => target.clientAfter(latestTs), txnExpr(w, ops), deadlineMs);
   if (a.outcome !== 'ok') throw new Error(`${w.name} final read failed: ${a.error}`);
   last.end = clock();
   last.ts = a.ts;
