@@ -8,7 +8,7 @@ import { runBank, type BankReport } from './isolation/bank';
 import { listAppend } from './isolation/appends';
 import { registers } from './isolation/registers';
 import { runWorkload, type WorkloadReport } from './isolation/workload';
-import { MODES, startTarget, stopPostgres, type Mode, type Target } from './isolation/targets';
+import { isPostgres, MODES, startTarget, stopPostgres, type Mode, type Target } from './isolation/targets';
 import { explain, type MicroOp, type RegisterOp } from './checker/history';
 import type { Part } from './part';
 
@@ -36,7 +36,12 @@ export interface ModeReport {
   failure?: string;
 }
 
-const SHORT: Record<Mode, string> = { 'one process': '1 proc', 'LMDB --workers 2': 'LMDB×2', 'PostgreSQL, 3 processes': 'PG×3' };
+const SHORT: Record<Mode, string> = {
+  'one process': '1 proc',
+  'LMDB --workers 2': 'LMDB×2',
+  'PostgreSQL, 3 processes': 'PG×3',
+  'PostgreSQL serializable, 3 processes': 'PG×3 serializable',
+};
 
 export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]> {
   const log = opts.log ?? (() => undefined);
@@ -51,7 +56,7 @@ export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]
       try {
         target = await startTarget(mode);
       } catch (e) {
-        if (mode !== 'PostgreSQL, 3 processes') throw e;
+        if (!isPostgres(mode)) throw e;
         reports.push({ mode, seconds: 0, kills: 0, skipped: `PostgreSQL did not start: ${String(e).slice(0, 200)}` });
         log(`${mode}: skipped (${String(e).slice(0, 200)})`);
         continue;
@@ -167,6 +172,8 @@ export function summarize(reports: ModeReport[], opts: { seconds: number; client
         );
     }
   }
+  if (reports.some((r) => anomaliesOf(r) > 0))
+    details.push(`isolation: the same run again: npm run torture -- --part isolation --seconds ${opts.seconds} --clients ${opts.clients} --seed ${opts.seed} (the transactions under each anomaly above are its shortest history)`);
   details.push('isolation: conflicts retried = X-Txn-Retries summed (re-runs inside the server) / 409 contended transaction answers (clients allowing no retry), not retried by the client');
   return { row, details };
 }

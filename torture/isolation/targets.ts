@@ -3,11 +3,14 @@
 // clients spread over its processes, and clients that carry a time already seen (read-your-writes).
 
 import { Client } from 'faunadb';
+import { Client as PgClient } from 'pg';
 import { killWorkers, startFlora, sawTxn, workerPids, type FloraProcess } from '../../test/helpers/server';
 import { startPostgres, type Postgres } from '../../test/helpers/postgres';
 
-export type Mode = 'one process' | 'LMDB --workers 2' | 'PostgreSQL, 3 processes';
-export const MODES: readonly Mode[] = ['one process', 'LMDB --workers 2', 'PostgreSQL, 3 processes'];
+export type Mode = 'one process' | 'LMDB --workers 2' | 'PostgreSQL, 3 processes' | 'PostgreSQL serializable, 3 processes';
+/** The modes a run goes through by default. */
+export const MODES: readonly Mode[] = ['one process', 'LMDB --workers 2', 'PostgreSQL, 3 processes', 'PostgreSQL serializable, 3 processes'];
+export const isPostgres = (mode: Mode): boolean => mode.startsWith('PostgreSQL');
 
 export interface Target {
   mode: Mode;
@@ -87,7 +90,15 @@ export async function startTarget(mode: Mode): Promise<Target> {
     const killOne = () => killWorkers(p, [workerPids(p)[kills++ % 2]]);
     return spread(() => [p.url], p.secret, () => [p], async () => void (await p.stop()), mode, killOne);
   }
-  const url = await (await postgres()).newDatabase(`iso_${Date.now()}_${Math.floor(Math.random() * 1e6)}`);
+  const name = `iso_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const url = await (await postgres()).newDatabase(name);
+  if (mode === 'PostgreSQL serializable, 3 processes') {
+    // The database's default isolation (PostgreSQL's own is read committed): the commit protocol must hold under any.
+    const admin = new PgClient({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${name} SET default_transaction_isolation = 'serializable'`);
+    await admin.end();
+  }
   const settled = await Promise.allSettled([0, 1, 2].map(() => startFlora({ env: SERVER_ENV, args: ['--storage', url] })));
   const procs = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
