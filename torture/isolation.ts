@@ -83,7 +83,7 @@ export async function runIsolation(opts: IsolationOptions): Promise<ModeReport[]
           appends: value(appends),
           registers: value(regs),
           kills: value(kills) ?? 0,
-          failure: target.alive() ?? (error ? String(error.reason instanceof Error ? error.reason.stack : error.reason) : undefined),
+          failure: error ? String(error.reason instanceof Error ? error.reason.stack : error.reason) : target.alive(),
         });
       } finally {
         await target.stop();
