@@ -9,6 +9,10 @@ export interface PartOptions {
   clients: number;
   /** Seed of every random choice: the same seed draws the same requests. */
   seed: number;
+  /** Crash part: kill-and-restart trials (default 50). */
+  trials?: number;
+  /** Crash part: size of the store whose restart is timed, in GB (default 1; 0 skips). */
+  restartGb?: number;
   /** Prints progress lines. */
   log: (line: string) => void;
 }

@@ -2,6 +2,7 @@
 
 import type { Part } from './part';
 import { hostilePart } from './hostile';
+import { crashPart, crashPgPart } from './crash';
 import { isolationPart } from './isolation';
 
-export const PARTS: readonly Part[] = [hostilePart, isolationPart];
+export const PARTS: readonly Part[] = [crashPart, crashPgPart, hostilePart, isolationPart];

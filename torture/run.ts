@@ -12,9 +12,11 @@ export interface TortureOptions {
   seconds: number;
   clients: number;
   seed: number;
+  trials?: number;
+  restartGb?: number;
 }
 
-const USAGE = `npm run torture -- [--part NAME[,NAME…]] [--seconds 60] [--clients 16] [--seed N]\n\nparts:\n${PARTS.map((p) => `  ${p.name.padEnd(10)} ${p.about}`).join('\n')}\n`;
+const USAGE = `npm run torture -- [--part NAME[,NAME…]] [--seconds 60] [--clients 16] [--seed N] [--trials 50] [--restart-gb 1]\n\nparts:\n${PARTS.map((p) => `  ${p.name.padEnd(10)} ${p.about}`).join('\n')}\n`;
 
 export function parseArgs(argv: readonly string[]): TortureOptions {
   const opts: TortureOptions = { parts: [...PARTS], seconds: 60, clients: 16, seed: Date.now() % 1_000_000 };
@@ -29,10 +31,14 @@ export function parseArgs(argv: readonly string[]): TortureOptions {
         if (!part) throw new Error(`unknown part '${name}' (parts: ${PARTS.map((p) => p.name).join(', ')})`);
         return part;
       });
-    } else if (flag === '--seconds' || flag === '--clients' || flag === '--seed') {
+    } else if (flag === '--seconds' || flag === '--clients' || flag === '--seed' || flag === '--trials') {
       const n = Number(value);
       if (!Number.isInteger(n) || n < (flag === '--seed' ? 0 : 1)) throw new Error(`${flag} must be a positive integer`);
-      opts[flag.slice(2) as 'seconds' | 'clients' | 'seed'] = n;
+      opts[flag.slice(2) as 'seconds' | 'clients' | 'seed' | 'trials'] = n;
+    } else if (flag === '--restart-gb') {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} must be a number of GB (0 skips the measure)`);
+      opts.restartGb = n;
     } else throw new Error(`unknown option '${flag}'`);
   }
   return opts;
@@ -64,7 +70,7 @@ async function main(): Promise<number> {
   for (const part of opts.parts) {
     process.stdout.write(`== ${part.name}\n`);
     const log = (l: string) => process.stdout.write(l + '\n');
-    const r = await part.run({ seconds: opts.seconds, clients: opts.clients, seed: opts.seed, log });
+    const r = await part.run({ seconds: opts.seconds, clients: opts.clients, seed: opts.seed, trials: opts.trials, restartGb: opts.restartGb, log });
     rows.push({ part: part.name, ...r.row, verdict: r.problems.length ? 'FAIL' : 'pass' });
     details.push(...r.details, ...r.problems.map((p) => `FAIL ${part.name} (seed ${opts.seed}): ${p}`));
     failed ||= r.problems.length > 0;

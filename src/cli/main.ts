@@ -6,6 +6,9 @@ import { buildGraphqlRouter } from '../server/routes';
 import type { FloraConfig } from '../fql/api';
 import { fromSupervisor, inTier, tellSupervisor, tierPorts } from '../tier/messages';
 
+/** Longest a worker whose supervisor died takes to exit. */
+const ORPHAN_EXIT_MS = 3_000;
+
 const USAGE = `Usage: flora <command> [options]
 
 Commands:
@@ -138,7 +141,13 @@ async function start(args: readonly string[]): Promise<number> {
       process.on('SIGTERM', () => stop(closing !== undefined));
       fromSupervisor(
         (m) => m.type === 'stop' && stop(m.force),
-        () => stop(false), // the supervisor died: no one will hand this worker connections any more
+        () => {
+          // The supervisor died: no one hands this worker connections any more, and a new owner of
+          // the data directory waits for it to go (dirLock.ts). In-flight requests are dropped, as
+          // the supervisor's kill would have dropped them, and the exit is not left to chance.
+          stop(true);
+          setTimeout(() => process.exit(1), ORPHAN_EXIT_MS).unref();
+        },
       );
       tellSupervisor({ type: 'listening', address: main.address, graphqlAddress: graphqlServer?.address });
     } else {

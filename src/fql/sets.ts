@@ -157,6 +157,8 @@ async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<
         at: b.at,
       })) {
         await ctx.budget.breathe();
+        // A key or token whose ttl has passed reads as absent (fql-v4.md §4.2), in sets too.
+        if (isExpired(doc.version, b.at ?? ctx.snapshotTs)) continue;
         const name = doc.version.data?.get('name');
         const elem = named ? Ref.schema(native, String(name), dbRef) : new Ref(String(doc.id), Ref.native(native, dbRef));
         if (visible && !(await visible(ctx, elem))) continue;

@@ -103,7 +103,9 @@ export async function readLive(ctx: EvalContext, t: Target, at?: bigint): Promis
 
 /**
  * `Ref("keys/self")`, `Ref("tokens/self")`, `Ref("credentials/self")`: the caller's key, token, or
- * its identity's credentials (fql-v4.md §1.13, §6.4). Other targets are returned unchanged.
+ * its identity's credentials (fql-v4.md §1.13, §6.4). Other targets are returned unchanged. One the
+ * secret cannot resolve (a key asking for `tokens/self`) is `invalid expression` "Invalid ref.", as
+ * Fauna's parser answers it (ast/Parser.scala transformRef), not a missing document.
  */
 export async function resolveSelf(ctx: EvalContext, t: Target, pos: Position): Promise<Target> {
   if (t.kind !== 'secretDoc' || !t.self) return t;
@@ -115,7 +117,7 @@ export async function resolveSelf(ctx: EvalContext, t: Target, pos: Position): P
     const key = await identityKeyIn(ctx, t.db, scope.identity);
     id = key && (await credentialsOf(ctx, key))?.id;
   }
-  if (id === undefined) throw errors.notFound(notFoundText(t), pos);
+  if (id === undefined) throw errors.invalidExpression('Invalid ref.', pos);
   return { ...t, id, self: false };
 }
 
@@ -143,7 +145,7 @@ function nativeName(t: Target): string {
 
 /** `refPos` is where ref errors point (Get's argument); `pos` the rest (not found, permission). */
 export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint, refPos: Position = pos): Promise<Obj> {
-  const t = await resolveSelf(ctx, await resolveRef(ctx, ref, refPos), pos);
+  const t = await resolveSelf(ctx, await resolveRef(ctx, ref, refPos), refPos);
   assertResolved(t, refPos);
   await checkAccess(ctx, 'read', t, pos);
   const doc = await readLive(ctx, t, at);
@@ -162,14 +164,7 @@ export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, 
   }
   if (t.kind === 'native') return true;
   if (t.kind === 'schema' && !t.entry) return false; // unresolved: false, whatever the permissions
-  if (t.kind === 'secretDoc' && t.self) {
-    try {
-      t = await resolveSelf(ctx, t, pos);
-    } catch (e) {
-      if (e instanceof QueryError && e.code === 'instance not found') return false;
-      throw e;
-    }
-  }
+  if (t.kind === 'secretDoc' && t.self) t = await resolveSelf(ctx, t, pos);
   await checkAccess(ctx, 'read', t, pos);
   return (await readLive(ctx, t, at)) !== null;
 }

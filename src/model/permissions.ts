@@ -63,9 +63,11 @@ export function refOfTarget(t: Target): Ref {
  * fql-v4.md §6.5 (default: the target's ref).
  */
 export async function checkAccess(ctx: EvalContext, action: Action, t: Target, pos: Position, args?: Value[]): Promise<void> {
-  if (!(await allowed(ctx, action, t, args))) throw errors.permissionDenied(pos);
+  // A scoped ref is never written, whoever asks: Fauna refuses it before any permission check
+  // (WriteFunctions.scala), so the answer does not depend on the caller's privileges.
   if (action !== 'read' && action !== 'history_read' && action !== 'unrestricted_read' && action !== 'call' && t.scoped)
     throw new QueryError('invalid argument', 'Cannot write a scoped ref.', pos);
+  if (!(await allowed(ctx, action, t, args))) throw errors.permissionDenied(pos);
 }
 
 /** True when the scope is governed by user-defined roles (keys/UDFs with roles, tokens, JWTs). */
@@ -115,6 +117,9 @@ export async function checkSetRead(
     return undefined;
   }
   if (await allowed(ctx, 'unrestricted_read', t, args ?? [null])) return undefined;
+  // An index whose entries are public (DECISIONS #2) is read whole by tokens, as by client keys:
+  // users log in through a public unique index whatever their secret (service.md, Login rules).
+  if (!ctx.scope.roles && t.kind === 'schema' && clientAllowed('read', t)) return undefined;
   if (t.kind === 'doc' || t.kind === 'native') {
     // Documents(coll), Collections(), Keys(), …: any possible read grant; each element is then checked.
     if (!(await mayPossibly(ctx, 'read', t))) throw errors.permissionDenied(pos);

@@ -156,7 +156,7 @@ export interface LmdbOptions {
 export async function openLmdbEngine(dir: string, opts: LmdbOptions = {}): Promise<Engine> {
   mkdirSync(dir, { recursive: true });
   const shared = opts.shared === true;
-  const release = shared ? () => undefined : lockDirectory(dir);
+  const release = shared ? () => undefined : (await lockDirectory(dir)).release;
   try {
     // lmdb-js takes a path with an extension for a file name, so a data folder like `/tmp/tmp.AbC`
     // would break: the environment lives in a fixed, extension-free subfolder instead.

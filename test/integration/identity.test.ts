@@ -204,7 +204,7 @@ describe('tokens in a child database', () => {
 });
 
 describe('/tokens/self', () => {
-  test('returns the calling token; anything else is 401', async () => {
+  test('returns the calling token; a secret that does not authenticate is 401, one that is no token 404', async () => {
     const { ref } = await newUser('pw');
     const t = await login(ref, 'pw', { data: { a: 1 } });
     for (const http2 of [false, true]) {
@@ -219,10 +219,17 @@ describe('/tokens/self', () => {
         assert.equal(typeof body.resource.ts, 'number');
       }
     }
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer fnEnotasecret' }, { authorization: `Bearer ${srv.secret}` }, { authorization: `Bearer ${t.secret.slice(0, -2)}AA` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer fnEnotasecret' }, { authorization: `Bearer ${t.secret.slice(0, -2)}AA` }]) {
       const res = await httpRequest(srv.url, { path: '/tokens/self', headers });
       assert.equal(res.status, 401, JSON.stringify(headers));
       assert.equal(JSON.parse(res.body).errors[0].code, 'unauthorized');
+    }
+    // A valid secret that is no token names no token: 404, as Fauna's REST routes answer (FQL1Routes).
+    const key = ((await root.query(q.CreateKey({ role: 'server' }))) as { secret: string }).secret;
+    for (const secret of [srv.secret, key, `${srv.secret}:@doc/users/${ref.id}`]) {
+      const res = await httpRequest(srv.url, { path: '/tokens/self', headers: { authorization: `Bearer ${secret}` } });
+      assert.equal(res.status, 404, secret);
+      assert.deepEqual(JSON.parse(res.body), { errors: [{ code: 'not found', description: 'Not Found' }] });
     }
   });
 });

@@ -1,5 +1,6 @@
 // The `--workers` supervisor's failure paths: a worker that cannot start stops the tier (exit 1,
-// with the reason); workers that keep dying stop it too rather than restarting forever.
+// with the reason); workers that keep dying stop it too rather than restarting forever; workers
+// whose supervisor was killed stop, and nobody else takes their directory before they have.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import * as http2 from 'node:http2';
+import { Client, query as q } from 'faunadb';
 import { FLORA_BIN, startFlora, waitFor, workerPids } from '../helpers/server';
 
 test('a worker that cannot listen stops the tier: exit 1 and the reason', async () => {
@@ -43,4 +46,54 @@ test('workers that keep dying stop the tier (exit 1) instead of being restarted 
   assert.equal(restarts(), 10, 'ten restarts within the minute, then no more');
   await waitFor('the supervisor to exit', () => flora.proc.exitCode !== null);
   assert.equal(await flora.stop(), 1);
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// Found by the torture suite's crash part: the workers of a supervisor killed outright went on
+// serving their open connections, writing (collector, index builds), and a new server on the same
+// directory took its lock beside them.
+test('kill -9 of the supervisor: its workers stop by themselves, and a new owner takes the directory only once they have', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'flora-sup-'));
+  try {
+    const tier = await startFlora({ dataDir: dir, args: ['--workers', '2'] });
+    const root = new Client({ secret: tier.secret, domain: '127.0.0.1', port: tier.port, scheme: 'http' });
+    await root.query(q.CreateCollection({ name: 'kept' }));
+    const pids = workerPids(tier);
+    // An open session would have kept a graceful stop waiting.
+    const session = http2.connect(tier.url);
+    session.on('error', () => undefined);
+    const frozen = pids[0];
+    process.kill(frozen, 'SIGSTOP');
+    await tier.stop('SIGKILL');
+
+    // A worker that cannot stop keeps the directory from a new owner: refused, with the reason.
+    const refused = spawnSync(process.execPath, [FLORA_BIN, 'start', '--workers', '1', '--port', '0', '--data-dir', dir], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, FLORA_NO_BUILD_CHECK: '1', FLORA_TEST_ORPHANS_WAIT_MS: '300' },
+    });
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, new RegExp(`workers \\(pids ${frozen}\\) of a Flora tier whose supervisor died still use the data directory`));
+
+    // Once it runs again it sees the supervisor gone and exits; the next owner waits for that.
+    process.kill(frozen, 'SIGCONT');
+    const next = await startFlora({ dataDir: dir });
+    assert.deepEqual(pids.filter(alive), [], 'every worker of the dead tier has exited');
+    const c = new Client({ secret: next.secret, domain: '127.0.0.1', port: next.port, scheme: 'http' });
+    assert.equal(await c.query(q.Exists(q.Collection('kept'))), true);
+    session.destroy();
+    await c.close();
+    await root.close({ force: true });
+    assert.equal(await next.stop(), 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -88,8 +88,9 @@ test('a store far behind catches up in steps: it validates against every commit,
     async (a, b) => {
       const heard: CommitEvent[] = [];
       b.onCommit((c) => heard.push(c));
-      await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(0n)));
-      // b reads the counter at an old snapshot, then a commits 30 times (more than 4 reads' worth).
+      const created = await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(0n)));
+      // b reads the counter at an old snapshot (one with the create: b need not have seen it yet
+      // otherwise), then a commits 30 times (more than 4 reads' worth).
       let stale = true;
       let attempts = 0;
       const slowIncrement = b.run(async (txn) => {
@@ -100,7 +101,7 @@ test('a store far behind catches up in steps: it validates against every commit,
           for (let i = 1; i <= 30; i++) await a.run(async (t) => t.putVersion(doc(1n), 'update', data(BigInt(i))));
         }
         txn.putVersion(doc(1n), 'update', data(n + 1000n));
-      });
+      }, { minSnapshotTs: created.ts });
       const done = await slowIncrement;
       assert.equal(attempts, 2, 'the first attempt conflicted with a write it had not seen');
       const final = await a.run(async (txn) => valueOf((await txn.getVersion(doc(1n)))?.data), { minSnapshotTs: done.ts });
