@@ -132,7 +132,9 @@ export async function runBank(opts: BankOptions): Promise<BankReport> {
     const int = (n: number) => Math.floor(random() * n);
     // Every fourth writer lets the server retry nothing: conflicts come back as 409.
     const headers = w % 4 === 3 ? { 'X-Max-Retries-On-Contention': '0' } : undefined;
-    let c = target.client(headers);
+    // (Every client carries the setup's time: a snapshot from before the accounts existed would be
+    // a legitimate read of no accounts at all.)
+    let c = target.clientAfter(latestTs, headers);
     for (let n = 0; Date.now() < until; n++) {
       const from = 1 + int(accounts);
       const to = 1 + ((from + int(accounts - 1)) % accounts);
@@ -162,7 +164,7 @@ export async function runBank(opts: BankOptions): Promise<BankReport> {
   };
 
   const reader = async (r: number) => {
-    let c = target.client();
+    let c = target.clientAfter(latestTs);
     while (Date.now() < until) {
       const a = await call<Balances>(c, balancesExpr(), deadlineMs);
       note(a);
@@ -181,7 +183,7 @@ export async function runBank(opts: BankOptions): Promise<BankReport> {
   // transfer's commit time a consistent state.
   const snapshotReader = async (r: number) => {
     const random = prng(opts.seed * 104729 + r);
-    let c = target.client();
+    let c = target.clientAfter(latestTs);
     while (Date.now() < until) {
       const past = random() < 0.5 && seen.length > 0 ? seen[Math.floor(random() * seen.length)] : undefined;
       const ts = past?.ts ?? (commits.length > 0 ? commits[Math.floor(random() * commits.length)] : undefined);
