@@ -3,7 +3,8 @@
 import type { Part } from './part';
 import { hostilePart } from './hostile';
 import { crashPart, crashPgPart } from './crash';
+import { isolationPart } from './isolation';
 import { accessPart } from './access';
 import { overloadPart } from './overload';
 
-export const PARTS: readonly Part[] = [crashPart, crashPgPart, hostilePart, accessPart, overloadPart];
+export const PARTS: readonly Part[] = [crashPart, crashPgPart, isolationPart, hostilePart, accessPart, overloadPart];

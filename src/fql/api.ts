@@ -20,6 +20,8 @@ export interface QueryRequest {
   readOnly?: boolean;
   /** X-FaunaDB-API-Version, already validated: versions before 2.7 render as drivers 2.x expect. */
   apiVersion?: string;
+  /** X-Max-Retries-On-Contention (0..7), already validated: re-runs after a conflict before a 409. */
+  maxRetriesOnContention?: number;
 }
 
 export interface QueryMetrics {
@@ -141,6 +143,8 @@ export interface TransactOptions {
   refuseWritesIn?: string;
   timeoutMs?: number;
   lastSeenTxn?: bigint;
+  /** Re-runs after a conflict before giving up with 409 contended transaction (default 7). */
+  maxRetries?: number;
   /** Called once the secret is accepted (before `fn` runs). */
   authenticated?: () => void;
   /** The request's budget when the caller made one (it then releases it); else one per call. */

@@ -143,7 +143,7 @@ export class Executor implements QueryService {
         },
         // A client can only have seen times this server issued; a later value is bogus and must not
         // push the clock forward.
-        { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()) },
+        { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()), maxRetries: opts.maxRetries },
       );
       const { value, ctx } = run.result;
       if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
@@ -196,7 +196,7 @@ export class Executor implements QueryService {
           failpoint('query.evaluate');
           return evalExpr(parsed, Env.empty, ctx);
         },
-        { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn, budget },
+        { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn, maxRetries: req.maxRetriesOnContention, budget },
       );
       const fresh = run.result instanceof Map && run.ctx.freshDocs.has(run.result as Obj);
       return {

@@ -62,6 +62,7 @@ async function runQuery(service: QueryService, ctx: RequestContext, headers: Que
     timeoutMs: headers.timeoutMs,
     readOnly,
     apiVersion: headers.apiVersion,
+    maxRetriesOnContention: headers.maxRetriesOnContention,
   });
   // The turn ends when the query does, not when its client stops waiting for it.
   work.then(leave, leave);

@@ -284,7 +284,10 @@ export async function openPgEngine(url: string): Promise<Engine> {
       pool,
       `CREATE TABLE IF NOT EXISTS ${TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL); ` +
         `CREATE TABLE IF NOT EXISTS ${LOCKS} (id int PRIMARY KEY, n bigint NOT NULL); ` +
-        `INSERT INTO ${LOCKS} (id, n) VALUES (${COMMIT_LOCK}, 0), (${STARTUP_LOCK}, 0) ON CONFLICT (id) DO NOTHING`,
+        // Only rows not there yet: at snapshot or serializable isolation, even ON CONFLICT DO NOTHING
+        // on a row that running processes' sections keep updating fails (40001) again and again.
+        `INSERT INTO ${LOCKS} (id, n) SELECT id, 0 FROM (VALUES (${COMMIT_LOCK}), (${STARTUP_LOCK})) AS wanted (id) ` +
+        `WHERE NOT EXISTS (SELECT 1 FROM ${LOCKS} l WHERE l.id = wanted.id) ON CONFLICT (id) DO NOTHING`,
     );
   } catch (e) {
     await pool.end().catch(() => undefined);

@@ -571,7 +571,7 @@ class MvccStore implements Store {
       if (sh.known >= minTs && sh.known >= target && !sh.behind) return; // done by the one before
       await this.catchUp(sh);
       if (sh.known >= minTs && sh.known >= target) return;
-      await this.section(sh, [], true);
+      await this.section(sh, []);
     });
   }
 
@@ -670,17 +670,17 @@ class MvccStore implements Store {
         this.sectionScheduled = false;
         const batch = this.waiting;
         this.waiting = [];
-        if (batch.length > 0) await this.section(this.sharing!, batch, false).catch(() => undefined);
+        if (batch.length > 0) await this.section(this.sharing!, batch).catch(() => undefined);
       });
     });
   }
 
   /**
-   * One critical section: validates and commits `batch` (each waiting txn is resolved or rejected),
-   * or with `tick` and nothing to commit, moves the issued ts up to the clock. Rejects only with an
-   * engine failure (after rejecting the batch with it).
+   * One critical section: validates and commits `batch` (each waiting txn is resolved or rejected);
+   * with nothing committed (a tick, or every txn refused), moves the issued ts up to the clock.
+   * Rejects only with an engine failure (after rejecting the batch with it).
    */
-  private async section(sh: SharedState, batch: Waiting[], tick: boolean): Promise<void> {
+  private async section(sh: SharedState, batch: Waiting[]): Promise<void> {
     const done: { w: Waiting; rec: CommitRecord }[] = [];
     const refused: { w: Waiting; error: unknown }[] = [];
     let issuedTs = 0n;
@@ -723,7 +723,10 @@ class MvccStore implements Store {
           done.push({ w, rec });
         }
         issuedTs = done.length > 0 ? last : max(sh.known, this.clock());
-        if (done.length > 0 || (tick && issuedTs > sh.known)) ops.push({ key: ISSUED_TS_KEY, value: encodeU64Value(issuedTs) });
+        // What becomes `known` (the next snapshots) is published, also when nothing was committed:
+        // else another process, its clock behind this one's, could commit below those snapshots,
+        // and its commit would then be skipped here as already seen.
+        if (issuedTs > sh.known) ops.push({ key: ISSUED_TS_KEY, value: encodeU64Value(issuedTs) });
         // Keep the log bounded: drop a few records older than the retention (the head's second range).
         const old = head.ranges[1] ?? [];
         if (old.length > 0) {

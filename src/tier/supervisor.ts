@@ -153,7 +153,10 @@ class Tier {
   }
 
   private send(worker: Worker, m: SupervisorMessage): void {
-    if (worker.isConnected()) worker.send(m);
+    // A worker killed a moment ago can still look connected: the write then fails (EPIPE), and
+    // without a callback that failure is an 'error' event that would bring the supervisor down.
+    // Its exit is handled on its own.
+    if (worker.isConnected()) worker.send(m, () => undefined);
   }
 }
 
