@@ -7,6 +7,7 @@
 // work must finish. Every third trial runs a tier (`--workers 2`) and kills all its processes.
 // Last, a store of `restartGb` GB is killed under writes and its restart timed.
 
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,8 @@ export interface CrashReport {
   tierTrials: number;
   /** Tier kills that took the supervisor alone, leaving its workers to stop by themselves. */
   supervisorKills: number;
+  /** How long those workers took to stop (ms). */
+  orphansMs: number[];
   acknowledged: number;
   refused: number;
   pendingApplied: number;
@@ -83,7 +86,7 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
   let nextId = ID_BASE;
   const report: CrashReport = {
     rerun: `npm run torture -- --part ${opts.postgres ? 'crash-pg' : 'crash'} --seed ${opts.seed} --clients ${opts.clients} --seconds ${opts.seconds} --trials ${opts.trials}`,
-    trials: 0, tierTrials: 0, supervisorKills: 0, acknowledged: 0, refused: 0, pendingApplied: 0, pendingDropped: 0, lost: [], torn: [], phantom: [], indexMismatches: [],
+    trials: 0, tierTrials: 0, supervisorKills: 0, orphansMs: [], acknowledged: 0, refused: 0, pendingApplied: 0, pendingDropped: 0, lost: [], torn: [], phantom: [], indexMismatches: [],
     background: new Map(), buildsResumed: 0, backgroundProblems: [], serverErrors: [], restartMs: [],
   };
   const churn: bg.Churn = { acked: 0, pending: undefined };
@@ -135,7 +138,11 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       kill();
       const supervisorOnly = srvTier && rand() < 0.5;
       if (supervisorOnly) report.supervisorKills++;
-      await Promise.all([killAll(srv, srvTier, supervisorOnly), background === 'postgres-crash' && opts.postgres!.crash()]);
+      const [orphansMs] = await Promise.all([killAll(srv, srvTier, supervisorOnly), background === 'postgres-crash' && opts.postgres!.crash()]);
+      if (orphansMs !== undefined) {
+        report.orphansMs.push(orphansMs);
+        if (orphansMs >= ORPHANS_MS) report.serverErrors.push(`trial ${trial}: workers of the killed supervisor still ran after ${ORPHANS_MS / 1000} s`);
+      }
       if (background === 'postgres-crash') await opts.postgres!.resume();
       await Promise.all([...writers, churning]);
       await drivers.close();
@@ -245,9 +252,10 @@ function sample<T>(rand: () => number, xs: T[], n: number): T[] {
  * SIGKILL of the server, and of a tier's workers first unless `supervisorOnly` (as the OOM killer
  * would pick the supervisor alone: its workers must stop by themselves, before a new server starts).
  */
-async function killAll(srv: FloraProcess, tier: boolean, supervisorOnly = false): Promise<void> {
-  if (tier && !supervisorOnly)
-    for (const pid of workerPids(srv)) {
+async function killAll(srv: FloraProcess, tier: boolean, supervisorOnly = false): Promise<number | undefined> {
+  const workers = tier ? workerPids(srv) : [];
+  if (!supervisorOnly)
+    for (const pid of workers) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -255,6 +263,24 @@ async function killAll(srv: FloraProcess, tier: boolean, supervisorOnly = false)
       }
     }
   await srv.stop('SIGKILL');
+  if (!supervisorOnly || workers.length === 0) return undefined;
+  // The orphaned workers stop by themselves; how long they take is a figure (a restart waits for them).
+  const started = Date.now();
+  while (workers.some(running) && Date.now() - started < ORPHANS_MS) await delay(20);
+  return Date.now() - started;
+}
+
+/** Longest the workers of a killed supervisor may take to stop. */
+const ORPHANS_MS = 60_000;
+
+/** Running, not a zombie. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 export function summarize(r: CrashReport): { row: Record<string, string>; details: string[]; problems: string[] } {
@@ -270,6 +296,7 @@ export function summarize(r: CrashReport): { row: Record<string, string>; detail
     'background problems': String(r.backgroundProblems.length),
     'builds resumed': String(r.buildsResumed),
     'restart p50/max ms': `${pct(r.restartMs, 50)}/${pct(r.restartMs, 100)}`,
+    'orphaned workers stop max ms': r.orphansMs.length ? String(pct(r.orphansMs, 100)) : '-',
     ...(r.big ? { [`restart ${r.big.gb} GB ms`]: `${r.big.restartMs} (first query ${r.big.firstQueryMs})` } : {}),
   };
   const details = [`crash: background work interrupted: ${[...r.background].map(([k, n]) => `${k} ${n}`).join(', ')}; ${r.refused} transactions refused as designed (unique key)`];

@@ -78,7 +78,8 @@ export interface Engine {
    * The cross-process critical section: takes the store's commit lock (one holder among every
    * process), reads `query` under it, calls `build` once with what it read, writes the ops it returns
    * atomically, and resolves once they are durable (and visible to every process). `build` must be
-   * synchronous; when it throws, nothing is written and the call rejects with its error.
+   * synchronous; when it throws, nothing is written and the call rejects with its error. Every read
+   * of this engine that starts after `build` was called sees at least the state it was given.
    */
   exclusive(query: HeadQuery, build: (head: Head) => WriteOp[]): Promise<void>;
   /**

@@ -95,7 +95,12 @@ class LmdbEngine implements Engine {
     await db.transaction(() => {
       let ops: WriteOp[];
       try {
-        ops = build(this.read(query));
+        const head = this.read(query);
+        // The store moves its snapshots up to what it read here before this write commits. A read
+        // transaction lmdb-js renewed earlier in this event turn (it keeps one until a timer resets
+        // it) may predate other processes' commits read here: reads from then on start a new one.
+        db.resetReadTxn();
+        ops = build(head);
         for (const op of ops) checkKey(op.key);
       } catch (error) {
         failure = { error };
