@@ -181,6 +181,7 @@ async function bank(tier: Tier, seed: number): Promise<void> {
   let acked = 0;
   let refused = 0;
   let contended = 0;
+  let unknown = 0;
   let reads = 0;
   const seen: number[] = [];
   let writing = true;
@@ -190,9 +191,15 @@ async function bank(tier: Tier, seed: number): Promise<void> {
       const from = int(ACCOUNTS);
       const to = (from + 1 + int(ACCOUNTS - 1)) % ACCOUNTS;
       try {
-        if (await resilient<boolean>(tier, c, transfer(from, to, 1 + int(60)))) acked++;
+        // Never sent twice: a transfer without an answer may have happened (a slow one at
+        // serializable isolation on a busy machine), and a second would move the money again.
+        if (await deadline(c.client.query(transfer(from, to, 1 + int(60))), 30_000)) acked++;
         else refused++;
       } catch (e) {
+        if (e instanceof Deadline) {
+          unknown++;
+          continue;
+        }
         if ((e as { requestResult?: { statusCode?: number } }).requestResult?.statusCode !== 409) throw e;
         contended++; // 409 contended transaction: not applied, as the client was told
       }
@@ -219,7 +226,7 @@ async function bank(tier: Tier, seed: number): Promise<void> {
   const ledger = (await reader.query(
     q.Select('data', q.Map(q.Paginate(q.Documents(q.Collection('ledger')), { size: 10_000 }), q.Lambda('r', q.Select('data', q.Get(q.Var('r')))))),
   )) as { from: number; to: number; amount: number }[];
-  assert.equal(ledger.length, acked, 'every acknowledged transfer, and only those, in the ledger');
+  assert.ok(ledger.length >= acked && ledger.length <= acked + unknown, `every acknowledged transfer, and only those (and perhaps some of the ${unknown} unanswered), in the ledger: ${ledger.length} for ${acked}`);
   const expected = Array.from({ length: ACCOUNTS }, () => START);
   for (const t of ledger) {
     expected[t.from] -= t.amount;
