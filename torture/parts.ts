@@ -2,5 +2,6 @@
 
 import type { Part } from './part';
 import { hostilePart } from './hostile';
+import { fuzzPart } from './fuzz';
 
-export const PARTS: readonly Part[] = [hostilePart];
+export const PARTS: readonly Part[] = [hostilePart, fuzzPart];
