@@ -40,6 +40,8 @@ const QUERY_TIMEOUT_MS = 10_000;
 const DEADLINE_MS = QUERY_TIMEOUT_MS + 50_000;
 /** Descriptors the server may hold after the run beyond those it held before (log files, timers). */
 const FD_SLACK = 10;
+/** Slowest ping allowed while the fuzzer runs (generous: the machine is shared; typical p99 is ~200 ms). */
+const PING_BOUND_MS = 10_000;
 const NO_MEMORY: Memory = { rss: 0, anon: 0 };
 
 type Lane = 'fql' | 'graphql' | 'http';
@@ -88,6 +90,8 @@ export interface FuzzReport {
   memAfter: Memory;
   pingP99: number;
   pingMax: number;
+  /** Pings that failed or took over 30 s. */
+  pingFailures: number;
 }
 
 export const fuzzPart: Part = {
@@ -110,6 +114,7 @@ export function fuzzVerdict(r: FuzzReport): string[] {
   if (r.hangs) problems.push(`${r.hangs} hangs`);
   if (r.crashes) problems.push(`${r.crashes} crashes`);
   if (r.dropped) problems.push(`${r.dropped} requests dropped without an answer`);
+  if (r.pingFailures || r.pingMax > PING_BOUND_MS) problems.push(`the ping probe: ${r.pingFailures} failed, slowest ${r.pingMax.toFixed(0)} ms (bound ${PING_BOUND_MS} ms)`);
   if (r.idleLeftOpen) problems.push(`${r.idleLeftOpen} idle connections still open after the idle timeout`);
   if (!r.crashes && r.fdsAfter > r.fdsBefore + FD_SLACK) problems.push(`file descriptors: ${r.fdsBefore} before, ${r.fdsAfter} after`);
   if (r.memPeak.rss > RSS_BOUND_MB * 1048576) problems.push(`RSS peaked at ${mb(r.memPeak.rss)} MB (bound ${RSS_BOUND_MB} MB)`);
@@ -128,7 +133,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const report: FuzzReport = {
     seed: opts.seed, seconds: opts.seconds, clients: opts.clients, inputs: { fql: 0, graphql: 0, http: 0 }, slow: 0, elapsedMs: 0,
     byOutcome: new Map(), errors5xx: 0, timeouts: 0, hangs: 0, crashes: 0, malformed: 0, dropped: 0, rawClosed: 0, failures: [],
-    idleHeld: 0, idleReopened: 0, idleLeftOpen: 0, fdsBefore: 0, fdsAfter: 0, memIdle: NO_MEMORY, memPeak: NO_MEMORY, memAfter: NO_MEMORY, pingP99: 0, pingMax: 0,
+    idleHeld: 0, idleReopened: 0, idleLeftOpen: 0, fdsBefore: 0, fdsAfter: 0, memIdle: NO_MEMORY, memPeak: NO_MEMORY, memAfter: NO_MEMORY, pingP99: 0, pingMax: 0, pingFailures: 0,
   };
   const sampler = new MemorySampler(() => srv.proc.pid ?? 0);
   const idle = new IdleConnections(srv.url, opts.idle ?? 1000);
@@ -228,6 +233,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     sampler.stop();
     report.pingP99 = probe.percentile(99);
     report.pingMax = probe.percentile(100);
+    report.pingFailures = probe.failures;
     report.memPeak = sampler.peak;
     report.idleReopened = idle.reopened;
     stopping = true;
