@@ -29,7 +29,7 @@ export interface FuzzOptions extends PartOptions {
   env?: Record<string, string>;
   /** Time spent shrinking failures (s; default 60). */
   shrinkSeconds?: number;
-  /** How long memory is watched after the load (ms). */
+  /** How long memory may take to come back down after the load (ms; default 120 s). */
   settleMs?: number;
 }
 
@@ -76,6 +76,9 @@ export interface FuzzReport {
   malformed: number;
   /** Requests over a kept connection that ended without an answer. */
   dropped: number;
+  /** Requests sent again because their kept connection closed as they went out. */
+  resent: number;
+  resentSamples: string[];
   /** Raw malformed HTTP closed without an answer (allowed: counted). */
   rawClosed: number;
   failures: FuzzFailure[];
@@ -132,7 +135,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   let restarted: FloraProcess | undefined;
   const report: FuzzReport = {
     seed: opts.seed, seconds: opts.seconds, clients: opts.clients, inputs: { fql: 0, graphql: 0, http: 0 }, slow: 0, elapsedMs: 0,
-    byOutcome: new Map(), errors5xx: 0, timeouts: 0, hangs: 0, crashes: 0, malformed: 0, dropped: 0, rawClosed: 0, failures: [],
+    byOutcome: new Map(), errors5xx: 0, timeouts: 0, hangs: 0, crashes: 0, malformed: 0, dropped: 0, resent: 0, resentSamples: [], rawClosed: 0, failures: [],
     idleHeld: 0, idleReopened: 0, idleLeftOpen: 0, fdsBefore: 0, fdsAfter: 0, memIdle: NO_MEMORY, memPeak: NO_MEMORY, memAfter: NO_MEMORY, pingP99: 0, pingMax: 0, pingFailures: 0,
   };
   const sampler = new MemorySampler(() => srv.proc.pid ?? 0);
@@ -143,7 +146,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   try {
     const schema = await setUp(srv);
     const pid = srv.proc.pid!;
-    report.memIdle = await settledMemory(pid);
+    // Idle: once the setup's garbage is collected (at most 5 s).
+    report.memIdle = await settledMemory(pid, 0, 5000);
     report.fdsBefore = fdCount(pid);
     log(`server ${srv.url} (pid ${pid}), idle RSS ${mb(report.memIdle.rss)} MB (anonymous ${mb(report.memIdle.anon)}), ${report.fdsBefore} fds; ${opts.clients} clients for ${opts.seconds} s, seed ${opts.seed}`);
 
@@ -178,7 +182,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
 
     const sender = async (id: number) => {
       const rand = prng(opts.seed * 1000 + id);
-      const send = new Sender(srv.url, DEADLINE_MS, bodyTimeoutMs);
+      let send = new Sender(srv.url, DEADLINE_MS, bodyTimeoutMs);
       const http2 = id % 2 === 1; // half the senders on HTTP/2 sessions, half on HTTP/1.1 keep-alive
       while (Date.now() < until && !crashed) {
         const input = draw(rand, srv.secret, schema, http2);
@@ -186,6 +190,15 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
         let outcome: Outcome;
         try {
           outcome = await send.send(input.attack);
+          if (outcome.kind === 'closed' && !input.attack.raw) {
+            // A kept connection the server closed as the request went out (the keep-alive race every
+            // HTTP client knows): sent again once on a fresh one, it must be answered.
+            report.resent++;
+            if (report.resentSamples.length < 5) report.resentSamples.push(`${input.kind}${http2 ? ' (HTTP/2)' : ''}: ${outcome.detail}`);
+            send.close();
+            send = new Sender(srv.url, DEADLINE_MS, bodyTimeoutMs);
+            outcome = await send.send(input.attack);
+          }
         } catch (e) {
           // The client library refused the request: it never reached the server.
           inFlight.delete(input);
@@ -241,7 +254,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
       // The server, not the client, must close what is left idle.
       report.idleLeftOpen = await idle.release(idleTimeoutMs + 15_000);
       log(`  idle connections left open ${idle.reopened ? `(reopened ${idle.reopened} during the run) ` : ''}after the idle timeout: ${report.idleLeftOpen}`);
-      report.memAfter = await settledMemory(pid, opts.settleMs ?? 15_000);
+      report.memAfter = await settledMemory(pid, report.memIdle.anon + RSS_AFTER_SLACK_MB * 1048576, opts.settleMs ?? 120_000);
       report.fdsAfter = await settledFds(pid, report.fdsBefore + FD_SLACK);
     }
     idle.destroy();
@@ -397,7 +410,8 @@ export function summarizeFuzz(r: FuzzReport): { row: Record<string, string>; det
   };
   const top = [...r.byOutcome].sort((a, b) => b[1] - a[1]);
   const details = [
-    `fuzz: ${total} inputs in ${(r.elapsedMs / 1000).toFixed(0)} s; raw malformed HTTP closed without an answer: ${r.rawClosed}; idle connections reopened during the run: ${r.idleReopened}`,
+    `fuzz: ${total} inputs in ${(r.elapsedMs / 1000).toFixed(0)} s; raw malformed HTTP closed without an answer: ${r.rawClosed}; requests sent again after their kept connection closed: ${r.resent}; idle connections reopened during the run: ${r.idleReopened}`,
+    ...r.resentSamples.map((s) => `sent again: ${s}`),
     `fuzz outcomes: ${top.map(([k, n]) => `${k} ${n}`).join(', ')}`,
   ];
   for (const f of r.failures.slice(0, 20)) {

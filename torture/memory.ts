@@ -43,15 +43,16 @@ export class MemorySampler {
   }
 }
 
-/** Memory once the anonymous part stops falling (sampled every 500 ms, at most `maxMs`). */
-export async function settledMemory(pid: number, maxMs = 3000): Promise<Memory> {
-  let last = memoryOf(pid);
-  const started = Date.now();
-  while (Date.now() < started + maxMs) {
+/**
+ * Memory once the anonymous part is down to `target` bytes, or after `maxMs`. V8 gives its heap back
+ * in steps, a minute or more after a load, so a single plateau is not the end of it.
+ */
+export async function settledMemory(pid: number, target: number, maxMs: number): Promise<Memory> {
+  const until = Date.now() + maxMs;
+  let now = memoryOf(pid);
+  while (now.anon > target && Date.now() < until) {
     await new Promise((r) => setTimeout(r, 500));
-    const now = memoryOf(pid);
-    if (now.anon >= last.anon * 0.99 && Date.now() > started + 2000) return now;
-    last = now.anon < last.anon ? now : last;
+    now = memoryOf(pid);
   }
-  return memoryOf(pid);
+  return now;
 }
