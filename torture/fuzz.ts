@@ -142,6 +142,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const idle = new IdleConnections(srv.url, opts.idle ?? 1000);
   const fail = (input: Input, what: string) => {
     if (report.failures.length < 200) report.failures.push({ input, what });
+    // Shown as they happen too: a long run's failures can be looked at before it ends.
+    if (report.failures.length <= 20) log(`  failure: ${input.lane}/${input.kind}: ${what.slice(0, 300)}`);
   };
   try {
     const schema = await setUp(srv);
