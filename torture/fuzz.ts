@@ -362,18 +362,20 @@ async function shrinkFailures(report: FuzzReport, srv: FloraProcess, seconds: nu
     if (Date.now() >= until) return;
     if (f.input.fql === undefined || seen.has(f.input.kind)) continue;
     seen.add(f.input.kind);
-    const send = new Sender(srv.url, DEADLINE_MS);
     const http2 = f.input.attack.http?.http2 ?? false;
+    // Each attempt on a fresh connection: one a failure left broken must not make every candidate fail.
     const fails = async (fql: unknown) => {
-      const o = await send.send(fqlAttack(srv.secret, fql, http2));
-      return srv.proc.exitCode !== null || assess({ ...f.input, fql, attack: fqlAttack(srv.secret, fql, http2) }, o).problem !== undefined;
+      const send = new Sender(srv.url, DEADLINE_MS);
+      const attack = fqlAttack(srv.secret, fql, http2);
+      const o = await send.send(attack);
+      send.close();
+      return srv.proc.exitCode !== null || assess({ ...f.input, fql, attack }, o).problem !== undefined;
     };
     try {
       if (await fails(f.input.fql)) f.shortest = wireText(await shrink(f.input.fql, fails, 150, until));
     } catch {
       // A tree too deep to walk: its full text is the reproduction.
     }
-    send.close();
     if (srv.proc.exitCode !== null) return;
   }
 }
