@@ -104,6 +104,8 @@ function faunaErrorProblem(e: unknown, request: string): string | undefined {
   if (!isObject(e)) return 'an error is not an object';
   if (typeof e.code !== 'string' || !FAUNA_CODES.has(e.code)) return `unknown error code ${JSON.stringify(e.code)}`;
   if ('position' in e && !Array.isArray(e.position)) return `position is not an array: ${JSON.stringify(e.position)}`;
+  // An Abort's description is the message the query built, whatever it says.
+  if (e.code === 'transaction aborted') return typeof e.description === 'string' ? undefined : 'transaction aborted: description is not a text';
   const problem = descriptionProblem(e.description, request);
   if (problem) return `${e.code}: ${problem}`;
   for (const nested of [...asArray(e.cause), ...asArray(e.failures)]) {

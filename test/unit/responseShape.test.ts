@@ -22,6 +22,7 @@ test('well-formed answers pass: resources, Fauna errors, GraphQL, the log-export
   // The user's own words come back verbatim: an Abort message, however short or odd.
   assert.equal(judge('fql', 400, fauna('transaction aborted', 'x'), '{"abort":"x"}').problem, undefined);
   assert.equal(judge('fql', 400, fauna('transaction aborted', 'undefined'), '{"abort":"undefined"}').problem, undefined);
+  assert.equal(judge('fql', 400, fauna('transaction aborted', 'ab'), '[{"abort":{"concat":["a","b"]}}]').problem, undefined);
   // A body longer than what is judged: its beginning.
   assert.equal(judge('fql', 200, '{"resource":"' + 'x'.repeat(70_000)).problem, undefined);
 });
