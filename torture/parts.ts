@@ -4,7 +4,8 @@ import type { Part } from './part';
 import { hostilePart } from './hostile';
 import { crashPart, crashPgPart } from './crash';
 import { isolationPart } from './isolation';
+import { fuzzPart } from './fuzz';
 import { accessPart } from './access';
 import { overloadPart } from './overload';
 
-export const PARTS: readonly Part[] = [crashPart, crashPgPart, isolationPart, hostilePart, accessPart, overloadPart];
+export const PARTS: readonly Part[] = [crashPart, crashPgPart, isolationPart, hostilePart, fuzzPart, accessPart, overloadPart];

@@ -88,7 +88,9 @@ export class Sender {
   private h2(req: HttpAttack): Promise<Outcome> {
     return withDeadline(this.deadlineMs, (done, onHang) => {
       if (!this.session || this.session.closed || this.session.destroyed) {
-        this.session = http2.connect(this.url);
+        // Node's client refuses (ENHANCE_YOUR_CALM) to queue more than maxSessionMemory (10 MB by
+        // default) of its own outgoing data: a body over the server's limit must reach the server.
+        this.session = http2.connect(this.url, { maxSessionMemory: 256 });
         this.session.on('error', () => undefined);
       }
       const stream = this.session.request({ ':method': req.method, ':path': req.path, ...req.headers });

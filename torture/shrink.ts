@@ -21,7 +21,8 @@ function smaller(v: Json): Json[] {
 function paths(v: Json, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
   out.push(at);
   if (Array.isArray(v)) v.forEach((x, i) => paths(x, [...at, i], out));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) paths(x, [...at, k], out);
+  // Only plain objects are walked: a class instance (a verbatim number token) is a leaf.
+  else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) for (const [k, x] of Object.entries(v)) paths(x, [...at, k], out);
   return out;
 }
 

@@ -420,7 +420,8 @@ async function versionsOf(ctx: EvalContext, key: DocKey): Promise<Version[]> {
 export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
   const resolved = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
-  if (ts > ctx.snapshotTs) throw new QueryError('invalid write time', 'Cannot write outside of snapshot time.', pos);
+  // History starts at the epoch (the store keeps versions at 0 ≤ ts ≤ snapshot): before it is outside too.
+  if (ts > ctx.snapshotTs || ts < 0n) throw new QueryError('invalid write time', 'Cannot write outside of snapshot time.', pos);
   if (resolved.kind === 'secretDoc' && resolved.native === 'keys' && !resolved.scoped)
     return insertKeyVersion(ctx, resolved, ref, ts, action, params, pos);
   const t = historyTarget(resolved, 'insert', pos);

@@ -119,6 +119,9 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
   h1.emit('listening');
   const lingerMs = Math.min(LINGER_MS, limits.bodyTimeoutMs);
   h1.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => onClientError(err, socket, lingerMs));
+  // An Expect other than 100-continue: Node would answer 417 with an empty body. The request is served
+  // as if the header were absent (RFC 9110 §10.1.1 lets a server ignore it), so every answer is one of ours.
+  h1.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => h1.emit('request', req, res));
   // CONNECT (a tunnel): Node would close the connection without a word.
   h1.on('connect', (_req: http.IncomingMessage, socket: net.Socket) => answerAndClose(socket, 400, lingerMs));
 

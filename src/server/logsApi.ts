@@ -13,7 +13,6 @@
 // Requests live in the store (logs/jobs.ts): any process of a tier answers about any request.
 
 import { randomUUID } from 'node:crypto';
-import { METHODS } from 'node:http';
 import type { QueryService } from '../fql/api';
 import { asAdmin, LogApiError, resolvePath, storeUnavailable, subtreeOf, unauthorizedBearer, type Requester } from '../logs/access';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
@@ -40,13 +39,13 @@ export function isLogsPath(path: string): boolean {
 }
 
 /**
- * Handlers by method for every path under /api/v1/logs: GET and POST, and every other method too, so
+ * Handlers by method for every path under /api/v1/logs: GET and POST, and any other method (`*`), so
  * that a wrong one gets this API's `{"message"}` 405 rather than the router's FQL-style error.
  */
 export function logsApi(service: QueryService, logs: LogSystem | undefined): Record<string, Handler> {
   if (!logs) {
     const off: Handler = async () => message(404, 'The log-export API is not enabled on this server.');
-    return Object.fromEntries(METHODS.map((m) => [m, off]));
+    return { '*': off };
   }
   const api = new LogsApi(service, logs);
   const guard = (fn: (ctx: RequestContext) => Promise<Outcome>): Handler => async (ctx) => {
@@ -63,7 +62,8 @@ export function logsApi(service: QueryService, logs: LogSystem | undefined): Rec
   };
   const other: Handler = async (ctx) => pathOutcome(ctx.path, ctx.method);
   return {
-    ...Object.fromEntries(METHODS.map((m) => [m, other])),
+    // Any method, also one Node does not know (HTTP/2 passes every token through).
+    '*': other,
     POST: guard((ctx) => {
       if (ctx.path === LOGS_PREFIX) return api.create(ctx);
       if (ctx.path === `${LOGS_PREFIX}/_list`) return api.list(ctx);

@@ -15,7 +15,7 @@ interface Route {
 export class Router {
   private readonly routes: Route[] = [];
 
-  /** Registers handlers by method for a path (exact string or predicate). First match wins. */
+  /** Registers handlers by method for a path (exact string or predicate); `'*'` takes any other method. First match wins. */
   add(path: PathMatcher, methods: Partial<Record<string, Handler>>): this {
     const matches = typeof path === 'string' ? (p: string) => p === path : path;
     const table = new Map<string, Handler>();
@@ -27,7 +27,7 @@ export class Router {
   resolve(method: string, path: string): Handler {
     const route = this.routes.find((r) => r.matches(path));
     if (!route) return notFound;
-    const handler = route.methods.get(method);
+    const handler = route.methods.get(method) ?? route.methods.get('*');
     if (handler) return handler;
     const allow = [...route.methods.keys()].filter((m) => m !== 'HEAD');
     return async () =>
