@@ -6,7 +6,7 @@
 // leaves workers that are still stopping (they stop once they see it gone); the lock is taken over
 // only after they have.
 
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreInUse } from './engine';
 
@@ -16,9 +16,16 @@ const ORPHANS_WAIT_MS = Number(process.env.FLORA_TEST_ORPHANS_WAIT_MS ?? 15_000)
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
+  // A zombie (killed, not yet reaped: its parent died and init reaps when it gets to it) holds
+  // nothing any more; where /proc is there to tell, it is gone.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return !existsSync('/proc/self'); // no /proc here: kill(0) said it is there; else it just exited
   }
 }
 
