@@ -10,8 +10,11 @@ import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, 
 import { join } from 'node:path';
 import { StoreInUse } from './engine';
 
-/** How long a new owner waits for the workers of a dead supervisor to stop. */
-const ORPHANS_WAIT_MS = Number(process.env.FLORA_TEST_ORPHANS_WAIT_MS ?? 15_000);
+/**
+ * How long a new owner waits for the workers of a dead supervisor to stop. Generous: a process
+ * killed in the middle of a disk flush exits only once the flush is done.
+ */
+const ORPHANS_WAIT_MS = Number(process.env.FLORA_TEST_ORPHANS_WAIT_MS ?? 60_000);
 
 function alive(pid: number): boolean {
   try {
@@ -90,6 +93,7 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
 async function stillRunning(pids: number[]): Promise<number[]> {
   const deadline = Date.now() + ORPHANS_WAIT_MS;
   let left = pids.filter(alive);
+  if (left.length) process.stderr.write(`flora: waiting for workers (pids ${left.join(', ')}) of a tier whose supervisor died to stop\n`);
   while (left.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
     left = left.filter(alive);
