@@ -1,10 +1,13 @@
 // One owner per LMDB data directory: a single Flora process, or the supervisor of a `--workers` tier
 // (whose workers share the store through its shared mode, store.ts). A process started on its own
 // would commit in local mode, which only holds while nobody else writes, so it is kept out. A lock
-// file holding the owner's pid does it, and a tier's supervisor adds its workers' pids: a lock
-// whose processes are all gone (kill -9, power cut) is taken over. A supervisor killed outright
-// leaves workers that are still stopping (they stop once they see it gone); the lock is taken over
-// only after they have.
+// file names the owner, and a tier's supervisor adds its workers: a lock whose processes are all
+// gone (kill -9, power cut) is taken over. A supervisor killed outright leaves workers that are
+// still stopping (they stop once they see it gone); the lock is taken over only after they have.
+//
+// A process is named by its pid and, where /proc tells it, its start time: pids are reused (soon,
+// where pid_max is small and processes come and go), and a stranger holding a dead worker's pid
+// must not keep the directory locked.
 
 import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,20 +19,47 @@ import { StoreInUse } from './engine';
  */
 const ORPHANS_WAIT_MS = Number(process.env.FLORA_TEST_ORPHANS_WAIT_MS ?? 60_000);
 
-function alive(pid: number): boolean {
+/** `pid` or `pid:start` (start: clock ticks after boot, field 22 of /proc/<pid>/stat). */
+interface Proc {
+  pid: number;
+  start?: string;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (state first), or undefined. */
+function statFields(pid: number): string[] | undefined {
   try {
-    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+function identify(pid: number): Proc {
+  const start = statFields(pid)?.[19];
+  return start ? { pid, start } : { pid };
+}
+
+const text = (p: Proc): string => (p.start ? `${p.pid}:${p.start}` : String(p.pid));
+
+function parseProc(s: string): Proc | undefined {
+  const [pid, start] = s.split(':', 2);
+  const n = Number(pid);
+  if (!Number.isInteger(n) || n <= 0) return undefined;
+  return start ? { pid: n, start } : { pid: n };
+}
+
+function alive(p: Proc): boolean {
+  try {
+    process.kill(p.pid, 0);
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
   }
-  // A zombie (killed, not yet reaped: its parent died and init reaps when it gets to it) holds
-  // nothing any more; where /proc is there to tell, it is gone.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return !existsSync('/proc/self'); // no /proc here: kill(0) said it is there; else it just exited
-  }
+  const fields = statFields(p.pid);
+  if (!fields) return !existsSync('/proc/self'); // no /proc here: kill(0) said it is there; else it just exited
+  // A zombie (killed, not reaped yet: its parent died and init reaps when it gets to it) holds
+  // nothing any more; another start time is another process under a reused pid.
+  return fields[0] !== 'Z' && (p.start === undefined || fields[19] === p.start);
 }
 
 export interface DirLock {
@@ -38,18 +68,19 @@ export interface DirLock {
   members(pids: readonly number[]): void;
 }
 
-/** `owner` on the first line, the members after it. */
-function parse(text: string): { owner: number; members: number[] } {
-  const [first = '', rest = ''] = text.split('\n', 2);
-  return { owner: Number(first), members: rest.split(' ').filter(Boolean).map(Number).filter((n) => Number.isInteger(n) && n > 0) };
+/** The owner on the first line, the members after it. */
+function parse(content: string): { owner: Proc | undefined; members: Proc[] } {
+  const [first = '', rest = ''] = content.split('\n', 2);
+  return { owner: parseProc(first.trim()), members: rest.split(' ').filter(Boolean).map(parseProc).filter((p): p is Proc => p !== undefined) };
 }
 
 /** Takes `<dir>/flora.lock` or throws StoreInUse. */
 export async function lockDirectory(dir: string): Promise<DirLock> {
   const file = join(dir, 'flora.lock');
+  const me = identify(process.pid);
   const mine = () => {
     try {
-      return parse(readFileSync(file, 'utf8')).owner === process.pid;
+      return parse(readFileSync(file, 'utf8')).owner?.pid === process.pid;
     } catch {
       return false;
     }
@@ -57,7 +88,7 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
+      writeSync(fd, text(me));
       closeSync(fd);
       return {
         release() {
@@ -71,15 +102,15 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
           if (!mine()) return;
           // Replaced whole, so a reader never sees half a list.
           const next = `${file}.${process.pid}`;
-          writeFileSync(next, `${process.pid}\n${pids.join(' ')}`);
+          writeFileSync(next, `${text(me)}\n${pids.map((pid) => text(identify(pid))).join(' ')}`);
           renameSync(next, file);
         },
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const { owner, members } = parse(readFileSync(file, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner))
-        throw new StoreInUse(`another Flora process (pid ${owner}) already serves the data directory ${dir} (to run several processes on it, start one with --workers N)`);
+      if (owner && owner.pid !== process.pid && alive(owner))
+        throw new StoreInUse(`another Flora process (pid ${owner.pid}) already serves the data directory ${dir} (to run several processes on it, start one with --workers N)`);
       const orphans = await stillRunning(members);
       if (orphans.length)
         throw new StoreInUse(`workers (pids ${orphans.join(', ')}) of a Flora tier whose supervisor died still use the data directory ${dir}; stop them first`);
@@ -89,14 +120,14 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
   throw new StoreInUse(`could not take the lock of the data directory ${dir}`);
 }
 
-/** The pids among `pids` still alive after waiting (bounded) for them to exit. */
-async function stillRunning(pids: number[]): Promise<number[]> {
+/** The pids among `procs` still running after waiting (bounded) for them to exit. */
+async function stillRunning(procs: Proc[]): Promise<number[]> {
   const deadline = Date.now() + ORPHANS_WAIT_MS;
-  let left = pids.filter(alive);
-  if (left.length) process.stderr.write(`flora: waiting for workers (pids ${left.join(', ')}) of a tier whose supervisor died to stop\n`);
+  let left = procs.filter(alive);
+  if (left.length) process.stderr.write(`flora: waiting for workers (pids ${left.map((p) => p.pid).join(', ')}) of a tier whose supervisor died to stop\n`);
   while (left.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
     left = left.filter(alive);
   }
-  return left;
+  return left.map((p) => p.pid);
 }
