@@ -194,7 +194,7 @@ export const SETTINGS = [
     help: 'Queries that may wait in line for a turn; beyond it 429 with Retry-After', parse: nonNegativeInteger('queued queries'),
   }),
   setting({
-    key: 'maxQueueMs', flag: '--max-queue-ms', env: 'FLORA_MAX_QUEUE_MS', defaultValue: 1000,
+    key: 'maxQueueMs', flag: '--max-queue-ms', env: 'FLORA_MAX_QUEUE_MS', defaultValue: 10_000,
     help: 'Longest a query waits in line for its turn; then, and for new queries while the line is that slow, 429 with Retry-After (ms)', parse: positiveNumber('queue wait', true),
   }),
   setting({

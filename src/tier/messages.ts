@@ -49,8 +49,23 @@ export function fromSupervisor(on: (m: SupervisorMessage) => void, gone: () => v
   process.on('message', (m: unknown) => {
     if (isSupervisorMessage(m)) on(m);
   });
-  process.once('disconnect', gone);
+  let told = false;
+  const once = () => {
+    if (told) return;
+    told = true;
+    clearInterval(watch);
+    gone();
+  };
+  process.once('disconnect', once);
+  // The channel's end is not always seen (a supervisor killed outright left workers serving for
+  // minutes, found by the torture suite's crash part): a new parent (init) says it too.
+  const parent = process.ppid;
+  const watch = setInterval(() => process.ppid !== parent && once(), PARENT_POLL_MS);
+  watch.unref();
 }
+
+/** How often a worker looks whether its supervisor is still its parent. */
+const PARENT_POLL_MS = 500;
 
 /** Calls `fn` whenever the supervisor says a sibling worker died. */
 export function onSiblingDeath(fn: () => void): void {
