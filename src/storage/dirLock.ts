@@ -14,10 +14,14 @@ import { join } from 'node:path';
 import { StoreInUse } from './engine';
 
 /**
- * How long a new owner waits for the workers of a dead supervisor to stop. Generous: a process
- * killed in the middle of a disk flush exits only once the flush is done.
+ * How long a new owner waits for the workers of a dead supervisor to stop by themselves before it
+ * stops them (kill -9: they are known to be those workers by their start time, and the store is
+ * safe from a kill at any moment). A worker can be stuck for good in a wait inside the storage
+ * library once its supervisor is gone (seen under the crash part; the wait's cause is not known).
  */
-const ORPHANS_WAIT_MS = Number(process.env.FLORA_TEST_ORPHANS_WAIT_MS ?? 60_000);
+const ORPHANS_WAIT_MS = Number(process.env.FLORA_TEST_ORPHANS_WAIT_MS ?? 10_000);
+/** How long killed orphans may take to be gone (a kill lands once a disk flush under way is done). */
+const ORPHANS_KILL_MS = 60_000;
 
 /** `pid` or `pid:start` (start: clock ticks after boot, field 22 of /proc/<pid>/stat). */
 interface Proc {
@@ -111,23 +115,34 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
       const { owner, members } = parse(readFileSync(file, 'utf8'));
       if (owner && owner.pid !== process.pid && alive(owner))
         throw new StoreInUse(`another Flora process (pid ${owner.pid}) already serves the data directory ${dir} (to run several processes on it, start one with --workers N)`);
-      const orphans = await stillRunning(members);
+      let orphans = await stillRunning(members, ORPHANS_WAIT_MS);
+      if (orphans.length) {
+        process.stderr.write(`flora: stopping workers (pids ${orphans.map((p) => p.pid).join(', ')}) of a tier whose supervisor died (kill -9)\n`);
+        for (const p of orphans) {
+          try {
+            process.kill(p.pid, 'SIGKILL');
+          } catch {
+            // gone meanwhile
+          }
+        }
+        orphans = await stillRunning(orphans, ORPHANS_KILL_MS);
+      }
       if (orphans.length)
-        throw new StoreInUse(`workers (pids ${orphans.join(', ')}) of a Flora tier whose supervisor died still use the data directory ${dir}; stop them first`);
+        throw new StoreInUse(`workers (pids ${orphans.map((p) => p.pid).join(', ')}) of a Flora tier whose supervisor died still use the data directory ${dir}; stop them first`);
       unlinkSync(file); // its processes are gone: a stale lock
     }
   }
   throw new StoreInUse(`could not take the lock of the data directory ${dir}`);
 }
 
-/** The pids among `procs` still running after waiting (bounded) for them to exit. */
-async function stillRunning(procs: Proc[]): Promise<number[]> {
-  const deadline = Date.now() + ORPHANS_WAIT_MS;
+/** Those of `procs` still running after waiting up to `ms` for them to exit. */
+async function stillRunning(procs: Proc[], ms: number): Promise<Proc[]> {
+  const deadline = Date.now() + ms;
   let left = procs.filter(alive);
   if (left.length) process.stderr.write(`flora: waiting for workers (pids ${left.map((p) => p.pid).join(', ')}) of a tier whose supervisor died to stop\n`);
   while (left.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
     left = left.filter(alive);
   }
-  return left.map((p) => p.pid);
+  return left;
 }
