@@ -222,7 +222,10 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
     await rm(dataDir, { recursive: true, force: true });
   }
 
-  if (opts.restartGb > 0) report.big = await fillAndRestart(opts.restartGb, opts.seed, opts.log);
+  if (opts.restartGb > 0)
+    report.big = await fillAndRestart(opts.restartGb, opts.seed, opts.log).catch((e: unknown) => ({
+      gb: opts.restartGb, restartMs: 0, firstQueryMs: 0, problems: [`the ${opts.restartGb} GB restart failed: ${String(e).slice(0, 300)}`],
+    }));
   return report;
 }
 
