@@ -28,6 +28,8 @@ export interface CrashOptions {
   clients: number;
   seed: number;
   trials: number;
+  /** Kill a tier's supervisor alone in about half of the tier kills (default true). */
+  supervisorAlone?: boolean;
   /** Documents written before the first trial (default 1500). */
   preload?: number;
   /** Size of the store whose restart after a kill is timed (GB); 0 skips it. */
@@ -136,7 +138,7 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       if (background === 'log-export') await exportId;
 
       kill();
-      const supervisorOnly = srvTier && rand() < 0.5;
+      const supervisorOnly = srvTier && rand() < 0.5 && opts.supervisorAlone !== false;
       if (supervisorOnly) report.supervisorKills++;
       const [orphansMs] = await Promise.all([killAll(srv, srvTier, supervisorOnly), background === 'postgres-crash' && opts.postgres!.crash()]);
       if (orphansMs !== undefined) {
