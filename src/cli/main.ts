@@ -141,9 +141,9 @@ async function start(args: readonly string[]): Promise<number> {
         () => {
           // The supervisor died: no one hands this worker connections any more, and a new owner of
           // the data directory waits for it to go (dirLock.ts). It goes as its supervisor did, at
-          // once: the store is safe from a kill at any moment, while closing it could wait for good
-          // (a write transaction in flight waits for this thread, which would wait in the close:
-          // seen under the crash part, 3 of 8 orphaned tiers never exited).
+          // once: the store is safe from a kill at any moment, while an exit with a write in flight
+          // never ends (process.exit joins lmdb-js's write thread, which waits for this thread to
+          // run the transaction's callback: 3 of 8 orphaned tiers hung so in the crash part).
           process.kill(process.pid, 'SIGKILL');
         },
       );

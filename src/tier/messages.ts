@@ -56,9 +56,11 @@ export function fromSupervisor(on: (m: SupervisorMessage) => void, gone: () => v
     clearInterval(watch);
     gone();
   };
-  process.once('disconnect', once);
-  // The channel's end is not always seen (a supervisor killed outright left workers serving for
-  // minutes, found by the torture suite's crash part): a new parent (init) says it too.
+  // First among the listeners: node's cluster module answers a lost channel with process.exit(),
+  // which hangs for good when a storage write is in flight (lmdb-js's write thread waits for this
+  // thread to run the transaction's callback; exit joins that thread first).
+  process.prependOnceListener('disconnect', once);
+  // Should the channel's end go unseen, a new parent (init) says it too.
   const parent = process.ppid;
   const watch = setInterval(() => process.ppid !== parent && once(), PARENT_POLL_MS);
   watch.unref();
