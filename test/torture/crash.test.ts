@@ -10,9 +10,7 @@ import { runCrash, summarize } from '../../torture/crash';
 const SEED = Number(process.env.TORTURE_SEED ?? 20261126);
 
 test(`5 kill -9 trials under 3 writers (seed ${SEED}): nothing acknowledged lost, nothing half there, indexes equal to scans`, async () => {
-  // Supervisor-alone kills stay in `npm run torture` only while a worker can still get stuck when its
-  // supervisor dies (README, Reliability: the open defect); here they would fail a run now and then.
-  const report = await runCrash({ seconds: 5, clients: 3, seed: SEED, trials: 5, preload: 600, restartGb: 0, supervisorAlone: false, log: () => undefined });
+  const report = await runCrash({ seconds: 5, clients: 3, seed: SEED, trials: 5, preload: 600, restartGb: 0, log: () => undefined });
   const { row, details, problems } = summarize(report);
   console.log(JSON.stringify(row));
   assert.deepEqual(problems, [], details.join('\n'));
