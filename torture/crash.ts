@@ -7,15 +7,16 @@
 // work must finish. Every third trial runs a tier (`--workers 2`) and kills all its processes.
 // Last, a store of `restartGb` GB is killed under writes and its restart timed.
 
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { query as q, type Client } from 'faunadb';
 import { clients, startFlora, workerPids, type FloraProcess } from '../test/helpers/server';
 import { prng } from '../test/helpers/prng';
+import { running } from '../test/helpers/procs';
 import { startPostgres, type Postgres } from '../test/helpers/postgres';
 import type { Part } from './part';
+import { percentile } from './load';
 import { CrashModel, type Data, type Effect } from './crash/model';
 import { COLLECTION, docRef, observe } from './crash/observe';
 import { checkAll, checkByKey, checkByOwner, createIndexes } from './crash/indexes';
@@ -278,18 +279,8 @@ async function killAll(srv: FloraProcess, tier: boolean, supervisorOnly = false)
 /** Longest the workers of a killed supervisor may take to stop. */
 const ORPHANS_MS = 60_000;
 
-/** Running, not a zombie. */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 export function summarize(r: CrashReport): { row: Record<string, string>; details: string[]; problems: string[] } {
-  const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] : 0);
   const row = {
     trials: `${r.trials} (${r.tierTrials} tier, ${r.supervisorKills} supervisor alone)`,
     acknowledged: String(r.acknowledged),
@@ -300,8 +291,8 @@ export function summarize(r: CrashReport): { row: Record<string, string>; detail
     'index mismatches': String(r.indexMismatches.length),
     'background problems': String(r.backgroundProblems.length),
     'builds resumed': String(r.buildsResumed),
-    'restart p50/max ms': `${pct(r.restartMs, 50)}/${pct(r.restartMs, 100)}`,
-    'orphaned workers stop max ms': r.orphansMs.length ? String(pct(r.orphansMs, 100)) : '-',
+    'restart p50/max ms': `${percentile(r.restartMs, 50)}/${percentile(r.restartMs, 100)}`,
+    'orphaned workers stop max ms': r.orphansMs.length ? String(percentile(r.orphansMs, 100)) : '-',
     ...(r.big ? { [`restart ${r.big.gb} GB ms`]: `${r.big.restartMs} (first query ${r.big.firstQueryMs})` } : {}),
   };
   const details = [`crash: background work interrupted: ${[...r.background].map(([k, n]) => `${k} ${n}`).join(', ')}; ${r.refused} transactions refused as designed (unique key)`];

@@ -49,25 +49,11 @@ export function fromSupervisor(on: (m: SupervisorMessage) => void, gone: () => v
   process.on('message', (m: unknown) => {
     if (isSupervisorMessage(m)) on(m);
   });
-  let told = false;
-  const once = () => {
-    if (told) return;
-    told = true;
-    clearInterval(watch);
-    gone();
-  };
   // First among the listeners: node's cluster module answers a lost channel with process.exit(),
   // which hangs for good when a storage write is in flight (lmdb-js's write thread waits for this
   // thread to run the transaction's callback; exit joins that thread first).
-  process.prependOnceListener('disconnect', once);
-  // Should the channel's end go unseen, a new parent (init) says it too.
-  const parent = process.ppid;
-  const watch = setInterval(() => process.ppid !== parent && once(), PARENT_POLL_MS);
-  watch.unref();
+  process.prependOnceListener('disconnect', gone);
 }
-
-/** How often a worker looks whether its supervisor is still its parent. */
-const PARENT_POLL_MS = 500;
 
 /** Calls `fn` whenever the supervisor says a sibling worker died. */
 export function onSiblingDeath(fn: () => void): void {

@@ -9,6 +9,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports';
+import { running } from './procs';
 
 export interface Postgres {
   /** postgres://… of a fresh database in the cluster. */
@@ -88,23 +89,13 @@ export async function startPostgres(): Promise<Postgres> {
       await exited;
       pg.process = undefined;
       // The next start refuses while a backend of the old one still holds its shared memory.
-      while (family.some(alive)) await new Promise((r) => setTimeout(r, 20));
+      while (family.some(running)) await new Promise((r) => setTimeout(r, 20));
     },
     stop: async () => {
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Running (a zombie waiting for a parent that may never reap it is not). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** The processes whose parent is `pid` (from /proc). */

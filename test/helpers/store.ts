@@ -8,6 +8,18 @@ import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import { openStore } from '../../src/storage/store';
 import type { Store } from '../../src/storage/types';
 
+/** One engine for several stores, closed with the last of them (as each process closes its own). */
+export function sharedBy(inner: Engine, users: number): Engine {
+  let open = users;
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'close') return async () => (--open === 0 ? target.close() : undefined);
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'flora-store-'));
 }

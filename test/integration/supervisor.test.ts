@@ -5,7 +5,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import path from 'node:path';
 import * as http2 from 'node:http2';
 import { Client, query as q } from 'faunadb';
 import { FLORA_BIN, startFlora, waitFor, workerPids } from '../helpers/server';
+import { running } from '../helpers/procs';
 
 test('a worker that cannot listen stops the tier: exit 1 and the reason', async () => {
   const taken = createServer();
@@ -49,15 +49,6 @@ test('workers that keep dying stop the tier (exit 1) instead of being restarted 
   assert.equal(await flora.stop(), 1);
 });
 
-/** Running: a zombie (killed, left for a lazy init to reap once its supervisor died) is not. */
-const alive = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
 
 // Found by the torture suite's crash part: the workers of a supervisor killed outright went on
 // serving their open connections, writing (collector, index builds), and a new server on the same
@@ -84,7 +75,7 @@ test('kill -9 of the supervisor: its workers stop by themselves, and a new owner
     const next = await startFlora({ dataDir: dir, env: { FLORA_TEST_ORPHANS_WAIT_MS: '1000' } });
     assert.match(next.stderr(), new RegExp(`flora: stopping workers \\(pids ${frozen}\\) of a tier whose supervisor died \\(kill -9\\)`));
     closers.push(async () => void (await next.stop()));
-    assert.deepEqual(pids.filter(alive), [], 'every worker of the dead tier has exited');
+    assert.deepEqual(pids.filter(running), [], 'every worker of the dead tier has exited');
     const c = new Client({ secret: next.secret, domain: '127.0.0.1', port: next.port, scheme: 'http' });
     closers.push(() => c.close());
     assert.equal(await c.query(q.Exists(q.Collection('kept'))), true);

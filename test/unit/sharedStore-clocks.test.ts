@@ -9,26 +9,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import { openStore } from '../../src/storage/store';
-import type { Engine } from '../../src/storage/engine';
 import type { DocKey, Store } from '../../src/storage/types';
 import { obj, type Obj } from '../../src/values/types';
-import { tempDir } from '../helpers/store';
+import { sharedBy, tempDir } from '../helpers/store';
 
 const doc = (id: bigint): DocKey => ({ db: 1n, coll: 1024, id });
 const data = (n: bigint): Obj => obj([['data', obj([['n', n]])]]);
 const valueOf = (d: Obj | null | undefined): bigint | undefined => (d?.get('data') as Obj | undefined)?.get('n') as bigint | undefined;
-
-/** One engine for two stores, closed with the last of them. */
-function sharedBy(inner: Engine, users: number): Engine {
-  let open = users;
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === 'close') return async () => (--open === 0 ? target.close() : undefined);
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-}
 
 test('a store whose clock runs ahead does not lose an update made through a store whose clock runs behind', async () => {
   const dir = tempDir();

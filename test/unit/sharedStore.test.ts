@@ -12,24 +12,12 @@ import { EngineConflict, StorageUnavailable, type Engine } from '../../src/stora
 import type { CommitEvent, DocKey, Store } from '../../src/storage/types';
 import { obj, type Obj } from '../../src/values/types';
 import { QueryError } from '../../src/values/errors';
-import { tempDir } from '../helpers/store';
+import { sharedBy, tempDir } from '../helpers/store';
 import { LEASE_US, LeaseLost, Leases } from '../../src/tier/leases';
 
 const doc = (id: bigint): DocKey => ({ db: 1n, coll: 1024, id });
 const data = (n: bigint): Obj => obj([['data', obj([['n', n]])]]);
 const valueOf = (d: Obj | null | undefined): bigint | undefined => (d?.get('data') as Obj | undefined)?.get('n') as bigint | undefined;
-
-/** One engine for several stores, closed with the last of them (as each process closes its own). */
-function sharedBy(inner: Engine, users: number): Engine {
-  let open = users;
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === 'close') return async () => (--open === 0 ? target.close() : undefined);
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-}
 
 async function withTwo(fn: (a: Store, b: Store, engine: Engine) => Promise<void>, opts: StoreOptions = {}, optsB: StoreOptions = opts): Promise<void> {
   const dir = tempDir();
