@@ -18,18 +18,20 @@
 // `--cpu-prof DIR` writes a V8 CPU profile of every Flora process over the measured rounds of
 // parts 1 and 2 (`<DIR>/<pid>-<n>.cpuprofile`, bench/probe.ts).
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, query as q, type ExprArg } from 'faunadb';
-import { httpRequest, startFlora, type FloraProcess } from '../test/helpers/server';
+import { startFlora, type FloraProcess } from '../test/helpers/server';
 import { startPostgres, type Postgres } from '../test/helpers/postgres';
 import { DOCUMENT_DATA } from './ceiling';
 import { numberArg, runMain } from './harness';
 import { measure, Measurement } from './load';
 import type { TraceDump } from './probe';
+import { cpuWindow, treeCpu } from './procCpu';
+import { runWrk, slice, startHttp1Ceiling, timed, wrkScript, type GenResult, type Slice, type Target } from './wrk';
 
 const PROBE = path.join(__dirname, 'probe.js');
 const TARGET_VS_PGBENCH = 1.0;
@@ -55,64 +57,6 @@ function printTable(header: string[], rows: string[][]): void {
   for (const r of rows) console.log(line(r));
 }
 
-// ---- CPU accounting from /proc ---------------------------------------------------------------
-
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** CPU seconds of every process under `root` (itself included) by pid; the children a process
- * reaped count in it (cutime), so backends that exit during a slice are not lost. */
-function treeCpu(root: number): Map<number, number> {
-  const procs = new Map<number, { ppid: number; cpu: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const s = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      procs.set(Number(name), { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = new Map<number, number>();
-  const visit = (pid: number) => {
-    const p = procs.get(pid);
-    if (!p) return;
-    out.set(pid, p.cpu);
-    for (const [child, c] of procs) if (c.ppid === pid) visit(child);
-  };
-  visit(root);
-  return out;
-}
-
-const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
-
-/** Busy CPU seconds of the whole machine (every core) so far. */
-function machineBusy(): number {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
-  return (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / TICKS;
-}
-
-/** CPU seconds used meanwhile by each named process tree, by this process and by the machine. */
-function cpuWindow(roots: Record<string, number>): () => { trees: Record<string, number>; perPid: Record<string, Map<number, number>>; self: number; machine: number; wall: number } {
-  const before = Object.fromEntries(Object.entries(roots).map(([k, pid]) => [k, treeCpu(pid)]));
-  const self0 = process.cpuUsage();
-  const machine0 = machineBusy();
-  const t0 = process.hrtime.bigint();
-  return () => {
-    const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-    const machine = machineBusy() - machine0;
-    const self = process.cpuUsage(self0);
-    const perPid: Record<string, Map<number, number>> = {};
-    const trees: Record<string, number> = {};
-    for (const [k, pid] of Object.entries(roots)) {
-      const after = treeCpu(pid);
-      trees[k] = sum(after) - sum(before[k]);
-      perPid[k] = new Map([...after].map(([p, c]) => [p, c - (before[k].get(p) ?? 0)]));
-    }
-    return { trees, perPid, self: (self.user + self.system) / 1e6, machine, wall };
-  };
-}
-
 /** The postmaster the embedded PostgreSQL runs: this process's child named postgres. */
 function postmasterPid(): number {
   for (const name of readdirSync('/proc')) {
@@ -127,114 +71,6 @@ function postmasterPid(): number {
   throw new Error('postmaster not found');
 }
 
-// ---- load generators -----------------------------------------------------------------------
-
-interface GenResult {
-  requests: number;
-  seconds: number;
-  /** Answers other than the one expected (200 for a Get, 201 for a Create; pgbench: failed transactions). */
-  bad: number;
-  /** Conflicts the server retried (x-txn-retries). */
-  retries: number;
-  latAvgMs: number;
-  p99Ms: number;
-  /** CPU seconds the load generator used. */
-  genCpu: number;
-}
-
-/** Runs a command under bash, whose `times` then reports the CPU its child (the command) used. */
-function timed(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ out: string; cpu: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', '"$@"; rc=$?; times; exit $rc', 'bash', cmd, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`${cmd} exited with ${code}: ${err}${out}`));
-      const lines = out.trimEnd().split('\n');
-      const m = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s/.exec(lines[lines.length - 1]);
-      if (!m) return reject(new Error(`no times from ${cmd}: ${out}`));
-      resolve({ out, cpu: Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]) });
-    });
-  });
-}
-
-/**
- * wrk's Lua script: `get` POSTs a Get of a random id in 1..N (N after `--`) and wants 200; `create`
- * POSTs a Create and wants 201. Every other status counts as bad, and the server's x-txn-retries
- * (conflicts it retried) are added up.
- */
-function wrkScript(kind: 'get' | 'create'): string {
-  const create = JSON.stringify({ create: { collection: 'bench_create' }, params: wrap({ data: DOCUMENT_DATA }) });
-  const request =
-    kind === 'get'
-      ? `function request()
-  return wrk.format(nil, nil, nil, '{"get":{"ref":{"collection":"bench"},"id":"' .. math.random(docs) .. '"}}')
-end`
-      : `wrk.body = [==[${create}]==]`;
-  return `
-wrk.method = "POST"
-wrk.path = "/"
-wrk.headers["Authorization"] = "Bearer secret"
-wrk.headers["Content-Type"] = "application/json; charset=utf-8"
-wrk.headers["X-FaunaDB-API-Version"] = "4"
-local threads = {}
-function setup(thread)
-  table.insert(threads, thread)
-  thread:set("seed", #threads)
-end
-function init(args)
-  docs = tonumber(args[1])
-  bad = 0
-  firstbad = ""
-  retries = 0
-  math.randomseed(os.time() * 100 + seed)
-end
-${request}
-function response(status, headers, body)
-  if status ~= ${kind === 'get' ? 200 : 201} then
-    bad = bad + 1
-    if firstbad == "" then firstbad = status .. " " .. string.sub(body, 1, 300) end
-  end
-  retries = retries + tonumber(headers["x-txn-retries"] or "0")
-end
-function done(summary, latency, requests)
-  local nbad, nretries = 0, 0
-  for _, t in ipairs(threads) do
-    nbad = nbad + t:get("bad")
-    nretries = nretries + t:get("retries")
-    if t:get("firstbad") ~= "" then io.write("FIRSTBAD " .. t:get("firstbad") .. "\\n") end
-  end
-  local e = summary.errors
-  io.write(string.format("CAPACITY requests=%d duration_us=%d bad=%d socket_errors=%d retries=%d mean_us=%.0f p99_us=%d\\n",
-    summary.requests, summary.duration, nbad, e.connect + e.read + e.write + e.timeout, nretries, latency.mean, latency:percentile(99)))
-end
-`;
-}
-
-/** The driver's wire form of a plain object: {"object": …} all the way down. */
-function wrap(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(wrap);
-  if (v && typeof v === 'object') return { object: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)])) };
-  return v;
-}
-
-async function runWrk(url: string, script: string, docs: number, seconds: number, connections: number, threads: number): Promise<GenResult> {
-  const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', script, url, '--', String(docs)];
-  const { out, cpu } = await timed('wrk', args);
-  const m = /CAPACITY requests=(\d+) duration_us=(\d+) bad=(\d+) socket_errors=(\d+) retries=(\d+) mean_us=(\d+) p99_us=(\d+)/.exec(out);
-  if (!m) throw new Error(`unexpected wrk output:\n${out}`);
-  const [requests, us, bad, socketErrors, retries, mean, p99] = m.slice(1).map(Number);
-  const firstBad = /^FIRSTBAD (.*)$/m.exec(out);
-  if (firstBad) console.log(`  first bad answer from ${url}: ${firstBad[1]}`);
-  // A connection wrk could not use is a request that got no answer either.
-  return { requests, seconds: us / 1e6, bad: bad + socketErrors, retries, latAvgMs: mean / 1000, p99Ms: p99 / 1000, genCpu: cpu };
-}
 
 async function runPgbench(pgUrl: URL, seconds: number, clients: number, threads: number): Promise<GenResult> {
   const args = ['-S', '-n', '-c', String(clients), '-j', String(threads), '-T', String(seconds), '-h', pgUrl.hostname, '-p', pgUrl.port, '-U', 'postgres', 'pgbench'];
@@ -250,30 +86,6 @@ async function runPgbench(pgUrl: URL, seconds: number, clients: number, threads:
 
 // ---- part 1: capacity ------------------------------------------------------------------------
 
-interface Slice extends GenResult {
-  rps: number;
-  serverCpu: number;
-  machine: number;
-  wall: number;
-  perPid: Map<number, number>;
-}
-
-interface Target {
-  name: string;
-  pid: number;
-  run(seconds: number): Promise<GenResult>;
-  slices: Slice[];
-}
-
-async function slice(t: Target, seconds: number): Promise<Slice> {
-  const end = cpuWindow({ server: t.pid });
-  const r = await t.run(seconds);
-  await sleep(100); // the postmaster reaps pgbench's backends, so their CPU lands in its cutime
-  const c = end();
-  const s = { ...r, rps: r.requests / r.seconds, serverCpu: c.trees.server, machine: c.machine, wall: c.wall, perPid: c.perPid.server };
-  t.slices.push(s);
-  return s;
-}
 
 async function populate(client: Client, docs: number): Promise<void> {
   await client.query(q.CreateCollection({ name: 'bench' }));
@@ -293,30 +105,6 @@ interface Opts {
   threads: number;
   alone: number;
   cores: number;
-}
-
-/** The bare node:http server of http1Ceiling.ts, answering with what `flora` answers to a Get. */
-async function startCeiling(flora: FloraProcess, processes: number, tmp: string): Promise<{ url: string; pid: number; stop(): void }> {
-  const res = await httpRequest(flora.url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${flora.secret}`, 'content-type': 'application/json; charset=utf-8', 'x-faunadb-api-version': '4' },
-    body: JSON.stringify({ get: { ref: { collection: 'bench' }, id: '1' } }),
-  });
-  if (res.status !== 200) throw new Error(`Get answered ${res.status}: ${res.body}`);
-  const hopByHop = new Set(['connection', 'keep-alive', 'content-length', 'transfer-encoding', 'date']);
-  const file = path.join(tmp, 'response.json');
-  writeFileSync(file, JSON.stringify({ headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => !hopByHop.has(k))), body: res.body }));
-  const proc = spawn(process.execPath, [path.join(__dirname, 'http1Ceiling.js'), String(processes), file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout.setEncoding('utf8').on('data', (c: string) => {
-      out += c;
-      const m = /Ceiling listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    proc.once('exit', (code) => reject(new Error(`ceiling exited with ${code}`)));
-  });
-  return { url, pid: proc.pid!, stop: () => proc.kill('SIGTERM') };
 }
 
 /** Signals every process of the servers, whose bench/probe.ts starts or stops its profiler. */
@@ -356,7 +144,7 @@ async function capacity(opts: Opts, pg: Postgres, one: FloraProcess, tier: Flora
     PGPASSWORD: decodeURIComponent(pgbenchUrl.password),
   });
   const { connections: c, threads: j, docs, cores: n } = opts;
-  const ceiling = await startCeiling(one, n, tmp);
+  const ceiling = await startHttp1Ceiling(one, n, tmp);
   const wrk = (name: string, pid: number, url: string, script: string): Target => ({ name, pid, run: (s) => runWrk(url, script, docs, s, c, j), slices: [] });
   const gets: Target[] = [
     wrk('Flora --workers 1 (LMDB)', one.proc.pid!, one.url, getScript),
