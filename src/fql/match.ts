@@ -123,7 +123,8 @@ defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
       if (b.at !== undefined) await checkIndexMinValidTime(ctx, def, b.at);
       const at = b.at ?? ctx.snapshotTs;
       for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
-        await ctx.budget.breathe();
+        const pause = ctx.budget.breathe();
+        if (pause) await pause;
         const named = namedPayload(ctx.txn, e.payload, at);
         const { terms: entryTerms, values, ref } = named instanceof Promise ? await named : named;
         if (!matches(entryTerms)) continue;

@@ -15,7 +15,8 @@ async function* setValues(ctx: EvalContext, set: SetV | Ref, pos: Position): Asy
   const source: SetSource = await sourceOf(ctx, set, pos);
   for await (const e of source.scan(ctx, { reverse: false, at: ctx.readAt })) {
     ctx.tick();
-    await ctx.budget.breathe();
+    const pause = ctx.budget.breathe();
+    if (pause) await pause;
     yield e.value;
   }
 }

@@ -119,7 +119,8 @@ async function documentsSource(ctx: EvalContext, set: SetV, t: Target & { kind: 
         reverse: b.reverse,
         at: b.at,
       })) {
-        await ctx.budget.breathe();
+        const pause = ctx.budget.breathe();
+        if (pause) await pause;
         if (isExpired(doc.version, b.at ?? ctx.snapshotTs)) continue;
         const ref = new Ref(String(doc.id), Ref.collection(collName, dbRef));
         if (visible && !(await visible(ctx, ref))) continue;
@@ -156,7 +157,8 @@ async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<
         reverse: b.reverse,
         at: b.at,
       })) {
-        await ctx.budget.breathe();
+        const pause = ctx.budget.breathe();
+        if (pause) await pause;
         // A key or token whose ttl has passed reads as absent (fql-v4.md §4.2), in sets too.
         if (isExpired(doc.version, b.at ?? ctx.snapshotTs)) continue;
         const name = doc.version.data?.get('name');

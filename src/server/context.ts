@@ -94,12 +94,13 @@ export interface Exchange {
 
 export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Protocol, opts: ExchangeOptions = {}): Exchange {
   const url = req.url ?? '/';
-  const { path, query } = splitUrl(url);
-  const headers = normalizeHeaders(req.headers);
+  const { path, search } = splitUrl(url);
+  let query: URLSearchParams | undefined;
+  const headers = normalizeHeaders(req.headers, protocol);
   const method = (req.method ?? 'GET').toUpperCase();
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   /** The body must be complete by then, counted from the request's start (its head has arrived). */
-  const deadline = Date.now() + bodyTimeoutMs;
+  const deadline = protocol === 'h2' ? Date.now() + bodyTimeoutMs : 0;
   let bodyDone = false;
   /** Set once the request is known to be broken or late: its answer closes the connection. */
   let failed: BodyTimeout | MalformedRequest | undefined;
@@ -146,7 +147,9 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     protocol,
     method,
     path,
-    query,
+    get query() {
+      return (query ??= new URLSearchParams(search));
+    },
     headers,
     discardBody: () => {
       if (!bodyDone) rejectBody();
@@ -190,8 +193,9 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
           reject(new ClientClosed());
         };
         const onAborted = onError;
-        // A trickle that would never end (or a head with a body that never comes): 408.
-        const timer = setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now()));
+        // A trickle that would never end (or a head with a body that never comes): 408. On HTTP/1.1
+        // Node's requestTimeout (the same deadline) reports it through onRequestFailure.
+        const timer = protocol === 'h2' ? setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now())) : undefined;
         abortRead = (err) => {
           cleanup();
           reject(err);
@@ -219,7 +223,8 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     // The rest of a broken or late HTTP/1.1 request cannot be told from a next request: close after.
     if (failed && protocol === 'http/1.1') (res as http.ServerResponse).shouldKeepAlive = false;
     const body = typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
-    const out: Record<string, string> = { ...response.headers, 'content-length': String(body.length) };
+    const out = response.headers; // the response's own: nothing reads its transport headers after this
+    out['content-length'] = String(body.length);
     const done = () => {
       // An HTTP/2 request body nobody will read would stall on flow control: tell the client to stop
       // sending, without error, now that it has the complete response (RFC 9113 §8.1).
@@ -283,18 +288,22 @@ async function writeInPieces(stream: http2.ServerHttp2Stream, body: Buffer): Pro
   }
 }
 
-function splitUrl(url: string): { path: string; query: URLSearchParams } {
+/** The path, and the query string (parsed when a route asks: most requests have none). */
+function splitUrl(url: string): { path: string; search: string } {
   let rest = url;
   // Absolute-form request targets (`GET http://host/ping HTTP/1.1`) are legal; keep only the path.
-  const abs = /^[a-z][a-z0-9+.-]*:\/\/[^/?]*/i.exec(rest);
-  if (abs) rest = rest.slice(abs[0].length);
+  if (rest.charCodeAt(0) !== 0x2f /* / */) {
+    const abs = /^[a-z][a-z0-9+.-]*:\/\/[^/?]*/i.exec(rest);
+    if (abs) rest = rest.slice(abs[0].length);
+  }
   const q = rest.indexOf('?');
   const path = (q < 0 ? rest : rest.slice(0, q)) || '/';
-  const query = new URLSearchParams(q < 0 ? '' : rest.slice(q + 1));
-  return { path, query };
+  return { path, search: q < 0 ? '' : rest.slice(q + 1) };
 }
 
-function normalizeHeaders(raw: AnyRequest['headers']): Record<string, string> {
+function normalizeHeaders(raw: AnyRequest['headers'], protocol: Protocol): Record<string, string> {
+  // HTTP/1.1: Node already gives lower-case names and joins repeats, except set-cookie (an array).
+  if (protocol === 'http/1.1' && !Array.isArray(raw['set-cookie'])) return raw as Record<string, string>;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (name.startsWith(':') || value === undefined) continue;

@@ -79,19 +79,18 @@ export function hasMetrics(status: number): boolean {
   return status !== 401 && status !== 500;
 }
 
-export function metricsHeaders(outcome: Outcome): Record<string, string> {
+/** Adds the metrics headers to `headers`; `bytesOut` is the UTF-8 length of the body. */
+export function addMetricsHeaders(headers: Record<string, string>, outcome: Outcome, bytesOut: number): void {
   const m = outcome.metrics ?? ZERO_METRICS;
-  return {
-    'x-compute-ops': String(m.computeOps),
-    'x-byte-read-ops': String(m.byteReadOps),
-    'x-byte-write-ops': String(m.byteWriteOps),
-    'x-query-time': String(outcome.queryTimeMs ?? 0),
-    'x-query-bytes-in': String(outcome.bytesIn ?? 0),
-    'x-query-bytes-out': String(Buffer.byteLength(outcome.body, 'utf8')),
-    'x-storage-bytes-read': String(m.storageBytesRead),
-    'x-storage-bytes-write': String(m.storageBytesWrite),
-    'x-txn-retries': String(m.txnRetries),
-  };
+  headers['x-compute-ops'] = String(m.computeOps);
+  headers['x-byte-read-ops'] = String(m.byteReadOps);
+  headers['x-byte-write-ops'] = String(m.byteWriteOps);
+  headers['x-query-time'] = String(outcome.queryTimeMs ?? 0);
+  headers['x-query-bytes-in'] = String(outcome.bytesIn ?? 0);
+  headers['x-query-bytes-out'] = String(bytesOut);
+  headers['x-storage-bytes-read'] = String(m.storageBytesRead);
+  headers['x-storage-bytes-write'] = String(m.storageBytesWrite);
+  headers['x-txn-retries'] = String(m.txnRetries);
 }
 
 /** X-FaunaDB-Build: `<version>-<build id>`. */

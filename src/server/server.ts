@@ -26,7 +26,7 @@ import {
   CONTENT_TYPE,
   hasMetrics,
   internalError,
-  metricsHeaders,
+  addMetricsHeaders,
   protocolError,
   type Outcome,
 } from './responses';
@@ -93,18 +93,20 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   };
 
   const finalize = (ctx: RequestContext, outcome: Outcome): HttpResponse => {
+    // The body as bytes once: its length is x-query-bytes-out, content-length and the log's.
+    const body = typeof outcome.body === 'string' ? Buffer.from(outcome.body, 'utf8') : outcome.body;
     const headers: Record<string, string> = {
       'content-type': CONTENT_TYPE,
       'x-txn-time': String(outcome.txnTime ?? safeNow(service)),
       'x-faunadb-build': BUILD,
-      ...(hasMetrics(outcome.status) ? metricsHeaders(outcome) : {}),
-      traceparent: responseTraceparent(ctx.headers.traceparent),
     };
+    if (hasMetrics(outcome.status)) addMetricsHeaders(headers, outcome, body.length);
+    headers.traceparent = responseTraceparent(ctx.headers.traceparent);
     // Service and error headers may come in any case (e.g. `WWW-Authenticate`); HTTP/2 needs lower case.
-    for (const [name, value] of Object.entries(outcome.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (outcome.headers) for (const name in outcome.headers) headers[name.toLowerCase()] = outcome.headers[name];
     const origin = ctx.headers.origin;
     if (origin !== undefined) Object.assign(headers, corsHeaders(origin, headers));
-    return { status: outcome.status, headers, body: outcome.body };
+    return { status: outcome.status, headers, body };
   };
 
   const listener = await listen(config.host, config.port, (req, res, protocol) => {

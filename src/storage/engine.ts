@@ -59,6 +59,11 @@ export interface Engine {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   range(opts: RangeOptions): AsyncIterable<KV>;
   /**
+   * The same range read synchronously, for an engine that reads without waiting (LMDB): an index
+   * page then costs no promise per entry in the layers below the evaluator. Optional.
+   */
+  rangeSync?(opts: RangeOptions): Iterable<KV>;
+  /**
    * Applies all ops atomically; resolves only once they are durable. Writes issued one after another
    * (without awaiting) are applied in that order.
    */

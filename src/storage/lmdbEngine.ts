@@ -49,6 +49,10 @@ class LmdbEngine implements Engine {
     };
   }
 
+  rangeSync(opts: RangeOptions): Iterable<KV> {
+    return opts.reverse ? this.reverseRange(opts) : this.forwardRange(opts);
+  }
+
   private *forwardRange(opts: RangeOptions): Generator<KV> {
     if (Buffer.compare(asBuffer(opts.start), asBuffer(opts.end)) >= 0) return;
     yield* this.db.getRange({ start: asBuffer(opts.start), end: asBuffer(opts.end), limit: opts.limit }) as Iterable<KV>;

@@ -71,7 +71,7 @@ class Tier {
   run(): Promise<number> {
     const finished = new Promise<number>((resolve) => (this.done = resolve));
     // Workers run the same command line; the build was checked once, by this process.
-    cluster.setupPrimary({ silent: false });
+    cluster.setupPrimary({ silent: false, execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
     for (let i = 0; i < this.config.workers; i++) this.fork();
     let signals = 0;
     const onSignal = () => this.stop(++signals > 1);
@@ -177,3 +177,17 @@ async function concretePorts(config: FloraConfig): Promise<string> {
   };
   return `${await resolve(config.port)},${await resolve(config.graphqlPort)}`;
 }
+
+/**
+ * The workers' Node options: the supervisor's, with a 32 MiB young-generation semi-space unless one
+ * is set. Every request allocates short-lived objects; at Node's default (16 MiB) a worker under load
+ * spent up to a third of its CPU in scavenges (bench/RESULTS.md, issue 17). V8 reads the size only at
+ * start, hence here rather than in the worker.
+ */
+export function workerExecArgv(execArgv: readonly string[], nodeOptions = ''): string[] {
+  const set = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => /^--max[-_]semi[-_]space[-_]size\b/.test(a));
+  return set ? [...execArgv] : [...execArgv, `--max-semi-space-size=${YOUNG_SEMI_SPACE_MB}`];
+}
+
+export const YOUNG_SEMI_SPACE_MB = 32;
+

@@ -13,6 +13,8 @@ import * as http2 from 'node:http2';
 import { Client, query as q } from 'faunadb';
 import { FLORA_BIN, startFlora, waitFor, workerPids } from '../helpers/server';
 import { running } from '../helpers/procs';
+import { readFileSync } from 'node:fs';
+import { workerExecArgv } from '../../src/tier/supervisor';
 
 test('a worker that cannot listen stops the tier: exit 1 and the reason', async () => {
   const taken = createServer();
@@ -88,4 +90,24 @@ test('kill -9 of the supervisor: its workers stop by themselves, and a new owner
     for (const close of closers.reverse()) await close().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('workers run with a 32 MiB young-generation semi-space, unless NODE_OPTIONS sets one', async () => {
+  const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const tier = await startFlora({ args: ['--workers', '2'] });
+  try {
+    const pids = workerPids(tier);
+    assert.equal(pids.length, 2);
+    for (const pid of pids) assert.ok(cmdline(pid).includes('--max-semi-space-size=32'), cmdline(pid).join(' '));
+  } finally {
+    await tier.stop();
+  }
+  const own = await startFlora({ args: ['--workers', '2'], env: { NODE_OPTIONS: '--max-semi-space-size=8' } });
+  try {
+    for (const pid of workerPids(own)) assert.ok(!cmdline(pid).some((a) => a.startsWith('--max-semi-space-size')), cmdline(pid).join(' '));
+  } finally {
+    await own.stop();
+  }
+  assert.deepEqual(workerExecArgv(['--inspect'], ''), ['--inspect', '--max-semi-space-size=32']);
+  assert.deepEqual(workerExecArgv(['--max_semi_space_size=4'], ''), ['--max_semi_space_size=4']);
 });
