@@ -198,7 +198,8 @@ async function servicePart(opts: Opts): Promise<void> {
 async function http1Part(opts: Opts): Promise<void> {
   console.log(`\n## 2. HTTP/1.1 keep-alive, wrk -c ${opts.connections}: one Flora process vs one bare node:http process`);
   const tmp = mkdtempSync(path.join(tmpdir(), 'flora-bench-http1-'));
-  const flora = await startFlora({ env: { FLORA_NO_BUILD_CHECK: '1' } });
+  // One process, with the young-generation size the tier's workers get (tier/supervisor.ts).
+  const flora = await startFlora({ env: { FLORA_NO_BUILD_CHECK: '1', NODE_OPTIONS: '--max-semi-space-size=32' } });
   try {
     const client = new Client({ secret: flora.secret, endpoint: flora.url });
     await client.query(q.CreateCollection({ name: 'bench' }));

@@ -62,11 +62,16 @@ export class Admission {
    * Resolves once the query may run, with the function that ends its turn (call it once, when the
    * query is done); throws TooBusy when the process is full, or when the turn did not come in time.
    */
-  async enter(): Promise<() => void> {
+  /** A turn at once when one is free (no promise: this is every request's path), else a wait in line. */
+  enter(): (() => void) | Promise<() => void> {
     if (this.active < this.limits.running && this.queued === 0) {
       this.active++;
       return this.turn();
     }
+    return this.wait();
+  }
+
+  private async wait(): Promise<() => void> {
     this.refuseLate();
     if (this.full) throw new TooBusy();
     const admitted = new Promise<void>((admit, refuse) => this.waiting.push({ since: this.now(), admit, refuse }));

@@ -59,7 +59,7 @@ export interface QueryService {
    * read or parsed, so that a request without a valid secret costs the same whatever it carries.
    */
   /** Whether `authorization` names a secret that authenticates (at `lastSeenTxn` or later). */
-  authorize(authorization: string | undefined, lastSeenTxn?: bigint): Promise<boolean>;
+  authorize(authorization: string | undefined, lastSeenTxn?: bigint): boolean | Promise<boolean>;
   /**
    * Authenticates and runs `fn` in one transaction (re-run on conflict): the way in for front ends
    * other than FQL text (GraphQL, streams). Throws ProtocolError, QueryError or QueryTimeout.

@@ -160,11 +160,16 @@ export class Executor implements QueryService {
   }
 
   /** True when the Authorization header names a secret that authenticates (read-only, no body needed). */
-  async authorize(authorization: string | undefined, lastSeenTxn?: bigint): Promise<boolean> {
+  authorize(authorization: string | undefined, lastSeenTxn?: bigint): boolean | Promise<boolean> {
     const secret = secretFromHeader(authorization);
     if (!secret) return false;
-    // The common case: a key resolved before. The query's own transaction authenticates it again.
+    // The common case, answered without a promise: a key resolved before. The query's own
+    // transaction authenticates it again.
     if (this.auth.knownGood(secret, this.store.now())) return true;
+    return this.authorizeInStore(secret, lastSeenTxn);
+  }
+
+  private async authorizeInStore(secret: string, lastSeenTxn: bigint | undefined): Promise<boolean> {
     // A key made elsewhere in the tier is known here from the time the client says it has seen; a
     // refusal is an error so that the store re-checks it against commits the snapshot had not seen.
     const minSnapshotTs = lastSeenTxn === undefined ? undefined : min(lastSeenTxn, this.store.now());
@@ -192,16 +197,20 @@ export class Executor implements QueryService {
         async (ctx) => {
           last = ctx;
           // Parsed once the secret is known to be good (fql-v4.md §1.3), once for all attempts.
-          parsed ??= await decodeRequest(req.body, budget);
+          if (!parsed) {
+            const decoded = decodeRequest(req.body, budget);
+            parsed = decoded instanceof Promise ? await decoded : decoded;
+          }
           failpoint('query.evaluate');
           return evalExpr(parsed, Env.empty, ctx);
         },
         { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn, maxRetries: req.maxRetriesOnContention, budget },
       );
       const fresh = run.result instanceof Map && run.ctx.freshDocs.has(run.result as Obj);
+      const body = resourceBytes(run.result, run.ts, this.limits.maxResponseBytes, budget, legacyStyle(req.apiVersion));
       return {
         status: fresh ? 201 : 200,
-        body: await resourceBytes(run.result, run.ts, this.limits.maxResponseBytes, budget, legacyStyle(req.apiVersion)),
+        body: typeof body === 'string' ? body : await body,
         txnTime: run.ts,
         metrics: run.metrics,
         database: databaseOf(run.ctx),

@@ -15,20 +15,27 @@ export type AuthFailure = 'missing' | 'malformed' | 'invalid';
  * Undefined when the request's secret authenticates; otherwise the refusal `answer` words. The body
  * is never read: it is discarded as it arrives.
  */
-export async function refuseUnauthenticated(
+export function refuseUnauthenticated(
   service: QueryService,
   ctx: RequestContext,
   answer: (why: AuthFailure) => Outcome,
-): Promise<Outcome | undefined> {
-  const why = await failure(service, ctx.headers.authorization, lastSeenOf(ctx.headers));
+): Outcome | undefined | Promise<Outcome | undefined> {
+  const why = failure(service, ctx.headers.authorization, lastSeenOf(ctx.headers));
+  // A secret known to be good is answered without a promise: that is nearly every request.
+  if (!(why instanceof Promise)) return refusal(ctx, why, answer);
+  return why.then((w) => refusal(ctx, w, answer));
+}
+
+function refusal(ctx: RequestContext, why: AuthFailure | undefined, answer: (why: AuthFailure) => Outcome): Outcome | undefined {
   if (why === undefined) return undefined;
   ctx.discardBody();
   return answer(why);
 }
 
-async function failure(service: QueryService, header: string | undefined, lastSeenTxn: bigint | undefined): Promise<AuthFailure | undefined> {
+function failure(service: QueryService, header: string | undefined, lastSeenTxn: bigint | undefined): AuthFailure | undefined | Promise<AuthFailure | undefined> {
   if (header === undefined || header.trim() === '') return 'missing';
   if (!secretFromHeader(header)) return 'malformed';
   // A key made through another process of the tier authenticates from the time the client has seen.
-  return (await service.authorize(header, lastSeenTxn)) ? undefined : 'invalid';
+  const ok = service.authorize(header, lastSeenTxn);
+  return ok instanceof Promise ? ok.then((good) => (good ? undefined : 'invalid')) : ok ? undefined : 'invalid';
 }

@@ -4,7 +4,7 @@ import type { QueryResult, QueryService } from '../fql/api';
 import { TooBusy } from '../fql/budget';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
-import { readBodyText } from './bodies';
+import { readBodyUtf8 } from './bodies';
 import { turnFor } from './turn';
 import type { RequestContext } from './context';
 import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
@@ -19,11 +19,12 @@ export function queryHandlers(service: QueryService): { post: Handler; get: Hand
       // answering under any load (the client retries after Retry-After).
       if (service.admission.full) return withTags(refuseBusy(ctx), headers);
       // Refused before the body is read: the record of such a request has no FQL shape.
-      const refused = await refuseUnauthenticated(service, ctx, unauthorized);
+      const check = refuseUnauthenticated(service, ctx, unauthorized);
+      const refused = check instanceof Promise ? await check : check;
       if (refused) return withTags(refused, headers);
       // fql-v4.md §9: request bodies over the limit (8 MiB) are refused with 413.
-      const body = await readBodyText(ctx, service.pool, service.limits.maxBodyBytes);
-      return runQuery(service, ctx, headers, body, false);
+      const { text, bytes } = await readBodyUtf8(ctx, service.pool, service.limits.maxBodyBytes);
+      return runQuery(service, ctx, headers, text, false, bytes);
     },
     get: async (ctx) => runQuery(service, ctx, parseQueryHeaders(ctx.headers), ctx.query.get('q') ?? '', true),
   };
@@ -42,13 +43,19 @@ function refuseBusy(ctx: RequestContext): Outcome {
   return protocolError(busy.status, busy.code, busy.description, busy.headers);
 }
 
-async function runQuery(service: QueryService, ctx: RequestContext, headers: QueryHeaders, body: string, readOnly: boolean): Promise<Outcome> {
-  const bytesIn = Buffer.byteLength(body, 'utf8');
-
+async function runQuery(
+  service: QueryService,
+  ctx: RequestContext,
+  headers: QueryHeaders,
+  body: string,
+  readOnly: boolean,
+  bytesIn = Buffer.byteLength(body, 'utf8'),
+): Promise<Outcome> {
   // The query waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    leave = await turnFor(service, bytesIn);
+    const turn = turnFor(service, bytesIn);
+    leave = typeof turn === 'function' ? turn : await turn;
   } catch (err) {
     if (err instanceof TooBusy) return withTags({ ...refuseBusy(ctx), bytesIn, log: { fql: body } }, headers);
     throw err;
@@ -69,22 +76,23 @@ async function runQuery(service: QueryService, ctx: RequestContext, headers: Que
   const answer = await withTimeout(work, headers.timeoutMs);
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
 
-  let outcome: Outcome;
   const log = { fql: body, database: answer !== TIMED_OUT && !(answer instanceof Error) ? answer.database : undefined };
-  if (answer === TIMED_OUT) {
-    outcome = protocolError(503, 'time out', 'Read timed out');
-  } else if (answer instanceof Error) {
-    outcome = fromThrown(answer);
-  } else {
-    outcome = {
-      status: answer.status,
-      body: answer.body,
-      txnTime: answer.txnTime,
-      metrics: answer.metrics,
-      headers: answer.headers,
-    };
+  if (answer === TIMED_OUT || answer instanceof Error) {
+    const failed = answer === TIMED_OUT ? protocolError(503, 'time out', 'Read timed out') : fromThrown(answer);
+    return withTags({ ...failed, bytesIn, queryTimeMs, log }, headers);
   }
-  return withTags({ ...outcome, bytesIn, queryTimeMs, log }, headers);
+  // Built in one shape, not spread: this runs for every query.
+  const outcome: Outcome = {
+    status: answer.status,
+    body: answer.body,
+    txnTime: answer.txnTime,
+    metrics: answer.metrics,
+    headers: answer.headers,
+    bytesIn,
+    queryTimeMs,
+    log,
+  };
+  return withTags(outcome, headers);
 }
 
 /** The validated query tags echo on every answer (x-fauna-tags). */

@@ -6,15 +6,22 @@ import type { QueryService } from '../fql/api';
 import { TooBusy } from '../fql/budget';
 
 /**
- * Resolves with the function that ends the turn (call it once, when the work is done); throws
- * TooBusy when the process is too full for the request to wait.
+ * The function that ends the turn (call it once, when the work is done), at once or once the
+ * request's turn comes; TooBusy (thrown or rejected) when the process is too full for it to wait.
  */
-export async function turnFor(service: QueryService, bodyBytes: number): Promise<() => void> {
+export function turnFor(service: QueryService, bodyBytes: number): (() => void) | Promise<() => void> {
   if (!service.pool.tryReserve(bodyBytes)) throw new TooBusy();
+  let turn: (() => void) | Promise<() => void>;
   try {
-    return await service.admission.enter();
-  } finally {
-    // Once it runs, its budget charges the request it decodes.
+    turn = service.admission.enter();
+  } catch (e) {
     service.pool.release(bodyBytes);
+    throw e;
   }
+  // A free turn at once (every request's path while the process has room): no promise.
+  if (typeof turn === 'function') {
+    service.pool.release(bodyBytes); // once it runs, its budget charges the request it decodes
+    return turn;
+  }
+  return turn.finally(() => service.pool.release(bodyBytes));
 }

@@ -44,11 +44,15 @@ const SYNC_DECODE_CHARS = 64 * 1024;
  * The request body of `POST /` (and of a stream) as an expression, decoded a slice at a time so that
  * a body of several MiB never holds the event loop for longer than `pacer.sliceMs`.
  */
-export async function decodeRequest(text: string, pacer: DecodePacer): Promise<Expr> {
+export function decodeRequest(text: string, pacer: DecodePacer): Expr | Promise<Expr> {
   if (text.length <= SYNC_DECODE_CHARS) {
     pacer.alloc(text.length * SMALL_BODY_BYTES_PER_CHAR);
-    return decodeQueryBody(text);
+    return decodeQueryBody(text); // no promise for the common, small body
   }
+  return decodeLarge(text, pacer);
+}
+
+async function decodeLarge(text: string, pacer: DecodePacer): Promise<Expr> {
   // The body's text stays alive as long as any string sliced from it does.
   pacer.alloc(text.length * 2);
   const json = await parseJsonSliced(text, pacer, (values) => pacer.alloc(values * PARSED_VALUE_BYTES));

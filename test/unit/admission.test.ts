@@ -23,11 +23,11 @@ test('past `running` queries wait in line, first come first served, and a full l
   const gate = new Admission({ running: 1, queued: 2, queueMs: 60_000 });
   const first = await gate.enter();
   const order: string[] = [];
-  const b = gate.enter().then((leave) => (order.push('b'), leave));
-  const c = gate.enter().then((leave) => (order.push('c'), leave));
+  const b = Promise.resolve(gate.enter()).then((leave) => (order.push('b'), leave));
+  const c = Promise.resolve(gate.enter()).then((leave) => (order.push('c'), leave));
   assert.equal(gate.queued, 2);
   assert.ok(gate.full);
-  const refused = await gate.enter().then(
+  const refused = await Promise.resolve(gate.enter()).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -56,7 +56,7 @@ test('a line whose head has waited `queueMs` refuses newcomers, though it has ro
   assert.ok(!gate.full);
   first(); // the head is served in time
   const second = await waiting;
-  const third = gate.enter();
+  const third = Promise.resolve(gate.enter());
   now = 998;
   assert.ok(!gate.full);
   now = 999;
@@ -70,7 +70,7 @@ test('a query whose turn has not come in `queueMs` is refused with TooBusy; thos
   let now = 0;
   const gate = new Admission({ running: 1, queued: 100, queueMs: 500 }, () => now);
   const first = await gate.enter();
-  const late = gate.enter();
+  const late = Promise.resolve(gate.enter());
   now = 300;
   const inTime = gate.enter();
   now = 500;
@@ -87,7 +87,7 @@ test('waiters past their time are refused even when no turn ends (the line is sw
   const started = performance.now();
   // The sweep does not keep a process alive by itself (a server's sockets do): this test's timer does.
   const alive = setInterval(() => undefined, 1000);
-  await assert.rejects(gate.enter(), TooBusy);
+  await assert.rejects(Promise.resolve(gate.enter()), TooBusy);
   clearInterval(alive);
   assert.ok(performance.now() - started >= 45);
   first();
@@ -98,7 +98,7 @@ test('a long line is compacted as it is served, and keeps its order', async () =
   const gate = new Admission({ running: 1, queued: 5000, queueMs: 60_000 });
   const first = await gate.enter();
   const served: number[] = [];
-  const all = Array.from({ length: 3000 }, (_, i) => gate.enter().then((leave) => (served.push(i), leave())));
+  const all = Array.from({ length: 3000 }, (_, i) => Promise.resolve(gate.enter()).then((leave) => (served.push(i), leave())));
   first();
   await Promise.all(all);
   assert.deepEqual(served, Array.from({ length: 3000 }, (_, i) => i));

@@ -354,5 +354,5 @@ test('a large body decoded a slice at a time gives the same tree as decoding it 
   assert.ok(charged > 0);
   // Errors are the same too, at the same position.
   const bad = JSON.stringify({ do: [...Array.from({ length: 30_000 }, (_, i) => item(i)), { nope: 1 }] });
-  await assert.rejects(decodeRequest(bad, pacer), (e: unknown) => e instanceof QueryError && e.description === 'No form/function found, or invalid argument keys: { nope }.' && JSON.stringify(e.position) === JSON.stringify(['do', 30_000]));
+  await assert.rejects(async () => decodeRequest(bad, pacer), (e: unknown) => e instanceof QueryError && e.description === 'No form/function found, or invalid argument keys: { nope }.' && JSON.stringify(e.position) === JSON.stringify(['do', 30_000]));
 });
