@@ -31,7 +31,8 @@ const CACHE_MAX = 512;
 
 export class Redactor {
   private readonly secrets: readonly string[];
-  private readonly cache = new Map<string, string>();
+  /** Cache key → the record's literal, and that literal without its closing `}"` (to append the txn). */
+  private readonly cache = new Map<string, { literal: string; open: string; empty: boolean }>();
 
   /** `secrets`: literal values that must never be logged (the root secret). Ones under 4 characters are ignored. */
   constructor(secrets: readonly string[] = []) {
@@ -68,11 +69,14 @@ export class Redactor {
         const clipped = value.length > HEADER_VALUE_MAX ? `${value.slice(0, HEADER_VALUE_MAX - 1)}…` : value;
         out[name.replace(/-/g, '_')] = this.scrub(clipped);
       }
-      stable = JSON.stringify(out);
+      const json = JSON.stringify(out);
+      const literal = JSON.stringify(json);
+      // The escaped form of the object without its `}`: digits and these names need no escaping.
+      stable = { literal, open: literal.slice(0, -2), empty: json.length <= 2 };
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       this.cache.set(key, stable);
     }
-    if (!numericTxn) return JSON.stringify(stable);
-    return JSON.stringify(`${stable.slice(0, -1)}${stable.length > 2 ? ',' : ''}"x_last_seen_txn":"${txn}"}`);
+    if (!numericTxn) return stable.literal;
+    return `${stable.open}${stable.empty ? '' : ','}\\"x_last_seen_txn\\":\\"${txn}\\"}"`;
   }
 }
