@@ -14,6 +14,11 @@ import { checkBuilt } from './valueSize';
 export { QueryTimeout, UNITS_PER_COMPUTE_OP } from './budget';
 export const MAX_CALL_DEPTH = 200;
 
+// Defaults shared by every context (not three closures per query); the executor sets real ones.
+const NO_BINDINGS: BindingEvaluator = () => Promise.reject(new Error('no binding evaluator'));
+const NO_LAMBDAS = (): Promise<Value> => Promise.reject(new Error('no lambda evaluator'));
+const NO_SECRETS = (): Promise<Scope | undefined> => Promise.resolve(undefined);
+
 export class EvalContext {
   callDepth = 0;
   /** Databases whose schema this transaction changed (their cached catalog must not be used). */
@@ -22,19 +27,18 @@ export class EvalContext {
   schemaGeneration = 0;
   /** Set when the transaction wrote keys or tokens: the secret cache must be dropped. */
   secretsChanged = false;
-  /** Documents created by this transaction (for the 201 status of a top-level create). */
-  readonly freshDocs = new WeakSet<Obj>();
+  /** Documents created by this transaction (for the 201 status of a top-level create); made on the first. */
+  private fresh: WeakSet<Obj> | undefined;
   /** Deleted databases and collections whose contents are removed once the delete is durable. */
   readonly purges: Purge[] = [];
   /** Indexes created by this transaction that are built in the background once it commits. */
   readonly indexBuilds: { db: bigint; index: number }[] = [];
   /** Evaluates an index binding lambda purely (set by the executor: the evaluator lives above model/). */
-  evalBinding: BindingEvaluator = () => Promise.reject(new Error('no binding evaluator'));
+  evalBinding: BindingEvaluator = NO_BINDINGS;
   /** Applies a lambda value (set by the executor: the evaluator lives above model/); used by auth predicates. */
-  applyLambda: (lambda: Lambda, args: Value[], ctx: EvalContext) => Promise<Value> = () =>
-    Promise.reject(new Error('no lambda evaluator'));
+  applyLambda: (lambda: Lambda, args: Value[], ctx: EvalContext) => Promise<Value> = NO_LAMBDAS;
   /** Resolves a secret as the Authorization header would (set by the executor; used by KeyFromSecret for JWTs). */
-  authenticate: (secret: string) => Promise<Scope | undefined> = () => Promise.resolve(undefined);
+  authenticate: (secret: string) => Promise<Scope | undefined> = NO_SECRETS;
   /** Valid time for reads under At(); undefined = the snapshot. */
   readAt: bigint | undefined;
   /** Why writes are refused right now ("get requests", "set filters", "auth predicates"), if they are. */
@@ -54,6 +58,15 @@ export class EvalContext {
   }
 
   /** Records a write to the schema of `db` (the catalog must not serve this transaction from cache). */
+  /** Marks `doc` as created by this transaction. */
+  created(doc: Obj): void {
+    (this.fresh ??= new WeakSet()).add(doc);
+  }
+
+  isFresh(doc: Obj): boolean {
+    return this.fresh?.has(doc) ?? false;
+  }
+
   schemaChanged(db: bigint): void {
     this.schemaWrites.add(db);
     this.schemaGeneration++;

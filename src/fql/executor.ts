@@ -206,7 +206,7 @@ export class Executor implements QueryService {
         },
         { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn, maxRetries: req.maxRetriesOnContention, budget },
       );
-      const fresh = run.result instanceof Map && run.ctx.freshDocs.has(run.result as Obj);
+      const fresh = run.result instanceof Map && run.ctx.isFresh(run.result as Obj);
       const body = resourceBytes(run.result, run.ts, this.limits.maxResponseBytes, budget, legacyStyle(req.apiVersion));
       return {
         status: fresh ? 201 : 200,

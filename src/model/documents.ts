@@ -214,7 +214,7 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   if (password !== undefined) await setPassword(ctx, key, refOf(t, undefined), password);
   await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), null, { ts: ctx.snapshotTs, fields }, pos);
   const out = render(t, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: fields } });
-  ctx.freshDocs.add(out);
+  ctx.created(out);
   return out;
 }
 
@@ -262,7 +262,7 @@ async function createNative(ctx: EvalContext, db: bigint, native: string, params
   markSchemaWrite(ctx, db, native);
   const target = targetFor(db, native, created.id, created.fields, t.scoped);
   const out = render(target, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: created.fields } }, created.once);
-  ctx.freshDocs.add(out);
+  ctx.created(out);
   return out;
 }
 

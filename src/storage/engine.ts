@@ -57,6 +57,8 @@ export interface Engine {
   /** Longest key the engine can store, so commits can be refused before they are accepted. */
   readonly maxKeySize: number;
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /** The same read synchronously, for an engine that reads without waiting (LMDB). Optional. */
+  getSync?(key: Uint8Array): Uint8Array | undefined;
   range(opts: RangeOptions): AsyncIterable<KV>;
   /**
    * The same range read synchronously, for an engine that reads without waiting (LMDB): an index

@@ -32,6 +32,10 @@ class LmdbEngine implements Engine {
   ) {}
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.getSync(key);
+  }
+
+  getSync(key: Uint8Array): Uint8Array | undefined {
     if (key.length > MAX_KEY_SIZE) return undefined; // cannot have been stored
     return this.db.get(asBuffer(key));
   }

@@ -191,18 +191,20 @@ export class TxnImpl implements Txn {
     this.check();
     const atSnapshot = at === undefined || at >= this.snapshotTs;
     const t = atSnapshot ? this.snapshotTs : at;
+    const ck = docConflictKey(key);
     if (atSnapshot) {
-      const ck = docConflictKey(key);
       this.reads.add(ck);
       const b = this.versions.get(ck);
       if (b) return { ts: TxnTime.instance, action: b.action, data: b.data };
     }
     if (t < 0n) return null;
-    const edited = this.historyEdits.get(docConflictKey(key));
+    const edited = this.historyEdits.size > 0 ? this.historyEdits.get(ck) : undefined;
     if (edited) return this.editedVersionAt(edited, t);
-    // Almost every read wants the newest version: one point lookup, no cursor.
+    // Almost every read wants the newest version: one point lookup, no cursor (and no promise
+    // where the engine reads synchronously).
     const lk = latestKey(key);
-    const latest = await this.store.engine.get(lk);
+    const engine = this.store.engine;
+    const latest = engine.getSync ? engine.getSync(lk) : await engine.get(lk);
     if (latest === undefined) {
       this.metrics.reads++;
       return null;
@@ -397,7 +399,8 @@ export class TxnImpl implements Txn {
     const b = this.meta.get(ck);
     if (b) return b.value ?? undefined;
     const mk = metaKey(key);
-    const v = await this.store.engine.get(mk);
+    const engine = this.store.engine;
+    const v = engine.getSync ? engine.getSync(mk) : await engine.get(mk);
     this.metrics.reads++;
     if (v) {
       this.metrics.bytesRead += mk.length + v.length;
