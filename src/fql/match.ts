@@ -2,7 +2,8 @@
 
 import { define } from './registry';
 import { argPos, evalArg, evalOptional, mismatch } from './args';
-import { defineSetShape, type SetEntry, type SetSource } from './sets';
+import { defineSetShape, type ScanBounds, type SetEntry, type SetSource } from './sets';
+import type { IndexEntry } from '../storage/types';
 import type { EvalContext } from './context';
 import { errors, type Position } from '../values/errors';
 import { compareValues, valuesEqual } from '../values/order';
@@ -10,7 +11,7 @@ import { Ref, SetV, TxnTime, type Obj, type Value } from '../values/types';
 import { resolveRef } from '../model/resolve';
 import { checkSetRead } from '../model/permissions';
 import { indexDefOf } from '../model/indexSchema';
-import type { IndexDef } from '../model/indexDef';
+import type { IndexDef, IndexEntryValue } from '../model/indexDef';
 import { cursorBound, namedPayload, prefixEnd, termsPrefix } from '../model/indexer';
 import { addressedAll } from '../model/addresses';
 import { isCutBound } from '../model/indexKeys';
@@ -93,6 +94,13 @@ export async function openMatch(ctx: EvalContext, set: SetV, pos: Position): Pro
   };
 }
 
+type Element = SetEntry | undefined | Promise<SetEntry | undefined>;
+
+function elementOf(values: Value[], ref: Value): SetEntry {
+  const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;
+  return { cursor: [...values, ref], value };
+}
+
 /** Orders cursors [values…, ref] with the index's reverse flags. */
 function compareEntries(def: IndexDef): (a: SetEntry, b: SetEntry) => number {
   const reversed = def.values.map((v) => v.reverse);
@@ -108,30 +116,66 @@ function compareEntries(def: IndexDef): (a: SetEntry, b: SetEntry) => number {
 
 defineSetShape('match', async (ctx, set, pos): Promise<SetSource> => {
   const { keyTerms: terms, def, visible, prefix, arityOk, matches } = await openMatch(ctx, set, pos);
+
+  /** The index entries within the bounds, and the time their refs are named at. */
+  const entries = async (ctx: EvalContext, b: ScanBounds) => {
+    const from = b.from && b.from.length ? cursorBound(def, terms, await addressedAll(ctx, b.from, pos)) : prefix;
+    // An index with neither terms nor a bound reads to its end.
+    let to = prefix.length ? prefixEnd(prefix) : undefined;
+    if (b.to && b.to.length) {
+      const bound = cursorBound(def, terms, await addressedAll(ctx, b.to, pos));
+      to = b.toInclusive ? prefixEnd(bound) : bound;
+    }
+    if (b.at !== undefined) await checkIndexMinValidTime(ctx, def, b.at);
+    return { at: b.at ?? ctx.snapshotTs, read: ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at }) };
+  };
+
+  /**
+   * An index entry as a set element; undefined when its terms differ (a cut bound) or it is not
+   * visible. A promise only when something must be waited for (a pause, names, a visibility read).
+   */
+  const element = (ctx: EvalContext, e: IndexEntry, at: bigint): Element => {
+    const pause = ctx.budget.breathe();
+    if (pause) return pause.then(() => named(ctx, e, at));
+    return named(ctx, e, at);
+  };
+  const named = (ctx: EvalContext, e: IndexEntry, at: bigint): Element => {
+    const payload = namedPayload(ctx.txn, e.payload, at);
+    return payload instanceof Promise ? payload.then((p) => visibleElement(ctx, p)) : visibleElement(ctx, payload);
+  };
+  const visibleElement = (ctx: EvalContext, { terms: entryTerms, values, ref }: IndexEntryValue): Element => {
+    if (!matches(entryTerms)) return undefined;
+    if (visible && ref instanceof Ref) return visible(ctx, ref).then((ok) => (ok ? elementOf(values, ref) : undefined));
+    return elementOf(values, ref);
+  };
+
   return {
     set,
     compare: compareEntries(def),
     async *scan(ctx, b) {
       if (!arityOk) return;
-      const from = b.from && b.from.length ? cursorBound(def, terms, await addressedAll(ctx, b.from, pos)) : prefix;
-      // An index with neither terms nor a bound reads to its end.
-      let to = prefix.length ? prefixEnd(prefix) : undefined;
-      if (b.to && b.to.length) {
-        const bound = cursorBound(def, terms, await addressedAll(ctx, b.to, pos));
-        to = b.toInclusive ? prefixEnd(bound) : bound;
+      const { at, read } = await entries(ctx, b);
+      for await (const e of read) {
+        const r = element(ctx, e, at);
+        const el = r instanceof Promise ? await r : r;
+        if (el) yield el;
       }
-      if (b.at !== undefined) await checkIndexMinValidTime(ctx, def, b.at);
-      const at = b.at ?? ctx.snapshotTs;
-      for await (const e of ctx.txn.scanIndex(def.db, def.id, { from, to, reverse: b.reverse, at: b.at })) {
-        const pause = ctx.budget.breathe();
-        if (pause) await pause;
-        const named = namedPayload(ctx.txn, e.payload, at);
-        const { terms: entryTerms, values, ref } = named instanceof Promise ? await named : named;
-        if (!matches(entryTerms)) continue;
-        if (visible && ref instanceof Ref && !(await visible(ctx, ref))) continue;
-        const value = values.length === 0 ? ref : values.length === 1 ? values[0] : values;
-        yield { cursor: [...values, ref], value };
+    },
+    // A page reads its entries in one loop: no generator step per entry between here and the store.
+    async take(ctx, b, n) {
+      const out: SetEntry[] = [];
+      if (!arityOk || n <= 0) return out;
+      const { at, read } = await entries(ctx, b);
+      const add = (r: Element): boolean | Promise<boolean> => (r instanceof Promise ? r.then(add) : r !== undefined && out.push(r) >= n);
+      if (Symbol.asyncIterator in read) {
+        for await (const e of read) if (await add(element(ctx, e, at))) break;
+      } else {
+        for (const e of read) {
+          const full = add(element(ctx, e, at));
+          if (full instanceof Promise ? await full : full) break;
+        }
       }
+      return out;
     },
   };
 });

@@ -248,40 +248,18 @@ export class TxnIndexes {
     return { at, from, to, reverse, order, id, read, own };
   }
 
-  async *scan(db: bigint, index: number, opts: IndexScanOptions = {}): AsyncGenerator<IndexEntry> {
+  /**
+   * The index's entries in [from, to) at the read time, this transaction's own changes merged in. A
+   * plain iterable when the engine reads synchronously (LMDB): a page then costs no promise per entry
+   * below the evaluator. Consumers use `for await`, which takes either.
+   */
+  scan(db: bigint, index: number, opts: IndexScanOptions = {}): Iterable<IndexEntry> | AsyncIterable<IndexEntry> {
     const start = this.begin(db, index, opts);
-    if (!start) return;
+    if (!start) return [];
     const { at, from, to, reverse, order, read, own } = start;
-
-    let last: Uint8Array | undefined; // key of the last entry handed out
-    let complete = false;
-    try {
-      let oi = 0;
-      for await (const e of this.storedEntries(db, index, from, to, at, reverse)) {
-        for (; oi < own.length && order(own[oi].key, e.key) < 0; oi++) {
-          if (own[oi].action === 'remove') continue;
-          last = own[oi].key;
-          yield ownEntry(own[oi]);
-        }
-        if (oi < own.length && compare(own[oi].key, e.key) === 0) {
-          const b = own[oi++];
-          if (b.action === 'remove') continue;
-          last = b.key;
-          yield ownEntry(b);
-          continue;
-        }
-        last = e.key;
-        yield e;
-      }
-      for (; oi < own.length; oi++) {
-        if (own[oi].action === 'remove') continue;
-        last = own[oi].key;
-        yield ownEntry(own[oi]);
-      }
-      complete = true;
-    } finally {
-      if (read && !complete) narrow(read, last, reverse);
-    }
+    const stored = this.storedEntries(db, index, from, to, at, reverse);
+    const merge = new OwnMerge(own, order);
+    return Symbol.asyncIterator in stored ? mergedAsync(stored, merge, read, reverse) : mergedSync(stored, merge, read, reverse);
   }
 
   /**
@@ -492,6 +470,85 @@ export class TxnIndexes {
       if (keys.length > 0) (writes ??= new Map()).set(id, keys.sort(compare));
     }
     return { writes, count, bytes };
+  }
+}
+
+/**
+ * Merges a transaction's own entry changes into the stored entries of a scan, in scan order, and
+ * keeps the last key handed out (a scan stopped early has read only up to there).
+ */
+class OwnMerge {
+  private at = 0;
+  last: Uint8Array | undefined;
+
+  constructor(
+    private readonly own: Buffered[],
+    private readonly order: (a: Uint8Array, b: Uint8Array) => number,
+  ) {}
+
+  /** False once every own change is handed out: then a stored entry is handed out as it is. */
+  get pending(): boolean {
+    return this.at < this.own.length;
+  }
+
+  /** The own changes ordered before stored entry `e`, then `e` or the own change of the same key. */
+  step(e: IndexEntry): IndexEntry[] {
+    const out: IndexEntry[] = [];
+    const own = this.own;
+    for (; this.at < own.length && this.order(own[this.at].key, e.key) < 0; this.at++) this.hand(out, own[this.at]);
+    if (this.at < own.length && compare(own[this.at].key, e.key) === 0) this.hand(out, own[this.at++]);
+    else {
+      this.last = e.key;
+      out.push(e);
+    }
+    return out;
+  }
+
+  /** The own changes after the last stored entry. */
+  rest(): IndexEntry[] {
+    const out: IndexEntry[] = [];
+    for (; this.at < this.own.length; this.at++) this.hand(out, this.own[this.at]);
+    return out;
+  }
+
+  private hand(out: IndexEntry[], b: Buffered): void {
+    if (b.action === 'remove') return;
+    this.last = b.key;
+    out.push(ownEntry(b));
+  }
+}
+
+function* mergedSync(stored: Iterable<IndexEntry>, m: OwnMerge, read: IndexRead | undefined, reverse: boolean): Generator<IndexEntry> {
+  let complete = false;
+  try {
+    for (const e of stored) {
+      if (m.pending) yield* m.step(e);
+      else {
+        m.last = e.key;
+        yield e;
+      }
+    }
+    yield* m.rest();
+    complete = true;
+  } finally {
+    if (read && !complete) narrow(read, m.last, reverse);
+  }
+}
+
+async function* mergedAsync(stored: AsyncIterable<IndexEntry>, m: OwnMerge, read: IndexRead | undefined, reverse: boolean): AsyncGenerator<IndexEntry> {
+  let complete = false;
+  try {
+    for await (const e of stored) {
+      if (m.pending) yield* m.step(e);
+      else {
+        m.last = e.key;
+        yield e;
+      }
+    }
+    yield* m.rest();
+    complete = true;
+  } finally {
+    if (read && !complete) narrow(read, m.last, reverse);
   }
 }
 

@@ -414,7 +414,7 @@ export class TxnImpl implements Txn {
     this.reads.add(abstractConflictKey(key));
   }
 
-  scanIndex(db: bigint, index: number, opts?: IndexScanOptions): AsyncIterable<IndexEntry> {
+  scanIndex(db: bigint, index: number, opts?: IndexScanOptions): Iterable<IndexEntry> | AsyncIterable<IndexEntry> {
     this.check();
     return this.indexes.scan(db, index, opts);
   }

@@ -153,7 +153,7 @@ export interface Txn {
    * reads (and records for conflicts) only the part handed out. At the snapshot the scanned range
    * is recorded, so a concurrent commit that adds or removes an entry in it conflicts.
    */
-  scanIndex(db: bigint, index: number, opts?: IndexScanOptions): AsyncIterable<IndexEntry>;
+  scanIndex(db: bigint, index: number, opts?: IndexScanOptions): Iterable<IndexEntry> | AsyncIterable<IndexEntry>;
   /** Every add/remove event of the entries in [from, to), ordered by key then ts (issue: history). */
   indexHistory(db: bigint, index: number, opts?: IndexScanOptions & { fromTs?: bigint }): AsyncIterable<IndexEvent>;
 

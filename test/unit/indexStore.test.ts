@@ -16,7 +16,7 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+async function collect<T>(it: Iterable<T> | AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
   return out;
