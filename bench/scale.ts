@@ -94,6 +94,16 @@ const match = (group: number) => ({ match: { index: 'by_group' }, terms: group }
 const groupSize = (g: number, loaded: number, groups: number) => Math.floor((loaded - g) / groups) + (g === 0 ? 0 : 1);
 const randomInt = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
 
+/**
+ * Create(Ref(Collection("docs"), id), {data: {...DOCUMENT_DATA, group, n: id}}) as JSON text, spliced
+ * from a template: wrap() and JSON.stringify per document took ~17 µs, a third of the time one
+ * document may take at the target rate, and this process is the server too.
+ */
+const DOC_PREFIX = JSON.stringify(wrap({ data: DOCUMENT_DATA })).replace(/\}\}\}\}$/, '');
+function createBody(id: number, groups: number): string {
+  return `{"create":{"ref":{"collection":"docs"},"id":"${id}"},"params":${DOC_PREFIX},"group":${id % groups},"n":${id}}}}}}`;
+}
+
 /** Loads documents `from+1 … to` (Do of BATCH Creates per query, `inflight` queries at once); docs/s. */
 async function load(service: QueryService, from: number, to: number, opts: Options): Promise<number> {
   let next = from;
@@ -103,11 +113,9 @@ async function load(service: QueryService, from: number, to: number, opts: Optio
       while (next < to) {
         const start = next;
         next += BATCH;
-        const creates = Array.from({ length: BATCH }, (_, i) => {
-          const id = start + i + 1;
-          return { create: docRef(id), params: wrap({ data: { ...DOCUMENT_DATA, group: id % opts.groups, n: id } }) };
-        });
-        await serviceQuery(service, { do: creates });
+        const creates = Array.from({ length: BATCH }, (_, i) => createBody(start + i + 1, opts.groups));
+        const r = await service.query({ body: `{"do":[${creates.join(',')}]}`, authorization: 'Bearer secret', timeoutMs: 600_000 });
+        if (r.status >= 300) throw new Error(String(r.body));
       }
     }),
   );
