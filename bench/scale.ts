@@ -7,7 +7,9 @@
 // `--groups` distinct groups, so a term has size/groups entries). At each size:
 //  - load rate of that stage: `Do` of 1,000 Creates with client-chosen ids per query,
 //    `--load-inflight` such queries in flight;
-//  - point Get of a random id, `--concurrency` in flight, for `--seconds`: ops/s, p50/p99;
+//  - point Get of a random id, `--concurrency` callers, for `--seconds`: ops/s, p50/p99 (each op
+//    starts in a macrotask of its own, as over the network, so they rarely overlap and latency is
+//    the op's own time rather than a share of 32 interleaved ones);
 //  - Paginate(Match(by_group, g), {size: 64}): the first page of a random term, and a page from the
 //    middle of a term, reached by an `after` cursor taken from a real page (same load);
 //  - full-set operations under the query limits (12,000 compute ops, one unit per element a Count
@@ -338,7 +340,10 @@ export async function main(argv: string[]): Promise<void> {
     `scale: sizes ${opts.sizes.join(', ')}; ${opts.groups} groups; load Do of ${BATCH} Creates, ${opts.loadInflight} in flight; ` +
       `${opts.concurrency} in flight for ${opts.seconds}s per read scenario; node ${process.version}`,
   );
-  console.log('scale: Flora in this process (query service, LMDB, no HTTP): memory is this process\'s, load generator included');
+  console.log(
+    'scale: Flora in this process (query service, LMDB, no HTTP): memory is this process\'s, load generator included; ' +
+      'each read starts in a macrotask of its own, as a request from the network does, so its latency is its own time',
+  );
   await withService('scale', async (service, dir) => {
     await serviceQuery(service, { create_collection: wrap({ name: 'docs' }) });
     await serviceQuery(service, {
