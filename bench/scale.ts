@@ -1,5 +1,5 @@
 // `npm run bench -- --scale [--sizes 10000,100000,1000000] [--seconds 5] [--concurrency 32]
-//                           [--load-inflight 2] [--groups 50]`
+//                           [--load-inflight 4] [--groups 50]`
 // (or `node dist/bench/run.js --scale …`; `--help` prints this)
 //
 // Flat with size (issue 17, item 2). One collection grows in steps (load to 10k, measure, load on to
@@ -49,7 +49,7 @@ const TARGET_LOAD = 20_000;
 const USAGE = 'usage: run.js --scale [--sizes 10000,100000,1000000] [--seconds N] [--concurrency N] [--load-inflight N] [--groups N]';
 
 function parseArgs(argv: string[]): Options | undefined {
-  const opts: Options = { sizes: [10_000, 100_000, 1_000_000], seconds: 5, concurrency: 32, loadInflight: 2, groups: 50 };
+  const opts: Options = { sizes: [10_000, 100_000, 1_000_000], seconds: 5, concurrency: 32, loadInflight: 4, groups: 50 };
   const numeric: Record<string, 'seconds' | 'concurrency' | 'loadInflight' | 'groups'> = {
     '--seconds': 'seconds', '--concurrency': 'concurrency', '--load-inflight': 'loadInflight', '--groups': 'groups',
   };
