@@ -1,5 +1,5 @@
 // `npm run bench -- --scale [--sizes 10000,100000,1000000] [--seconds 5] [--concurrency 32]
-//                           [--load-inflight 4] [--groups 50]`
+//                           [--load-inflight 4] [--groups 50] [--all-index]`
 // (or `node dist/bench/run.js --scale …`; `--help` prints this)
 //
 // Flat with size (issue 17, item 2). One collection grows in steps (load to 10k, measure, load on to
@@ -15,7 +15,9 @@
 //  - full-set operations under the query limits (12,000 compute ops, one unit per element a Count
 //    folds; the default 2-minute timeout): Count(Match(by_group, g)), Count(Documents(coll)), and
 //    the way around the limit, counting page by page (Count(Paginate(Documents(coll), {size:
-//    100000})) following `after`); each shows its answer or its error, and its time;
+//    100000})) following `after`); each shows its answer or its error, and its time. `--all-index`
+//    adds an index with no terms over the collection (loaded along with the other) and
+//    Count(Match(it));
 //  - data directory size per document (allocated blocks, as du), and this process's RSS and
 //    RssAnon (private memory, without LMDB's file-backed map) now and at peak during the stage.
 // Checks as it goes: a Get of known ids returns the right n, pages hold 64 entries of the term in
@@ -38,6 +40,7 @@ interface Options {
   concurrency: number;
   loadInflight: number;
   groups: number;
+  allIndex: boolean;
 }
 
 const BATCH = 1000;
@@ -46,10 +49,11 @@ const COUNT_PAGE = 100_000; // Fauna's largest page
 const FAUNA_TIMEOUT_MS = 120_000; // X-Query-Timeout's default
 const TARGET_RATIO = 1.5;
 const TARGET_LOAD = 20_000;
-const USAGE = 'usage: run.js --scale [--sizes 10000,100000,1000000] [--seconds N] [--concurrency N] [--load-inflight N] [--groups N]';
+const USAGE =
+  'usage: run.js --scale [--sizes 10000,100000,1000000] [--seconds N] [--concurrency N] [--load-inflight N] [--groups N] [--all-index]';
 
 function parseArgs(argv: string[]): Options | undefined {
-  const opts: Options = { sizes: [10_000, 100_000, 1_000_000], seconds: 5, concurrency: 32, loadInflight: 4, groups: 50 };
+  const opts: Options = { sizes: [10_000, 100_000, 1_000_000], seconds: 5, concurrency: 32, loadInflight: 4, groups: 50, allIndex: false };
   const numeric: Record<string, 'seconds' | 'concurrency' | 'loadInflight' | 'groups'> = {
     '--seconds': 'seconds', '--concurrency': 'concurrency', '--load-inflight': 'loadInflight', '--groups': 'groups',
   };
@@ -57,6 +61,10 @@ function parseArgs(argv: string[]): Options | undefined {
     const a = argv[i];
     if (a === '--scale') continue;
     if (a === '--help' || a === '-h') return undefined;
+    if (a === '--all-index') {
+      opts.allIndex = true;
+      continue;
+    }
     const v = argv[++i];
     if (a === '--sizes') {
       opts.sizes = (v ?? '').split(',').map(Number);
@@ -106,7 +114,7 @@ function createBody(id: number, groups: number): string {
   return `{"create":{"ref":{"collection":"docs"},"id":"${id}"},"params":${DOC_PREFIX},"group":${id % groups},"n":${id}}}}}}`;
 }
 
-/** Loads documents `from+1 … to` (Do of BATCH Creates per query, `inflight` queries at once); docs/s. */
+/** Loads documents `from+1 … to` (Do of BATCH Creates per query, `inflight` queries at once); seconds. */
 async function load(service: QueryService, from: number, to: number, opts: Options): Promise<number> {
   let next = from;
   const t0 = process.hrtime.bigint();
@@ -121,7 +129,7 @@ async function load(service: QueryService, from: number, to: number, opts: Optio
       }
     }),
   );
-  return (to - from) / (Number(process.hrtime.bigint() - t0) / 1e9);
+  return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
 /** Throws unless `page` is `count` entries of group g, ascending by n, the first being `firstN`. */
@@ -181,6 +189,8 @@ interface FullSet {
   /** Count(Match(by_group, g)): the answer (checked) and the median time of a few terms. */
   termCount: Outcome;
   documents: Outcome;
+  /** Count(Match(all_docs)) with --all-index. */
+  all?: Outcome;
   /** Counting page by page: total, time, number of queries. */
   byPages: { total: number; ms: number; queries: number };
 }
@@ -197,6 +207,8 @@ async function fullSet(service: QueryService, loaded: number, opts: Options): Pr
   terms.sort((a, b) => a.ms - b.ms);
   const documents = await attempt(service, { count: { documents: { collection: 'docs' } } });
   if (documents.error === undefined && documents.resource !== loaded) throw new Error(`Count(Documents) = ${String(documents.resource)}, expected ${loaded}`);
+  const all = opts.allIndex ? await attempt(service, { count: { match: { index: 'all_docs' } } }) : undefined;
+  if (all && all.error === undefined && all.resource !== loaded) throw new Error(`Count(Match(all_docs)) = ${String(all.resource)}, expected ${loaded}`);
 
   let total = 0;
   let queries = 0;
@@ -212,7 +224,7 @@ async function fullSet(service: QueryService, loaded: number, opts: Options): Pr
   } while (after !== undefined);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (total !== loaded) throw new Error(`counting by pages: ${total}, expected ${loaded}`);
-  return { termCount: terms[Math.floor(terms.length / 2)], documents, byPages: { total, ms, queries } };
+  return { termCount: terms[Math.floor(terms.length / 2)], documents, all, byPages: { total, ms, queries } };
 }
 
 /** Allocated size of a directory tree in bytes (what du reports). */
@@ -246,7 +258,9 @@ class MemorySampler {
 
 interface SizeRow {
   size: number;
+  /** Docs/s of the stage that loaded up to this size, and its seconds. */
   loadRate: number;
+  loadSeconds: number;
   get: LoadResult;
   first: LoadResult;
   middle: LoadResult;
@@ -258,7 +272,14 @@ interface SizeRow {
   peakAnon: number;
 }
 
-async function measureSize(service: QueryService, dir: string, size: number, loadRate: number, opts: Options, mem: MemorySampler): Promise<SizeRow> {
+async function measureSize(
+  service: QueryService,
+  dir: string,
+  size: number,
+  load: { rate: number; seconds: number },
+  opts: Options,
+  mem: MemorySampler,
+): Promise<SizeRow> {
   await checkCorrectness(service, size, opts);
   const get = await timed(queryOp(service, () => JSON.stringify({ get: docRef(randomInt(1, size)) })), opts);
   const first = await timed(
@@ -271,7 +292,7 @@ async function measureSize(service: QueryService, dir: string, size: number, loa
   const full = await fullSet(service, size, opts);
   const now = mem.sample();
   return {
-    size, loadRate, get, first, middle, full,
+    size, loadRate: load.rate, loadSeconds: load.seconds, get, first, middle, full,
     bytesPerDoc: diskUsage(dir) / size,
     rss: now.rss, anon: now.anon, peakRss: mem.peakRss, peakAnon: mem.peakAnon,
   };
@@ -284,12 +305,13 @@ const outcome = (o: Outcome) => `${o.error === undefined ? String(o.resource) : 
 function printTable(rows: SizeRow[]): void {
   const header = [
     'docs', 'load docs/s', 'Get/s', 'Get p50/p99 ms', 'page1/s', 'page1 p50/p99', 'mid page/s', 'mid p50/p99',
-    'Count(term)', 'Count(Documents)', 'count by pages', 'disk B/doc', 'RSS MB (peak)', 'RssAnon MB (peak)',
+    'Count(term)', 'Count(Documents)', ...(rows[0].full.all ? ['Count(Match(all))'] : []), 'count by pages', 'disk B/doc',
+    'RSS MB (peak)', 'RssAnon MB (peak)',
   ];
   const cells = rows.map((r) => [
     String(r.size), k(r.loadRate), k(r.get.opsPerSecond), lat(r.get), k(r.first.opsPerSecond), lat(r.first),
     k(r.middle.opsPerSecond), lat(r.middle),
-    `${outcome(r.full.termCount)}`, outcome(r.full.documents),
+    `${outcome(r.full.termCount)}`, outcome(r.full.documents), ...(r.full.all ? [outcome(r.full.all)] : []),
     `${r.full.byPages.total} ${(r.full.byPages.ms / 1000).toFixed(2)}s/${r.full.byPages.queries}q`,
     r.bytesPerDoc.toFixed(0), `${mb(r.rss)} (${mb(r.peakRss)})`, `${mb(r.anon)} (${mb(r.peakAnon)})`,
   ]);
@@ -316,17 +338,19 @@ function printVerdicts(rows: SizeRow[]): void {
       `${name}: p50 latency ${last.size}/${first.size} ratio ${p50.toFixed(2)} (target <= ${TARGET_RATIO}: ${verdict(p50 <= TARGET_RATIO)}); p99 ratio ${p99.toFixed(2)}`,
     );
   }
-  const slowest = Math.min(...rows.map((r) => r.loadRate));
+  const overall = last.size / rows.reduce((s, r) => s + r.loadSeconds, 0);
   console.log(
-    `load: ${rows.map((r) => `${k(r.loadRate)}/s to ${r.size}`).join(', ')}; slowest stage ${slowest.toFixed(0)} docs/s (target >= ${TARGET_LOAD} in process: ${verdict(slowest >= TARGET_LOAD)})`,
+    `load: ${rows.map((r) => `${k(r.loadRate)}/s to ${r.size}`).join(', ')}; ${overall.toFixed(0)} docs/s over all ${last.size} ` +
+      `(target >= ${TARGET_LOAD} in process: ${verdict(overall >= TARGET_LOAD)})`,
   );
   console.log(
     `memory: RssAnon ${rows.map((r) => `${mb(r.anon)} MB at ${r.size}`).join(', ')} (peak ${mb(Math.max(...rows.map((r) => r.peakAnon)))} MB); ` +
       `RSS includes LMDB's file-backed pages, which the kernel may drop`,
   );
   for (const r of rows) {
-    const o = r.full.documents;
-    if (o.error !== undefined) console.log(`Count(Documents) at ${r.size}: ${o.error} after ${(o.ms / 1000).toFixed(2)}s`);
+    for (const [name, o] of [['Count(Match(by_group, g))', r.full.termCount], ['Count(Documents)', r.full.documents], ['Count(Match(all_docs))', r.full.all]] as const) {
+      if (o?.error !== undefined) console.log(`${name} at ${r.size}: ${o.error} after ${(o.ms / 1000).toFixed(2)}s`);
+    }
   }
 }
 
@@ -351,20 +375,23 @@ export async function main(argv: string[]): Promise<void> {
         object: { name: 'by_group', source: { collection: 'docs' }, terms: [wrap({ field: ['data', 'group'] })], values: [wrap({ field: ['data', 'n'] })] },
       },
     });
+    if (opts.allIndex) await serviceQuery(service, { create_index: { object: { name: 'all_docs', source: { collection: 'docs' } } } });
     const mem = new MemorySampler();
     const rows: SizeRow[] = [];
     try {
       let loaded = 0;
       for (const size of opts.sizes) {
         mem.reset();
-        const rate = await load(service, loaded, size, opts);
+        const seconds = await load(service, loaded, size, opts);
+        const rate = (size - loaded) / seconds;
         loaded = size;
-        const row = await measureSize(service, dir, size, rate, opts, mem);
+        const row = await measureSize(service, dir, size, { rate, seconds }, opts, mem);
         rows.push(row);
         console.log(
           `scale: ${size} docs: load ${rate.toFixed(0)}/s; Get ${row.get.opsPerSecond.toFixed(0)}/s ${lat(row.get)} ms; ` +
             `page1 ${row.first.opsPerSecond.toFixed(0)}/s ${lat(row.first)} ms; mid ${row.middle.opsPerSecond.toFixed(0)}/s ${lat(row.middle)} ms; ` +
             `Count(term) ${outcome(row.full.termCount)}; Count(Documents) ${outcome(row.full.documents)}; ` +
+            (row.full.all ? `Count(Match(all)) ${outcome(row.full.all)}; ` : '') +
             `${row.bytesPerDoc.toFixed(0)} B/doc; RSS ${mb(row.rss)} MB, RssAnon ${mb(row.anon)} MB`,
         );
       }
