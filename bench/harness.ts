@@ -5,6 +5,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { createFlora } from '../src/flora';
 import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
@@ -99,6 +101,16 @@ export function rssAnon(): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * A full garbage collection, so memory readings show what is retained: global.gc under
+ * --expose-gc, else the same function enabled at run time (as src/fql/memoryPool.ts does).
+ */
+export function collectGarbage(): void {
+  if (typeof global.gc === 'function') return void global.gc();
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
 }
 
 /** Runs a benchmark's main function; a failure prints and exits with code 1. */

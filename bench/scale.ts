@@ -19,7 +19,8 @@
 //    adds an index with no terms over the collection (loaded along with the other) and
 //    Count(Match(it));
 //  - data directory size per document (allocated blocks, as du), and this process's RSS and
-//    RssAnon (private memory, without LMDB's file-backed map) now and at peak during the stage.
+//    RssAnon (private memory, without LMDB's file-backed map) after a full GC and at peak during
+//    the stage. Reads also show this process's CPU per op, steadier than latency on a shared machine.
 // Checks as it goes: a Get of known ids returns the right n, pages hold 64 entries of the term in
 // order, counts equal the number loaded. Then one table, and the targets: latency at the largest size
 // ≤ 1.5× at the smallest for point Get and both pages, load ≥ 20,000 docs/s in process.
@@ -31,7 +32,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { QueryService } from '../src/fql/api';
 import { DOCUMENT_DATA } from './ceiling';
-import { closedLoop, mb, rssAnon, serviceQuery, withService, wrap } from './harness';
+import { closedLoop, collectGarbage, mb, rssAnon, serviceQuery, withService, wrap } from './harness';
 import { Measurement, type LoadResult } from './load';
 
 interface Options {
@@ -150,12 +151,18 @@ async function checkCorrectness(service: QueryService, loaded: number, opts: Opt
   checkPage(page, g, g, PAGE, opts.groups);
 }
 
-/** A closed loop of `op` after a short warm-up: ops/s and latency percentiles. */
-async function timed(op: () => Promise<void>, opts: Options): Promise<LoadResult> {
+/** A read scenario's figures; `cpuUs`: this process's CPU per op, less disturbed than latency by other processes on a shared machine. */
+type Timed = LoadResult & { cpuUs: number };
+
+/** A closed loop of `op` after a short warm-up: ops/s, latency percentiles, CPU per op. */
+async function timed(op: () => Promise<void>, opts: Options): Promise<Timed> {
   await closedLoop(op, Math.min(1, opts.seconds / 5), opts.concurrency, { ownTask: true });
   const m = new Measurement();
+  const cpu0 = process.cpuUsage();
   await closedLoop(op, opts.seconds, opts.concurrency, { into: m, ownTask: true });
-  return m.result();
+  const cpu = process.cpuUsage(cpu0);
+  const r = m.result();
+  return { ...r, cpuUs: (cpu.user + cpu.system) / r.ops };
 }
 
 /** An op that runs one query body (fresh per call) and fails on an error status. */
@@ -261,9 +268,9 @@ interface SizeRow {
   /** Docs/s of the stage that loaded up to this size, and its seconds. */
   loadRate: number;
   loadSeconds: number;
-  get: LoadResult;
-  first: LoadResult;
-  middle: LoadResult;
+  get: Timed;
+  first: Timed;
+  middle: Timed;
   full: FullSet;
   bytesPerDoc: number;
   rss: number;
@@ -290,6 +297,7 @@ async function measureSize(
   const bodies = cursors.map((c) => JSON.stringify({ paginate: match(c.g), size: PAGE, after: c.after }));
   const middle = await timed(queryOp(service, () => bodies[randomInt(0, bodies.length - 1)]), opts);
   const full = await fullSet(service, size, opts);
+  collectGarbage(); // what is retained, not what the last scan left for the collector
   const now = mem.sample();
   return {
     size, loadRate: load.rate, loadSeconds: load.seconds, get, first, middle, full,
@@ -299,12 +307,12 @@ async function measureSize(
 }
 
 const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
-const lat = (r: LoadResult) => `${r.p50Ms.toFixed(2)}/${r.p99Ms.toFixed(2)}`;
+const lat = (r: Timed) => `${r.p50Ms.toFixed(2)}/${r.p99Ms.toFixed(2)} ${r.cpuUs.toFixed(0)}µs`;
 const outcome = (o: Outcome) => `${o.error === undefined ? String(o.resource) : 'error'} ${(o.ms / 1000).toFixed(2)}s`;
 
 function printTable(rows: SizeRow[]): void {
   const header = [
-    'docs', 'load docs/s', 'Get/s', 'Get p50/p99 ms', 'page1/s', 'page1 p50/p99', 'mid page/s', 'mid p50/p99',
+    'docs', 'load docs/s', 'Get/s', 'Get p50/p99 ms CPU/op', 'page1/s', 'page1 p50/p99 CPU', 'mid page/s', 'mid p50/p99 CPU',
     'Count(term)', 'Count(Documents)', ...(rows[0].full.all ? ['Count(Match(all))'] : []), 'count by pages', 'disk B/doc',
     'RSS MB (peak)', 'RssAnon MB (peak)',
   ];
@@ -334,8 +342,10 @@ function printVerdicts(rows: SizeRow[]): void {
   ] as const) {
     const p50 = pick(last).p50Ms / pick(first).p50Ms;
     const p99 = pick(last).p99Ms / pick(first).p99Ms;
+    const cpu = pick(last).cpuUs / pick(first).cpuUs;
     console.log(
-      `${name}: p50 latency ${last.size}/${first.size} ratio ${p50.toFixed(2)} (target <= ${TARGET_RATIO}: ${verdict(p50 <= TARGET_RATIO)}); p99 ratio ${p99.toFixed(2)}`,
+      `${name}: p50 latency ${last.size}/${first.size} ratio ${p50.toFixed(2)} (target <= ${TARGET_RATIO}: ${verdict(p50 <= TARGET_RATIO)}); ` +
+        `p99 ratio ${p99.toFixed(2)}; CPU per op ratio ${cpu.toFixed(2)}`,
     );
   }
   const overall = last.size / rows.reduce((s, r) => s + r.loadSeconds, 0);
@@ -344,7 +354,7 @@ function printVerdicts(rows: SizeRow[]): void {
       `(target >= ${TARGET_LOAD} in process: ${verdict(overall >= TARGET_LOAD)})`,
   );
   console.log(
-    `memory: RssAnon ${rows.map((r) => `${mb(r.anon)} MB at ${r.size}`).join(', ')} (peak ${mb(Math.max(...rows.map((r) => r.peakAnon)))} MB); ` +
+    `memory: RssAnon after a full GC ${rows.map((r) => `${mb(r.anon)} MB at ${r.size}`).join(', ')} (peak ${mb(Math.max(...rows.map((r) => r.peakAnon)))} MB); ` +
       `RSS includes LMDB's file-backed pages, which the kernel may drop`,
   );
   for (const r of rows) {
