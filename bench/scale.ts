@@ -249,8 +249,9 @@ class MemorySampler {
   peakRss = 0;
   peakAnon = 0;
   private readonly timer = setInterval(() => this.sample(), 100);
-  sample(): { rss: number; anon: number } {
-    const now = { rss: process.memoryUsage().rss, anon: rssAnon() };
+  sample(): { rss: number; anon: number; heap: number } {
+    const m = process.memoryUsage();
+    const now = { rss: m.rss, anon: rssAnon(), heap: m.heapUsed + m.external };
     this.peakRss = Math.max(this.peakRss, now.rss);
     this.peakAnon = Math.max(this.peakAnon, now.anon);
     return now;
@@ -275,6 +276,8 @@ interface SizeRow {
   bytesPerDoc: number;
   rss: number;
   anon: number;
+  /** Live JS heap plus external memory (Buffers) after a full GC: what the process holds. */
+  heap: number;
   peakRss: number;
   peakAnon: number;
 }
@@ -302,7 +305,7 @@ async function measureSize(
   return {
     size, loadRate: load.rate, loadSeconds: load.seconds, get, first, middle, full,
     bytesPerDoc: diskUsage(dir) / size,
-    rss: now.rss, anon: now.anon, peakRss: mem.peakRss, peakAnon: mem.peakAnon,
+    rss: now.rss, anon: now.anon, heap: now.heap, peakRss: mem.peakRss, peakAnon: mem.peakAnon,
   };
 }
 
@@ -354,7 +357,8 @@ function printVerdicts(rows: SizeRow[]): void {
       `(target >= ${TARGET_LOAD} in process: ${verdict(overall >= TARGET_LOAD)})`,
   );
   console.log(
-    `memory: RssAnon after a full GC ${rows.map((r) => `${mb(r.anon)} MB at ${r.size}`).join(', ')} (peak ${mb(Math.max(...rows.map((r) => r.peakAnon)))} MB); ` +
+    `memory after a full GC: live heap + external ${rows.map((r) => `${mb(r.heap)}`).join(' / ')} MB, ` +
+      `RssAnon ${rows.map((r) => `${mb(r.anon)}`).join(' / ')} MB (peak ${mb(Math.max(...rows.map((r) => r.peakAnon)))} MB) at ${rows.map((r) => r.size).join(' / ')}; ` +
       `RSS includes LMDB's file-backed pages, which the kernel may drop`,
   );
   for (const r of rows) {
@@ -398,11 +402,11 @@ export async function main(argv: string[]): Promise<void> {
         const row = await measureSize(service, dir, size, { rate, seconds }, opts, mem);
         rows.push(row);
         console.log(
-          `scale: ${size} docs: load ${rate.toFixed(0)}/s; Get ${row.get.opsPerSecond.toFixed(0)}/s ${lat(row.get)} ms; ` +
-            `page1 ${row.first.opsPerSecond.toFixed(0)}/s ${lat(row.first)} ms; mid ${row.middle.opsPerSecond.toFixed(0)}/s ${lat(row.middle)} ms; ` +
+          `scale: ${size} docs: load ${rate.toFixed(0)}/s; Get ${row.get.opsPerSecond.toFixed(0)}/s ${lat(row.get)}; ` +
+            `page1 ${row.first.opsPerSecond.toFixed(0)}/s ${lat(row.first)}; mid ${row.middle.opsPerSecond.toFixed(0)}/s ${lat(row.middle)}; ` +
             `Count(term) ${outcome(row.full.termCount)}; Count(Documents) ${outcome(row.full.documents)}; ` +
             (row.full.all ? `Count(Match(all)) ${outcome(row.full.all)}; ` : '') +
-            `${row.bytesPerDoc.toFixed(0)} B/doc; RSS ${mb(row.rss)} MB, RssAnon ${mb(row.anon)} MB`,
+            `${row.bytesPerDoc.toFixed(0)} B/doc; RSS ${mb(row.rss)} MB, RssAnon ${mb(row.anon)} MB, heap ${mb(row.heap)} MB`,
         );
       }
     } finally {
