@@ -13,7 +13,8 @@
 //  - Paginate(Match(by_group, g), {size: 64}): the first page of a random term, and a page from the
 //    middle of a term, reached by an `after` cursor taken from a real page (same load);
 //  - full-set operations under the query limits (12,000 compute ops, one unit per element a Count
-//    folds; the default 2-minute timeout): Count(Match(by_group, g)), Count(Documents(coll)), and
+//    folds; 192 MB of query memory, charged 4× the bytes of every entry a scan reads; the default
+//    2-minute timeout): Count(Match(by_group, g)), Count(Documents(coll)), and
 //    the way around the limit, counting page by page (Count(Paginate(Documents(coll), {size:
 //    100000})) following `after`); each shows its answer or its error, and its time. `--all-index`
 //    adds an index with no terms over the collection (loaded along with the other) and
