@@ -8,12 +8,13 @@
 // Runs Flora's query service in process (real storage, no HTTP): these measure the database.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFlora } from '../src/flora';
 import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
+import { mb, rssAnon, serviceQuery, wrap } from './harness';
 
 interface SizeResult {
   size: number;
@@ -29,29 +30,8 @@ interface SizeResult {
   pagesPerSecond: number;
 }
 
-function wrap(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(wrap);
-  if (v && typeof v === 'object') return { object: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)])) };
-  return v;
-}
+const q = serviceQuery;
 
-async function q(service: QueryService, expr: unknown): Promise<unknown> {
-  const r = await service.query({ body: JSON.stringify(expr), authorization: 'Bearer secret', timeoutMs: 600_000 });
-  if (r.status >= 300) throw new Error(String(r.body));
-  return JSON.parse(String(r.body)).resource;
-}
-
-const mb = (n: number) => Math.round(n / 1024 / 1024);
-
-/** RssAnon from /proc (Linux): RSS without file-backed pages such as LMDB's memory map. */
-function rssAnon(): number {
-  try {
-    const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    return m ? Number(m[1]) * 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 const TERMS = 100;
 
 async function populate(service: QueryService, coll: string, n: number): Promise<void> {

@@ -4,14 +4,8 @@
 
 import type { QueryService } from '../src/fql/api';
 import { DOCUMENT_DATA } from './ceiling';
-import { closedLoop, numberArg, runMain, withService } from './harness';
+import { closedLoop, numberArg, runMain, withService, wrap } from './harness';
 
-/** The driver's wire form of a plain object: {"object": …} all the way down. */
-function wrap(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(wrap);
-  if (v && typeof v === 'object') return { object: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)])) };
-  return v;
-}
 
 /** Ops/s of one query body (a fresh body per call) from `concurrency` callers. */
 async function run(service: QueryService, body: () => string, seconds: number, concurrency: number): Promise<number> {

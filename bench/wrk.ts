@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { httpRequest, type FloraProcess } from '../test/helpers/server';
 import { DOCUMENT_DATA } from './ceiling';
 import { cpuWindow } from './procCpu';
+import { wrap } from './harness';
 export interface GenResult {
   requests: number;
   seconds: number;
@@ -97,12 +98,6 @@ end
 `;
 }
 
-/** The driver's wire form of a plain object: {"object": …} all the way down. */
-export function wrap(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(wrap);
-  if (v && typeof v === 'object') return { object: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)])) };
-  return v;
-}
 
 export async function runWrk(url: string, script: string, docs: number, seconds: number, connections: number, threads: number): Promise<GenResult> {
   const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', script, url, '--', String(docs)];
