@@ -205,6 +205,15 @@ export class Budget {
     this.alloc(bytes * READ_EXPANSION);
   }
 
+  /**
+   * Gives back what was charged since `mark` (a value of `memory`): for a fold that streams a set and
+   * keeps none of what it read (Count, Sum, …), whose reads would otherwise add up to the query's
+   * limit long before the compute limit that Fauna documents for it. The pool reservation stays.
+   */
+  rewind(mark: number): void {
+    if (this.memory > mark) this.memory = mark;
+  }
+
   /** Charges `bytes` of memory to the query and reserves them from the pool. */
   alloc(bytes: number): void {
     // Large allocations take time their compute units do not show: look at the clock.

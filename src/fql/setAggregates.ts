@@ -48,7 +48,11 @@ export async function reduceSet(
 
 /** ContainsValue on a set: streams until an element equals `x` (for functions/objects.ts to route to). */
 export async function setContainsValue(ctx: EvalContext, set: SetV | Ref, pos: Position, x: Value): Promise<boolean> {
-  for await (const v of setValues(ctx, set, pos)) if (valuesEqual(v, x)) return true;
+  const mark = ctx.budget.memory; // nothing read is kept (see aggregate)
+  for await (const v of setValues(ctx, set, pos)) {
+    if (valuesEqual(v, x)) return true;
+    ctx.budget.rewind(mark);
+  }
   return false;
 }
 
@@ -85,7 +89,12 @@ function aggregate(head: string, make: FoldFactory, unwrapSingle = false) {
       return v.withData([fold.result()]);
     }
     if (isSetLike(v)) {
-      for await (const x of setValues(ctx, v, pos)) fold.step(x);
+      // A fold keeps one value at most: what each element's read cost is given back after its step.
+      const mark = ctx.budget.memory;
+      for await (const x of setValues(ctx, v, pos)) {
+        fold.step(x);
+        ctx.budget.rewind(mark);
+      }
       return fold.result();
     }
     mismatch('Array, Set, or Page', v, pos);

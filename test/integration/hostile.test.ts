@@ -306,6 +306,25 @@ describe('limits set by configuration', () => {
     assert.match(errorOf(res).description, /^Response exceeds the size limit: got \d+ bytes or more, limit 1048576 bytes$/);
   });
 
+  test('a fold over a set keeps none of what it reads: Count(Documents) of 8 MB of documents fits 4 MB of query memory', async () => {
+    // Each read is charged to the query's memory (4× its bytes); a fold gives that back after each
+    // element, so it ends at the compute limit Fauna documents, not at the memory limit (issue 17).
+    assert.equal((await post(server.flora, JSON.stringify({ create_collection: { object: { name: 'fat' } } }))).status, 201);
+    const filler = 'x'.repeat(1000);
+    for (let batch = 0; batch < 20; batch++) {
+      const creates = Array.from({ length: 100 }, () => ({ create: { collection: 'fat' }, params: { object: { data: { object: { s: filler } } } } }));
+      const res = await post(server.flora, JSON.stringify({ do: creates }));
+      assert.equal(res.status, 201, res.body.slice(0, 200));
+    }
+    const docs = { documents: { collection: 'fat' } };
+    assert.equal((await post(server.flora, JSON.stringify({ count: docs }))).body, '{"resource":2000}');
+    assert.equal((await post(server.flora, JSON.stringify({ contains_value: 'nope', in: docs }))).body, '{"resource":false}');
+    // A query that keeps what it reads still meets the limit.
+    const kept = await post(server.flora, JSON.stringify({ map: { lambda: 'r', expr: { get: { var: 'r' } } }, collection: { paginate: docs, size: 2000 } }));
+    assert.equal(kept.status, 400, kept.body.slice(0, 200));
+    assert.match(errorOf(kept).description, /^Query uses too much memory/);
+  });
+
   test('query memory limit: a large body, or values built one after another', async () => {
     const res = await post(server.flora, flat(500_000));
     assert.equal(res.status, 400);
