@@ -64,7 +64,7 @@ export async function rewriteIndexHistory(
     for (const [id, e] of old.events) if (!same(e, now.events.get(id))) ctx.txn.removeIndexHistory(def.db, def.id, e.key, e.ts);
     for (const [id, e] of now.events) {
       if (same(e, old.events.get(id))) continue;
-      const tooLarge = e.action === 'add' ? checkEntrySize(e.entry, e.key) : undefined;
+      const tooLarge = e.action === 'add' ? checkEntrySize(e.entry) : undefined;
       if (tooLarge) throw errors.invalidArgument(tooLarge, pos);
       ctx.txn.putIndexHistory(def.db, def.id, { key: e.key, action: e.action, payload: entryPayload(e.entry) }, e.ts);
     }

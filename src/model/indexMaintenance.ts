@@ -87,18 +87,27 @@ export async function applyEntryChanges(
   newEntries: IndexEntryValue[],
   pos: Position,
 ): Promise<void> {
+  // A document's first version (a create), with one entry: nothing to compare, nothing to dedupe.
+  if (oldEntries.length === 0 && newEntries.length === 1) {
+    await addEntry(ctx, def, ref, entryKey(def, newEntries[0]), newEntries[0], pos);
+    return;
+  }
   const oldKeys = keyed(def, oldEntries);
   const newKeys = keyed(def, newEntries);
   for (const [hex, { key, entry }] of oldKeys) {
     if (!newKeys.has(hex)) ctx.txn.putIndexEntry(def.db, def.id, { key, action: 'remove', payload: entryPayload(entry) });
   }
   for (const [hex, { key, entry }] of newKeys) {
-    if (oldKeys.has(hex)) continue;
-    const tooLarge = checkEntrySize(entry, key);
-    if (tooLarge) throw errors.invalidArgument(tooLarge, pos);
-    if (def.unique) await checkUnique(ctx, def, entry, ref, pos);
-    ctx.txn.putIndexEntry(def.db, def.id, { key, action: 'add', payload: entryPayload(entry) });
+    if (!oldKeys.has(hex)) await addEntry(ctx, def, ref, key, entry, pos);
   }
+}
+
+async function addEntry(ctx: EvalContext, def: IndexDef, ref: Ref, key: Uint8Array, entry: IndexEntryValue, pos: Position): Promise<void> {
+  const payload = entryPayload(entry);
+  const tooLarge = checkEntrySize(entry, payload);
+  if (tooLarge) throw errors.invalidArgument(tooLarge, pos);
+  if (def.unique) await checkUnique(ctx, def, entry, ref, pos);
+  ctx.txn.putIndexEntry(def.db, def.id, { key, action: 'add', payload });
 }
 
 export function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { key: Uint8Array; entry: IndexEntryValue }> {

@@ -267,12 +267,15 @@ export const MAX_INDEX_ENTRY_BYTES = 65536;
  * values and ref) over 64 KiB — not of the key, whose collation weights make strings ~4x larger
  * and would cut the limit users see to a quarter. `_key` is accepted for call sites, unused.
  */
-export function checkEntrySize(e: IndexEntryValue, _key?: Uint8Array): string | undefined {
-  for (const v of [...e.terms, ...e.values]) {
-    const n = encodeValue(v).length;
-    if (n > MAX_INDEX_FIELD_BYTES) return `Index term or value of ${n} bytes exceeds the limit of ${MAX_INDEX_FIELD_BYTES} bytes.`;
+export function checkEntrySize(e: IndexEntryValue, payload = entryPayload(e)): string | undefined {
+  // No field is longer than the payload holding it: only a long payload needs its fields measured.
+  if (payload.length > MAX_INDEX_FIELD_BYTES) {
+    for (const v of [...e.terms, ...e.values]) {
+      const n = encodeValue(v).length;
+      if (n > MAX_INDEX_FIELD_BYTES) return `Index term or value of ${n} bytes exceeds the limit of ${MAX_INDEX_FIELD_BYTES} bytes.`;
+    }
   }
-  const n = entryPayload(e).length;
+  const n = payload.length;
   if (n > MAX_INDEX_ENTRY_BYTES) return `Index entry of ${n} bytes exceeds the limit of ${MAX_INDEX_ENTRY_BYTES} bytes.`;
   return undefined;
 }
