@@ -149,12 +149,13 @@ async function start(args: readonly string[]): Promise<number> {
       );
       tellSupervisor({ type: 'listening', address: main.address, graphqlAddress: graphqlServer?.address });
     } else {
-      if (graphqlServer) process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
-      // Tests and scripts wait for exactly this line.
-      process.stdout.write(`Flora listening on ${main.address}\n`);
+      // Signals are handled before the line is out: whoever reads it may stop the server at once.
       const onSignal = () => stop(closing !== undefined);
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
+      if (graphqlServer) process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
+      // Tests and scripts wait for exactly this line.
+      process.stdout.write(`Flora listening on ${main.address}\n`);
     }
   });
 }
