@@ -27,7 +27,7 @@ import { Client, query as q, type ExprArg } from 'faunadb';
 import { startFlora, type FloraProcess } from '../test/helpers/server';
 import { startPostgres, type Postgres } from '../test/helpers/postgres';
 import { DOCUMENT_DATA } from './ceiling';
-import { numberArg, runMain } from './harness';
+import { numberArg, printTable, runMain } from './harness';
 import { measure, Measurement } from './load';
 import type { TraceDump } from './probe';
 import { cpuWindow, treeCpu } from './procCpu';
@@ -49,13 +49,6 @@ function median(xs: number[]): number {
 }
 const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
 
 /** The postmaster the embedded PostgreSQL runs: this process's child named postgres. */
 function postmasterPid(): number {

@@ -120,3 +120,13 @@ export function runMain(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
+
+/** Prints a Markdown table (as bench/RESULTS.md keeps them). */
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+}
+

@@ -20,7 +20,7 @@ import { Client, query as q } from 'faunadb';
 import type { QueryService } from '../src/fql/api';
 import { startFlora } from '../test/helpers/server';
 import { DOCUMENT_DATA } from './ceiling';
-import { closedLoop, numberArg, withService, wrap } from './harness';
+import { closedLoop, numberArg, printTable, withService, wrap } from './harness';
 import { runWrk, slice, startHttp1Ceiling, wrkScript, type Slice, type Target } from './wrk';
 
 const DOCS = 10_000;
@@ -43,13 +43,6 @@ const median = (xs: number[]) => {
 };
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
-function table(header: string[], rows: string[][]): void {
-  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
 
 // ---- part 1: the query service in process ---------------------------------------------------
 
@@ -174,7 +167,7 @@ async function servicePart(opts: Opts): Promise<void> {
     }
     const floor = await storeFloor(Math.max(1, opts.seconds / 2));
     const floors: Record<string, number | undefined> = { get: floor.get, create: undefined, page: floor.page };
-    table(
+    printTable(
       ['operation', 'ops/s (median)', 'µs per op', 'lmdb-js alone, same reads', 'Flora / store time', 'target', ''],
       scenarios.map((s) => {
         const ops = median(rates.get(s.key)!);
@@ -229,7 +222,7 @@ async function http1Part(opts: Opts): Promise<void> {
       };
       const [f, b] = targets.map(row);
       const ratios = targets[0].slices.map((s, i) => s.rps / targets[1].slices[i].rps);
-      table(
+      printTable(
         ['server', 'req/s (median)', 'server CPU µs/req', 'bad answers'],
         [
           ['Flora, one process', f.rps.toFixed(0), f.us.toFixed(0), String(f.bad)],

@@ -13,6 +13,7 @@ import { Client, query as q } from 'faunadb';
 import { startFlora, type FloraProcess } from '../test/helpers/server';
 import { DOCUMENT_DATA } from './ceiling';
 import { measure, Measurement, type LoadOptions, type LoadResult } from './load';
+import { printTable } from './harness';
 
 interface Options extends LoadOptions {
   docs: number;
@@ -67,19 +68,12 @@ async function populate(client: Client, collection: string, docs: number, batch:
   }
 }
 
+const HEADER = ['scenario', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', 'target'];
+
 function row(name: string, r: LoadResult, ratio: string, target: string): string[] {
   return [name, r.opsPerSecond.toFixed(0), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.errors), ratio, target];
 }
 
-function printTable(rows: string[][]): void {
-  const header = ['scenario', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', 'target'];
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
 
 async function main(): Promise<void> {
   if (process.argv.includes('--requests')) return (await import('./requests')).main(process.argv.slice(2).filter((a) => a !== '--requests'));
@@ -118,7 +112,7 @@ async function main(): Promise<void> {
     const getRatio = get.opsPerSecond / ceilingResult.opsPerSecond;
     const createRatio = create.opsPerSecond / ceilingResult.opsPerSecond;
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-    printTable([
+    printTable(HEADER, [
       row('ceiling: bare http2 server', ceilingResult, '1.000', ''),
       row('flora: point Get (random ref)', get, getRatio.toFixed(3),
         `>= ${TARGET_GET_RATIO} of ceiling: ${verdict(getRatio >= TARGET_GET_RATIO)}`),

@@ -33,7 +33,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { QueryService } from '../src/fql/api';
 import { DOCUMENT_DATA } from './ceiling';
-import { closedLoop, collectGarbage, mb, rssAnon, serviceQuery, withService, wrap } from './harness';
+import { closedLoop, collectGarbage, mb, printTable, rssAnon, serviceQuery, withService, wrap } from './harness';
 import { Measurement, type LoadResult } from './load';
 
 interface Options {
@@ -314,7 +314,7 @@ const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(
 const lat = (r: Timed) => `${r.p50Ms.toFixed(2)}/${r.p99Ms.toFixed(2)} ${r.cpuUs.toFixed(0)}µs`;
 const outcome = (o: Outcome) => `${o.error === undefined ? String(o.resource) : 'error'} ${(o.ms / 1000).toFixed(2)}s`;
 
-function printTable(rows: SizeRow[]): void {
+function printSizes(rows: SizeRow[]): void {
   const header = [
     'docs', 'load docs/s', 'Get/s', 'Get p50/p99 ms CPU/op', 'page1/s', 'page1 p50/p99 CPU', 'mid page/s', 'mid p50/p99 CPU',
     'Count(term)', 'Count(Documents)', ...(rows[0].full.all ? ['Count(Match(all))'] : []), 'count by pages', 'disk B/doc',
@@ -327,12 +327,7 @@ function printTable(rows: SizeRow[]): void {
     `${r.full.byPages.total} ${(r.full.byPages.ms / 1000).toFixed(2)}s/${r.full.byPages.queries}q`,
     r.bytesPerDoc.toFixed(0), `${mb(r.rss)} (${mb(r.peakRss)})`, `${mb(r.anon)} (${mb(r.peakAnon)})`,
   ]);
-  const all = [header, ...cells];
-  const widths = header.map((_, i) => Math.max(...all.map((c) => c[i].length)));
-  const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i])).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const c of cells) console.log(line(c));
+  printTable(header, cells);
 }
 
 function printVerdicts(rows: SizeRow[]): void {
@@ -413,7 +408,7 @@ export async function main(argv: string[]): Promise<void> {
     } finally {
       mem.stop();
     }
-    printTable(rows);
+    printSizes(rows);
     printVerdicts(rows);
   });
 }

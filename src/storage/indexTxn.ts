@@ -518,6 +518,7 @@ class OwnMerge {
   }
 }
 
+// mergedSync and mergedAsync are one loop, twice: a generator is either sync or async.
 function* mergedSync(stored: Iterable<IndexEntry>, m: OwnMerge, read: IndexRead | undefined, reverse: boolean): Generator<IndexEntry> {
   let complete = false;
   try {
