@@ -8,12 +8,13 @@
 // Runs Flora's query service in process (real storage, no HTTP): these measure the database.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFlora } from '../src/flora';
 import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
+import { memoryOf } from '../torture/memory';
 
 interface SizeResult {
   size: number;
@@ -43,15 +44,6 @@ async function q(service: QueryService, expr: unknown): Promise<unknown> {
 
 const mb = (n: number) => Math.round(n / 1024 / 1024);
 
-/** RssAnon from /proc (Linux): RSS without file-backed pages such as LMDB's memory map. */
-function rssAnon(): number {
-  try {
-    const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    return m ? Number(m[1]) * 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 const TERMS = 100;
 
 async function populate(service: QueryService, coll: string, n: number): Promise<void> {
@@ -77,12 +69,12 @@ async function measureSize(size: number, seconds: number): Promise<SizeResult> {
 
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
-    const anonBefore = rssAnon();
+    const anonBefore = memoryOf(process.pid).anon;
     let peak = rssBefore;
     let peakAnon = anonBefore;
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
-      peakAnon = Math.max(peakAnon, rssAnon());
+      peakAnon = Math.max(peakAnon, memoryOf(process.pid).anon);
     }, 20);
     const b0 = Date.now();
     await q(service, {

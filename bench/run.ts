@@ -1,4 +1,5 @@
 // `npm run bench [-- --seconds 10 --rounds 5 --docs 100000 --concurrency 32]`
+// `npm run bench -- --soak [--minutes 60 …]`: the soak benchmark instead (bench/soak.ts says how).
 // (a) the ceiling: the official driver's HTTP/2 client against a bare Node http2 server with a fixed
 //     document-sized answer; (b) Flora (a real process on a temp dir) with a populated collection:
 //     point Get by random ref, and Create. Prints ops/s, p50/p99 and Flora's share of the ceiling.
@@ -80,6 +81,7 @@ function printTable(rows: string[][]): void {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--soak')) return (await import('./soak')).main(process.argv.slice(2).filter((a) => a !== '--soak'));
   const opts = parseArgs(process.argv.slice(2));
   console.log(
     `bench: ${opts.concurrency} in flight, ${opts.seconds}s measured after ${opts.warmupSeconds}s warm-up, ` +

@@ -1,0 +1,32 @@
+// A server process's CPU time and its data directory's size on disk, for the benchmarks that watch
+// a server over time (memory: torture/memory.ts's memoryOf).
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** User + system CPU seconds `pid` has used so far (/proc/<pid>/stat counts in USER_HZ = 1/100 s). */
+export function procCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Bytes allocated on disk under `dir` (a sparse file such as LMDB's map counts what it uses). */
+export function dirBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    try {
+      if (entry.isDirectory()) total += dirBytes(p);
+      else if (entry.isFile()) total += statSync(p).blocks * 512;
+    } catch {
+      // removed while we looked (a log file rotated, an export deleted)
+    }
+  }
+  return total;
+}
