@@ -16,17 +16,14 @@ export function procCpuSeconds(pid: number): number {
   }
 }
 
-/** Bytes allocated on disk under `dir` (a sparse file such as LMDB's map counts what it uses). */
-export function dirBytes(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    try {
-      if (entry.isDirectory()) total += dirBytes(p);
-      else if (entry.isFile()) total += statSync(p).blocks * 512;
-    } catch {
-      // removed while we looked (a log file rotated, an export deleted)
-    }
+/** Bytes allocated on disk for a file, or for everything under a directory (a sparse file such as
+ * LMDB's map counts what it uses); 0 for what vanished while we looked (a rotated log, an export). */
+export function diskBytes(p: string): number {
+  try {
+    const st = statSync(p);
+    if (!st.isDirectory()) return st.isFile() ? st.blocks * 512 : 0;
+    return readdirSync(p).reduce((total, name) => total + diskBytes(path.join(p, name)), 0);
+  } catch {
+    return 0;
   }
-  return total;
 }

@@ -30,7 +30,9 @@
 // `--heap-snapshots DIR` starts the server with --heapsnapshot-signal=SIGUSR2 and takes a heap
 // snapshot into DIR at the end of the warm-up and at the end (each stalls the server for a while).
 
+import { readdirSync } from 'node:fs';
 import * as http from 'node:http';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { query as q, type Client, type ExprArg } from 'faunadb';
 import { clients, startFlora, waitFor, type FloraProcess } from '../test/helpers/server';
@@ -38,7 +40,7 @@ import { memoryOf } from '../torture/memory';
 import { DOCUMENT_DATA } from './ceiling';
 import { numberArg } from './harness';
 import { percentile } from './load';
-import { dirBytes, procCpuSeconds } from './procStatus';
+import { diskBytes, procCpuSeconds } from './procStatus';
 import { DELIVERY_US, Streams } from './soakStreams';
 import { latencyCheck, memoryCheck, warmupSeconds, type Check, type Point } from './soakVerdict';
 
@@ -275,8 +277,10 @@ class Workload {
 }
 
 async function setUp(h2: Client, work: Workload): Promise<void> {
-  await h2.query(q.CreateCollection({ name: 'soak' }));
-  await h2.query(q.CreateCollection({ name: 'soak_roll' }));
+  // history_days 0: old versions go once the background collector passes (after its grace), so
+  // updates and deletes do not pile up history on disk for the length of the run.
+  await h2.query(q.CreateCollection({ name: 'soak', history_days: 0 }));
+  await h2.query(q.CreateCollection({ name: 'soak_roll', history_days: 0 }));
   await h2.query(q.CreateIndex({ name: 'soak_by_k', source: q.Collection('soak'), terms: [{ field: ['data', 'k'] }], values: [{ field: ['data', 'n'] }] }));
   for (let start = 0; start < DOCS; start += 1000) {
     const creates = Array.from({ length: 1000 }, (_, i) =>
@@ -385,7 +389,7 @@ export async function main(argv: string[]): Promise<void> {
       const s: Sample = {
         t, rssMb: mb(memory.rss), anonMb: mb(memory.anon), cpuPct: ((cpu - lastCpu) / (t - lastT)) * 100, reqPerSec: overall.n / (t - lastT),
         errors: errors + totals.errors - lastStreamErrors, p50: overall.p50, p99: overall.p99, max: overall.max,
-        byKind, clientLagP99Ms: lag.percentile(99) / 1e6, streamsOpen: totals.open, events: totals.events - lastEvents, dataMb: mb(dirBytes(flora.dataDir)),
+        byKind, clientLagP99Ms: lag.percentile(99) / 1e6, streamsOpen: totals.open, events: totals.events - lastEvents, dataMb: mb(diskBytes(flora.dataDir)),
       };
       lag.reset();
       lastCpu = cpu;
@@ -411,7 +415,7 @@ export async function main(argv: string[]): Promise<void> {
     const checkedAtEnd = streams.check(work.horizon());
     snapshot('end of run');
     if (snapshots) await new Promise((r) => setTimeout(r, 1000));
-    report(samples, warmup, work, streams, checkedAtEnd, opts);
+    report(samples, warmup, work, streams, checkedAtEnd, dirSummary(flora.dataDir), opts);
   } finally {
     for (const t of timers) clearInterval(t);
     lag.disable();
@@ -424,18 +428,25 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** `name size MB, …` of the top-level entries of a data directory, largest first. */
+function dirSummary(dir: string): string {
+  const entries = readdirSync(dir).map((name) => [name, diskBytes(path.join(dir, name))] as const);
+  const total = entries.reduce((a, [, b]) => a + b, 0);
+  return `${f(mb(total))} MB: ${entries.sort((a, b) => b[1] - a[1]).map(([n, b]) => `${n} ${f(mb(b))} MB`).join(', ')}`;
+}
+
 /** A heap snapshot is written in the background of a signal: wait until no file is still growing. */
 async function waitForSnapshots(dir: string): Promise<void> {
   let last = -1;
   for (let i = 0; i < 600; i++) {
-    const size = dirBytes(dir);
+    const size = diskBytes(dir);
     if (size === last && size > 0) return;
     last = size;
     await new Promise((r) => setTimeout(r, 2000));
   }
 }
 
-function report(samples: Sample[], warmup: number, work: Workload, streams: Streams, checkedAtEnd: number, opts: Options): void {
+function report(samples: Sample[], warmup: number, work: Workload, streams: Streams, checkedAtEnd: number, dataDir: string, opts: Options): void {
   console.log(`\nsamples (every ${opts.sampleSeconds} s; latency from the scheduled send time, all kinds):`);
   console.log(table(SAMPLE_HEADER, samples.map(sampleRow)));
   console.log('\np99/max ms by kind of request, per interval:');
@@ -448,7 +459,11 @@ function report(samples: Sample[], warmup: number, work: Workload, streams: Stre
       return [k, String(s.n), f(s.p50, 2), f(s.p99, 2), f(s.max, 1), String(work.stats[k].errors)];
     })));
   const totals = streams.totals();
-  console.log(`streams: ${totals.opened} opened in all, ${totals.open} open at the end, ${totals.events} events received (${checkedAtEnd} checked in the last window), ${totals.errors} stream errors`);
+  console.log(
+    `streams: ${totals.opened} opened in all, ${totals.open} open at the end; ${totals.events} events received, ${totals.checked} checked against the writes ` +
+      `(${checkedAtEnd} in the last window), ${totals.errors} stream errors`,
+  );
+  console.log(`data directory at the end: ${dataDir}`);
   for (const k of KINDS) if (work.stats[k].firstError) console.log(`first ${k} error: ${work.stats[k].firstError}`);
   for (const e of streams.errors.slice(0, 10)) console.log(`stream error: ${e}`);
   if (streams.errors.length > 10) console.log(`… and ${streams.errors.length - 10} more stream errors`);

@@ -34,6 +34,8 @@ interface Watched {
 export interface StreamTotals {
   open: number;
   events: number;
+  /** Events compared with the writes so far (the rest arrived after the last horizon). */
+  checked: number;
   opened: number;
   errors: number;
 }
@@ -44,6 +46,7 @@ export class Streams {
   private readonly writes = new Map<string, number[]>();
   private nextId = 1;
   events = 0;
+  checked = 0;
   opened = 0;
   readonly errors: string[] = [];
 
@@ -62,7 +65,7 @@ export class Streams {
   }
 
   totals(): StreamTotals {
-    return { open: this.streams.filter((s) => s.startTs !== undefined).length, events: this.events, opened: this.opened, errors: this.errors.length };
+    return { open: this.streams.filter((s) => s.startTs !== undefined).length, events: this.events, checked: this.checked, opened: this.opened, errors: this.errors.length };
   }
 
   open(key: string, transport: Transport, churn: boolean): void {
@@ -164,6 +167,7 @@ export class Streams {
       this.errors.push(`stream ${w.id} (${w.transport}, ${w.key}): ${expected.length} writes in (${w.checkedTo}, ${horizon}], ${got.length} events: ${missing} missing, ${unexpected} unexpected`);
     }
     w.checkedTo = horizon;
+    this.checked += got.length;
     return got.length;
   }
 
