@@ -30,6 +30,7 @@ import { DOCUMENT_DATA } from './ceiling';
 import { numberArg, runMain } from './harness';
 import { measure, Measurement } from './load';
 import type { TraceDump } from './probe';
+import { machineBusy, TICKS } from './procStatus';
 
 const PROBE = path.join(__dirname, 'probe.js');
 const TARGET_VS_PGBENCH = 1.0;
@@ -57,7 +58,6 @@ function printTable(header: string[], rows: string[][]): void {
 
 // ---- CPU accounting from /proc ---------------------------------------------------------------
 
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** CPU seconds of every process under `root` (itself included) by pid; the children a process
  * reaped count in it (cutime), so backends that exit during a slice are not lost. */
@@ -86,11 +86,6 @@ function treeCpu(root: number): Map<number, number> {
 
 const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
-/** Busy CPU seconds of the whole machine (every core) so far. */
-function machineBusy(): number {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
-  return (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / TICKS;
-}
 
 /** CPU seconds used meanwhile by each named process tree, by this process and by the machine. */
 function cpuWindow(roots: Record<string, number>): () => { trees: Record<string, number>; perPid: Record<string, Map<number, number>>; self: number; machine: number; wall: number } {

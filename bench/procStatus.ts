@@ -1,16 +1,26 @@
-// A server process's CPU time and its data directory's size on disk, for the benchmarks that watch
-// a server over time (memory: torture/memory.ts's memoryOf).
+// CPU time of a server process and of the whole machine, and a data directory's size on disk, for
+// the benchmarks that watch a server over time (its memory: torture/memory.ts's memoryOf).
 
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/** User + system CPU seconds `pid` has used so far (/proc/<pid>/stat counts in USER_HZ = 1/100 s). */
+/** Clock ticks per second of /proc's CPU times. */
+export const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** Busy CPU seconds of the whole machine (every core) so far. */
+export function machineBusy(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  return (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / TICKS;
+}
+
+/** User + system CPU seconds `pid` has used so far. */
 export function procCpuSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
   } catch {
     return NaN;
   }
