@@ -20,13 +20,17 @@
 // closed and reopened in turn (one every `--churn-seconds`). Every write to a followed target must
 // reach each stream as exactly one event (bench/soakStreams.ts); a mismatch is an error.
 //
-// Every `--sample-seconds`: the server's VmRSS and RssAnon (/proc/<pid>/status), its CPU, the data
-// directory's size, p50/p99/max latency per kind of request in that interval, errors, open
-// streams, events received. At the end: the table of samples and the verdict: after a warm-up
-// (10% of the run or 5 minutes, whichever is shorter), RssAnon and RSS must not grow (linear-fit
-// slope in MB/hour and highest sample minus the first, both under limits), p99 must not drift (last
-// third vs first third of the samples), and there must be no error at all. Exit code 1 on FAIL.
-//
+// Every `--sample-seconds`: the server's VmRSS and RssAnon (/proc/<pid>/status, read once a second:
+// each interval's lowest reading is its floor after GC, the highest its peak), its CPU and the
+// whole machine's (others benchmark here too: a latency spike with the machine at 200% is theirs),
+// the data directory's size, p50/p99/max latency per kind of request in that interval, errors,
+// open streams, events received. At the end: the table of samples and the verdict, over the
+// samples after a warm-up (10% of the run or 5 minutes, whichever is shorter; bench/soakVerdict.ts):
+// RssAnon floors and peaks and RSS peaks must not grow (linear-fit slope in MB/hour, less twice its
+// standard error, under a limit; median of the last third of the samples over the first third
+// under a limit), p99 must not drift (median p99 of the last third against the first third), and
+// there must be no error at all (a request refused or failed, one dropped because MAX_IN_FLIGHT were
+// unanswered, a stream error or a missing or extra event). Exit code 1 on FAIL.
 // `--heap-snapshots DIR` starts the server with --heapsnapshot-signal=SIGUSR2 and takes a heap
 // snapshot into DIR at the end of the warm-up and at the end (each stalls the server for a while).
 

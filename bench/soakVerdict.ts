@@ -7,10 +7,16 @@ export interface Point {
   v: number;
 }
 
-/** Least-squares slope of v per hour; NaN with fewer than two distinct times. */
-export function slopePerHour(points: readonly Point[]): number {
+export interface Fit {
+  /** Least-squares slope of v per hour (NaN with fewer than two distinct times). */
+  slope: number;
+  /** Its standard error (NaN with fewer than three points). */
+  se: number;
+}
+
+export function linearFit(points: readonly Point[]): Fit {
   const n = points.length;
-  if (n < 2) return NaN;
+  if (n < 2) return { slope: NaN, se: NaN };
   const mt = points.reduce((a, p) => a + p.t, 0) / n;
   const mv = points.reduce((a, p) => a + p.v, 0) / n;
   let num = 0;
@@ -19,7 +25,15 @@ export function slopePerHour(points: readonly Point[]): number {
     num += (p.t - mt) * (p.v - mv);
     den += (p.t - mt) ** 2;
   }
-  return den === 0 ? NaN : (num / den) * 3600;
+  if (den === 0) return { slope: NaN, se: NaN };
+  const b = num / den;
+  const residuals = points.reduce((a, p) => a + (p.v - mv - b * (p.t - mt)) ** 2, 0);
+  const se = n > 2 ? Math.sqrt(residuals / (n - 2) / den) : NaN;
+  return { slope: b * 3600, se: se * 3600 };
+}
+
+export function slopePerHour(points: readonly Point[]): number {
+  return linearFit(points).slope;
 }
 
 export function median(values: readonly number[]): number {
@@ -44,24 +58,33 @@ export interface Check {
 /** At least this many samples after the warm-up, or a trend says nothing. */
 export const MIN_SAMPLES = 3;
 
+/** Medians of the first and of the last third of the points (at least one point each). */
+function thirds(points: readonly Point[]): { early: number; late: number } {
+  const third = Math.max(1, Math.floor(points.length / 3));
+  return { early: median(points.slice(0, third).map((p) => p.v)), late: median(points.slice(-third).map((p) => p.v)) };
+}
+
 /**
- * Memory (MB) after the warm-up: the slope of a linear fit and the rise of the highest sample
- * over the first one must both stay within their limits. A fit alone misses a late step; the rise
- * alone would fail on one GC peak, so both get a limit well above a GC's swing.
+ * Memory (MB) after the warm-up. Two limits, both robust to GC's sawtooth (tens of MB, whatever
+ * the phase of the first sample): the slope of a linear fit, less twice its standard error, must
+ * stay under `maxSlopeMbPerHour` (growth faster than that must stand out of the noise: a short run
+ * proves less than a long one), and the median of the last third of the samples may exceed the
+ * median of the first third by at most `maxRiseMb`. Max minus first is printed too.
  */
 export function memoryCheck(name: string, points: readonly Point[], maxSlopeMbPerHour: number, maxRiseMb: number): Check {
   if (points.length < MIN_SAMPLES) return { name, pass: false, detail: `only ${points.length} samples after warm-up (need ${MIN_SAMPLES})` };
-  const slope = slopePerHour(points);
+  const { slope, se } = linearFit(points);
+  const { early, late } = thirds(points);
   const first = points[0].v;
   const max = Math.max(...points.map((p) => p.v));
-  const last = points[points.length - 1].v;
-  const pass = slope <= maxSlopeMbPerHour && max - first <= maxRiseMb;
+  const pass = slope - 2 * se <= maxSlopeMbPerHour && late - early <= maxRiseMb;
   return {
     name,
     pass,
     detail:
-      `first ${first.toFixed(1)} MB, last ${last.toFixed(1)}, max ${max.toFixed(1)}; ` +
-      `slope ${slope.toFixed(1)} MB/h (limit ${maxSlopeMbPerHour}), max - first ${(max - first).toFixed(1)} MB (limit ${maxRiseMb})`,
+      `slope ${slope.toFixed(1)} ± ${(2 * se).toFixed(1)} MB/h (limit: slope - 2 se <= ${maxSlopeMbPerHour}); ` +
+      `median ${early.toFixed(1)} MB in the first third, ${late.toFixed(1)} in the last (rise limit ${maxRiseMb}); ` +
+      `first ${first.toFixed(1)}, max ${max.toFixed(1)}, last ${points[points.length - 1].v.toFixed(1)}`,
   };
 }
 
@@ -72,9 +95,7 @@ export function memoryCheck(name: string, points: readonly Point[], maxSlopeMbPe
  */
 export function latencyCheck(name: string, points: readonly Point[], maxRatio: number, slackMs: number): Check {
   if (points.length < MIN_SAMPLES) return { name, pass: false, detail: `only ${points.length} samples after warm-up (need ${MIN_SAMPLES})` };
-  const third = Math.max(1, Math.floor(points.length / 3));
-  const early = median(points.slice(0, third).map((p) => p.v));
-  const late = median(points.slice(-third).map((p) => p.v));
+  const { early, late } = thirds(points);
   const limit = Math.max(early * maxRatio, early + slackMs);
   return {
     name,
