@@ -394,12 +394,12 @@ export async function main(argv: string[]): Promise<void> {
       readMemory();
       const cpu = procCpuSeconds(pid);
       const machine = machineBusy();
-      const all: number[] = [];
+      let all: number[] = [];
       const byKind = {} as Sample['byKind'];
       let errors = 0;
       for (const k of KINDS) {
         const st = work.stats[k];
-        all.push(...st.interval);
+        all = all.concat(st.interval); // not push(...): a long interval would pass too many arguments
         byKind[k] = summarize(st.interval);
         errors += st.intervalErrors;
         st.interval = [];
