@@ -2,7 +2,7 @@
 // `concurrency` callers repeating one operation for a fixed time; an in-process service, queries to
 // it in the driver's wire form, and the process's memory as Linux sees it.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as v8 from 'node:v8';
@@ -90,18 +90,6 @@ export async function serviceQuery(service: QueryService, expr: unknown, timeout
 
 export const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024);
 
-/**
- * RssAnon from /proc (Linux): RSS without file-backed pages such as LMDB's memory map, which the
- * kernel may drop at will; this is the process's own memory (heap, buffers).
- */
-export function rssAnon(): number {
-  try {
-    const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    return m ? Number(m[1]) * 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 
 /**
  * A full garbage collection, so memory readings show what is retained: global.gc under

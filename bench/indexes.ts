@@ -14,7 +14,8 @@ import path from 'node:path';
 import { createFlora } from '../src/flora';
 import { defaultConfig } from '../src/config';
 import type { QueryService } from '../src/fql/api';
-import { mb, rssAnon, serviceQuery, wrap } from './harness';
+import { mb, serviceQuery, wrap } from './harness';
+import { memoryOf } from '../torture/memory';
 
 interface SizeResult {
   size: number;
@@ -57,12 +58,12 @@ async function measureSize(size: number, seconds: number): Promise<SizeResult> {
 
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
-    const anonBefore = rssAnon();
+    const anonBefore = memoryOf(process.pid).anon;
     let peak = rssBefore;
     let peakAnon = anonBefore;
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
-      peakAnon = Math.max(peakAnon, rssAnon());
+      peakAnon = Math.max(peakAnon, memoryOf(process.pid).anon);
     }, 20);
     const b0 = Date.now();
     await q(service, {

@@ -79,7 +79,8 @@ async function runFor(
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-function percentile(sorted: number[], p: number): number {
+/** The p-quantile (0..1) of an ascending array; NaN when empty. */
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }

@@ -33,7 +33,8 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { QueryService } from '../src/fql/api';
 import { DOCUMENT_DATA } from './ceiling';
-import { closedLoop, collectGarbage, mb, printTable, rssAnon, serviceQuery, withService, wrap } from './harness';
+import { closedLoop, collectGarbage, mb, printTable, serviceQuery, withService, wrap } from './harness';
+import { memoryOf } from '../torture/memory';
 import { Measurement, type LoadResult } from './load';
 
 interface Options {
@@ -252,7 +253,7 @@ class MemorySampler {
   private readonly timer = setInterval(() => this.sample(), 100);
   sample(): { rss: number; anon: number; heap: number } {
     const m = process.memoryUsage();
-    const now = { rss: m.rss, anon: rssAnon(), heap: m.heapUsed + m.external };
+    const now = { rss: m.rss, anon: memoryOf(process.pid).anon, heap: m.heapUsed + m.external };
     this.peakRss = Math.max(this.peakRss, now.rss);
     this.peakAnon = Math.max(this.peakAnon, now.anon);
     return now;
