@@ -5,6 +5,7 @@ import type { Engine } from './storage/engine';
 import { checkKnown, FORMAT_VERSION, formatRecord, storedFormat } from './storage/format';
 import { upgradeRefsByIdentity } from './model/upgrade/refsByIdentity';
 import { bindStoredSchemas } from './graphql/upgrade';
+import { moveRemovedEntries } from './storage/upgradeRemovals';
 
 /** Stamps a new store, migrates an older one in place, refuses a newer one (FormatError). */
 export async function upgradeStorage(engine: Engine, log: (line: string) => void): Promise<void> {
@@ -12,4 +13,5 @@ export async function upgradeStorage(engine: Engine, log: (line: string) => void
   if (format === undefined) return engine.write([formatRecord(FORMAT_VERSION)]);
   checkKnown(format);
   if (format < 2) await upgradeRefsByIdentity(engine, log, [bindStoredSchemas]);
+  if (format < 3) await moveRemovedEntries(engine, log);
 }

@@ -22,7 +22,9 @@ import {
   indexHistoryKey,
   indexKey,
   indexKeyEntry,
+  indexRemovalKey,
   KeyTag,
+  removalKeyEntry,
 } from './keys';
 import { keySuccessor, prefixEnd } from './tuple';
 import type { CommittedIndexEntry, IndexAction, IndexEntry, IndexEntryWrite, IndexEvent, IndexScanOptions, TxnMetrics } from './types';
@@ -265,6 +267,8 @@ export class TxnIndexes {
   /**
    * Entries with keys in [from, to) present at `at` in the stored data: a plain iterable when the
    * engine reads synchronously (the caller's `for await` then costs one step per entry, not three).
+   * The present entries (I) are walked, and merged in order with the entries removed since `at` (X;
+   * none, or the few of concurrent commits, for a read of the present), whose H says what they were.
    */
   private storedEntries(
     db: bigint,
@@ -275,31 +279,73 @@ export class TxnIndexes {
     reverse: boolean,
   ): Iterable<IndexEntry> | AsyncIterable<IndexEntry> {
     if (at < 0n) return [];
-    const range = {
+    const present = {
       start: indexKey(KeyTag.IndexEntry, db, index, from),
       end: to === null ? prefixEnd(indexKey(KeyTag.IndexEntry, db, index)) : indexKey(KeyTag.IndexEntry, db, index, to),
       reverse,
     };
-    return this.engine.rangeSync ? this.storedSync(this.engine.rangeSync(range), db, index, at) : this.storedAsync(this.engine.range(range), db, index, at);
+    // Removals after `at`: none can be after the last representable time.
+    const removals = at + 1n < U64_LIMIT ? { start: indexRemovalKey(db, index, at + 1n), end: prefixEnd(indexKey(KeyTag.IndexRemoval, db, index)) } : undefined;
+    const removed = new RemovedSince(from, to, reverse);
+    const engine = this.engine;
+    if (engine.rangeSync) {
+      if (removals) for (const kv of engine.rangeSync(removals)) removed.add(kv, this);
+      return this.storedSync(engine.rangeSync(present), removed.sorted(), db, index, at, reverse);
+    }
+    return this.storedAsync(engine.range(present), removals ? engine.range(removals) : [], removed, db, index, at, reverse);
   }
 
-  private *storedSync(kvs: Iterable<KV>, db: bigint, index: number, at: bigint): Generator<IndexEntry> {
+  private *storedSync(kvs: Iterable<KV>, removed: Uint8Array[], db: bigint, index: number, at: bigint, reverse: boolean): Generator<IndexEntry> {
+    const order = reverse ? reversed : compare;
+    let ri = 0;
     for (const kv of kvs) {
+      const key = indexKeyEntry(kv.key);
+      for (; ri < removed.length && order(removed[ri], key) < 0; ri++) {
+        const ev = this.eventAtFrom(this.engine.rangeSync!(this.historyRange(db, index, removed[ri], at)), removed[ri]);
+        if (ev?.action === 'add') yield ev;
+      }
+      if (ri < removed.length && compare(removed[ri], key) === 0) ri++; // re-added since: its I record decides
       const e = this.storedEntry(kv, at);
       if (e === CHANGED_SINCE) {
-        const ev = this.eventAtFrom(this.engine.rangeSync!(this.historyRange(db, index, kv, at)), kv);
+        const ev = this.eventAtFrom(this.engine.rangeSync!(this.historyRange(db, index, key, at)), key);
         if (ev?.action === 'add') yield ev;
       } else if (e) yield e;
     }
+    for (; ri < removed.length; ri++) {
+      const ev = this.eventAtFrom(this.engine.rangeSync!(this.historyRange(db, index, removed[ri], at)), removed[ri]);
+      if (ev?.action === 'add') yield ev;
+    }
   }
 
-  private async *storedAsync(kvs: AsyncIterable<KV>, db: bigint, index: number, at: bigint): AsyncGenerator<IndexEntry> {
+  private async *storedAsync(
+    kvs: AsyncIterable<KV>,
+    removals: AsyncIterable<KV> | KV[],
+    into: RemovedSince,
+    db: bigint,
+    index: number,
+    at: bigint,
+    reverse: boolean,
+  ): AsyncGenerator<IndexEntry> {
+    for await (const kv of removals) into.add(kv, this);
+    const removed = into.sorted();
+    const order = reverse ? reversed : compare;
+    let ri = 0;
     for await (const kv of kvs) {
+      const key = indexKeyEntry(kv.key);
+      for (; ri < removed.length && order(removed[ri], key) < 0; ri++) {
+        const ev = await this.eventAtFromAsync(this.engine.range(this.historyRange(db, index, removed[ri], at)), removed[ri]);
+        if (ev?.action === 'add') yield ev;
+      }
+      if (ri < removed.length && compare(removed[ri], key) === 0) ri++; // re-added since: its I record decides
       const e = this.storedEntry(kv, at);
       if (e === CHANGED_SINCE) {
-        const ev = await this.eventAtFromAsync(this.engine.range(this.historyRange(db, index, kv, at)), kv);
+        const ev = await this.eventAtFromAsync(this.engine.range(this.historyRange(db, index, key, at)), key);
         if (ev?.action === 'add') yield ev;
       } else if (e) yield e;
+    }
+    for (; ri < removed.length; ri++) {
+      const ev = await this.eventAtFromAsync(this.engine.range(this.historyRange(db, index, removed[ri], at)), removed[ri]);
+      if (ev?.action === 'add') yield ev;
     }
   }
 
@@ -308,12 +354,17 @@ export class TxnIndexes {
     this.count(kv);
     const ts = decodeU64Value(kv.value);
     if (ts > at) return CHANGED_SINCE;
+    // Format 2 kept removed entries in I (until the upgrade moves them): they read as absent.
     return decodeAction(kv.value[8]) === 'add' ? { key: copy(indexKeyEntry(kv.key)), payload: copy(kv.value.subarray(9)), ts } : null;
   }
 
-  /** The history of the entry `current` holds, newest first from `at` down, one event at most. */
-  private historyRange(db: bigint, index: number, current: KV, at: bigint) {
-    const key = indexKeyEntry(current.key);
+  /** Counts a record read for the metrics and the query's budget (RemovedSince reads through it too). */
+  counted(kv: KV): void {
+    this.count(kv);
+  }
+
+  /** The history of entry `key`, newest first from `at` down, one event at most. */
+  private historyRange(db: bigint, index: number, key: Uint8Array, at: bigint) {
     return {
       start: indexHistoryKey(db, index, key, 0n),
       end:
@@ -325,25 +376,26 @@ export class TxnIndexes {
     };
   }
 
-  /** The newest stored event of the entry `current` holds with ts ≤ at (historyRange read). */
-  private eventAtFrom(history: Iterable<KV>, current: KV): IndexEvent | null {
-    for (const kv of history) return this.historyEvent(kv, current);
+  /** The newest stored event of entry `key` with ts ≤ at (historyRange read). */
+  private eventAtFrom(history: Iterable<KV>, key: Uint8Array): IndexEvent | null {
+    for (const kv of history) return this.historyEvent(kv, key);
     this.metrics.reads++;
     return null;
   }
 
-  private async eventAtFromAsync(history: AsyncIterable<KV>, current: KV): Promise<IndexEvent | null> {
-    for await (const kv of history) return this.historyEvent(kv, current);
+  private async eventAtFromAsync(history: AsyncIterable<KV>, key: Uint8Array): Promise<IndexEvent | null> {
+    for await (const kv of history) return this.historyEvent(kv, key);
     this.metrics.reads++;
     return null;
   }
 
-  private historyEvent(kv: KV, current: KV): IndexEvent {
+  private historyEvent(kv: KV, entryKey: Uint8Array): IndexEvent {
     this.count(kv);
-    const key = copy(indexKeyEntry(current.key));
+    const key = copy(entryKey);
     if (kv.key.length !== INDEX_PREFIX_LEN + key.length + 8) throw new Error('index entry keys are not prefix-free');
     return { key, action: decodeAction(kv.value[0]), payload: copy(kv.value.subarray(1)), ts: historyKeyTs(kv.key) };
   }
+
 
   async *history(
     db: bigint,
@@ -456,7 +508,14 @@ export class TxnIndexes {
       const keys: Uint8Array[] = [];
       for (const e of b.entries.values()) {
         const event = encodeEvent(e.action, e.payload);
-        push({ key: indexKey(KeyTag.IndexEntry, b.db, b.index, e.key), value: concat(encodeU64Value(e.validTs ?? ts), event) });
+        const at = e.validTs ?? ts;
+        const current = indexKey(KeyTag.IndexEntry, b.db, b.index, e.key);
+        // A removed entry leaves I (reads walk only what is present) for a removal record in X.
+        if (e.action === 'add') push({ key: current, value: concat(encodeU64Value(at), event) });
+        else {
+          ops.push({ key: current, value: null });
+          push({ key: indexRemovalKey(b.db, b.index, at, e.key), value: EMPTY });
+        }
         if (e.validTs === undefined) push({ key: indexHistoryKey(b.db, b.index, e.key, ts), value: event });
         keys.push(e.key);
         count++;
@@ -470,6 +529,29 @@ export class TxnIndexes {
       if (keys.length > 0) (writes ??= new Map()).set(id, keys.sort(compare));
     }
     return { writes, count, bytes };
+  }
+}
+
+/** The keys of the entries in [from, to) removed since a read's time (X records), once each, in scan order. */
+class RemovedSince {
+  private readonly keys = new Map<string, Uint8Array>();
+
+  constructor(
+    private readonly from: Uint8Array,
+    private readonly to: Uint8Array | null,
+    private readonly reverse: boolean,
+  ) {}
+
+  add(kv: KV, reader: { counted(kv: KV): void }): void {
+    reader.counted(kv);
+    const key = removalKeyEntry(kv.key);
+    if (compare(key, this.from) < 0 || (this.to !== null && compare(key, this.to) >= 0)) return;
+    const id = Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
+    if (!this.keys.has(id)) this.keys.set(id, copy(key));
+  }
+
+  sorted(): Uint8Array[] {
+    return [...this.keys.values()].sort(this.reverse ? reversed : compare);
   }
 }
 

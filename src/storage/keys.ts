@@ -4,8 +4,10 @@
 //
 //   V | db u64 | coll u32 | id u64 | ts u64     document version (ts in µs)
 //   L | db u64 | coll u32 | id u64                 latest version of a document: ts u64 + version
-//   I | db u64 | index u32 | entryKey             current state of an index entry
-//                                                  → ts u64 | action byte (0 add, 1 remove) | payload
+//   I | db u64 | index u32 | entryKey             an index entry present now (format 3 on; before,
+//                                                  removed entries stayed here too, action 1)
+//                                                  → ts u64 | action byte (0 add) | payload
+//   X | db u64 | index u32 | ts u64 | entryKey    the removal of an index entry at ts (format 3 on) → empty
 //   H | db u64 | index u32 | entryKey | ts u64    one add/remove event of an index entry
 //                                                  → action byte | payload
 //   M | bytes                                     unversioned metadata (Txn.getMeta/putMeta)
@@ -16,8 +18,12 @@
 // events of one entry are contiguous in H and ordered by ts, and the entries' events are ordered
 // by entry key; an H key's entry key is key[13 : length − 8]. The I record answers reads at or
 // after its ts; older reads take the entry's newest H event at or before the read time (the same
-// pattern as L and V for documents). Every putIndexEntry writes both; putIndexHistory (index
-// builds) writes H events at past times only.
+// pattern as L and V for documents). A removed entry leaves I, so that a read walks only what is
+// present; a read at time T also takes the entries removed after T from X (ordered by time, so
+// that is a short range for a read of the present) and asks H what they were at T. Every
+// putIndexEntry writes the I record (or deletes it and writes X) and the H event; putIndexHistory
+// (index builds) writes H events at past times only. X records at or below the collection's MVT
+// are never needed again (older reads are refused) and the collector drops them.
 
 import type { DocKey } from './types';
 import { prefixEnd } from './tuple';
@@ -26,6 +32,7 @@ export const KeyTag = {
   Version: 0x56, // 'V'
   IndexEntry: 0x49, // 'I'
   IndexHistory: 0x48, // 'H'
+  IndexRemoval: 0x58, // 'X'
   Latest: 0x4c, // 'L'
   Meta: 0x4d, // 'M'
   System: 0x53, // 'S'
@@ -173,6 +180,25 @@ export function historyKeyEntry(key: Uint8Array): Uint8Array {
 /** The ts of an H key. */
 export function historyKeyTs(key: Uint8Array): bigint {
   return readU64(key, key.length - 8);
+}
+
+/** The X key of an entry's removal at `ts`; without an entry key, the bound of the removals at `ts` on. */
+export function indexRemovalKey(db: bigint, index: number, ts: bigint, entryKey?: Uint8Array): Uint8Array {
+  const buf = new Uint8Array(INDEX_PREFIX_LEN + 8 + (entryKey?.length ?? 0));
+  buf.set(indexKey(KeyTag.IndexRemoval, db, index));
+  writeU64(buf, INDEX_PREFIX_LEN, ts);
+  if (entryKey) buf.set(entryKey, INDEX_PREFIX_LEN + 8);
+  return buf;
+}
+
+/** The removal time of an X key. */
+export function removalKeyTs(key: Uint8Array): bigint {
+  return readU64(key, INDEX_PREFIX_LEN);
+}
+
+/** The entry key of an X key (a view, not a copy). */
+export function removalKeyEntry(key: Uint8Array): Uint8Array {
+  return key.subarray(INDEX_PREFIX_LEN + 8);
 }
 
 export function metaKey(key: Uint8Array): Uint8Array {

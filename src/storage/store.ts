@@ -52,6 +52,7 @@ import {
   historyKeyTs,
   encodeU64Value,
   indexKey,
+  indexRemovalKey,
   inKeyspace,
   KeyTag,
   systemKey,
@@ -420,7 +421,7 @@ class MvccStore implements Store {
   async purgeDatabase(db: bigint, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
-    for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.IndexEntry, KeyTag.IndexHistory])
+    for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval])
       await this.purgeRange(databaseRange(tag, db));
   }
 
@@ -436,7 +437,7 @@ class MvccStore implements Store {
   async purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
-    for (const tag of [KeyTag.IndexEntry, KeyTag.IndexHistory]) {
+    for (const tag of [KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval]) {
       const start = indexKey(tag, db, index);
       await this.purgeRange({ start, end: prefixEnd(start) });
     }
@@ -474,9 +475,12 @@ class MvccStore implements Store {
   }
 
   async collectIndexHistory(db: bigint, index: number, mvt: bigint, batchSize = 1000): Promise<number> {
+    // Removals at or below the MVT: a read at or above it finds those entries absent without them.
+    // No commit writes one any more (new ones are later), so they go directly, like the events below.
+    const removals = { start: indexKey(KeyTag.IndexRemoval, db, index), end: indexRemovalKey(db, index, mvt + 1n) };
+    let removed = await this.purgeRange(removals);
     let start = indexKey(KeyTag.IndexHistory, db, index);
     const end = prefixEnd(start);
-    let removed = 0;
     // The newest event ≤ mvt seen of the current entry: superseded by a newer one ≤ mvt, and not
     // needed at all when it is a remove (the entry is absent at the MVT either way).
     let newest: { entry: string; key: Uint8Array; remove: boolean } | undefined;
@@ -511,15 +515,17 @@ class MvccStore implements Store {
     }
   }
 
-  /** Deletes a key range in batches, yielding between them so queries are not blocked. */
-  private async purgeRange(range: { start: Uint8Array; end: Uint8Array }): Promise<void> {
+  /** Deletes a key range in batches, yielding between them so queries are not blocked; the count deleted. */
+  private async purgeRange(range: { start: Uint8Array; end: Uint8Array }): Promise<number> {
     const BATCH = 1000;
+    let deleted = 0;
     for (;;) {
-      if (this.closed) return;
+      if (this.closed) return deleted;
       const ops: WriteOp[] = [];
       for await (const kv of this.engine.range({ ...range, limit: BATCH })) ops.push({ key: kv.key, value: null });
-      if (ops.length === 0) return;
+      if (ops.length === 0) return deleted;
       await this.engine.write(ops);
+      deleted += ops.length;
       await new Promise((r) => setImmediate(r));
     }
   }

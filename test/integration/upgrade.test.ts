@@ -15,7 +15,7 @@ import { upgradeStorage } from '../../src/upgrade';
 import { formatRecord, storedFormat } from '../../src/storage/format';
 import type { Engine, KV } from '../../src/storage/engine';
 import { ok as gqlOk } from '../helpers/graphql';
-import { encodeU64Value, historyKeyEntry, indexHistoryKey, indexKey, indexKeyEntry, KeyTag, latestKey } from '../../src/storage/keys';
+import { encodeU64Value, historyKeyEntry, indexHistoryKey, indexKey, indexRemovalKey, KeyTag, latestKey, removalKeyEntry, removalKeyTs } from '../../src/storage/keys';
 import { concatBytes } from '../../src/storage/tuple';
 import { decodeValue, encodeValue } from '../../src/storage/valueCodec';
 import { NATIVE_IDS, Ref, type Value } from '../../src/values/types';
@@ -155,7 +155,7 @@ describe('the upgrade itself', () => {
     const quiet = () => {};
     const reference = await openLmdbEngine(whole);
     await upgradeStorage(reference, quiet);
-    assert.equal(await storedFormat(reference), 2);
+    assert.equal(await storedFormat(reference), 3);
     const want = await dump(reference);
     await reference.close();
     for (const failAt of [1, 2, 3]) {
@@ -181,7 +181,7 @@ describe('the upgrade itself', () => {
     await engine.close();
     const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--data-dir', dir], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /flora: the data directory uses storage format 99, newer than this release knows \(2\): run the Flora release that wrote it, or a newer one; nothing was changed/);
+    assert.match(run.stderr, /flora: the data directory uses storage format 99, newer than this release knows \(3\): run the Flora release that wrote it, or a newer one; nothing was changed/);
     const again = await openLmdbEngine(dir);
     assert.deepEqual(await dump(again), before);
     await again.close();
@@ -219,13 +219,51 @@ describe('the upgrade, on index records the fixture lacks', () => {
         return out;
       };
       const [event] = await records(KeyTag.IndexHistory, 32768);
-      const [current] = await records(KeyTag.IndexEntry, 32768);
+      // Format 3 keeps a removed entry's record apart from the present ones: a removal at its ts.
+      assert.deepEqual(await records(KeyTag.IndexEntry, 32768), []);
+      const [removal] = await records(KeyTag.IndexRemoval, 32768);
       assert.deepEqual((decodeValue(event.value, 1) as [Value[], Value[], Ref])[2].addr, { db: 0n, coll: 1024, id: 5n });
-      assert.deepEqual(Buffer.from(indexKeyEntry(current.key)), Buffer.from(historyKeyEntry(event.key)), 'the current record moved with its event');
-      assert.notDeepEqual(Buffer.from(indexKeyEntry(current.key)), Buffer.from(oldEntry));
-      assert.deepEqual([...current.value], [...concatBytes(encodeU64Value(0n), Uint8Array.of(1))], 'still without a payload');
+      assert.deepEqual(Buffer.from(removalKeyEntry(removal.key)), Buffer.from(historyKeyEntry(event.key)), 'the current record moved with its event');
+      assert.notDeepEqual(Buffer.from(removalKeyEntry(removal.key)), Buffer.from(oldEntry));
+      assert.equal(removalKeyTs(removal.key), 0n, 'removed at the ts of its record');
       assert.deepEqual(await records(KeyTag.IndexEntry, 32769), []);
-      assert.equal(await storedFormat(engine), 2);
+      assert.equal(await storedFormat(engine), 3);
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('format 2 → 3: removed index entries kept apart', () => {
+  test('removed entries leave the present ones for removal records at their times; present ones stay; a rerun moves nothing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'flora-format2-'));
+    const engine = await openLmdbEngine(dir);
+    try {
+      const entry = (n: number) => Uint8Array.of(0x60, n);
+      const record = (ts: bigint, action: number, payload: number[] = []) => concatBytes(encodeU64Value(ts), Uint8Array.of(action, ...payload));
+      await engine.write([
+        formatRecord(2),
+        { key: indexKey(KeyTag.IndexEntry, 0n, 32768, entry(1)), value: record(10n, 0, [7]) }, // present since 10
+        { key: indexKey(KeyTag.IndexEntry, 0n, 32768, entry(2)), value: record(20n, 1, [7]) }, // removed at 20
+        { key: indexKey(KeyTag.IndexEntry, 1n, 32770, entry(3)), value: record(30n, 1) }, // removed at 30, another database
+      ]);
+      const keys = async (tag: number) => {
+        const out: string[] = [];
+        for await (const kv of engine.range({ start: Uint8Array.of(tag), end: Uint8Array.of(tag + 1) })) out.push(Buffer.from(kv.key).toString('hex'));
+        return out;
+      };
+      const lines: string[] = [];
+      await upgradeStorage(engine, (l) => lines.push(l));
+      assert.equal(await storedFormat(engine), 3);
+      assert.deepEqual(await keys(KeyTag.IndexEntry), [Buffer.from(indexKey(KeyTag.IndexEntry, 0n, 32768, entry(1))).toString('hex')]);
+      assert.deepEqual(await keys(KeyTag.IndexRemoval), [
+        Buffer.from(indexRemovalKey(0n, 32768, 20n, entry(2))).toString('hex'),
+        Buffer.from(indexRemovalKey(1n, 32770, 30n, entry(3))).toString('hex'),
+      ]);
+      assert.match(lines.join('\n'), /storage format 3: 2 removed index entries moved apart from the present ones/);
+      await upgradeStorage(engine, (l) => lines.push(l));
+      assert.equal(lines.length, 1, 'format 3 is not upgraded again');
     } finally {
       await engine.close();
       await rm(dir, { recursive: true, force: true });

@@ -78,6 +78,28 @@ test('add, remove, re-add: reads at the snapshot and at past times', async () =>
   });
 });
 
+test('a read of the present walks only present entries: removed ones cost it nothing, a past read still sees them', async () => {
+  await withStore(async (store) => {
+    const keys = Array.from({ length: 100 }, (_, i) => k(i));
+    const t1 = await putEntries(store, ...keys.map((key): [Uint8Array, IndexAction, string] => [key, 'add', 'x']));
+    await putEntries(store, ...keys.slice(5).map((key): [Uint8Array, IndexAction, string] => [key, 'remove', 'x']));
+    const reads = async (opts?: IndexScanOptions) =>
+      (
+        await store.run(async (txn) => {
+          const n = (await collect(txn.scanIndex(DB, IX, opts))).length;
+          return { n, reads: txn.metrics.reads };
+        })
+      ).result;
+    assert.deepEqual(await reads(), { n: 5, reads: 5 });
+    // At t1 the 95 removed since are read back from their removal records and history.
+    assert.equal((await reads({ at: t1 })).n, 100);
+    // Re-added: present again, once.
+    await putEntries(store, [k(7), 'add', 'again']);
+    assert.deepEqual(await scan(store, { to: k(8) }), [[0, 'x', t1], [1, 'x', t1], [2, 'x', t1], [3, 'x', t1], [4, 'x', t1], [7, 'again', (await scan(store, { from: k(7), to: k(8) }))[0][2]]]);
+    assert.equal((await reads({ at: t1 })).n, 100);
+  });
+});
+
 test('snapshot isolation: a scan does not see index commits after its snapshot', async () => {
   await withStore(async (store) => {
     const t1 = await putEntries(store, [k(1), 'add', 'one'], [k(2), 'add', 'two']);
@@ -389,8 +411,9 @@ test('collectIndexHistory keeps what reads at or after the MVT need, in any batc
       const atMvt = await scan(store, { at: mvt });
       const atT4 = await scan(store, { at: t4 });
       // a: add t1 and remove t2 superseded by add t3 (kept). b: add t1 superseded, remove t2 dropped,
-      // add t4 after the MVT kept. c: add t1 superseded, remove t3 dropped.
-      assert.equal(await store.collectIndexHistory(DB, IX, mvt, batch), 6, `batch ${batch}`);
+      // add t4 after the MVT kept. c: add t1 superseded, remove t3 dropped. Six events, and the three
+      // removal records (a and b at t2, c at t3), all at or below the MVT.
+      assert.equal(await store.collectIndexHistory(DB, IX, mvt, batch), 9, `batch ${batch}`);
       const events = (await store.run(async (txn) => showEvents(await collect(txn.indexHistory(DB, IX))))).result;
       assert.deepEqual(events, [[1, 'add', t3], [2, 'add', t4]], `batch ${batch}`);
       assert.deepEqual(await scan(store, { at: mvt }), atMvt);
