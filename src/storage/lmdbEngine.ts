@@ -115,8 +115,8 @@ class LmdbEngine implements Engine {
         return;
       }
       for (const op of ops) {
-        if (op.value === null) db.remove(asBuffer(op.key));
-        else db.put(asBuffer(op.key), asBuffer(op.value));
+        if (op.value === null) db.remove(op.key as Buffer);
+        else db.put(op.key as Buffer, op.value as Buffer); // lmdb-js takes any Uint8Array: no Buffer view per key
       }
     });
     if (failure) throw failure.error;
@@ -139,8 +139,8 @@ class LmdbEngine implements Engine {
     const db = this.db;
     await db.batch(() => {
       for (const op of ops) {
-        if (op.value === null) db.remove(asBuffer(op.key));
-        else db.put(asBuffer(op.key), asBuffer(op.value));
+        if (op.value === null) db.remove(op.key as Buffer);
+        else db.put(op.key as Buffer, op.value as Buffer); // lmdb-js takes any Uint8Array: no Buffer view per key
       }
     });
     // With overlappingSync (the default off Windows) the batch resolves at commit; durability
