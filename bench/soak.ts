@@ -1,6 +1,5 @@
 // `npm run bench -- --soak [--minutes 60] [--sample-seconds 60] [--rate 300] [--doc-streams 16]
-//   [--set-streams 4] [--churn-seconds 15] [--heap-snapshots DIR] [--notes-history-days N]
-//   [--flora-args '--history-grace-seconds 60 …']`
+//   [--set-streams 4] [--churn-seconds 15] [--heap-snapshots DIR]`
 // (or `node dist/bench/run.js --soak …`)
 //
 // A soak: one real Flora server process (default configuration, query log on, a temp data dir)
@@ -32,10 +31,6 @@
 // under a limit), p99 must not drift (median p99 of the last third against the first third), and
 // there must be no error at all (a request refused or failed, one dropped because MAX_IN_FLIGHT were
 // unanswered, a stream error or a missing or extra event). Exit code 1 on FAIL.
-// `--notes-history-days N` sets the imported Note collection's history_days (as imported: Fauna's
-// default of 30), and `--flora-args` passes flags to the server: with 0 and a short collector grace
-// the removed notes' index entries, which a page still walks until history retention drops them
-// (bench/RESULTS.md, issue 17), stay few, so that what remains measured is the rest of the server.
 // `--heap-snapshots DIR` starts the server with --heapsnapshot-signal=SIGUSR2 and takes a heap
 // snapshot into DIR at the end of the warm-up and at the end (each stalls the server for a while).
 
@@ -82,8 +77,6 @@ interface Options {
   setStreams: number;
   churnSeconds: number;
   heapSnapshots?: string;
-  notesHistoryDays?: number;
-  floraArgs: string[];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -96,8 +89,6 @@ function parseOptions(argv: string[]): Options {
     setStreams: numberArg('--set-streams', 4),
     churnSeconds: numberArg('--churn-seconds', 15),
     heapSnapshots: i >= 0 ? argv[i + 1] : undefined,
-    notesHistoryDays: argv.includes('--notes-history-days') ? Number(argv[argv.indexOf('--notes-history-days') + 1]) : undefined,
-    floraArgs: argv.includes('--flora-args') ? argv[argv.indexOf('--flora-args') + 1].split(/\s+/).filter(Boolean) : [],
   };
 }
 
@@ -295,7 +286,7 @@ class Workload {
   }
 }
 
-async function setUp(h2: Client, work: Workload, notesHistoryDays: number | undefined): Promise<void> {
+async function setUp(h2: Client, work: Workload): Promise<void> {
   // history_days 0: old versions go once the background collector passes (after its grace), so
   // updates and deletes do not pile up history on disk for the length of the run.
   await h2.query(q.CreateCollection({ name: 'soak', history_days: 0 }));
@@ -312,7 +303,6 @@ async function setUp(h2: Client, work: Workload, notesHistoryDays: number | unde
   );
   work.roll.push(...ids);
   await work.importSchema();
-  if (notesHistoryDays !== undefined) await h2.query(q.Update(q.Collection('Note'), { history_days: notesHistoryDays }));
   for (let i = 0; i < NOTES; i++) {
     const data = await work.graphql(`mutation { createNote(data: {title: "note ${i}", n: ${i}}) { _id } }`);
     work.notes.push((data.createNote as { _id: string })._id);
@@ -350,7 +340,7 @@ export async function main(argv: string[]): Promise<void> {
   );
   const env: Record<string, string> = { FLORA_NO_BUILD_CHECK: '1' };
   if (opts.heapSnapshots) env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${opts.heapSnapshots}`.trim();
-  const flora = await startFlora({ env, args: opts.floraArgs });
+  const flora = await startFlora({ env });
   const pid = flora.proc.pid!;
   const { h2, h1, close } = clients(flora.url, flora.secret);
   const streams = new Streams(flora.url, flora.secret, h2, (key) =>
@@ -361,7 +351,7 @@ export async function main(argv: string[]): Promise<void> {
   const timers: NodeJS.Timeout[] = [];
   try {
     const t0 = Date.now();
-    await setUp(h2, work, opts.notesHistoryDays);
+    await setUp(h2, work);
     console.log(`soak: set up in ${((Date.now() - t0) / 1000).toFixed(1)} s (${DOCS} documents, ${ROLL_WINDOW} rolling, ${NOTES} notes); server pid ${pid}`);
     for (let i = 0; i < opts.docStreams; i++) streams.open(`doc:${1 + (i % HOT)}`, i % 2 ? 'h1' : 'driver', i % 4 >= 2);
     for (let i = 0; i < opts.setStreams; i++) streams.open('set', i % 2 ? 'h1' : 'driver', i % 4 >= 2);

@@ -289,7 +289,7 @@ export class TxnIndexes {
     const removed = new RemovedSince(from, to, reverse);
     const engine = this.engine;
     if (engine.rangeSync) {
-      if (removals) for (const kv of engine.rangeSync(removals)) removed.add(kv, this);
+      if (removals) for (const kv of engine.rangeSync(removals)) removed.add(this.counted(kv));
       return this.storedSync(engine.rangeSync(present), removed.sorted(), db, index, at, reverse);
     }
     return this.storedAsync(engine.range(present), removals ? engine.range(removals) : [], removed, db, index, at, reverse);
@@ -326,7 +326,7 @@ export class TxnIndexes {
     at: bigint,
     reverse: boolean,
   ): AsyncGenerator<IndexEntry> {
-    for await (const kv of removals) into.add(kv, this);
+    for await (const kv of removals) into.add(this.counted(kv));
     const removed = into.sorted();
     const order = reverse ? reversed : compare;
     let ri = 0;
@@ -358,9 +358,10 @@ export class TxnIndexes {
     return decodeAction(kv.value[8]) === 'add' ? { key: copy(indexKeyEntry(kv.key)), payload: copy(kv.value.subarray(9)), ts } : null;
   }
 
-  /** Counts a record read for the metrics and the query's budget (RemovedSince reads through it too). */
-  counted(kv: KV): void {
+  /** `kv`, counted as read (metrics and the query's budget). */
+  private counted(kv: KV): KV {
     this.count(kv);
+    return kv;
   }
 
   /** The history of entry `key`, newest first from `at` down, one event at most. */
@@ -542,8 +543,7 @@ class RemovedSince {
     private readonly reverse: boolean,
   ) {}
 
-  add(kv: KV, reader: { counted(kv: KV): void }): void {
-    reader.counted(kv);
+  add(kv: KV): void {
     const key = removalKeyEntry(kv.key);
     if (compare(key, this.from) < 0 || (this.to !== null && compare(key, this.to) >= 0)) return;
     const id = Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
