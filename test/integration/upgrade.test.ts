@@ -124,32 +124,32 @@ describe('a format-1 data directory', () => {
   });
 });
 
+/** Every key and value of a store, for comparing two of them. */
+async function dump(engine: Engine): Promise<string[]> {
+  const out: string[] = [];
+  for await (const kv of engine.range({ start: Uint8Array.of(0), end: Uint8Array.of(0xff) }))
+    out.push(`${Buffer.from(kv.key).toString('hex')}=${Buffer.from(kv.value).toString('hex')}`);
+  return out;
+}
+
+/** An engine whose `failAt`-th write fails, as if the process died there. */
+function dying(engine: Engine, failAt: number): Engine {
+  let writes = 0;
+  return {
+    maxKeySize: engine.maxKeySize,
+    get: (k) => engine.get(k),
+    range: (o) => engine.range(o) as AsyncIterable<KV>,
+    write: (ops) => (++writes === failAt ? Promise.reject(new Error('killed')) : engine.write(ops)),
+    close: () => engine.close(),
+    shared: engine.shared,
+    readHead: (q) => engine.readHead(q),
+    exclusive: (q, build) => engine.exclusive(q, build),
+    startup: (fn) => engine.startup(fn),
+    checkReaders: () => engine.checkReaders(),
+  };
+}
+
 describe('the upgrade itself', () => {
-  /** Every key and value of a store, for comparing two of them. */
-  async function dump(engine: Engine): Promise<string[]> {
-    const out: string[] = [];
-    for await (const kv of engine.range({ start: Uint8Array.of(0), end: Uint8Array.of(0xff) }))
-      out.push(`${Buffer.from(kv.key).toString('hex')}=${Buffer.from(kv.value).toString('hex')}`);
-    return out;
-  }
-
-  /** An engine whose `failAt`-th write fails, as if the process died there. */
-  function dying(engine: Engine, failAt: number): Engine {
-    let writes = 0;
-    return {
-      maxKeySize: engine.maxKeySize,
-      get: (k) => engine.get(k),
-      range: (o) => engine.range(o) as AsyncIterable<KV>,
-      write: (ops) => (++writes === failAt ? Promise.reject(new Error('killed')) : engine.write(ops)),
-      close: () => engine.close(),
-      shared: engine.shared,
-      readHead: (q) => engine.readHead(q),
-      exclusive: (q, build) => engine.exclusive(q, build),
-      startup: (fn) => engine.startup(fn),
-      checkReaders: () => engine.checkReaders(),
-    };
-  }
-
   test('resumes where an interrupted run stopped and ends where an uninterrupted one does', async () => {
     const whole = await fixtureCopy();
     const quiet = () => {};
@@ -264,6 +264,32 @@ describe('format 2 → 3: removed index entries kept apart', () => {
       assert.match(lines.join('\n'), /storage format 3: 2 removed index entries moved apart from the present ones/);
       await upgradeStorage(engine, (l) => lines.push(l));
       assert.equal(lines.length, 1, 'format 3 is not upgraded again');
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a move interrupted between batches is finished by the next start, each entry moved once', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'flora-format2-resume-'));
+    const engine = await openLmdbEngine(dir);
+    try {
+      // 2,500 removed entries: three batches of moves, then the format record.
+      const removed = Array.from({ length: 2500 }, (_, i) => ({
+        key: indexKey(KeyTag.IndexEntry, 0n, 32768, Uint8Array.of(0x60, i >> 8, i & 0xff)),
+        value: concatBytes(encodeU64Value(BigInt(i + 1)), Uint8Array.of(1)),
+      }));
+      await engine.write([formatRecord(2), ...removed]);
+      await assert.rejects(upgradeStorage(dying(engine, 2), () => undefined), /killed/);
+      assert.equal(await storedFormat(engine), 2, 'not stamped before every entry is moved');
+      await upgradeStorage(engine, () => undefined);
+      assert.equal(await storedFormat(engine), 3);
+      const count = async (tag: number) => {
+        let n = 0;
+        for await (const _ of engine.range({ start: Uint8Array.of(tag), end: Uint8Array.of(tag + 1) })) n++;
+        return n;
+      };
+      assert.deepEqual([await count(KeyTag.IndexEntry), await count(KeyTag.IndexRemoval)], [0, 2500]);
     } finally {
       await engine.close();
       await rm(dir, { recursive: true, force: true });
