@@ -275,7 +275,7 @@ describe('format 2 → 3: removed index entries kept apart', () => {
     const engine = await openLmdbEngine(dir);
     try {
       // 2,500 removed entries: three batches of moves, then the format record.
-      const removed = Array.from({ length: 2500 }, (_, i) => ({
+      const removed = [...Array(2500).keys()].map((i) => ({
         key: indexKey(KeyTag.IndexEntry, 0n, 32768, Uint8Array.of(0x60, i >> 8, i & 0xff)),
         value: concatBytes(encodeU64Value(BigInt(i + 1)), Uint8Array.of(1)),
       }));
