@@ -33,7 +33,8 @@ async function measure(storage: string, seconds: number): Promise<Rates> {
   };
   try {
     await query(JSON.stringify({ create_collection: wrap({ name: 'b' }) }));
-    await query(JSON.stringify({ create_index: wrap({ name: 'b_by_g', source: { '@ref': { id: 'b', collection: { '@ref': { id: 'collections' } } } }, terms: [{ field: ['data', 'g'] }], values: [{ field: ['data', 'n'] }] }) }));
+    const index = { name: 'b_by_g', terms: wrap([{ field: ['data', 'g'] }]), values: wrap([{ field: ['data', 'n'] }]), source: { collection: 'b' } };
+    await query(JSON.stringify({ create_index: { object: index } }));
     const docs = 2000;
     for (let start = 1; start <= docs; start += 500)
       await query(JSON.stringify({ do: Array.from({ length: 500 }, (_, i) => ({ create: { ref: { collection: 'b' }, id: String(start + i) }, params: wrap({ data: { n: start + i, g: (start + i) % GROUPS } }) })) }));
