@@ -28,3 +28,26 @@ export function diskBytes(p: string): number {
     return 0;
   }
 }
+
+/**
+ * Resident bytes of `pid`'s mappings of files under `dir` (/proc/<pid>/smaps): the pages of an
+ * embedded store's memory-mapped file that count in the process's RSS, though they are the
+ * kernel's page cache, reclaimable at will, and follow the data rather than the process.
+ */
+export function mappedResidentBytes(pid: number, dir: string): number {
+  let smaps: string;
+  try {
+    smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return 0;
+  }
+  const prefix = path.resolve(dir) + path.sep;
+  let total = 0;
+  let inDir = false;
+  for (const line of smaps.split('\n')) {
+    // A mapping's header: "start-end perms offset dev inode [path]"; its fields follow, "Rss: N kB".
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inDir = line.includes(prefix);
+    else if (inDir && line.startsWith('Rss:')) total += Number(/(\d+) kB/.exec(line)?.[1] ?? 0) * 1024;
+  }
+  return total;
+}

@@ -6,6 +6,7 @@ import { checkKnown, FORMAT_VERSION, formatRecord, storedFormat } from './storag
 import { upgradeRefsByIdentity } from './model/upgrade/refsByIdentity';
 import { bindStoredSchemas } from './graphql/upgrade';
 import { moveRemovedEntries } from './storage/upgradeRemovals';
+import { moveDeletedDocuments } from './storage/upgradeDeletions';
 
 /** Stamps a new store, migrates an older one in place, refuses a newer one (FormatError). */
 export async function upgradeStorage(engine: Engine, log: (line: string) => void): Promise<void> {
@@ -14,4 +15,5 @@ export async function upgradeStorage(engine: Engine, log: (line: string) => void
   checkKnown(format);
   if (format < 2) await upgradeRefsByIdentity(engine, log, [bindStoredSchemas]);
   if (format < 3) await moveRemovedEntries(engine, log);
+  if (format < 4) await moveDeletedDocuments(engine, log);
 }

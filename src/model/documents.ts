@@ -192,7 +192,7 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
   const action = withId ? 'create_with_id' : 'create';
   if (!roles) await checkAccess(ctx, action, t, pos);
   const key = docKeyOf(t)!;
-  const existing = await ctx.txn.getVersion(key);
+  const existing = await ctx.txn.getVersion(key, undefined, { forWrite: true });
   if (existing && existing.action !== 'delete') {
     // A generated id that is taken (a document created with that id chosen): take another.
     if (!withId) return createUserDoc(ctx, { ...t, id: newId() }, params, pos, dbRef);

@@ -4,11 +4,12 @@
 //   1  refs stored by name (releases before references by identity; no version record)
 //   2  refs stored by address: database scope, collection id, document id (model/refNames.ts)
 //   3  removed index entries kept apart from the present ones (X records, storage/keys.ts)
+//   4  deleted documents kept apart from the live ones (D records, storage/keys.ts)
 
 import type { Engine, WriteOp } from './engine';
 import { decodeU64Value, encodeU64Value, systemKey } from './keys';
 
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 const FORMAT_KEY = systemKey('format');
 
 export class FormatError extends Error {}

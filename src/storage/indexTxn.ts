@@ -26,6 +26,7 @@ import {
   KeyTag,
   removalKeyEntry,
 } from './keys';
+import { jointRanges } from './jointRanges';
 import { keySuccessor, prefixEnd } from './tuple';
 import type { CommittedIndexEntry, IndexAction, IndexEntry, IndexEntryWrite, IndexEvent, IndexScanOptions, TxnMetrics } from './types';
 
@@ -292,7 +293,9 @@ export class TxnIndexes {
       if (removals) for (const kv of engine.rangeSync(removals)) removed.add(this.counted(kv));
       return this.storedSync(engine.rangeSync(present), removed.sorted(), db, index, at, reverse);
     }
-    return this.storedAsync(engine.range(present), removals ? engine.range(removals) : [], removed, db, index, at, reverse);
+    if (!removals) return this.storedAsync(engine.range(present), [], removed, db, index, at, reverse);
+    const [removedKvs, presentKvs] = jointRanges(engine, [removals, present]);
+    return this.storedAsync(presentKvs, removedKvs, removed, db, index, at, reverse);
   }
 
   private *storedSync(kvs: Iterable<KV>, removed: Uint8Array[], db: bigint, index: number, at: bigint, reverse: boolean): Generator<IndexEntry> {

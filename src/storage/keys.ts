@@ -4,6 +4,8 @@
 //
 //   V | db u64 | coll u32 | id u64 | ts u64     document version (ts in µs)
 //   L | db u64 | coll u32 | id u64                 latest version of a document: ts u64 + version
+//                                                  (format 4 on: of a live one; see D)
+//   D | db u64 | coll u32 | ts u64 | id u64        the deletion of a document at ts (format 4 on) → empty
 //   I | db u64 | index u32 | entryKey             an index entry present now (format 3 on; before,
 //                                                  removed entries stayed here too, action 1)
 //                                                  → ts u64 | action byte (0 add) | payload
@@ -24,6 +26,13 @@
 // putIndexEntry writes the I record (or deletes it and writes X) and the H event; putIndexHistory
 // (index builds) writes H events at past times only. X records at or below the collection's MVT
 // are never needed again (older reads are refused) and the collector drops them.
+//
+// Documents follow the same pattern: a deleted document leaves L for a deletion record (D, ordered
+// by time), so a collection's scan walks only live documents and merges in those deleted after its
+// read time, whose versions (V) say what they were. A read of one document that finds no L record
+// asks V (it may have been deleted after the read's time). The schema collections (databases,
+// collections, indexes, functions, roles, access providers) keep their deleted documents' L records
+// instead: the catalog reads their deletions, and they are small.
 
 import type { DocKey } from './types';
 import { prefixEnd } from './tuple';
@@ -34,6 +43,7 @@ export const KeyTag = {
   IndexHistory: 0x48, // 'H'
   IndexRemoval: 0x58, // 'X'
   Latest: 0x4c, // 'L'
+  Deletion: 0x44, // 'D'
   Meta: 0x4d, // 'M'
   System: 0x53, // 'S'
 } as const;
@@ -124,6 +134,21 @@ export function versionKeyId(key: Uint8Array): bigint {
 /** The ts (µs) of a version key. */
 export function versionKeyTs(key: Uint8Array): bigint {
   return readU64(key, DOC_PREFIX_LEN);
+}
+
+/** The D key of a document's deletion at `ts`; without an id, the bound of the deletions at `ts` on. */
+export function deletionKey(db: bigint, coll: number, ts: bigint, id?: bigint): Uint8Array {
+  const buf = new Uint8Array(COLL_PREFIX_LEN + 8 + (id === undefined ? 0 : 8));
+  writeCollPrefix(buf, db, coll);
+  buf[0] = KeyTag.Deletion;
+  writeU64(buf, COLL_PREFIX_LEN, ts);
+  if (id !== undefined) writeU64(buf, COLL_PREFIX_LEN + 8, id);
+  return buf;
+}
+
+/** The document id of a D key. */
+export function deletionKeyId(key: Uint8Array): bigint {
+  return readU64(key, COLL_PREFIX_LEN + 8);
 }
 
 /** Every key of one database scope in a keyspace (versions, index entries, index history). */

@@ -72,7 +72,8 @@ import {
 import { decodeValue } from './valueCodec';
 import { isRemoveEvent } from './indexTxn';
 import { prefixEnd } from './tuple';
-import { TxnImpl, type CommitRecord } from './txn';
+import { isDeletion, TxnImpl, type CommitRecord } from './txn';
+import { deletionsThrough, keepsDeleted } from './deletions';
 
 const ISSUED_TS_KEY = systemKey('issuedTs');
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
@@ -421,14 +422,14 @@ class MvccStore implements Store {
   async purgeDatabase(db: bigint, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
-    for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval])
+    for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.Deletion, KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval])
       await this.purgeRange(databaseRange(tag, db));
   }
 
   async purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
-    for (const tag of [KeyTag.Version, KeyTag.Latest]) {
+    for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.Deletion]) {
       const start = inKeyspace(tag, collectionPrefix(db, coll));
       await this.purgeRange({ start, end: prefixEnd(start) });
     }
@@ -446,8 +447,16 @@ class MvccStore implements Store {
   async collectHistory(db: bigint, coll: number, mvt: bigint, batchSize = 1000): Promise<number> {
     let start = inKeyspace(KeyTag.Version, collectionPrefix(db, coll));
     const end = prefixEnd(start);
+    const dropsDeleted = !keepsDeleted(coll);
     let removed = 0;
-    let kept: { id: bigint; ts: bigint } | undefined; // the newest version ≤ mvt seen of a document
+    // The newest version ≤ mvt seen of the current document: superseded by a newer one ≤ mvt, and
+    // not needed at all when it is a deletion (the document is absent at the MVT either way), but
+    // in the schema collections, whose deleted documents the catalog reads (keys.ts).
+    let kept: { id: bigint; ts: bigint; deletion: boolean } | undefined;
+    const settle = (victims: { id: bigint; ts: bigint }[]) => {
+      if (kept?.deletion && dropsDeleted) victims.push(kept);
+      kept = undefined;
+    };
     for (;;) {
       if (this.closed) return removed;
       const victims: { id: bigint; ts: bigint }[] = [];
@@ -456,10 +465,12 @@ class MvccStore implements Store {
         last = kv.key;
         const id = versionKeyId(kv.key);
         const ts = versionKeyTs(kv.key);
+        if (kept && kept.id !== id) settle(victims);
         if (ts > mvt) continue;
-        if (kept && kept.id === id) victims.push(kept);
-        kept = { id, ts };
+        if (kept) victims.push(kept);
+        kept = { id, ts, deletion: isDeletion(kv.value) };
       }
+      if (last === undefined) settle(victims);
       if (victims.length > 0) {
         await this.run(async (txn) => {
           (txn as TxnImpl).unreported = true; // retention is not a history rewrite (commit feed)
@@ -467,7 +478,13 @@ class MvccStore implements Store {
         });
         removed += victims.length;
       }
-      if (last === undefined) return removed;
+      if (last === undefined) {
+        // Deletions at or below the MVT: a scan at or above it finds those documents absent
+        // without them. Only a history edit writes one at a past time (this run's, when a deletion
+        // stays the newest version), so they go last, directly.
+        if (dropsDeleted) removed += await this.purgeRange(deletionsThrough(db, coll, mvt));
+        return removed;
+      }
       start = new Uint8Array(last.length + 1);
       start.set(last);
       await new Promise((r) => setImmediate(r));

@@ -9,6 +9,7 @@ import type { LoggedCommit, LoggedVersion } from './commitLog';
 import {
   abstractConflictKey,
   collectionPrefix,
+  deletionKey,
   docConflictKey,
   docPrefix,
   docRangeEnd,
@@ -38,6 +39,8 @@ import type {
   CommitEvent,
 } from './types';
 import { decodeValue, encodeValue, type RefNamer } from './valueCodec';
+import { DeletedIds, deletionsAfter, keepsDeleted } from './deletions';
+import { jointRanges } from './jointRanges';
 import { TxnIndexes, type IndexWriteSet } from './indexTxn';
 import { decodeAgain } from './naming';
 
@@ -58,6 +61,11 @@ export const TXN_BYTES_LIMIT = 16 * 1024 * 1024;
 const ACTIONS: VersionAction[] = ['create', 'update', 'delete'];
 const ACTION_BYTE: Record<VersionAction, number> = { create: 0, update: 1, delete: 2 };
 
+/** Whether a stored version (a V record's value) is a deletion. */
+export function isDeletion(version: Uint8Array): boolean {
+  return version[0] === ACTION_BYTE.delete;
+}
+
 function encodeVersion(action: VersionAction, data: Obj | null, ts: bigint): Uint8Array {
   if (action === 'delete' || data === null) return Uint8Array.of(ACTION_BYTE[action]);
   const body = encodeValue(data, ts);
@@ -73,6 +81,18 @@ function encodeLatest(ts: bigint, version: Uint8Array): Uint8Array {
   new DataView(out.buffer).setBigUint64(0, ts);
   out.set(version, 8);
   return out;
+}
+
+/**
+ * The writes that make `version` (at `ts`) a document's newest: its L record, or for a deletion
+ * (outside the schema collections) no L record and a D record (keys.ts).
+ */
+function latestOps(key: DocKey, ts: bigint, version: Uint8Array): WriteOp[] {
+  if (!isDeletion(version) || keepsDeleted(key.coll)) return [{ key: latestKey(key), value: encodeLatest(ts, version) }];
+  return [
+    { key: latestKey(key), value: null },
+    { key: deletionKey(key.db, key.coll, ts, key.id), value: new Uint8Array(0) },
+  ];
 }
 
 function latestTs(value: Uint8Array): bigint {
@@ -178,6 +198,11 @@ export class TxnImpl implements Txn {
     if (this.finished) throw new Error('transaction is finished');
   }
 
+  private countedKv(kv: KV): KV {
+    this.count(kv);
+    return kv;
+  }
+
   private count(kv: KV): void {
     const bytes = kv.key.length + kv.value.length;
     this.metrics.reads++;
@@ -187,7 +212,7 @@ export class TxnImpl implements Txn {
 
   // ---- reads ---------------------------------------------------------------------------
 
-  async getVersion(key: DocKey, at?: bigint): Promise<Version | null> {
+  async getVersion(key: DocKey, at?: bigint, opts?: { forWrite?: boolean }): Promise<Version | null> {
     this.check();
     const atSnapshot = at === undefined || at >= this.snapshotTs;
     const t = atSnapshot ? this.snapshotTs : at;
@@ -206,8 +231,14 @@ export class TxnImpl implements Txn {
     const engine = this.store.engine;
     const latest = engine.getSync ? engine.getSync(lk) : await engine.get(lk);
     if (latest === undefined) {
-      this.metrics.reads++;
-      return null;
+      // No L record: never written, or deleted (keys.ts), perhaps after `t`, which V then tells. A
+      // transaction that writes the document needs no look: a deletion after its snapshot fails
+      // its commit's validation.
+      if (keepsDeleted(key.coll) || (atSnapshot && opts?.forWrite === true)) {
+        this.metrics.reads++;
+        return null;
+      }
+      return this.versionAt(key, t, this.names);
     }
     this.count({ key: lk, value: latest });
     if (latestTs(latest) <= t) {
@@ -323,7 +354,8 @@ export class TxnImpl implements Txn {
     try {
       let oi = 0;
       const names = opts.anonymousRefs ? undefined : this.names;
-      for await (const doc of this.latestVersions(db, coll, from, to, at, reverse, names)) {
+      const walk = withDeleted && !keepsDeleted(coll) ? this.everyVersioned.bind(this) : this.latestVersions.bind(this);
+      for await (const doc of walk(db, coll, from, to, at, reverse, names)) {
         for (; oi < own.length && before(own[oi].key.id, doc.id); oi++) {
           if (own[oi].action === 'delete' && !withDeleted) continue;
           last = own[oi].key.id;
@@ -367,16 +399,35 @@ export class TxnImpl implements Txn {
     names: TxnNames | undefined,
   ): AsyncGenerator<{ id: bigint; version: Version }> {
     if (at < 0n) return;
-    // Walk the latest-version keyspace (one entry per document, whatever its history); only a
-    // document written after `at` needs a look into its versions.
+    // Walk the latest-version keyspace (one entry per live document, whatever its history) merged
+    // with the documents deleted after `at` (D); only those and the documents written after `at`
+    // need a look into their versions.
     const range = {
       start: inKeyspace(KeyTag.Latest, from === 0n ? collectionPrefix(db, coll) : docPrefix(db, coll, from)),
       end: inKeyspace(KeyTag.Latest, docRangeEnd(db, coll, to)),
       reverse,
     };
-    for await (const kv of this.store.engine.range(range)) {
+    const deletions = keepsDeleted(coll) ? undefined : deletionsAfter(db, coll, at);
+    const deleted = new DeletedIds(from, to, reverse);
+    const engine = this.store.engine;
+    let live: AsyncIterable<KV> = engine.range(range);
+    if (deletions && engine.rangeSync) for (const kv of engine.rangeSync(deletions)) deleted.add(this.countedKv(kv));
+    else if (deletions) {
+      const [d, l] = jointRanges(engine, [deletions, range]);
+      for await (const kv of d) deleted.add(this.countedKv(kv));
+      live = l;
+    }
+    const gone = deleted.sorted();
+    const before = reverse ? (x: bigint, y: bigint) => x > y : (x: bigint, y: bigint) => x < y;
+    let gi = 0;
+    for await (const kv of live) {
       this.count(kv);
       const id = versionKeyId(kv.key);
+      for (; gi < gone.length && before(gone[gi], id); gi++) {
+        const older = await this.versionAt({ db, coll, id: gone[gi] }, at, names);
+        if (older) yield { id: gone[gi], version: older };
+      }
+      if (gi < gone.length && gone[gi] === id) gi++; // created again since: its L record decides
       if (latestTs(kv.value) <= at) {
         let version: Version;
         try {
@@ -390,6 +441,44 @@ export class TxnImpl implements Txn {
       const older = await this.versionAt({ db, coll, id }, at, names);
       if (older) yield { id, version: older };
     }
+    for (; gi < gone.length; gi++) {
+      const older = await this.versionAt({ db, coll, id: gone[gi] }, at, names);
+      if (older) yield { id: gone[gi], version: older };
+    }
+  }
+
+  /**
+   * Per document id in [from, to) that has versions, the newest with ts ≤ at, deleted ones
+   * included: from the versions themselves, as deleted documents have no L record (keys.ts).
+   */
+  private async *everyVersioned(
+    db: bigint,
+    coll: number,
+    from: bigint,
+    to: bigint,
+    at: bigint,
+    reverse: boolean,
+    names: TxnNames | undefined,
+  ): AsyncGenerator<{ id: bigint; version: Version }> {
+    if (at < 0n) return;
+    const range = { start: from === 0n ? collectionPrefix(db, coll) : docPrefix(db, coll, from), end: docRangeEnd(db, coll, to), reverse };
+    // Forward, a document's versions come oldest first: its newest ≤ at is known when the id
+    // changes. Reverse, newest first: the first ≤ at is it.
+    let current: bigint | undefined;
+    let best: KV | undefined;
+    for await (const kv of this.store.engine.range(range)) {
+      this.count(kv);
+      const id = versionKeyId(kv.key);
+      if (id !== current) {
+        if (best && !reverse) yield { id: current!, version: await this.version(best, names, at) };
+        current = id;
+        best = undefined;
+      }
+      if (versionKeyTs(kv.key) > at || (reverse && best)) continue;
+      best = kv;
+      if (reverse) yield { id, version: await this.version(kv, names, at) };
+    }
+    if (best && !reverse) yield { id: current!, version: await this.version(best, names, at) };
   }
 
   async getMeta(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -515,8 +604,7 @@ export class TxnImpl implements Txn {
       if (value.length > VERSION_BYTES_LIMIT)
         throw new ProtocolError(400, 'bad request', `Version bytes (${value.length}) exceeds threshold (${VERSION_BYTES_LIMIT})`);
       const op = { key: versionKey(b.key, ts), value };
-      const latest = { key: latestKey(b.key), value: encodeLatest(ts, value) };
-      ops.push(op, latest);
+      ops.push(op, ...latestOps(b.key, ts, value));
       logged?.push({ key: b.key, ts, action: b.action, rewrite: false });
       keys.add(ck);
       docs.push(b.key);
@@ -534,10 +622,8 @@ export class TxnImpl implements Txn {
       // A version written by putVersion at the commit ts is newer and writes the latest record itself.
       if (!this.versions.has(ck)) {
         const l = h.latest;
-        ops.push({
-          key: latestKey(h.key),
-          value: l ? encodeLatest(l.ts as bigint, encodeVersion(l.action, l.data, ts)) : null,
-        });
+        if (l) ops.push(...latestOps(h.key, l.ts as bigint, encodeVersion(l.action, l.data, ts)));
+        else ops.push({ key: latestKey(h.key), value: null });
       }
       keys.add(ck);
       docs.push(h.key);

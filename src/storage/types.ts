@@ -113,8 +113,11 @@ export interface Txn {
   /** True once the transaction has buffered at least one write. */
   readonly hasWrites: boolean;
 
-  /** The newest version with ts ≤ `at` (default: snapshot, including this txn's own writes). */
-  getVersion(key: DocKey, at?: bigint): Promise<Version | null>;
+  /**
+   * The newest version with ts ≤ `at` (default: snapshot, including this txn's own writes). `forWrite`: the transaction writes the
+   * document, so a deletion after its snapshot need not be looked for (its commit would fail).
+   */
+  getVersion(key: DocKey, at?: bigint, opts?: { forWrite?: boolean }): Promise<Version | null>;
   /** Every version of one document in ts order (for history/events). */
   history(key: DocKey, opts?: HistoryOptions): AsyncIterable<Version>;
   /** Documents of one collection that are live (latest version not a delete) at `opts.at`, by id; `withDeleted` adds the deleted ones. */

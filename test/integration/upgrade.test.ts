@@ -12,10 +12,10 @@ import { Client, query as q } from 'faunadb';
 import { clients, FLORA_BIN, ROOT, startFlora, type DriverClients, type FloraProcess } from '../helpers/server';
 import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import { upgradeStorage } from '../../src/upgrade';
-import { formatRecord, storedFormat } from '../../src/storage/format';
+import { FORMAT_VERSION, formatRecord, storedFormat } from '../../src/storage/format';
 import type { Engine, KV } from '../../src/storage/engine';
 import { ok as gqlOk } from '../helpers/graphql';
-import { encodeU64Value, historyKeyEntry, indexHistoryKey, indexKey, indexRemovalKey, KeyTag, latestKey, removalKeyEntry, removalKeyTs } from '../../src/storage/keys';
+import { deletionKey, encodeU64Value, historyKeyEntry, indexHistoryKey, indexKey, indexRemovalKey, KeyTag, latestKey, removalKeyEntry, removalKeyTs } from '../../src/storage/keys';
 import { concatBytes } from '../../src/storage/tuple';
 import { decodeValue, encodeValue } from '../../src/storage/valueCodec';
 import { NATIVE_IDS, Ref, type Value } from '../../src/values/types';
@@ -155,7 +155,7 @@ describe('the upgrade itself', () => {
     const quiet = () => {};
     const reference = await openLmdbEngine(whole);
     await upgradeStorage(reference, quiet);
-    assert.equal(await storedFormat(reference), 3);
+    assert.equal(await storedFormat(reference), FORMAT_VERSION);
     const want = await dump(reference);
     await reference.close();
     for (const failAt of [1, 2, 3]) {
@@ -181,7 +181,10 @@ describe('the upgrade itself', () => {
     await engine.close();
     const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--data-dir', dir], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /flora: the data directory uses storage format 99, newer than this release knows \(3\): run the Flora release that wrote it, or a newer one; nothing was changed/);
+    assert.match(
+      run.stderr,
+      new RegExp(`flora: the data directory uses storage format 99, newer than this release knows \\(${FORMAT_VERSION}\\): run the Flora release that wrote it, or a newer one; nothing was changed`),
+    );
     const again = await openLmdbEngine(dir);
     assert.deepEqual(await dump(again), before);
     await again.close();
@@ -227,7 +230,7 @@ describe('the upgrade, on index records the fixture lacks', () => {
       assert.notDeepEqual(Buffer.from(removalKeyEntry(removal.key)), Buffer.from(oldEntry));
       assert.equal(removalKeyTs(removal.key), 0n, 'removed at the ts of its record');
       assert.deepEqual(await records(KeyTag.IndexEntry, 32769), []);
-      assert.equal(await storedFormat(engine), 3);
+      assert.equal(await storedFormat(engine), FORMAT_VERSION);
     } finally {
       await engine.close();
       await rm(dir, { recursive: true, force: true });
@@ -255,7 +258,7 @@ describe('format 2 → 3: removed index entries kept apart', () => {
       };
       const lines: string[] = [];
       await upgradeStorage(engine, (l) => lines.push(l));
-      assert.equal(await storedFormat(engine), 3);
+      assert.equal(await storedFormat(engine), FORMAT_VERSION);
       assert.deepEqual(await keys(KeyTag.IndexEntry), [Buffer.from(indexKey(KeyTag.IndexEntry, 0n, 32768, entry(1))).toString('hex')]);
       assert.deepEqual(await keys(KeyTag.IndexRemoval), [
         Buffer.from(indexRemovalKey(0n, 32768, 20n, entry(2))).toString('hex'),
@@ -263,7 +266,7 @@ describe('format 2 → 3: removed index entries kept apart', () => {
       ]);
       assert.match(lines.join('\n'), /storage format 3: 2 removed index entries moved apart from the present ones/);
       await upgradeStorage(engine, (l) => lines.push(l));
-      assert.equal(lines.length, 1, 'format 3 is not upgraded again');
+      assert.equal(lines.length, 1, 'a current store is not upgraded again');
     } finally {
       await engine.close();
       await rm(dir, { recursive: true, force: true });
@@ -283,13 +286,70 @@ describe('format 2 → 3: removed index entries kept apart', () => {
       await assert.rejects(upgradeStorage(dying(engine, 2), () => undefined), /killed/);
       assert.equal(await storedFormat(engine), 2, 'not stamped before every entry is moved');
       await upgradeStorage(engine, () => undefined);
-      assert.equal(await storedFormat(engine), 3);
+      assert.equal(await storedFormat(engine), FORMAT_VERSION);
       const count = async (tag: number) => {
         let n = 0;
         for await (const _ of engine.range({ start: Uint8Array.of(tag), end: Uint8Array.of(tag + 1) })) n++;
         return n;
       };
       assert.deepEqual([await count(KeyTag.IndexEntry), await count(KeyTag.IndexRemoval)], [0, 2500]);
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('format 3 → 4: deleted documents kept apart', () => {
+  const latest = (ts: bigint, action: number) => concatBytes(encodeU64Value(ts), Uint8Array.of(action));
+  const keys = async (engine: Engine, tag: number) => {
+    const out: string[] = [];
+    for await (const kv of engine.range({ start: Uint8Array.of(tag), end: Uint8Array.of(tag + 1) })) out.push(Buffer.from(kv.key).toString('hex'));
+    return out;
+  };
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+  test("a user collection's deleted documents leave L for D records at their times; live ones and the schema's deleted ones stay", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'flora-format3-'));
+    const engine = await openLmdbEngine(dir);
+    try {
+      const live = { db: 0n, coll: 1024, id: 1n };
+      const gone = { db: 0n, coll: 1024, id: 2n };
+      const token = { db: 3n, coll: NATIVE_IDS.tokens, id: 9n };
+      const schema = { db: 0n, coll: NATIVE_IDS.collections, id: 1025n };
+      await engine.write([
+        formatRecord(3),
+        { key: latestKey(live), value: concatBytes(latest(10n, 0), encodeValue(new Map())) },
+        { key: latestKey(gone), value: latest(20n, 2) },
+        { key: latestKey(token), value: latest(30n, 2) }, // a logged-out token: not a schema document
+        { key: latestKey(schema), value: latest(40n, 2) }, // a deleted collection: the catalog reads it
+      ]);
+      const lines: string[] = [];
+      await upgradeStorage(engine, (l) => lines.push(l));
+      assert.equal(await storedFormat(engine), FORMAT_VERSION);
+      assert.deepEqual(await keys(engine, KeyTag.Latest), [hex(latestKey(schema)), hex(latestKey(live))]);
+      assert.deepEqual(await keys(engine, KeyTag.Deletion), [hex(deletionKey(0n, 1024, 20n, 2n)), hex(deletionKey(3n, NATIVE_IDS.tokens, 30n, 9n))]);
+      assert.match(lines.join('\n'), /storage format 4: 2 deleted documents moved apart from the live ones/);
+      await upgradeStorage(engine, (l) => lines.push(l));
+      assert.equal(lines.length, 1, 'a current store is not upgraded again');
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a move interrupted between batches is finished by the next start, each document moved once', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'flora-format3-resume-'));
+    const engine = await openLmdbEngine(dir);
+    try {
+      // 2,500 deleted documents: three batches of moves, then the format record.
+      const deleted = [...Array(2500).keys()].map((i) => ({ key: latestKey({ db: 0n, coll: 1024, id: BigInt(i + 1) }), value: latest(BigInt(i + 1), 2) }));
+      await engine.write([formatRecord(3), ...deleted]);
+      await assert.rejects(upgradeStorage(dying(engine, 2), () => undefined), /killed/);
+      assert.equal(await storedFormat(engine), 3, 'not stamped before every document is moved');
+      await upgradeStorage(engine, () => undefined);
+      assert.equal(await storedFormat(engine), FORMAT_VERSION);
+      assert.deepEqual([(await keys(engine, KeyTag.Latest)).length, (await keys(engine, KeyTag.Deletion)).length], [0, 2500]);
     } finally {
       await engine.close();
       await rm(dir, { recursive: true, force: true });
