@@ -6,7 +6,7 @@
 import type { JsonObject, JsonValue } from '../wire/expr';
 import { decodeBase64 } from '../wire/decode';
 import { SHAPES, arityText } from './shapes';
-import { BuildError, ExprValue, JsFunction, JsObject, type JsValue } from './values';
+import { BuildError, ExprValue, JsFunction, JsObject, Namespace, type JsValue } from './values';
 
 const LONG_MAX = 2n ** 63n - 1n;
 const LONG_MIN = -(2n ** 63n);
@@ -44,6 +44,7 @@ export function wrap(v: JsValue): JsonValue {
   if (v instanceof ExprValue) return v.wire;
   if (v instanceof JsFunction) return lambdaFromFunction(v).wire;
   if (Array.isArray(v)) return v.map(wrap);
+  if (v instanceof Namespace) throw new BuildError(`the ${v.kind === 'query' ? 'query module (q)' : 'faunadb module'} is not a value`);
   return new Map([['object', wrapValues(v)]]);
 }
 

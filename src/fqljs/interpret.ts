@@ -7,7 +7,7 @@ import type * as acorn from 'acorn';
 import { callBuilder, isBuilder } from './build';
 import { FqlJsError } from './errors';
 import { FUNCTION_NAMES } from './shapes';
-import { BuildError, JsFunction, JsObject, orderedKeys, type JsValue } from './values';
+import { BuildError, FAUNADB, JsFunction, JsObject, Namespace, QUERY, orderedKeys, type JsValue } from './values';
 
 /** The value of a parameter that no argument filled (`Let` calls its function with fewer). */
 const MISSING = Symbol('missing');
@@ -65,6 +65,16 @@ export class Interpreter {
     }
   }
 
+  /** `import * as fauna from 'faunadb'`, `import { query as q } from 'faunadb'` (JavaScript resource files). */
+  importFaunadb(decl: acorn.ImportDeclaration, scope: Scope): void {
+    if (decl.source.value !== 'faunadb') this.fail(decl.source, 'only the faunadb module can be imported');
+    for (const spec of decl.specifiers) {
+      if (spec.type !== 'ImportSpecifier') scope.vars.set(spec.local.name, FAUNADB);
+      else if (spec.imported.type === 'Identifier' && spec.imported.name === 'query') scope.vars.set(spec.local.name, QUERY);
+      else this.fail(spec, 'only query can be imported from faunadb');
+    }
+  }
+
   expr(node: acorn.Expression | acorn.SpreadElement | acorn.Super | acorn.PrivateIdentifier, scope: Scope): JsValue {
     switch (node.type) {
       case 'Literal':
@@ -89,6 +99,8 @@ export class Interpreter {
         return this.identifier(node, scope);
       case 'CallExpression':
         return this.call(node, scope);
+      case 'MemberExpression':
+        return this.member(node, scope);
       case 'ArrowFunctionExpression':
       case 'FunctionExpression':
         return this.func(node, scope);
@@ -151,6 +163,7 @@ export class Interpreter {
     if (slot === MISSING) this.fail(node, `${node.name} has no value here (Let passes one Var per binding)`);
     if (slot !== undefined) return slot;
     if (isBuilder(node.name)) this.fail(node, `${node.name} is an FQL function: call it, as ${node.name}(…)`);
+    if (node.name === 'q') return QUERY; // as in the tools, whose scope has the driver's `query` as q
     if (node.name === 'undefined') this.fail(node, 'undefined is not supported: use null');
     return this.fail(node, `unknown name ${node.name}`);
   }
@@ -173,19 +186,44 @@ export class Interpreter {
     }
   }
 
-  /** The FQL function a callee names: `Get` or `q.Get`. */
+  /** The FQL function a callee names: `Get`, `q.Get`, or `fauna.query.Get` after an import. */
   private builderName(callee: acorn.Expression | acorn.Super, scope: Scope): string {
     let id: acorn.Identifier;
-    if (callee.type === 'Identifier') {
-      id = callee;
-    } else if (callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier' && callee.object.type === 'Identifier' && callee.object.name === 'q' && !scope.has('q')) {
-      id = callee.property;
-    } else {
-      return this.fail(callee, 'only FQL functions can be called, by name (Get(…)) or as q.Get(…)');
-    }
+    if (callee.type === 'Identifier') id = callee;
+    else if (callee.type === 'MemberExpression' && this.memberOf(callee, QUERY, scope)) id = callee.property as acorn.Identifier;
+    else return this.fail(callee, 'only FQL functions can be called, by name (Get(…)) or as q.Get(…)');
     if (isBuilder(id.name)) return id.name;
     const near = FUNCTION_NAMES.find((n) => n.toLowerCase() === id.name.toLowerCase());
     return this.fail(id, `unknown FQL function ${id.name}${near ? ` (did you mean ${near}?)` : ''}`);
+  }
+
+  /** A member outside a call: only `fauna.query` (for `const q = fauna.query`) is a value. */
+  private member(node: acorn.MemberExpression, scope: Scope): Namespace {
+    const ns = this.namespace(node, scope);
+    if (ns) return ns;
+    if (this.memberOf(node, QUERY, scope)) {
+      const name = (node.property as acorn.Identifier).name;
+      this.fail(node, `q.${name} is an FQL function: call it, as q.${name}(…)`);
+    }
+    return this.fail(node, `${NOT_SUPPORTED.MemberExpression} is not supported`);
+  }
+
+  /** Whether `node` is `<ns>.name`: a plain, non-computed member of namespace `ns`. */
+  private memberOf(node: acorn.MemberExpression, ns: Namespace, scope: Scope): boolean {
+    return !node.computed && !node.optional && node.property.type === 'Identifier' && this.namespace(node.object, scope) === ns;
+  }
+
+  /** The namespace an expression names: `q` (unless rebound), an imported name, or `fauna.query`. */
+  private namespace(node: acorn.Node, scope: Scope): Namespace | undefined {
+    if (node.type === 'Identifier') {
+      const name = (node as acorn.Identifier).name;
+      const v = scope.has(name) ? scope.lookup(name) : name === 'q' ? QUERY : undefined;
+      return v instanceof Namespace ? v : undefined;
+    }
+    if (node.type === 'MemberExpression' && this.memberOf(node as acorn.MemberExpression, FAUNADB, scope)) {
+      return ((node as acorn.MemberExpression).property as acorn.Identifier).name === 'query' ? QUERY : undefined;
+    }
+    return undefined;
   }
 
   private func(node: acorn.ArrowFunctionExpression | acorn.FunctionExpression, scope: Scope): JsFunction {

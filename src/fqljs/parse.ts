@@ -73,10 +73,12 @@ function run(source: string, scope: Scope): ParsedExpression[] {
       emit(object);
       return out;
     }
-    for (const st of syntax(() => acorn.parse(source, { ...OPTIONS, locations: true }), source).body) {
+    for (const st of parseProgram(source).body) {
       if (st.type === 'ExpressionStatement') emit(st.expression);
       else if (st.type === 'VariableDeclaration') interpreter.declare(st, scope);
-      else if (st.type !== 'EmptyStatement') interpreter.fail(st, 'only expressions and let/const declarations are supported here');
+      else if (st.type === 'ImportDeclaration') interpreter.importFaunadb(st, scope);
+      else if (st.type === 'ExportDefaultDeclaration' && !st.declaration.type.endsWith('Declaration')) emit(st.declaration as acorn.Expression);
+      else if (st.type !== 'EmptyStatement') interpreter.fail(st, 'only expressions, let/const declarations, imports of faunadb and export default are supported');
     }
     return out;
   } catch (e) {
@@ -84,6 +86,16 @@ function run(source: string, scope: Scope): ParsedExpression[] {
     if (e instanceof RangeError) throw new FqlJsError('expression nested too deeply', source, 0);
     if (e instanceof BuildError) throw new FqlJsError(e.message, source, 0);
     throw e;
+  }
+}
+
+/** A script, or a module when it imports or exports (a JavaScript resource file of fauna-schema-migrate). */
+function parseProgram(source: string): acorn.Program {
+  try {
+    return acorn.parse(source, { ...OPTIONS, locations: true });
+  } catch (e) {
+    if (!(e instanceof SyntaxError && e.message.includes('sourceType: module'))) return syntax(() => { throw e; }, source);
+    return syntax(() => acorn.parse(source, { ...OPTIONS, sourceType: 'module', locations: true }), source);
   }
 }
 

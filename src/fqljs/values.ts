@@ -22,8 +22,16 @@ export class JsFunction {
   ) {}
 }
 
+/** The driver's module (`import * as fauna from 'faunadb'`) or its `query` object (`q`). */
+export class Namespace {
+  constructor(readonly kind: 'faunadb' | 'query') {}
+}
+
+export const FAUNADB = new Namespace('faunadb');
+export const QUERY = new Namespace('query');
+
 /** Numbers are JavaScript numbers, or bigints from `123n` literals. */
-export type JsValue = null | boolean | string | number | bigint | JsValue[] | JsObject | JsFunction | ExprValue;
+export type JsValue = null | boolean | string | number | bigint | JsValue[] | JsObject | JsFunction | ExprValue | Namespace;
 
 /** A mistake the builders find (arity, argument types); the interpreter adds the position. */
 export class BuildError extends Error {}
