@@ -59,9 +59,25 @@ export class Interpreter {
   /** Binds a `let`/`const`/`var` declaration's names in `scope`. */
   declare(decl: acorn.VariableDeclaration, scope: Scope): void {
     for (const d of decl.declarations) {
+      if (d.id.type === 'ObjectPattern' && d.init) {
+        this.destructureFaunadb(d.id, this.expr(d.init, scope), scope);
+        continue;
+      }
       if (d.id.type !== 'Identifier') this.fail(d.id, 'only plain names can be declared (no destructuring)');
       if (!d.init) this.fail(d, `${d.id.name} needs a value: ${decl.kind} ${d.id.name} = …`);
       scope.vars.set(d.id.name, this.expr(d.init, scope));
+    }
+  }
+
+  /** `const { query: q } = require('faunadb')`, the one destructuring resource files use. */
+  private destructureFaunadb(pattern: acorn.ObjectPattern, value: JsValue, scope: Scope): void {
+    if (value !== FAUNADB) this.fail(pattern, 'only plain names can be declared (no destructuring)');
+    for (const p of pattern.properties) {
+      if (p.type === 'Property' && !p.computed && p.key.type === 'Identifier' && p.key.name === 'query' && p.value.type === 'Identifier') {
+        scope.vars.set(p.value.name, QUERY);
+      } else {
+        this.fail(p, 'only query can be taken from faunadb');
+      }
     }
   }
 
@@ -177,6 +193,7 @@ export class Interpreter {
       if (!(f instanceof JsFunction)) return this.fail(callee, `${callee.name} is not a function`);
       return f.invoke(args);
     }
+    if (callee.type === 'Identifier' && callee.name === 'require') return this.requireFaunadb(node);
     const name = this.builderName(callee, scope);
     try {
       return callBuilder(name, args);
@@ -184,6 +201,13 @@ export class Interpreter {
       if (e instanceof BuildError) this.fail(node, e.message);
       throw e;
     }
+  }
+
+  /** `require('faunadb')` (CommonJS resource files): the driver's module, and no other. */
+  private requireFaunadb(node: acorn.CallExpression): Namespace {
+    const [arg] = node.arguments;
+    if (node.arguments.length !== 1 || arg.type !== 'Literal' || arg.value !== 'faunadb') this.fail(node, "only require('faunadb') is supported");
+    return FAUNADB;
   }
 
   /** The FQL function a callee names: `Get`, `q.Get`, or `fauna.query.Get` after an import. */

@@ -120,6 +120,7 @@ function syntax<T>(f: () => T, source: string, base = 0): T {
   } catch (e) {
     if (e instanceof SyntaxError && typeof (e as { pos?: unknown }).pos === 'number') {
       const reason = e.message.replace(/ \(\d+:\d+\)$/, '');
+      if (reason.includes('stack space')) throw new FqlJsError('expression nested too deeply', source, 0);
       throw new FqlJsError(`syntax error: ${reason}`, source, base + (e as unknown as { pos: number }).pos);
     }
     throw e;
