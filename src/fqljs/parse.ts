@@ -9,10 +9,9 @@ import { BuildError } from './values';
 
 const OPTIONS: acorn.Options = { ecmaVersion: 'latest', sourceType: 'script' };
 
-/** One expression of a program, by where it starts (for the caller's error messages). */
-export interface ParsedExpression {
+/** One expression of a program, and where it starts. */
+interface ParsedExpression {
   readonly wire: JsonValue;
-  readonly line: number;
   readonly offset: number;
 }
 
@@ -66,7 +65,7 @@ function run(source: string, scope: Scope): ParsedExpression[] {
         if (e instanceof BuildError) interpreter.fail(node, e.message);
         throw e;
       }
-      out.push({ wire, line: node.loc?.start.line ?? 1, offset: node.start });
+      out.push({ wire, offset: node.start });
     };
     const object = leadingObject(source);
     if (object) {
@@ -94,7 +93,7 @@ function parseProgram(source: string): acorn.Program {
   try {
     return acorn.parse(source, { ...OPTIONS, locations: true });
   } catch (e) {
-    if (!(e instanceof SyntaxError && e.message.includes('sourceType: module'))) return syntax(() => { throw e; }, source);
+    if (!(e instanceof SyntaxError && e.message.includes('sourceType: module'))) throw syntaxError(e, source);
     return syntax(() => acorn.parse(source, { ...OPTIONS, sourceType: 'module', locations: true }), source);
   }
 }
@@ -113,16 +112,20 @@ function leadingObject(source: string): acorn.Expression | undefined {
   return node;
 }
 
-/** Runs an acorn call, turning its SyntaxError into an FqlJsError at the same place. */
+/** Runs an acorn call, its SyntaxError becoming an FqlJsError (`base`: where the text it read starts). */
 function syntax<T>(f: () => T, source: string, base = 0): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof SyntaxError && typeof (e as { pos?: unknown }).pos === 'number') {
-      const reason = e.message.replace(/ \(\d+:\d+\)$/, '');
-      if (reason.includes('stack space')) throw new FqlJsError('expression nested too deeply', source, 0);
-      throw new FqlJsError(`syntax error: ${reason}`, source, base + (e as unknown as { pos: number }).pos);
-    }
-    throw e;
+    throw syntaxError(e, source, base);
   }
+}
+
+function syntaxError(e: unknown, source: string, base = 0): unknown {
+  const pos = (e as { pos?: unknown }).pos;
+  if (!(e instanceof SyntaxError) || typeof pos !== 'number') return e;
+  const reason = e.message.replace(/ \(\d+:\d+\)$/, '');
+  // acorn's own guard against deep nesting
+  if (reason.includes('stack space')) return new FqlJsError('expression nested too deeply', source, 0);
+  return new FqlJsError(`syntax error: ${reason}`, source, base + pos);
 }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { FqlJsError, FUNCTION_NAMES, parseFqlJs, renderExpr, wireText } from '../../src/fqljs';
 import { SHAPES, SPECIAL_BUILDERS } from '../../src/fqljs/shapes';
 import { BUILDER_HEADS, FORMS } from '../../src/wire/builders';
+import { parseJson } from '../../src/wire/json';
 
 process.noDeprecation = true; // the deprecated builders warn on every call
 
@@ -35,8 +36,11 @@ function driverError(text: string): string {
 
 /** Checks one text against the driver, and that its rendering parses back to the same JSON. */
 function same(text: string): void {
-  const ours = wireText(parseFqlJs(text));
+  const tree = parseFqlJs(text);
+  const ours = wireText(tree);
   assert.equal(ours, driverWire(text), text);
+  // The tree is what Flora's own JSON parser reads from that text (Longs bigint, Doubles number).
+  assert.deepEqual(tree, parseJson(ours), text);
   const rendered = renderExpr(parseFqlJs(text));
   assert.equal(wireText(parseFqlJs(rendered)), ours, `${text} rendered as ${rendered}`);
 }

@@ -128,6 +128,7 @@ test('one expression where one is required', () => {
 test('sizes that would not fit: deep nesting and shared values', () => {
   fails('['.repeat(20000) + ']'.repeat(20000), 'expression nested too deeply', 1, 1);
   fails('Add('.repeat(5000) + '1' + ')'.repeat(5000), 'expression nested too deeply', 1, 1);
+  fails('let f = x => f(x); f(1)', 'expression nested too deeply', 1, 1);
   const doubling = Array.from({ length: 40 }, (_, i) => `let a${i + 1} = [a${i}, a${i}];`).join('\n');
   fails(`let a0 = 1;\n${doubling}\na40`, /^expression too large/, 42, 1);
   const sharing = Array.from({ length: 40 }, (_, i) => `let a${i + 1} = Add(a${i}, a${i});`).join('\n');
