@@ -1,7 +1,8 @@
 // Interprets the JavaScript subset that FQL v4 text is written in (the official driver's syntax),
 // without eval: literals, arrays, object literals, calls of the driver's functions (bare or
-// `q.`-prefixed), arrow and function expressions (→ Lambda), and `let`/`const` declarations.
-// Everything else is an FqlJsError pointing at the offending text.
+// `q.`-prefixed), arrow and function expressions (→ Lambda), `let`/`const` declarations, and the
+// driver's module by name only (`import`/`require` of 'faunadb', `fauna.query`), as resource files
+// write it. Everything else is an FqlJsError pointing at the offending text.
 
 import type * as acorn from 'acorn';
 import { callBuilder, isBuilder } from './build';
