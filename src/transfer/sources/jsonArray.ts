@@ -49,10 +49,11 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
   let overlong = false;
   let empty = true; // `[` was just read: `]` may close an empty array
 
-  const problem = (reason: string, at = line, el: number | undefined = element || undefined): RecordOrProblem => ({
+  /** A problem at line `at`, about the current element unless `ofElement` is false. */
+  const problem = (reason: string, at = line, ofElement = true): RecordOrProblem => ({
     kind: 'problem',
     line: at,
-    element: el,
+    element: ofElement && element > 0 ? element : undefined,
     reason,
   });
 
@@ -93,7 +94,7 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
         }
         if (state === State.AfterArray) {
           if (isBlank(c)) continue;
-          yield problem('text after the end of the array: not read', line, undefined);
+          yield problem('text after the end of the array: not read', line, false);
           return;
         }
         if (state === State.BeforeElement) {
