@@ -193,7 +193,8 @@ describe('snapshot export: corruptions are reported where they are, the rest is 
       });
     });
 
-  test('a truncated .gz: the complete lines before the cut are read, the cut is reported at the line reached', async () => {
+  /** 400 documents in one gzipped file cut in half: what is read, and the problems. */
+  async function truncated(encoding: Encoding, layout: 'jsonl' | 'json') {
     const many: FixtureDoc[] = Array.from({ length: 400 }, (_, i) => ({
       coll: 'Coll0',
       id: String(1000 + i),
@@ -201,41 +202,33 @@ describe('snapshot export: corruptions are reported where they are, the rest is 
       fields: [['desc', `document ${i} ${'x'.repeat(i % 50)}`], ['n', { long: BigInt(i) }]],
     }));
     const w = writeSnapshot(freshDir(), {
-      encoding: 'tagged',
-      layout: 'jsonl',
+      encoding,
+      layout,
       gzip: true,
       collections: ['Coll0'],
       records: many.map((doc) => ({ doc })),
-      truncate: ['Coll0_00_000000.jsonl.gz'],
+      truncate: [`Coll0_00_000000.${layout}.gz`],
     });
     const items = await collect(w.taskDir);
     const docs = docsOf(items);
-    const problems = problemsOf(items);
     assert.ok(docs.length > 0 && docs.length < many.length, `${docs.length} read`);
     docs.forEach((d, i) => assert.equal(d.id, String(1000 + i), 'the documents before the cut, in order, none skipped'));
+    const problems = problemsOf(items);
     assert.equal(problems.length, 1);
     assert.equal(problems[0].file, w.files[0]);
-    assert.equal(problems[0].line, docs.length + 1);
-    assert.match(problems[0].reason, /^gzip data ends early \(truncated file\)/);
+    return { docs, problem: problems[0] };
+  }
+
+  test('a truncated .jsonl.gz: the complete lines before the cut are read, the cut is reported at the line reached', async () => {
+    const { docs, problem } = await truncated('tagged', 'jsonl');
+    assert.equal(problem.line, docs.length + 1);
+    assert.match(problem.reason, /^gzip data ends early \(truncated file\) \(the line is incomplete and was not read\)$/);
   });
 
   test('a truncated .json.gz: the elements before the cut are read, the one cut is reported', async () => {
-    const many: FixtureDoc[] = Array.from({ length: 300 }, (_, i) => ({ coll: 'Coll0', id: String(1000 + i), ts: '2025-01-09T19:07:25Z', fields: [['i', { int: i }]] }));
-    const w = writeSnapshot(freshDir(), {
-      encoding: 'simple',
-      layout: 'json',
-      gzip: true,
-      collections: ['Coll0'],
-      records: many.map((doc) => ({ doc })),
-      truncate: ['Coll0_00_000000.json.gz'],
-    });
-    const items = await collect(w.taskDir);
-    const docs = docsOf(items);
-    const problems = problemsOf(items);
-    assert.ok(docs.length > 0 && docs.length < many.length);
-    assert.equal(problems.length, 1);
-    assert.equal(problems[0].element, docs.length + 1);
-    assert.match(problems[0].reason, /^gzip data ends early \(truncated file\) \(element \d+ is incomplete and was not read\)$/);
+    const { docs, problem } = await truncated('simple', 'json');
+    assert.deepEqual([problem.line, problem.element], [1, docs.length + 1]);
+    assert.match(problem.reason, /^gzip data ends early \(truncated file\) \(element \d+ is incomplete and was not read\)$/);
   });
 
   test('an empty data file, a stray file, a wrong total_parts, a files_count that does not match', async () => {

@@ -9,7 +9,7 @@
 
 import { decodeBase64 } from '../../wire/decode';
 import type { JsonObject, JsonValue } from '../../wire/expr';
-import { parseDate, parseIsoTime } from '../../wire/time';
+import { parseDate, parseIsoTime, timeInRange } from '../../wire/time';
 import { Bytes, DateV, LONG_MAX, LONG_MIN, Ref, Time, type Obj, type Value } from '../../values/types';
 import { BadValue, checkId, fieldPath } from './badValue';
 
@@ -49,7 +49,7 @@ function schemaRef(coll: string, name: string, path: string): Ref {
 
 export function timeOf(s: JsonValue, path: string): Time {
   const nanos = typeof s === 'string' ? parseIsoTime(s) : undefined;
-  if (nanos === undefined) throw new BadValue(path, `${show(s)} is not a time`);
+  if (nanos === undefined || !timeInRange(nanos)) throw new BadValue(path, `${show(s)} is not a time`);
   return new Time(nanos);
 }
 
