@@ -15,6 +15,8 @@ import { openSource, SourceError, type SourceDocument, type SourceItem } from '.
 import { splitJsonArray } from '../../src/transfer/sources/jsonArray';
 import { splitLines } from '../../src/transfer/sources/lines';
 import type { RecordOrProblem } from '../../src/transfer/sources/records';
+import { decodeSimple, decodeTagged } from '../../src/transfer/sources/exportValues';
+import { parseJson } from '../../src/wire/json';
 import { formatDate, formatTime, parseIsoTime } from '../../src/wire/time';
 import { Bytes, DateV, Ref, Time, type Value } from '../../src/values/types';
 import {
@@ -350,6 +352,57 @@ describe('driver dumps', () => {
       assert.match(problems[k][1] as string, re);
     });
     assert.ok(problemsOf(items).every((p) => p.file === file));
+  });
+});
+
+describe('export values', () => {
+  const tagged = (text: string) => canon(decodeTagged(parseJson(text), 'f'));
+  const taggedError = (text: string) => assert.throws(() => decodeTagged(parseJson(text), 'f'), (e: Error) => (void assert.match(e.message, /^field f/), true));
+
+  test('tagged: numbers by tag, refs to documents, natives and schema documents, @object', () => {
+    assert.equal(tagged('{"@int":"-2147483648"}'), 'L-2147483648');
+    assert.equal(tagged('{"@long":"9223372036854775807"}'), 'L9223372036854775807');
+    assert.equal(tagged('[{"@double":"1.0E300"},{"@double":"-0.0"},{"@double":"NaN"},{"@double":"-Infinity"}]'), '[D1e+300,D-0,DNaN,D-Infinity]');
+    assert.equal(tagged('{"@mod":"Coll0"}'), 'Ref(collections/Coll0)');
+    assert.equal(tagged('{"@mod":"Collection"}'), 'Ref(collections)');
+    assert.equal(tagged('{"@ref":{"id":"7","coll":{"@mod":"Credential"}}}'), 'Ref(credentials/7)');
+    assert.equal(tagged('{"@ref":{"id":"7","coll":{"@mod":"Key"}}}'), 'Ref(keys/7)');
+    assert.equal(tagged('{"@ref":{"name":"Coll0","coll":{"@mod":"Collection"}}}'), 'Ref(collections/Coll0)');
+    assert.equal(tagged('{"@ref":{"name":"double","coll":{"@mod":"Function"}}}'), 'Ref(functions/double)');
+    assert.equal(tagged('{"@ref":{"id":"8","coll":{"@mod":"Coll0"},"exists":false,"cause":"deleted"}}'), 'Ref(collections/Coll0/8)');
+    assert.equal(tagged('{"@object":{"@ref":{"@int":"1"},"b":{"@object":{"@x":null}}}}'), '{"@ref":L1,"b":{"@x":null}}');
+    assert.equal(tagged('{"a":"@int","@b":1}'), '{"@b":L1,"a":"@int"}');
+  });
+
+  test('tagged: values that are not what their tag says are bad values naming the field', () => {
+    for (const bad of [
+      '{"@int":"2147483648"}',
+      '{"@long":"9223372036854775808"}',
+      '{"@long":12}',
+      '{"@double":"1,5"}',
+      '{"@time":"2025-13-01T00:00:00Z"}',
+      '{"@date":"2025-02-30"}',
+      '{"@bytes":"***"}',
+      '{"@ref":{"id":"x","coll":{"@mod":"Coll0"}}}',
+      '{"@ref":{"id":"1","coll":"Coll0"}}',
+      '{"@ref":{"id":"1","coll":{"@mod":"Function"}}}',
+      '{"@uuid":"3f1e2d"}',
+      '{"@foo":1}',
+    ])
+      taggedError(bad);
+  });
+
+  test('simple: {id, coll} is a ref only for an exported collection and a numeric id', () => {
+    const ctx = { exported: new Set(['Coll0', 'Credential']), refsTaken: 0 };
+    const simple = (text: string) => canon(decodeSimple(parseJson(text), ctx, ''));
+    assert.equal(simple('{"id":"1","coll":"Coll0"}'), 'Ref(collections/Coll0/1)');
+    assert.equal(simple('{"id":"2","coll":"Credential"}'), 'Ref(credentials/2)');
+    assert.equal(simple('{"id":"1","coll":"Other"}'), '{"coll":"Other","id":"1"}');
+    assert.equal(simple('{"id":"x","coll":"Coll0"}'), '{"coll":"Coll0","id":"x"}');
+    assert.equal(simple('{"id":"1","coll":"Coll0","more":1}'), '{"coll":"Coll0","id":"1","more":L1}');
+    assert.equal(simple('{"coll":"Coll0","id":"3"}'), 'Ref(collections/Coll0/3)');
+    assert.equal(simple('[1.0,1,"2024-01-01"]'), '[D1,L1,"2024-01-01"]');
+    assert.equal(ctx.refsTaken, 3);
   });
 });
 
