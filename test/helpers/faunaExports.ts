@@ -168,7 +168,7 @@ export interface SnapshotSpec {
   perFile?: number;
   /** Per part, manifest fields to write instead of the true ones (e.g. a wrong total_parts). */
   manifestOverrides?: Record<number, Record<string, unknown>>;
-  /** Cut the gzip bytes of these files (by base name) to half: a truncated download. */
+  /** Cut the gzip bytes of these files (by base name) to half after the manifest counted them: a truncated download. */
   truncate?: string[];
   /** Extra files, by path relative to the task directory. */
   extraFiles?: Record<string, string | Buffer>;
@@ -245,12 +245,12 @@ export function writeSnapshot(root: string, spec: SnapshotSpec, exportId = 'test
       }
       let bytes = Buffer.from(body);
       if (spec.gzip) bytes = gzipSync(bytes);
+      const pf = partFiles.get(part) ?? { count: 0, bytes: 0 };
+      partFiles.set(part, { count: pf.count + 1, bytes: pf.bytes + bytes.length }); // the manifest counts the whole file
       if (spec.truncate?.includes(name)) bytes = bytes.subarray(0, Math.floor(bytes.length / 2));
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, bytes);
       files.push(file);
-      const pf = partFiles.get(part) ?? { count: 0, bytes: 0 };
-      partFiles.set(part, { count: pf.count + 1, bytes: pf.bytes + bytes.length });
     }
   }
   mkdirSync(taskDir, { recursive: true });

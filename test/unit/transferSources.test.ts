@@ -4,7 +4,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -215,10 +215,12 @@ describe('snapshot export: corruptions are reported where they are, the rest is 
     const docs = docsOf(items);
     assert.ok(docs.length > 0 && docs.length < many.length, `${docs.length} read`);
     docs.forEach((d, i) => assert.equal(d.id, String(1000 + i), 'the documents before the cut, in order, none skipped'));
-    const problems = problemsOf(items);
-    assert.equal(problems.length, 1);
-    assert.equal(problems[0].file, w.files[0]);
-    return { docs, problem: problems[0] };
+    const [size, cut, ...more] = problemsOf(items);
+    assert.deepEqual(more, []);
+    assert.deepEqual([size.file, size.line], [path.join(w.taskDir, 'metadata_00.json'), 17], 'the line of "files_bytes"');
+    assert.match(size.reason, /^files_bytes is \d+ but the data files of part 0 hold \d+ bytes: one may be truncated or changed$/);
+    assert.equal(cut.file, w.files[0]);
+    return { docs, problem: cut };
   }
 
   test('a truncated .jsonl.gz: the complete lines before the cut are read, the cut is reported at the line reached', async () => {
@@ -525,11 +527,11 @@ describe('memory stays bounded on large files', () => {
     return raw;
   }
 
-  function manifestFor(taskDir: string, layout: 'jsonl' | 'json', gzip: boolean): void {
+  function manifestFor(taskDir: string, file: string, layout: 'jsonl' | 'json', gzip: boolean): void {
     const manifest = {
       host_id: 'h', account_id: '1', export_id: 'big', task_id: '2', collections: ['Big'], snapshot_ts: SNAPSHOT_TS,
       doc_format: 'tagged', datafile_format: layout, datafile_compression: gzip, datafile_ext: layout + (gzip ? '.gz' : ''),
-      part: 0, total_parts: 1, files_count: 1, files_bytes: 0,
+      part: 0, total_parts: 1, files_count: 1, files_bytes: statSync(file).size,
     };
     writeFileSync(path.join(taskDir, 'metadata_00.json'), JSON.stringify(manifest, null, 2));
   }
@@ -541,7 +543,7 @@ describe('memory stays bounded on large files', () => {
       mkdirSync(collDir, { recursive: true });
       const file = path.join(collDir, `Big_00_000000.${layout}${gzip ? '.gz' : ''}`);
       const raw = await writeBig(file, count, layout, gzip);
-      manifestFor(taskDir, layout, gzip);
+      manifestFor(taskDir, file, layout, gzip);
       const r = await peakGrowth(taskDir, 20_000);
       assert.equal(r.problems, 0);
       assert.equal(r.docs, count);

@@ -115,7 +115,7 @@ async function listDataFiles(taskDir: string, m: Manifest, problems: SourceItem[
   return files.sort((a, b) => order(a.collection) - order(b.collection) || a.part - b.part || a.ord - b.ord);
 }
 
-/** Parts missing, counted wrong, or with files their manifest does not count: problems, reported before the documents. */
+/** Parts missing, or whose files differ from what their manifest counts and sizes: problems, reported before the documents. */
 function checkParts(taskDir: string, manifests: readonly Manifest[], files: readonly DataFile[], problems: SourceItem[]): void {
   const byPart = new Map(manifests.map((m) => [m.part, m]));
   const total = manifests[0].totalParts;
@@ -127,13 +127,22 @@ function checkParts(taskDir: string, manifests: readonly Manifest[], files: read
         line: lineOfKey(m.text, 'total_parts'),
         reason: `total_parts is ${m.totalParts} for part ${m.part}; ${manifests[0].file} says ${total}`,
       });
-    const count = files.filter((f) => f.part === m.part).length;
-    if (count !== m.filesCount)
+    const mine = files.filter((f) => f.part === m.part);
+    if (mine.length !== m.filesCount)
       problems.push({
         kind: 'problem',
         file: m.file,
         line: lineOfKey(m.text, 'files_count'),
-        reason: `files_count is ${m.filesCount} but ${count} data file(s) of part ${m.part} were found`,
+        reason: `files_count is ${m.filesCount} but ${mine.length} data file(s) of part ${m.part} were found`,
+      });
+    // files_bytes sums the files' sizes on disk (ExportDataTask.scala:457-462): a download cut short shows here first.
+    const bytes = mine.reduce((sum, f) => sum + f.bytes, 0);
+    if (bytes !== m.filesBytes)
+      problems.push({
+        kind: 'problem',
+        file: m.file,
+        line: lineOfKey(m.text, 'files_bytes'),
+        reason: `files_bytes is ${m.filesBytes} but the data files of part ${m.part} hold ${bytes} bytes: one may be truncated or changed`,
       });
   }
   for (let part = 0; part < total; part++)
