@@ -37,18 +37,19 @@ async function* dumpItems(files: readonly string[], collections: string[], opts?
   const seen = new Set(collections);
   for (const file of files) {
     if (opts?.skipFiles?.has(file)) continue;
-    for await (const r of readRecords(file, 'auto')) {
-      if (r.kind === 'problem') {
-        yield { kind: 'problem', file, line: r.line, element: r.element, reason: r.reason };
-        continue;
+    for await (const batch of readRecords(file, 'auto'))
+      for (const r of batch) {
+        if (r.kind === 'problem') {
+          yield { kind: 'problem', file, line: r.line, element: r.element, reason: r.reason };
+          continue;
+        }
+        const item = dumpItem(r.text, { file, line: r.line, element: r.element });
+        if (item.kind === 'document' && !seen.has(item.doc.collection)) {
+          seen.add(item.doc.collection);
+          collections.push(item.doc.collection);
+        }
+        yield item;
       }
-      const item = dumpItem(r.text, { file, line: r.line, element: r.element });
-      if (item.kind === 'document' && !seen.has(item.doc.collection)) {
-        seen.add(item.doc.collection);
-        collections.push(item.doc.collection);
-      }
-      yield item;
-    }
   }
 }
 

@@ -6,6 +6,7 @@
 // The cutter only follows strings and bracket depth; each element's text is then parsed on its own,
 // so a malformed element is one problem and the elements after it are still read. An element is
 // given only once the `,` or `]` after it is seen: a file cut short loses no half-read element.
+// The records of a chunk are given together (one promise per chunk, not per element).
 
 import { failureReason } from './fileBytes';
 import type { RecordOrProblem } from './records';
@@ -35,7 +36,7 @@ function isBlank(c: number): boolean {
   return c === C.SPACE || c === C.LF || c === C.CR || c === C.TAB;
 }
 
-export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: number): AsyncGenerator<RecordOrProblem> {
+export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: number): AsyncGenerator<RecordOrProblem[]> {
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   let state = State.BeforeArray;
   let line = 1;
@@ -70,11 +71,12 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
 
   try {
     for await (const chunk of chunks) {
+      const batch: RecordOrProblem[] = [];
       let text: string;
       try {
         text = utf8.decode(chunk, { stream: true });
       } catch {
-        yield problem('not valid UTF-8: the rest of the file was not read');
+        yield [problem('not valid UTF-8: the rest of the file was not read')];
         return;
       }
       let from = -1; // where the current element's text starts in `text`, while in one
@@ -85,7 +87,7 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
         if (state === State.BeforeArray) {
           if (isBlank(c)) continue;
           if (c !== C.OPEN_SQUARE) {
-            yield problem('not a JSON array (the file does not start with "["): not read');
+            yield [...batch, problem('not a JSON array (the file does not start with "["): not read')];
             return;
           }
           state = State.BeforeElement;
@@ -94,7 +96,7 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
         }
         if (state === State.AfterArray) {
           if (isBlank(c)) continue;
-          yield problem('text after the end of the array: not read', line, false);
+          yield [...batch, problem('text after the end of the array: not read', line, false)];
           return;
         }
         if (state === State.BeforeElement) {
@@ -105,7 +107,7 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
           }
           element++;
           if (c === C.COMMA || c === C.CLOSE_SQUARE) {
-            yield problem(`array element ${element} is missing`);
+            batch.push(problem(`array element ${element} is missing`));
             if (c === C.CLOSE_SQUARE) state = State.AfterArray;
             continue;
           }
@@ -126,12 +128,13 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
         else if ((c === C.CLOSE_CURLY || c === C.CLOSE_SQUARE) && depth > 0) depth--;
         else if (depth === 0 && (c === C.COMMA || c === C.CLOSE_SQUARE)) {
           if (!overlong) pieces.push(text.slice(from, i));
-          yield take();
+          batch.push(take());
           state = c === C.COMMA ? State.BeforeElement : State.AfterArray;
           empty = false;
           from = -1;
         }
       }
+      if (batch.length > 0) yield batch;
       if (state === State.InElement && !overlong) {
         pieces.push(text.slice(from));
         pieceChars += text.length - from;
@@ -143,14 +146,14 @@ export async function* splitJsonArray(chunks: AsyncIterable<Buffer>, maxChars: n
     }
   } catch (err) {
     const where = state === State.InElement ? ` (element ${element} is incomplete and was not read)` : '';
-    yield problem(failureReason(err) + where, state === State.InElement ? startLine : line);
+    yield [problem(failureReason(err) + where, state === State.InElement ? startLine : line)];
     return;
   }
   const end = state as State; // (TypeScript does not follow the loop's assignments)
-  if (end === State.BeforeArray) yield problem('no JSON array in the file');
+  if (end === State.BeforeArray) yield [problem('no JSON array in the file')];
   else if (end !== State.AfterArray) {
     const inside = end === State.InElement;
     const at = inside ? `inside element ${element}, which was not read` : `after element ${element}`;
-    yield problem(`the array is not closed: the file ends ${at}`, inside ? startLine : line);
+    yield [problem(`the array is not closed: the file ends ${at}`, inside ? startLine : line)];
   }
 }

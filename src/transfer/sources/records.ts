@@ -1,5 +1,5 @@
-// The records of a data file: JSON texts with the line (and, in a JSON-array file, the element)
-// each starts on, or a problem where one could not be cut out. JSONL files give one record per
+// The records of a data file, in batches (those of one chunk): JSON texts with the line (and, in a
+// JSON-array file, the element) each starts on, or a problem where one could not be cut out. JSONL files give one record per
 // non-blank line; JSON files one per element of their top-level array. Problems carry the reason;
 // the records before and after a problem are still given.
 
@@ -29,14 +29,14 @@ export type Layout = 'lines' | 'array' | 'auto';
 /** Records larger than this are reported, not read (Fauna documents are at most 8 MB). */
 export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
-export async function* readRecords(file: string, layout: Layout, maxBytes = MAX_RECORD_BYTES): AsyncGenerator<RecordOrProblem> {
+export async function* readRecords(file: string, layout: Layout, maxBytes = MAX_RECORD_BYTES): AsyncGenerator<RecordOrProblem[]> {
   let chunks: AsyncIterable<Buffer>;
   try {
     const first = await firstChunks(fileChunks(file));
     if (layout === 'auto') layout = first.firstChar === 0x5b /* [ */ ? 'array' : 'lines';
     chunks = first.chunks;
   } catch (err) {
-    yield { kind: 'problem', line: err instanceof ReadFailure ? 0 : 1, reason: failureReason(err) };
+    yield [{ kind: 'problem', line: err instanceof ReadFailure ? 0 : 1, reason: failureReason(err) }];
     return;
   }
   yield* layout === 'array' ? splitJsonArray(chunks, maxBytes) : splitLines(chunks, maxBytes);
