@@ -1,0 +1,69 @@
+// What the readers of Fauna exports hand to `flora import`: a stream of items, one per document
+// read, or a problem (a line that could not be taken, with where and why), or a note (something the
+// report should say about the whole source). A reader never drops a line silently and never hands
+// over half a document: a line is either one whole item or one problem.
+
+import type { Obj, Time } from '../../values/types';
+
+/** Where an item came from: the file, the 1-based line it starts on, and for JSON-array files its 1-based element. */
+export interface Origin {
+  readonly file: string;
+  readonly line: number;
+  readonly element?: number;
+}
+
+/** A document of a user collection. `data` holds the user's fields (v4's `data`), refs as Ref.doc(coll, id) without a database. */
+export interface SourceDocument {
+  readonly collection: string;
+  /** A string of digits that fits a 64-bit id (model/ids.ts). */
+  readonly id: string;
+  readonly ts?: Time;
+  readonly ttl?: Time;
+  readonly data: Obj;
+  readonly origin: Origin;
+}
+
+/** A credential: the document it logs in and its BCrypt hash (v10 exports it as `hashed_password`). */
+export interface SourceCredential {
+  readonly id: string;
+  readonly instance: { readonly collection: string; readonly id: string };
+  readonly hashedPassword: string;
+  readonly ts?: Time;
+  readonly origin: Origin;
+}
+
+export type SourceItem =
+  | { readonly kind: 'document'; readonly doc: SourceDocument }
+  | { readonly kind: 'credential'; readonly cred: SourceCredential }
+  | { readonly kind: 'problem'; readonly file: string; readonly line: number; readonly element?: number; readonly reason: string }
+  | { readonly kind: 'note'; readonly text: string };
+
+export type SourceFormat = 'fauna-snapshot' | 'driver-dump';
+
+export interface SourceFile {
+  readonly path: string;
+  readonly bytes: number;
+}
+
+export interface SourceDescription {
+  readonly format: SourceFormat;
+  /** `simple` or `tagged` for a snapshot export. */
+  readonly encoding?: 'simple' | 'tagged';
+  /** A snapshot's collections as its manifest names them (`Credential` included when exported); a dump's as found while reading (empty before). */
+  readonly collections: readonly string[];
+  readonly snapshotTs?: Time;
+  readonly files: readonly SourceFile[];
+}
+
+export interface ReadOptions {
+  /** Files (paths as in describe().files) not to read again, e.g. those a resumed import finished. */
+  readonly skipFiles?: ReadonlySet<string>;
+}
+
+export interface Source {
+  describe(): SourceDescription;
+  items(opts?: ReadOptions): AsyncIterable<SourceItem>;
+}
+
+/** A path that holds no readable export, or one whose manifest Flora cannot follow: the message says why. */
+export class SourceError extends Error {}
