@@ -1,0 +1,87 @@
+// The import's schema steps: the target database path (created level by level), collections by
+// name, and schema-as-code resources in dependency order. Each creation is guarded, so a rerun
+// skips what exists.
+
+import { encodeJson } from '../../wire/encode';
+import { jsonString } from '../../wire/json';
+import { QueryFailed, type QueryClient } from '../queryClient';
+import { literalField, withoutField, type SchemaKind, type SchemaResource } from '../schemaFiles';
+import type { ImportReport } from './report';
+import { ensureNamed } from './statements';
+
+/** The client of database `path` below `root`'s, creating the databases that are missing. */
+export async function ensureDatabase(root: QueryClient, path: string, report: ImportReport): Promise<QueryClient> {
+  const segments = path.split('/').filter((s) => s !== '');
+  for (let i = 0; i < segments.length; i++) {
+    const parent = root.scoped(segments.slice(0, i).join('/'));
+    const created = (await parent.query(ensureNamed('database', segments[i]))).resource === true;
+    (created ? report.schema.created : report.schema.existing).push(`database ${segments.slice(0, i + 1).join('/')}`);
+  }
+  return root.scoped(segments.join('/'));
+}
+
+/** Creates collections by name once each (a cache of those known to exist). */
+export class Collections {
+  private readonly known = new Set<string>();
+  constructor(
+    private readonly client: QueryClient,
+    private readonly report: ImportReport,
+  ) {}
+
+  async ensure(names: Iterable<string>): Promise<void> {
+    const missing = [...names].filter((n) => !this.known.has(n));
+    if (missing.length === 0) return;
+    const answer = (await this.client.query(`[${missing.map((n) => ensureNamed('collection', n)).join(',')}]`)).resource;
+    missing.forEach((n, i) => {
+      this.known.add(n);
+      (Array.isArray(answer) && answer[i] === true ? this.report.schema.created : this.report.schema.existing).push(`collection ${n}`);
+    });
+  }
+}
+
+const EXISTS_HEAD: Record<SchemaKind, string> = {
+  collection: 'collection',
+  index: 'index',
+  function: 'function',
+  role: 'role',
+  access_provider: 'access_provider',
+};
+
+const CREATE_HEAD: Record<SchemaKind, string> = {
+  collection: 'create_collection',
+  index: 'create_index',
+  function: 'create_function',
+  role: 'create_role',
+  access_provider: 'create_access_provider',
+};
+
+/**
+ * Creates the resources in order (they come sorted: collections, indexes, functions, roles, access
+ * providers). A function's role may name a role created after it: functions are created without
+ * their role, which is set once the roles exist. A resource the server refuses is reported.
+ */
+export async function applySchema(client: QueryClient, resources: readonly SchemaResource[], report: ImportReport): Promise<void> {
+  const roles: SchemaResource[] = [];
+  for (const r of resources) {
+    const role = r.kind === 'function' ? literalField(r.params, 'role') : undefined;
+    const params = role === undefined ? r.params : withoutField(r.params, 'role');
+    const name = jsonString(r.name);
+    const stmt = `{"if":{"exists":{"${EXISTS_HEAD[r.kind]}":${name}}},"then":false,"else":{"do":[{"${CREATE_HEAD[r.kind]}":${encodeJson(params)}},true]}}`;
+    const created = await run(client, stmt, r, report);
+    if (created === undefined) continue;
+    (created ? report.schema.created : report.schema.existing).push(`${r.kind} ${r.name}`);
+    if (created && role !== undefined) roles.push({ ...r, params: role });
+  }
+  for (const r of roles)
+    await run(client, `{"update":{"function":${jsonString(r.name)}},"params":{"object":{"role":${encodeJson(r.params)}}}}`, r, report);
+}
+
+async function run(client: QueryClient, stmt: string, r: SchemaResource, report: ImportReport): Promise<boolean | undefined> {
+  try {
+    return (await client.query(stmt)).resource === true;
+  } catch (e) {
+    if (!(e instanceof QueryFailed)) throw e;
+    report.problem({ file: r.file, line: 1 }, `${r.kind} ${r.name}: ${e.message}`);
+    return undefined;
+  }
+}
