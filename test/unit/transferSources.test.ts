@@ -144,6 +144,15 @@ describe('snapshot export: every encoding × layout × compression', () => {
     assert.ok(!ids.includes('411') && !ids.includes('412'));
   });
 
+  test('onBytes is told every byte of every data file as it is read (the progress of an import)', async () => {
+    const w = writeSnapshot(freshDir(), { encoding: 'tagged', layout: 'json', gzip: true, collections: COLLECTIONS, records: standardRecords(), perFile: 2 });
+    const source = await openSource(w.taskDir);
+    let read = 0;
+    for await (const _ of source.items({ onBytes: (n) => (read += n) }));
+    assert.equal(read, source.describe().files.reduce((a, f) => a + f.bytes, 0));
+    assert.ok(read > 0);
+  });
+
   test('a simple {id, coll} naming an exported collection is a ref, one naming another is an object; reserved names come back from `data`', async () => {
     const w = writeSnapshot(freshDir(), { encoding: 'simple', layout: 'jsonl', gzip: false, collections: COLLECTIONS, records: standardRecords() });
     const doc = docsOf(await collect(w.taskDir)).find((d) => d.id === '501')!;

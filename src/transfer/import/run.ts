@@ -48,7 +48,6 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   const collections = new Collections(client, report);
   await collections.ensure(described.collections.filter((c) => c !== CREDENTIAL_COLLECTION));
   const batch = { ...DEFAULT_BATCH, ...opts.batch };
-  const fileBytes = new Map(described.files.map((f) => [f.path, f.bytes]));
   const state = { done: 0, existing: 0, problems: 0, bytesDone: 0, bytesTotal: described.files.reduce((a, f) => a + f.bytes, 0) };
   const progress = opts.progress ? new Progress(opts.progress, 'import') : undefined;
 
@@ -67,19 +66,16 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   let credentials: Batcher<SourceCredential> | undefined;
   let haveCredentials: Set<string> | undefined;
 
-  let file: string | undefined;
   const onItem = async (item: SourceItem) => {
     switch (item.kind) {
       case 'document': {
         const doc = item.doc;
-        passFile(doc.origin.file);
         await collections.ensure(referencedCollections(doc.data, new Set([doc.collection])));
         await documents.add(doc);
         break;
       }
       case 'credential': {
         const cred = item.cred;
-        passFile(cred.origin.file);
         if (!credentials) {
           // Credentials name documents: those are written first.
           await documents.flush();
@@ -107,13 +103,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
     }
     progress?.update(state);
   };
-  // A file is read through when the next one starts: its bytes count as done.
-  const passFile = (next: string) => {
-    if (file !== undefined && file !== next) state.bytesDone += fileBytes.get(file) ?? 0;
-    file = next;
-  };
-
-  for await (const item of source.items()) await onItem(item);
+  for await (const item of source.items({ onBytes: (n) => (state.bytesDone += n) })) await onItem(item);
   await documents.flush();
   await credentials?.flush();
   state.bytesDone = state.bytesTotal;

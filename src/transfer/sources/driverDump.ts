@@ -37,7 +37,7 @@ async function* dumpItems(files: readonly string[], collections: string[], opts?
   const seen = new Set(collections);
   for (const file of files) {
     if (opts?.skipFiles?.has(file)) continue;
-    for await (const batch of readRecords(file, 'auto'))
+    for await (const batch of readRecords(file, 'auto', undefined, opts?.onBytes))
       for (const r of batch) {
         if (r.kind === 'problem') {
           yield { kind: 'problem', file, line: r.line, element: r.element, reason: r.reason };

@@ -70,7 +70,7 @@ async function* snapshotItems(m: Manifest, files: readonly DataFile[], problems:
   const ctx: DocumentContext = { encoding: m.encoding, simple: { exported: new Set(m.collections), refsTaken: 0 } };
   for (const f of files) {
     if (opts?.skipFiles?.has(f.path)) continue;
-    for await (const batch of readRecords(f.path, m.layout))
+    for await (const batch of readRecords(f.path, m.layout, undefined, opts?.onBytes))
       for (const r of batch) {
         if (r.kind === 'problem') yield { kind: 'problem', file: f.path, line: r.line, element: r.element, reason: r.reason };
         else yield exportItem(r.text, f.collection, { file: f.path, line: r.line, element: r.element }, ctx);

@@ -38,11 +38,12 @@ export function failureReason(err: unknown): string {
  * bytes; errors while reading (a truncated or corrupt gzip stream, an I/O error) surface from the
  * iteration, after the chunks before them.
  */
-export async function* fileChunks(file: string): AsyncGenerator<Buffer> {
+export async function* fileChunks(file: string, onBytes?: (bytes: number) => void): AsyncGenerator<Buffer> {
   const { gzip, empty } = await startsWithGzipMagic(file);
   if (empty) throw new ReadFailure('empty file (0 bytes): not even the "[]" or newline that Fauna writes for no documents');
   if (file.endsWith('.gz') && !gzip) throw new ReadFailure('named .gz but does not hold gzip data');
   const raw = createReadStream(file, { highWaterMark: 256 * 1024 });
+  if (onBytes) raw.on('data', (chunk) => onBytes(chunk.length));
   // pipeline destroys the gunzip stream with the source's error too, so one iteration sees both.
   const stream: Readable = gzip ? pipeline(raw, createGunzip(), () => {}) : raw;
   try {

@@ -29,10 +29,10 @@ export type Layout = 'lines' | 'array' | 'auto';
 /** Records larger than this are reported, not read (Fauna documents are at most 8 MB). */
 export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
-export async function* readRecords(file: string, layout: Layout, maxBytes = MAX_RECORD_BYTES): AsyncGenerator<RecordOrProblem[]> {
+export async function* readRecords(file: string, layout: Layout, maxBytes = MAX_RECORD_BYTES, onBytes?: (bytes: number) => void): AsyncGenerator<RecordOrProblem[]> {
   let chunks: AsyncIterable<Buffer>;
   try {
-    const first = await firstChunks(fileChunks(file));
+    const first = await firstChunks(fileChunks(file, onBytes));
     if (layout === 'auto') layout = first.firstChar === 0x5b /* [ */ ? 'array' : 'lines';
     chunks = first.chunks;
   } catch (err) {

@@ -58,6 +58,8 @@ export interface SourceDescription {
 export interface ReadOptions {
   /** Files (paths as in describe().files) not to read again, e.g. those a resumed import finished. */
   readonly skipFiles?: ReadonlySet<string>;
+  /** Told the bytes of each data file read from disk as they are read (compressed, as describe() sizes them): progress. */
+  readonly onBytes?: (bytes: number) => void;
 }
 
 export interface Source {
