@@ -10,6 +10,7 @@ const USAGE = `Usage: flora <command> [options]
 
 Commands:
   start        Start the server (HTTP/1.1 and HTTP/2 on one port)
+  export       Export a database tree at one transaction time (see 'flora export --help')
   export-logs  Export the query log of a time range (see 'flora export-logs --help')
 
 Options for start (flags win over environment variables):
@@ -25,6 +26,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === 'export') return (await import('./export')).exportDatabase(rest); // database export client
   if (command === 'export-logs') return (await import('./exportLogs')).exportLogs(rest); // query-log export client
   if (command !== 'start') {
     process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);

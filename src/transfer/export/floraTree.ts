@@ -1,0 +1,135 @@
+// Writes a database tree in the flora export format (docs/export-format.md): for each database,
+// its schema documents, each collection's documents, credentials, keys and tokens (--keys), every
+// version within retention (--history), then its child databases the same way. Every read is at
+// the snapshot time T; every file streams one page at a time.
+
+import type { DatabaseCounts } from '../floraFormat';
+import { databaseDir, ndjsonName } from '../floraFormat';
+import { encodeJson } from '../../wire/encode';
+import type { JsonValue } from '../../wire/expr';
+import type { QueryClient } from './client';
+import { at, deletedDocuments, documents, getVar, mapPage, nativeSet, paginate, SCHEMA_NATIVES, versionsOf } from './fql';
+import { LineFile, type WrittenFile } from './lineFile';
+import { field, nameOf, PAGE_SIZE, pagesAt } from './pages';
+import type { ExportProgress } from './progress';
+
+/** Documents per history query: each brings its first HISTORY_PAGE versions, so a query holds at most 100 × 100 events. */
+const HISTORY_DOCS = 100;
+const HISTORY_PAGE = 100;
+
+export interface FloraTreeOptions {
+  readonly out: string;
+  readonly ts: bigint;
+  readonly gzip: boolean;
+  readonly history: boolean;
+  readonly keys: boolean;
+  readonly progress: ExportProgress;
+}
+
+export interface FloraTreeResult {
+  readonly files: WrittenFile[];
+  readonly databases: DatabaseCounts[];
+}
+
+export async function writeFloraTree(client: QueryClient, opts: FloraTreeOptions): Promise<FloraTreeResult> {
+  const result: FloraTreeResult = { files: [], databases: [] };
+  await writeDatabase(client, [], opts, result);
+  return result;
+}
+
+async function writeDatabase(client: QueryClient, dbPath: string[], opts: FloraTreeOptions, result: FloraTreeResult): Promise<void> {
+  const dir = databaseDir(dbPath);
+  const label = dbPath.join('/');
+  const file = (name: string) => `${dir}/${ndjsonName(name, opts.gzip)}`;
+  const getAll = (native: string) => (after?: JsonValue) => mapPage(paginate(nativeSet(native), PAGE_SIZE, after), 'r', getVar('r'));
+
+  /** Writes the pages of each query, in turn, into one file; `seen` is told each record. */
+  const writeFile = async (rel: string, what: string, queries: ((after?: JsonValue) => string)[], seen?: (doc: JsonValue) => void) => {
+    opts.progress.started(label, what);
+    const out = await LineFile.open(opts.out, rel, opts.gzip);
+    for (const q of queries)
+      for await (const page of pagesAt(client, opts.ts, q)) {
+        for (const doc of page) {
+          seen?.(doc);
+          await out.write(encodeJson(doc));
+        }
+        opts.progress.records(page.length);
+      }
+    const written = await out.close();
+    result.files.push(written);
+    opts.progress.finished(label, what, written.records);
+    return written.records;
+  };
+
+  const collections: string[] = [];
+  const children: string[] = [];
+  await writeFile(file('schema'), 'schema', [...SCHEMA_NATIVES, 'databases'].map(getAll), (doc) => {
+    const native = field(field(field(field(doc, 'ref') ?? null, '@ref') ?? null, 'collection') ?? null, '@ref');
+    const id = field(native ?? null, 'id');
+    if (id === 'collections') collections.push(nameOf(doc));
+    if (id === 'databases') children.push(nameOf(doc));
+  });
+
+  const counts = { path: label, collections: {} as Record<string, number>, credentials: 0, keys: 0, tokens: 0 };
+  result.databases.push(counts);
+  for (const c of collections) {
+    const all = (after?: JsonValue) => mapPage(paginate(documents(c), PAGE_SIZE, after), 'r', getVar('r'));
+    counts.collections[c] = await writeFile(`${dir}/collections/${ndjsonName(c, opts.gzip)}`, `collection ${c}`, [all]);
+  }
+  counts.credentials = await writeFile(file('credentials'), 'credentials', [getAll('credentials')]);
+  if (opts.keys) {
+    counts.keys = await writeFile(file('keys'), 'keys', [getAll('keys')]);
+    counts.tokens = await writeFile(file('tokens'), 'tokens', [getAll('tokens')]);
+  }
+  if (opts.history) for (const c of collections) await writeHistory(client, c, `${dir}/history/${ndjsonName(c, opts.gzip)}`, label, opts, result);
+  for (const child of children) await writeDatabase(client.child(child), [...dbPath, child], opts, result);
+}
+
+/**
+ * The versions of every document of `collection` within retention: those of the documents that
+ * exist at T (a page of documents at a time, each with its first versions in the same query), then
+ * those of the documents deleted by T.
+ */
+async function writeHistory(client: QueryClient, collection: string, rel: string, label: string, opts: FloraTreeOptions, result: FloraTreeResult): Promise<void> {
+  const what = `history of ${collection}`;
+  opts.progress.started(label, what);
+  const out = await LineFile.open(opts.out, rel, opts.gzip);
+  /** Writes a page of events; the document's further versions are read when the page says there are more. */
+  const writeEvents = async (doc: JsonValue, events: JsonValue) => {
+    const data = field(events, 'data');
+    if (!Array.isArray(data)) throw new Error(`Events of ${encodeJson(doc)} did not answer a page`);
+    for (const e of data) await out.write(versionLine(e));
+    opts.progress.records(data.length);
+    const after = field(events, 'after');
+    if (after !== undefined)
+      for await (const page of pagesAt(client, opts.ts, (a) => versionsOf(encodeJson(doc), PAGE_SIZE, a ?? after))) {
+        for (const e of page) await out.write(versionLine(e));
+        opts.progress.records(page.length);
+      }
+  };
+  const live = (after?: JsonValue) =>
+    mapPage(paginate(documents(collection), HISTORY_DOCS, after), 'r', `[{"var":"r"},${versionsOf('{"var":"r"}', HISTORY_PAGE)}]`);
+  for await (const page of pagesAt(client, opts.ts, live))
+    for (const pair of page) {
+      if (!Array.isArray(pair)) throw new Error('a history query answered something else than [ref, events]');
+      await writeEvents(pair[0], pair[1]);
+    }
+  for await (const page of pagesAt(client, opts.ts, (after) => deletedDocuments(collection, PAGE_SIZE, after)))
+    for (const removal of page) {
+      const doc = field(removal, 'document')!;
+      await writeEvents(doc, await client.query(at(opts.ts, versionsOf(encodeJson(doc), PAGE_SIZE))));
+    }
+  const written = await out.close();
+  result.files.push(written);
+  opts.progress.finished(label, what, written.records);
+}
+
+/** An event of Events(ref) as a line of a history file: {"ref", "ts", "action", "data"}. */
+function versionLine(e: JsonValue): string {
+  const get = (k: string) => {
+    const v = field(e, k);
+    if (v === undefined) throw new Error(`an event without "${k}"`);
+    return encodeJson(v);
+  };
+  return `{"ref":${get('document')},"ts":${get('ts')},"action":${get('action')},"data":${get('data')}}`;
+}
