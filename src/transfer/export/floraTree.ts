@@ -94,18 +94,27 @@ async function writeHistory(client: QueryClient, collection: string, rel: string
   const what = `history of ${collection}`;
   opts.progress.started(label, what);
   const out = await LineFile.open(opts.out, rel, opts.gzip);
-  /** Writes a page of events; the document's further versions are read when the page says there are more. */
+  /**
+   * Writes a page of events, and reads the document's further versions when the page says there
+   * are more. Event pages are not bounded by At: events after T are left out here.
+   */
   const writeEvents = async (doc: JsonValue, events: JsonValue) => {
-    const data = field(events, 'data');
-    if (!Array.isArray(data)) throw new Error(`Events of ${encodeJson(doc)} did not answer a page`);
-    for (const e of data) await out.write(versionLine(e));
-    opts.progress.records(data.length);
-    const after = field(events, 'after');
-    if (after !== undefined)
-      for await (const page of pagesAt(client, opts.ts, (a) => versionsOf(encodeJson(doc), PAGE_SIZE, a ?? after))) {
-        for (const e of page) await out.write(versionLine(e));
-        opts.progress.records(page.length);
+    const first = field(events, 'data');
+    if (!Array.isArray(first)) throw new Error(`Events of ${encodeJson(doc)} did not answer a page`);
+    const writePage = async (page: JsonValue[]): Promise<boolean> => {
+      let written = 0;
+      for (const e of page) {
+        const ts = field(e, 'ts');
+        if (typeof ts !== 'bigint' || ts > opts.ts) break;
+        await out.write(versionLine(e));
+        written++;
       }
+      opts.progress.records(written);
+      return written === page.length;
+    };
+    const after = field(events, 'after');
+    if (!(await writePage(first)) || after === undefined) return;
+    for await (const page of pagesAt(client, opts.ts, (a) => versionsOf(encodeJson(doc), PAGE_SIZE, a ?? after))) if (!(await writePage(page))) return;
   };
   const live = (after?: JsonValue) =>
     mapPage(paginate(documents(collection), HISTORY_DOCS, after), 'r', `[{"var":"r"},${versionsOf('{"var":"r"}', HISTORY_PAGE)}]`);
@@ -114,7 +123,7 @@ async function writeHistory(client: QueryClient, collection: string, rel: string
       if (!Array.isArray(pair)) throw new Error('a history query answered something else than [ref, events]');
       await writeEvents(pair[0], pair[1]);
     }
-  for await (const page of pagesAt(client, opts.ts, (after) => deletedDocuments(collection, PAGE_SIZE, after)))
+  for await (const page of pagesAt(client, opts.ts, (after) => deletedDocuments(collection, opts.ts, PAGE_SIZE, after)))
     for (const removal of page) {
       const doc = field(removal, 'document')!;
       await writeEvents(doc, await client.query(at(opts.ts, versionsOf(encodeJson(doc), PAGE_SIZE))));

@@ -47,14 +47,17 @@ export function versionsOf(docExpr: string, size: number, after?: JsonValue): st
 
 /**
  * The documents of `collection` deleted at or before T (within retention), once each: a `remove`
- * event of Events(Documents(c)) whose document does not exist at T and whose last event it is (a
- * document deleted, created again and deleted again is listed at its last deletion only).
+ * event of Events(Documents(c)) at or before T whose document does not exist at T and whose last
+ * event by T it is (a document deleted, created again and deleted again is listed at its last
+ * deletion only). Event pages are not bounded by At (Flora and Fauna list events after T too), so
+ * T bounds them here.
  */
-export function deletedDocuments(collection: string, size: number, after?: JsonValue): string {
+export function deletedDocuments(collection: string, ts: bigint, size: number, after?: JsonValue): string {
   const e = '{"var":"e"}';
   const doc = `{"select":"document","from":${e}}`;
-  const last = `{"select":["data",0,"ts"],"from":{"paginate":{"events":${doc}},"before":null,"size":1}}`;
+  const evTs = `{"select":"ts","from":${e}}`;
+  const last = `{"select":["data",0,"ts"],"from":{"paginate":{"events":${doc}},"before":${ts + 1n},"size":1}}`;
   const keep =
-    `{"and":[{"equals":[{"select":"action","from":${e}},"remove"]},{"not":{"exists":${doc}}},` + `{"equals":[{"select":"ts","from":${e}},${last}]}]}`;
+    `{"and":[{"equals":[{"select":"action","from":${e}},"remove"]},{"lte":[${evTs},${ts}]},{"not":{"exists":${doc}}},{"equals":[${evTs},${last}]}]}`;
   return `{"filter":{"lambda":"e","expr":${keep}},"collection":${paginate(`{"events":${documents(collection)}}`, size, after)}}`;
 }

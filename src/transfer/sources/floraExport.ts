@@ -80,12 +80,15 @@ function problem(file: string, line: number, reason: string): SourceItem {
 async function* floraItems(root: string, files: readonly FloraFile[], problems: readonly SourceItem[], opts?: ReadOptions): AsyncGenerator<SourceItem> {
   yield* problems;
   const wanted = files.filter((f) => !opts?.skipFiles?.has(f.abs));
+  const intact = new Set<FloraFile>();
   for (const f of wanted) {
     const wrong = await checkFile(f);
     if (wrong) yield problem(f.abs, 0, wrong);
+    else intact.add(f);
   }
   yield* strayFiles(root, new Set(files.map((f) => f.abs)));
   for (const f of wanted) {
+    if (f.listed.bytes === 0 && intact.has(f)) continue; // an uncompressed file of no records: nothing to read
     let records = 0;
     for await (const batch of readRecords(f.abs, 'lines'))
       for (const r of batch) {
