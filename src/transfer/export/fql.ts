@@ -49,7 +49,7 @@ export function versionsOf(docExpr: string, size: number, after?: JsonValue): st
  * The documents of `collection` deleted at or before T (within retention), once each: a `remove`
  * event of Events(Documents(c)) at or before T whose document does not exist at T and whose last
  * event by T it is (a document deleted, created again and deleted again is listed at its last
- * deletion only). Event pages are not bounded by At (Flora and Fauna list events after T too), so
+ * deletion only). Event pages are not bounded by At (Flora lists events after T too), so
  * T bounds them here.
  */
 export function deletedDocuments(collection: string, ts: bigint, size: number, after?: JsonValue): string {
