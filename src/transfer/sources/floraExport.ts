@@ -12,9 +12,8 @@ import path from 'node:path';
 import { databaseDir, type FloraManifest, type ManifestFile } from '../floraFormat';
 import { decodeLiteral } from '../../wire/decode';
 import type { JsonValue } from '../../wire/expr';
-import { QueryError } from '../../values/errors';
 import { Ref, Time, isObj, type Obj } from '../../values/types';
-import { BadValue, parseRecord } from './badValue';
+import { BadValue, recordItem } from './badValue';
 import { dumpItem } from './driverDump';
 import { readRecords } from './records';
 import type { DatabasePath, Origin, ReadOptions, SchemaNative, Source, SourceItem } from './types';
@@ -151,15 +150,7 @@ function fileItem(f: FloraFile, text: string, origin: Origin): SourceItem {
     }
     return item;
   }
-  try {
-    const json = parseRecord(text);
-    if (!(json instanceof Map)) throw new BadValue('', 'not a JSON object');
-    return wireItem(f, json);
-  } catch (err) {
-    const reason = err instanceof BadValue ? err.message : err instanceof QueryError ? err.description : undefined;
-    if (reason === undefined) throw err;
-    return problem(origin.file, origin.line, reason);
-  }
+  return recordItem(text, origin, (json) => wireItem(f, json));
 }
 
 /** The native collection a schema document, key or token belongs to: its ref's collection. */
