@@ -5,10 +5,12 @@
 
 import type { DatabaseCounts } from '../floraFormat';
 import { databaseDir, ndjsonName } from '../floraFormat';
+import { decodeLiteral } from '../../wire/decode';
 import { encodeJson } from '../../wire/encode';
+import { Ref } from '../../values/types';
 import type { JsonValue } from '../../wire/expr';
 import type { QueryClient } from './client';
-import { at, deletedDocuments, documents, getVar, mapPage, nativeSet, paginate, SCHEMA_NATIVES, versionsOf } from './fql';
+import { deletedDocuments, documents, getVar, mapPage, nativeSet, paginate, SCHEMA_NATIVES, versionsOf } from './fql';
 import { LineFile, type WrittenFile } from './lineFile';
 import { field, nameOf, PAGE_SIZE, pagesAt } from './pages';
 import type { ExportProgress } from './progress';
@@ -64,10 +66,10 @@ async function writeDatabase(client: QueryClient, dbPath: string[], opts: FloraT
   const collections: string[] = [];
   const children: string[] = [];
   await writeFile(file('schema'), 'schema', [...SCHEMA_NATIVES, 'databases'].map(getAll), (doc) => {
-    const native = field(field(field(field(doc, 'ref') ?? null, '@ref') ?? null, 'collection') ?? null, '@ref');
-    const id = field(native ?? null, 'id');
-    if (id === 'collections') collections.push(nameOf(doc));
-    if (id === 'databases') children.push(nameOf(doc));
+    const ref = decodeLiteral(field(doc, 'ref') ?? null);
+    const native = ref instanceof Ref ? ref.nativeParent : undefined;
+    if (native === 'collections') collections.push(nameOf(doc));
+    if (native === 'databases') children.push(nameOf(doc));
   });
 
   const counts = { path: label, collections: {} as Record<string, number>, credentials: 0, keys: 0, tokens: 0 };
@@ -116,18 +118,17 @@ async function writeHistory(client: QueryClient, collection: string, rel: string
     if (!(await writePage(first)) || after === undefined) return;
     for await (const page of pagesAt(client, opts.ts, (a) => versionsOf(encodeJson(doc), PAGE_SIZE, a ?? after))) if (!(await writePage(page))) return;
   };
-  const live = (after?: JsonValue) =>
-    mapPage(paginate(documents(collection), HISTORY_DOCS, after), 'r', `[{"var":"r"},${versionsOf('{"var":"r"}', HISTORY_PAGE)}]`);
-  for await (const page of pagesAt(client, opts.ts, live))
-    for (const pair of page) {
-      if (!Array.isArray(pair)) throw new Error('a history query answered something else than [ref, events]');
-      await writeEvents(pair[0], pair[1]);
-    }
-  for await (const page of pagesAt(client, opts.ts, (after) => deletedDocuments(collection, opts.ts, PAGE_SIZE, after)))
-    for (const removal of page) {
-      const doc = field(removal, 'document')!;
-      await writeEvents(doc, await client.query(at(opts.ts, versionsOf(encodeJson(doc), PAGE_SIZE))));
-    }
+  // Each query: a page of documents, each with its first versions ([doc, page of events]).
+  const withVersions = (doc: string) => `[${doc},${versionsOf(doc, HISTORY_PAGE)}]`;
+  const live = (after?: JsonValue) => mapPage(paginate(documents(collection), HISTORY_DOCS, after), 'r', withVersions('{"var":"r"}'));
+  const deleted = (after?: JsonValue) =>
+    mapPage(deletedDocuments(collection, opts.ts, HISTORY_DOCS, after), 'x', withVersions('{"select":"document","from":{"var":"x"}}'));
+  for (const query of [live, deleted])
+    for await (const page of pagesAt(client, opts.ts, query))
+      for (const pair of page) {
+        if (!Array.isArray(pair)) throw new Error('a history query answered something else than [document, events]');
+        await writeEvents(pair[0], pair[1]);
+      }
   const written = await out.close();
   result.files.push(written);
   opts.progress.finished(label, what, written.records);

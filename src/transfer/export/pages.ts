@@ -1,6 +1,7 @@
 // Reads a set page by page at the snapshot time: one query per page, the next one starting at the
 // page's `after` cursor, so that only one page is ever held.
 
+import { encodeJson } from '../../wire/encode';
 import type { JsonValue } from '../../wire/expr';
 import { parseIsoTime } from '../../wire/time';
 import type { QueryClient } from './client';
@@ -14,7 +15,7 @@ export async function* pagesAt(client: QueryClient, ts: bigint, pageQuery: (afte
   let after: JsonValue | undefined;
   for (;;) {
     const page = await client.query(at(ts, pageQuery(after)));
-    if (!(page instanceof Map) || !Array.isArray(page.get('data'))) throw new Error(`expected a page, got ${JSON.stringify(String(page)).slice(0, 100)}`);
+    if (!(page instanceof Map) || !Array.isArray(page.get('data'))) throw new Error(`expected a page, got ${encodeJson(page).slice(0, 200)}`);
     yield page.get('data') as JsonValue[];
     if (!page.has('after')) return;
     after = page.get('after')!;
@@ -24,14 +25,6 @@ export async function* pagesAt(client: QueryClient, ts: bigint, pageQuery: (afte
 /** A field of a wire object (a document as Get returned it). */
 export function field(j: JsonValue, key: string): JsonValue | undefined {
   return j instanceof Map ? j.get(key) : undefined;
-}
-
-/** The id of a `{"@ref": {"id": …}}`. */
-export function refId(ref: JsonValue | undefined): string {
-  const inner = field(ref ?? null, '@ref');
-  const id = field(inner ?? null, 'id');
-  if (typeof id !== 'string') throw new Error(`not a ref: ${String(ref)}`);
-  return id;
 }
 
 /** The name of a schema document (`name`), for the collections and databases an export walks into. */
