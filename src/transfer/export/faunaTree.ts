@@ -66,9 +66,14 @@ async function writeDatabase(client: QueryClient, dbPath: string[], opts: FaunaT
   const writeCollection = async (coll: string, set: string, record: (doc: JsonValue) => string) => {
     opts.progress.started(label, `collection ${coll}`);
     const files = new RollingFiles(opts.out, `${taskDir ? taskDir + '/' : ''}data/collections/${coll}/${coll}`, opts.gzip, opts.fileBytes ?? FAUNA_FILE_BYTES);
-    for await (const page of pagesAt(client, opts.ts, (after) => mapPage(paginate(set, PAGE_SIZE, after), 'r', getVar('r')))) {
-      for (const doc of page) await files.write(record(doc));
-      opts.progress.records(page.length);
+    try {
+      for await (const page of pagesAt(client, opts.ts, (after) => mapPage(paginate(set, PAGE_SIZE, after), 'r', getVar('r')))) {
+        for (const doc of page) await files.write(record(doc));
+        opts.progress.records(page.length);
+      }
+    } catch (err) {
+      files.abort();
+      throw err;
     }
     const done = await files.close();
     written.push(...done);
@@ -97,9 +102,16 @@ class RollingFiles {
   ) {}
 
   async write(text: string): Promise<void> {
-    if (this.current && this.current.textBytes >= this.limit) this.done.push(await this.current.close()), (this.current = undefined);
+    if (this.current && this.current.textBytes >= this.limit) {
+      this.done.push(await this.current.close());
+      this.current = undefined;
+    }
     this.current ??= await LineFile.open(this.root, `${this.prefix}_00_${String(this.done.length).padStart(6, '0')}.jsonl${this.gzip ? '.gz' : ''}`, this.gzip);
     await this.current.write(text);
+  }
+
+  abort(): void {
+    this.current?.abort();
   }
 
   /** The files written; none for a collection without documents (the manifest still names it). */

@@ -49,14 +49,19 @@ async function writeDatabase(client: QueryClient, dbPath: string[], opts: FloraT
   const writeFile = async (rel: string, what: string, queries: ((after?: JsonValue) => string)[], seen?: (doc: JsonValue) => void) => {
     opts.progress.started(label, what);
     const out = await LineFile.open(opts.out, rel, opts.gzip);
-    for (const q of queries)
-      for await (const page of pagesAt(client, opts.ts, q)) {
-        for (const doc of page) {
-          seen?.(doc);
-          await out.write(encodeJson(doc));
+    try {
+      for (const q of queries)
+        for await (const page of pagesAt(client, opts.ts, q)) {
+          for (const doc of page) {
+            seen?.(doc);
+            await out.write(encodeJson(doc));
+          }
+          opts.progress.records(page.length);
         }
-        opts.progress.records(page.length);
-      }
+    } catch (err) {
+      out.abort();
+      throw err;
+    }
     const written = await out.close();
     result.files.push(written);
     opts.progress.finished(label, what, written.records);
@@ -123,12 +128,17 @@ async function writeHistory(client: QueryClient, collection: string, rel: string
   const live = (after?: JsonValue) => mapPage(paginate(documents(collection), HISTORY_DOCS, after), 'r', withVersions('{"var":"r"}'));
   const deleted = (after?: JsonValue) =>
     mapPage(deletedDocuments(collection, opts.ts, HISTORY_DOCS, after), 'x', withVersions('{"select":"document","from":{"var":"x"}}'));
-  for (const query of [live, deleted])
-    for await (const page of pagesAt(client, opts.ts, query))
-      for (const pair of page) {
-        if (!Array.isArray(pair)) throw new Error('a history query answered something else than [document, events]');
-        await writeEvents(pair[0], pair[1]);
-      }
+  try {
+    for (const query of [live, deleted])
+      for await (const page of pagesAt(client, opts.ts, query))
+        for (const pair of page) {
+          if (!Array.isArray(pair)) throw new Error('a history query answered something else than [document, events]');
+          await writeEvents(pair[0], pair[1]);
+        }
+  } catch (err) {
+    out.abort();
+    throw err;
+  }
   const written = await out.close();
   result.files.push(written);
   opts.progress.finished(label, what, written.records);

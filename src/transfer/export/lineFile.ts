@@ -57,6 +57,11 @@ export class LineFile {
     if (!this.head.write(line)) await Promise.race([once(this.head, 'drain'), this.done]);
   }
 
+  /** Stops writing after a failure elsewhere: the file is left as it is, incomplete (no manifest names it). */
+  abort(): void {
+    this.head.destroy();
+  }
+
   async close(): Promise<WrittenFile> {
     this.head.end();
     await this.done;
