@@ -48,8 +48,7 @@ async function writeDatabase(client: QueryClient, dbPath: string[], opts: FloraT
   /** Writes the pages of each query, in turn, into one file; `seen` is told each record. */
   const writeFile = async (rel: string, what: string, queries: ((after?: JsonValue) => string)[], seen?: (doc: JsonValue) => void) => {
     opts.progress.started(label, what);
-    const out = await LineFile.open(opts.out, rel, opts.gzip);
-    try {
+    const written = await LineFile.fill(opts.out, rel, opts.gzip, async (out) => {
       for (const q of queries)
         for await (const page of pagesAt(client, opts.ts, q)) {
           for (const doc of page) {
@@ -58,11 +57,7 @@ async function writeDatabase(client: QueryClient, dbPath: string[], opts: FloraT
           }
           opts.progress.records(page.length);
         }
-    } catch (err) {
-      out.abort();
-      throw err;
-    }
-    const written = await out.close();
+    });
     result.files.push(written);
     opts.progress.finished(label, what, written.records);
     return written.records;
@@ -100,12 +95,11 @@ async function writeDatabase(client: QueryClient, dbPath: string[], opts: FloraT
 async function writeHistory(client: QueryClient, collection: string, rel: string, label: string, opts: FloraTreeOptions, result: FloraTreeResult): Promise<void> {
   const what = `history of ${collection}`;
   opts.progress.started(label, what);
-  const out = await LineFile.open(opts.out, rel, opts.gzip);
   /**
    * Writes a page of events, and reads the document's further versions when the page says there
    * are more. Event pages are not bounded by At: events after T are left out here.
    */
-  const writeEvents = async (doc: JsonValue, events: JsonValue) => {
+  const writeEvents = async (out: LineFile, doc: JsonValue, events: JsonValue) => {
     const first = field(events, 'data');
     if (!Array.isArray(first)) throw new Error(`Events of ${encodeJson(doc)} did not answer a page`);
     const writePage = async (page: JsonValue[]): Promise<boolean> => {
@@ -128,18 +122,14 @@ async function writeHistory(client: QueryClient, collection: string, rel: string
   const live = (after?: JsonValue) => mapPage(paginate(documents(collection), HISTORY_DOCS, after), 'r', withVersions('{"var":"r"}'));
   const deleted = (after?: JsonValue) =>
     mapPage(deletedDocuments(collection, opts.ts, HISTORY_DOCS, after), 'x', withVersions('{"select":"document","from":{"var":"x"}}'));
-  try {
+  const written = await LineFile.fill(opts.out, rel, opts.gzip, async (out) => {
     for (const query of [live, deleted])
       for await (const page of pagesAt(client, opts.ts, query))
         for (const pair of page) {
           if (!Array.isArray(pair)) throw new Error('a history query answered something else than [document, events]');
-          await writeEvents(pair[0], pair[1]);
+          await writeEvents(out, pair[0], pair[1]);
         }
-  } catch (err) {
-    out.abort();
-    throw err;
-  }
-  const written = await out.close();
+  });
   result.files.push(written);
   opts.progress.finished(label, what, written.records);
 }

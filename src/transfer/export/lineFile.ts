@@ -50,6 +50,18 @@ export class LineFile {
     return new LineFile(root, rel, gzip);
   }
 
+  /** Opens `<root>/<rel>`, has `fill` write it, and closes it; a failure in `fill` stops the file and is thrown. */
+  static async fill(root: string, rel: string, gzip: boolean, fill: (file: LineFile) => Promise<void>): Promise<WrittenFile> {
+    const file = await LineFile.open(root, rel, gzip);
+    try {
+      await fill(file);
+    } catch (err) {
+      file.abort();
+      throw err;
+    }
+    return file.close();
+  }
+
   async write(text: string): Promise<void> {
     const line = text + '\n';
     this.records++;
