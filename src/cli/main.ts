@@ -10,6 +10,7 @@ const USAGE = `Usage: flora <command> [options]
 
 Commands:
   start        Start the server (HTTP/1.1 and HTTP/2 on one port)
+  export       Export a database tree at one transaction time (see 'flora export --help')
   export-logs  Export the query log of a time range (see 'flora export-logs --help')
   import       Import a Fauna export, driver dumps or schema files (see 'flora import --help')
 
@@ -26,6 +27,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === 'export') return (await import('./export')).exportDatabase(rest); // database export client
   if (command === 'export-logs') return (await import('./exportLogs')).exportLogs(rest); // query-log export client
   if (command === 'import') return (await import('./import')).importCommand(rest);
   if (command !== 'start') {

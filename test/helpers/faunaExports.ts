@@ -8,6 +8,8 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parseDate, parseIsoTime } from '../../src/wire/time';
 import { Bytes, DateV, Ref, Time, type Obj, type Value } from '../../src/values/types';
+import { formatDouble } from '../../src/wire/encode';
+import { RESERVED_FIELDS } from '../../src/transfer/export/faunaRecord';
 
 // --- neutral values ----------------------------------------------------------------------------
 
@@ -61,18 +63,6 @@ function json(j: J): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${json(v)}`).join(',')}}`;
 }
 
-/** Java's Double.toString for the doubles the fixtures use (a fraction always shown). */
-function javaDouble(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
-  const s = String(x);
-  if (/e/.test(s)) {
-    const [m, e] = s.split('e');
-    return `${m.includes('.') ? m : m + '.0'}E${e.replace('+', '')}`;
-  }
-  return s.includes('.') ? s : s + '.0';
-}
-
 // --- the export's encodings ---------------------------------------------------------------------
 
 export type Encoding = 'simple' | 'tagged';
@@ -87,7 +77,7 @@ export function exportJson(v: FV, enc: Encoding): J {
   if (!isTagged(v)) return Array.isArray(v) ? v.map((x) => exportJson(x, enc)) : v;
   if ('long' in v) return enc === 'tagged' ? { '@long': String(v.long) } : new RawNumber(String(v.long));
   if ('int' in v) return enc === 'tagged' ? { '@int': String(v.int) } : new RawNumber(String(v.int));
-  if ('double' in v) return enc === 'tagged' ? { '@double': javaDouble(v.double) } : new RawNumber(javaDouble(v.double));
+  if ('double' in v) return enc === 'tagged' ? { '@double': formatDouble(v.double) } : new RawNumber(formatDouble(v.double));
   if ('time' in v) return tag('@time', v.time);
   if ('date' in v) return tag('@date', v.date);
   if ('bytes' in v) return tag('@bytes', v.bytes);
@@ -100,8 +90,6 @@ export function exportJson(v: FV, enc: Encoding): J {
   return enc === 'tagged' && v.obj.some(([k]) => k.startsWith('@')) ? { '@object': fields } : fields;
 }
 
-// User fields that v10 keeps inside `data` (core: fql Tokens.scala:43-60, Schema.toExternalData).
-const RESERVED = new Set(['id', 'coll', 'ts', 'ttl', 'data', 'delete', 'update', 'replace', 'updateData', 'replaceData', 'exists']);
 
 /** A document's record text in the export: id, coll, ts, ttl, the user's fields, then `data` for reserved names. */
 export function exportRecord(d: FixtureDoc, enc: Encoding): string {
@@ -112,7 +100,7 @@ export function exportRecord(d: FixtureDoc, enc: Encoding): string {
   ]);
   if (d.ttl) top.set('ttl', exportJson({ time: d.ttl }, enc));
   const reserved = new Map<string, J>();
-  for (const [k, v] of d.fields) (RESERVED.has(k) ? reserved : top).set(k, exportJson(v, enc));
+  for (const [k, v] of d.fields) (RESERVED_FIELDS.has(k) ? reserved : top).set(k, exportJson(v, enc));
   if (reserved.size > 0) top.set('data', enc === 'tagged' && [...reserved.keys()].some((k) => k.startsWith('@')) ? { '@object': reserved } : reserved);
   return json(top);
 }

@@ -17,8 +17,8 @@ import { splitLines } from '../../src/transfer/sources/lines';
 import type { RecordOrProblem } from '../../src/transfer/sources/records';
 import { decodeSimple, decodeTagged } from '../../src/transfer/sources/exportValues';
 import { parseJson } from '../../src/wire/json';
-import { formatDate, formatTime, parseIsoTime } from '../../src/wire/time';
-import { Bytes, DateV, Ref, Time, type Value } from '../../src/values/types';
+import { parseIsoTime } from '../../src/wire/time';
+import { Time } from '../../src/values/types';
 import {
   COLLECTIONS,
   CREDENTIAL,
@@ -34,28 +34,7 @@ import {
   type Encoding,
   type FixtureDoc,
 } from '../helpers/faunaExports';
-
-/** A value's exact form: types (Long vs Double, Time vs string) and contents, objects by sorted key. */
-function canon(v: Value | undefined): string {
-  if (v === undefined) return 'undefined';
-  if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'bigint') return `L${v}`;
-  if (typeof v === 'number') return `D${Object.is(v, -0) ? '-0' : v}`;
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  if (v instanceof Map) return `{${[...v.keys()].sort().map((k) => `${JSON.stringify(k)}:${canon(v.get(k))}`).join(',')}}`;
-  if (v instanceof Ref) return `Ref(${v.toString()})`;
-  if (v instanceof Time) return `Time(${formatTime(v.nanos)})`;
-  if (v instanceof DateV) return `Date(${formatDate(v.days)})`;
-  if (v instanceof Bytes) return `Bytes(${Buffer.from(v.bytes).toString('hex')})`;
-  return `?${String(v)}`;
-}
-
-async function collect(p: string, skipFiles?: Set<string>): Promise<SourceItem[]> {
-  const source = await openSource(p);
-  const out: SourceItem[] = [];
-  for await (const item of source.items({ skipFiles })) out.push(item);
-  return out;
-}
+import { canon, collect } from '../helpers/sourceItems';
 
 const docsOf = (items: SourceItem[]) => items.flatMap((i) => (i.kind === 'document' ? [i.doc] : []));
 const problemsOf = (items: SourceItem[]) => items.flatMap((i) => (i.kind === 'problem' ? [i] : []));

@@ -1,8 +1,9 @@
 // A record that cannot become a document: the reason names the field it is about.
 
-import type { JsonValue } from '../../wire/expr';
+import type { JsonObject, JsonValue } from '../../wire/expr';
 import { parseJson } from '../../wire/json';
 import { QueryError } from '../../values/errors';
+import type { Origin, SourceItem } from './types';
 
 export class BadValue extends Error {
   constructor(
@@ -38,4 +39,17 @@ export function checkId(id: unknown, field: string): string {
   if (typeof id !== 'string') throw new BadValue(field, id === undefined ? 'missing' : 'an id must be a string of digits');
   if (!DIGITS.test(id) || BigInt(id) > ID_MAX) throw new BadValue(field, `id "${id}" is not a 64-bit number`);
   return id;
+}
+
+/** The record's text as the item `toItem` makes of its JSON object, or the problem (with where) that keeps it from being one. */
+export function recordItem(text: string, origin: Origin, toItem: (json: JsonObject) => SourceItem): SourceItem {
+  try {
+    const json = parseRecord(text);
+    if (!(json instanceof Map)) throw new BadValue('', 'not a JSON object');
+    return toItem(json);
+  } catch (err) {
+    const reason = err instanceof BadValue ? err.message : err instanceof QueryError ? err.description : undefined;
+    if (reason === undefined) throw err;
+    return { kind: 'problem', file: origin.file, line: origin.line, element: origin.element, reason };
+  }
 }

@@ -9,7 +9,7 @@ import { decodeLiteral } from '../../wire/decode';
 import type { JsonObject, JsonValue } from '../../wire/expr';
 import { QueryError } from '../../values/errors';
 import { Ref, Time, isObj, type Obj, type Value } from '../../values/types';
-import { BadValue, checkId, parseRecord } from './badValue';
+import { BadValue, checkId, recordItem } from './badValue';
 import { readRecords } from './records';
 import type { Origin, ReadOptions, Source, SourceItem } from './types';
 
@@ -58,15 +58,7 @@ const CREDENTIAL_FIELDS = new Set(['ref', 'ts', 'instance', 'data', 'hashed_pass
 
 /** One record of a dump as an item: a document, a credential, or the problem. */
 export function dumpItem(text: string, origin: Origin): SourceItem {
-  try {
-    const json = parseRecord(text);
-    if (!(json instanceof Map)) throw new BadValue('', 'not a JSON object');
-    return toItem(json, origin);
-  } catch (err) {
-    const reason = err instanceof BadValue ? err.message : err instanceof QueryError ? err.description : undefined;
-    if (reason === undefined) throw err;
-    return { kind: 'problem', file: origin.file, line: origin.line, element: origin.element, reason };
-  }
+  return recordItem(text, origin, (json) => toItem(json, origin));
 }
 
 function toItem(json: JsonObject, origin: Origin): SourceItem {

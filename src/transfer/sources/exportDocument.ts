@@ -9,7 +9,7 @@
 
 import type { JsonObject, JsonValue } from '../../wire/expr';
 import { Ref, isObj, type Obj, type Time, type Value } from '../../values/types';
-import { BadValue, checkId, parseRecord } from './badValue';
+import { BadValue, checkId, recordItem } from './badValue';
 import { decodeSimple, decodeTagged, simpleRefField, timeOf, type SimpleContext } from './exportValues';
 import type { Origin, SourceItem } from './types';
 
@@ -28,14 +28,7 @@ export interface DocumentContext {
 
 /** The record (text of one document) of a file of collection `fileColl` as an item: a document, a credential, or the problem. */
 export function exportItem(text: string, fileColl: string, origin: Origin, ctx: DocumentContext): SourceItem {
-  try {
-    const json = parseRecord(text);
-    if (!(json instanceof Map)) throw new BadValue('', 'not a JSON object');
-    return toItem(json, fileColl, origin, ctx);
-  } catch (err) {
-    if (!(err instanceof BadValue)) throw err;
-    return { kind: 'problem', file: origin.file, line: origin.line, element: origin.element, reason: err.message };
-  }
+  return recordItem(text, origin, (json) => toItem(json, fileColl, origin, ctx));
 }
 
 function toItem(json: JsonObject, fileColl: string, origin: Origin, ctx: DocumentContext): SourceItem {

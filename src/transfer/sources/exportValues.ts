@@ -14,7 +14,7 @@ import { Bytes, DateV, LONG_MAX, LONG_MIN, Ref, Time, type Obj, type Value } fro
 import { BadValue, checkId, fieldPath } from './badValue';
 
 /** v10 module names of the native collections, as v4 names them. */
-const NATIVE_MODULES: Record<string, string> = {
+export const NATIVE_MODULES: Readonly<Record<string, string>> = {
   Collection: 'collections',
   Database: 'databases',
   Function: 'functions',

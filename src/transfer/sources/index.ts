@@ -1,6 +1,7 @@
 // Readers of what a Fauna user holds, for `flora import`: Fauna's snapshot export (simple or tagged
 // encoding, JSONL or JSON-array files, gzipped or not, in any number of parts) and NDJSON / JSON
-// dumps made with the v4 driver.
+// dumps made with the v4 driver; and Flora's own export (`flora export`, docs/export-format.md),
+// which adds child databases, schema, keys, tokens and history (FloraItem in types.ts).
 //
 //   const source = await openSource(path);   // SourceError (a clear message) when nothing readable is there
 //   source.describe();                       // format, encoding, collections, snapshot ts, files with sizes
@@ -18,8 +19,11 @@
 export { openSource } from './openSource';
 export { SourceError } from './types';
 export type {
+  DatabasePath,
+  FloraItem,
   Origin,
   ReadOptions,
+  SchemaNative,
   Source,
   SourceCredential,
   SourceDescription,

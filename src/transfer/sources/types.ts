@@ -4,6 +4,7 @@
 // over half a document: a line is either one whole item or one problem.
 
 import type { Obj, Time } from '../../values/types';
+import type { JsonValue } from '../../wire/expr';
 
 /** Where an item came from: the file, the 1-based line it starts on, and for JSON-array files its 1-based element. */
 export interface Origin {
@@ -21,6 +22,8 @@ export interface SourceDocument {
   readonly ttl?: Time;
   readonly data: Obj;
   readonly origin: Origin;
+  /** The child database it belongs to, below the imported one (flora exports); empty or absent: the imported database. */
+  readonly database?: DatabasePath;
 }
 
 /** A credential: the document it logs in and its BCrypt hash (v10 exports it as `hashed_password`). */
@@ -30,15 +33,49 @@ export interface SourceCredential {
   readonly hashedPassword: string;
   readonly ts?: Time;
   readonly origin: Origin;
+  /** As SourceDocument.database. */
+  readonly database?: DatabasePath;
 }
+
+/** Names of databases below the imported database, outermost first: [] is the imported database itself. */
+export type DatabasePath = readonly string[];
+
+/** The native collections of a database's schema, in the order they can be created in. */
+export type SchemaNative = 'collections' | 'indexes' | 'functions' | 'roles' | 'access_providers';
+
+/**
+ * What only a flora export holds (src/transfer/floraFormat.ts, docs/export-format.md). Documents
+ * are the v4 wire JSON as Get returned them (parsed with parseJson: longs are bigints, refs and
+ * times still in their @ref / @ts forms), to be created as they are.
+ *  - database: a child database to create (`path` ends with its name), before anything in it;
+ *  - schema: a schema document of `database`, before its documents, in creatable order
+ *    (collections, indexes, functions, roles, access providers);
+ *  - key, token: with --keys, as Get returned them (with `hashed_secret`);
+ *  - version: with --history, one version of a document within retention, after the documents:
+ *    its whole `data` as of `ts` (null for a delete, or where it no longer reads: a passed ttl).
+ */
+export type FloraItem =
+  | { readonly kind: 'database'; readonly path: DatabasePath; readonly document: JsonValue }
+  | { readonly kind: 'schema'; readonly database: DatabasePath; readonly native: SchemaNative; readonly document: JsonValue }
+  | { readonly kind: 'key' | 'token'; readonly database: DatabasePath; readonly document: JsonValue }
+  | {
+      readonly kind: 'version';
+      readonly database: DatabasePath;
+      readonly collection: string;
+      readonly id: string;
+      readonly ts: Time;
+      readonly action: 'create' | 'update' | 'delete';
+      readonly data: Obj | null;
+    };
 
 export type SourceItem =
   | { readonly kind: 'document'; readonly doc: SourceDocument }
   | { readonly kind: 'credential'; readonly cred: SourceCredential }
   | { readonly kind: 'problem'; readonly file: string; readonly line: number; readonly element?: number; readonly reason: string }
-  | { readonly kind: 'note'; readonly text: string };
+  | { readonly kind: 'note'; readonly text: string }
+  | FloraItem;
 
-export type SourceFormat = 'fauna-snapshot' | 'driver-dump';
+export type SourceFormat = 'fauna-snapshot' | 'driver-dump' | 'flora-export';
 
 export interface SourceFile {
   readonly path: string;
