@@ -31,7 +31,7 @@
 
 import { ProtocolError, QueryError } from '../values/errors';
 import { FIRST_USER_COLLECTION_ID, type Obj } from '../values/types';
-import { EngineConflict, type Engine, type Head, type HeadQuery, type WriteOp } from './engine';
+import { EngineConflict, type Engine, type EngineSnapshot, type Head, type HeadQuery, type WriteOp } from './engine';
 import {
   decodeFloor,
   decodeLogRecord,
@@ -206,6 +206,11 @@ class MvccStore implements Store {
 
   get shared(): boolean {
     return this.sharing !== undefined;
+  }
+
+  openSnapshot(): Promise<EngineSnapshot> {
+    if (this.closed) throw new Error('store is closed');
+    return this.engine.snapshot();
   }
 
   onNativeWrites(listener: (ts: bigint, docs: DocKey[] | 'all') => void): void {

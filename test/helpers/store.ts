@@ -55,6 +55,9 @@ export class CountingEngine implements Engine {
   checkReaders() {
     this.inner.checkReaders();
   }
+  snapshot() {
+    return this.inner.snapshot();
+  }
   readHead(q: HeadQuery) {
     return this.inner.readHead(q);
   }
