@@ -75,7 +75,8 @@ import { prefixEnd } from './tuple';
 import { isDeletion, TxnImpl, type CommitRecord } from './txn';
 import { deletionsThrough, keepsDeleted } from './deletions';
 
-const ISSUED_TS_KEY = systemKey('issuedTs');
+/** The store's issued transaction time: every commit at or below it is written, every later one gets more. */
+export const ISSUED_TS_KEY = systemKey('issuedTs');
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
 const MAX_WRITES_IN_FLIGHT = 4;
 /** Shared mode: a snapshot older than this starts a tick in the background. */
