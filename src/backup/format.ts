@@ -126,6 +126,8 @@ export class RecordDecoder {
   private readonly parts: Buffer[] = [];
   private buffered = 0;
   private readonly hash: Hash = createHash('sha256');
+  /** Bytes the record being read needs in all, once its lengths are known (0 before). */
+  private need = 0;
 
   push(chunk: Buffer): KV[] {
     if (chunk.length === 0) return [];
@@ -146,7 +148,7 @@ export class RecordDecoder {
         this.header = checkHeader(parsed);
         this.stage = 'records';
       } else if (this.stage === 'records') {
-        if (this.buffered < 4) return out;
+        if (this.buffered < Math.max(4, this.need)) return out;
         const keyLen = this.peekU32(0);
         if (keyLen === 0) {
           this.take(4);
@@ -157,8 +159,10 @@ export class RecordDecoder {
         if (this.buffered < 8 + keyLen) return out;
         const valueLen = this.peekU32(4 + keyLen);
         if (valueLen > MAX_VALUE) throw this.corrupt(`a value length of ${valueLen} bytes`);
-        if (this.buffered < 8 + keyLen + valueLen) return out;
-        const frame = this.take(8 + keyLen + valueLen);
+        this.need = 8 + keyLen + valueLen;
+        if (this.buffered < this.need) return out;
+        const frame = this.take(this.need);
+        this.need = 0;
         this.hash.update(frame);
         out.push({ key: frame.subarray(4, 4 + keyLen), value: frame.subarray(8 + keyLen) });
         this.records++;
