@@ -8,7 +8,7 @@ import { PassThrough, Readable, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { BackupError } from '../backup/format';
 import { openBackup } from '../backup/readBackup';
-import { formatBytes, parseFlags, progressReporter, UsageError } from './flags';
+import { formatBytes, parseFlags, progressReporter, runCommand, UsageError } from './flags';
 
 export const BACKUP_USAGE = `Usage: flora backup --out <file> [options]
 
@@ -41,28 +41,12 @@ function parse(args: readonly string[], env: NodeJS.ProcessEnv): Options {
   return { url: (values.get('--url') ?? env.FLORA_URL ?? 'http://127.0.0.1:8443').replace(/\/+$/, ''), secret, out };
 }
 
-export async function backup(args: readonly string[], env: NodeJS.ProcessEnv = process.env, err: Writable = process.stderr): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    err.write(BACKUP_USAGE);
-    return 0;
-  }
-  let opts: Options;
-  try {
-    opts = parse(args, env);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      err.write(`flora backup: ${e.message}\n\nRun 'flora backup --help' for the options.\n`);
-      return 2;
-    }
-    throw e;
-  }
-  try {
+export function backup(args: readonly string[], env: NodeJS.ProcessEnv = process.env, err: Writable = process.stderr, out: Writable = process.stdout): Promise<number> {
+  const run = async (opts: Options) => {
     await download(opts, err);
     return 0;
-  } catch (e) {
-    err.write(`flora backup: ${(e as Error).message}\n`);
-    return 1;
-  }
+  };
+  return runCommand({ name: 'backup', usage: BACKUP_USAGE, parse: (a) => parse(a, env), run }, args, out, err);
 }
 
 async function download(opts: Options, err: Writable): Promise<void> {

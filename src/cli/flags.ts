@@ -1,8 +1,46 @@
-// Command-line flags of the admin commands (`--name value`, `--name=value`, switches, operands),
-// and the human-readable sizes and rates they print.
+// What the admin commands (export-logs, backup, restore) share: their flags (`--name value`,
+// `--name=value`, switches, operands), --help and exit codes, and the progress lines they print.
+
+import type { Writable } from 'node:stream';
 
 /** Bad usage: the command prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {}
+
+export interface CommandSpec<O> {
+  /** As typed after `flora`. */
+  name: string;
+  usage: string;
+  /** Throws UsageError for bad usage. */
+  parse(args: readonly string[]): O;
+  /** Resolves with the exit code. */
+  run(opts: O): Promise<number>;
+  /** The exit code of a failure `run` threw (default 1). */
+  failure?(e: unknown): number;
+}
+
+/** --help (exit 0), bad usage (exit 2, with a pointer to --help), a failure (its message, exit 1 or as `failure` says). */
+export async function runCommand<O>(spec: CommandSpec<O>, args: readonly string[], out: Writable, err: Writable): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    out.write(spec.usage);
+    return 0;
+  }
+  let opts: O;
+  try {
+    opts = spec.parse(args);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err.write(`flora ${spec.name}: ${e.message}\n\nRun 'flora ${spec.name} --help' for the options.\n`);
+      return 2;
+    }
+    throw e;
+  }
+  try {
+    return await spec.run(opts);
+  } catch (e) {
+    err.write(`flora ${spec.name}: ${(e as Error).message}\n`);
+    return spec.failure?.(e) ?? 1;
+  }
+}
 
 export interface ParsedFlags {
   values: Map<string, string>;

@@ -9,7 +9,7 @@ import { openBackup, type BackupReading } from '../backup/readBackup';
 import { restoreInto, RestoreRefused, verifyStore } from '../backup/restore';
 import { FORMAT_VERSION } from '../storage/format';
 import { StorageUnavailable, StoreInUse, type Engine } from '../storage/engine';
-import { parseFlags, progressReporter, UsageError } from './flags';
+import { parseFlags, progressReporter, runCommand, UsageError } from './flags';
 
 export const RESTORE_USAGE = `Usage: flora restore <file> (--data-dir <dir> | --storage postgres://…) [--verify] [--force]
        flora restore --verify <file>
@@ -50,28 +50,22 @@ function parse(args: readonly string[]): Options {
   return { file: operands[0], dataDir, storage, verify, force: switches.has('--force') };
 }
 
-export async function restore(args: readonly string[], err: Writable = process.stderr, stdin: Readable = process.stdin): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    err.write(RESTORE_USAGE);
-    return 0;
-  }
-  let opts: Options;
-  try {
-    opts = parse(args);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      err.write(`flora restore: ${e.message}\n\nRun 'flora restore --help' for the options.\n`);
-      return 2;
-    }
-    throw e;
-  }
-  try {
-    await run(opts, err, stdin);
-    return 0;
-  } catch (e) {
-    err.write(`flora restore: ${(e as Error).message}\n`);
-    return e instanceof RestoreRefused || e instanceof StoreInUse || e instanceof StorageUnavailable ? 3 : 1;
-  }
+export function restore(args: readonly string[], err: Writable = process.stderr, stdin: Readable = process.stdin, out: Writable = process.stdout): Promise<number> {
+  return runCommand(
+    {
+      name: 'restore',
+      usage: RESTORE_USAGE,
+      parse,
+      run: async (opts) => {
+        await run(opts, err, stdin);
+        return 0;
+      },
+      failure: (e) => (e instanceof RestoreRefused || e instanceof StoreInUse || e instanceof StorageUnavailable ? 3 : 1),
+    },
+    args,
+    out,
+    err,
+  );
 }
 
 async function run(opts: Options, err: Writable, stdin: Readable): Promise<void> {

@@ -93,6 +93,15 @@ class PgEngine implements Engine {
 
   constructor(private readonly pool: Pool) {}
 
+  /** A connection of its own (a transaction spanning statements), or StorageUnavailable. */
+  private async connect(): Promise<PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
   async readHead(query: HeadQuery): Promise<Head> {
     try {
       // One statement: one snapshot, taken when it starts (after every commit that completed).
@@ -105,12 +114,7 @@ class PgEngine implements Engine {
 
   async exclusive(query: HeadQuery, build: (head: Head) => WriteOp[]): Promise<void> {
     if (this.closed) throw new Error('engine is closed');
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    const client = await this.connect();
     try {
       let rows: { q: number; k: Buffer; v: Buffer }[];
       try {
@@ -144,12 +148,7 @@ class PgEngine implements Engine {
   }
 
   async startup<T>(fn: () => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    const client = await this.connect();
     // Held (an open transaction on this connection) while `fn` works through the pool. Under
     // snapshot or serializable isolation, taking it just after another process let it go fails
     // (40001): take it again.
@@ -179,12 +178,7 @@ class PgEngine implements Engine {
 
   async snapshot(): Promise<EngineSnapshot> {
     if (this.closed) throw new Error('engine is closed');
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    const client = await this.connect();
     // Its own connection: one REPEATABLE READ transaction sees one state for as long as it lasts,
     // and a cursor hands the rows over in key order a page at a time. Read only, it takes no lock
     // a commit waits for.

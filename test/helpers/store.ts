@@ -69,6 +69,18 @@ export class CountingEngine implements Engine {
   }
 }
 
+/** A fresh LMDB engine in a temporary folder, closed and removed after `fn`. */
+export async function withLmdbEngine(fn: (engine: Engine) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const engine = await openLmdbEngine(dir);
+  try {
+    await fn(engine);
+  } finally {
+    await engine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function withStore(
   fn: (store: Store, engine: CountingEngine, dir: string) => Promise<void>,
   clock?: () => bigint,

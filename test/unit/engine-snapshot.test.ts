@@ -3,13 +3,10 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Engine, KV } from '../../src/storage/engine';
-import { openLmdbEngine } from '../../src/storage/lmdbEngine';
 import { openPgEngine } from '../../src/storage/pgEngine';
 import { startPostgres, type Postgres } from '../helpers/postgres';
+import { withLmdbEngine } from '../helpers/store';
 
 const N = 3000;
 const key = (i: number) => Uint8Array.of(0x41, i >> 8, i & 0xff);
@@ -77,16 +74,7 @@ describe('engine snapshots', () => {
     await pg?.stop();
   });
 
-  test('LMDB: one state, key order, bounded chunks, writers not blocked', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'flora-snap-'));
-    const engine = await openLmdbEngine(dir);
-    try {
-      await contract(engine);
-    } finally {
-      await engine.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  test('LMDB: one state, key order, bounded chunks, writers not blocked', () => withLmdbEngine(contract));
 
   test('PostgreSQL: the same', async () => {
     const engine = await openPgEngine(await pg!.newDatabase('snapshot'));
@@ -97,10 +85,8 @@ describe('engine snapshots', () => {
     }
   });
 
-  test('a closed snapshot reads no more', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'flora-snap-'));
-    const engine = await openLmdbEngine(dir);
-    try {
+  test('a closed snapshot reads no more', () =>
+    withLmdbEngine(async (engine) => {
       await engine.write([{ key: key(1), value: Uint8Array.of(1) }]);
       const s = await engine.snapshot();
       await s.close();
@@ -108,9 +94,5 @@ describe('engine snapshots', () => {
       await assert.rejects(async () => {
         for await (const _ of s.scan());
       }, /closed/);
-    } finally {
-      await engine.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
