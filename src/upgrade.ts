@@ -2,14 +2,15 @@
 // lives with what it converts (model/upgrade, graphql/upgrade); this is where they are put in order.
 
 import type { Engine } from './storage/engine';
-import { checkKnown, FORMAT_VERSION, formatRecord, storedFormat } from './storage/format';
+import { checkKnown, checkRestored, FORMAT_VERSION, formatRecord, storedFormat } from './storage/format';
 import { upgradeRefsByIdentity } from './model/upgrade/refsByIdentity';
 import { bindStoredSchemas } from './graphql/upgrade';
 import { moveRemovedEntries } from './storage/upgradeRemovals';
 import { moveDeletedDocuments } from './storage/upgradeDeletions';
 
-/** Stamps a new store, migrates an older one in place, refuses a newer one (FormatError). */
+/** Stamps a new store, migrates an older one in place, refuses a newer one or a half-restored one (FormatError). */
 export async function upgradeStorage(engine: Engine, log: (line: string) => void): Promise<void> {
+  await checkRestored(engine);
   const format = await storedFormat(engine);
   if (format === undefined) return engine.write([formatRecord(FORMAT_VERSION)]);
   checkKnown(format);

@@ -5,6 +5,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGunzip } from 'node:zlib';
+import { runCommand, UsageError } from './flags';
 
 export const EXPORT_USAGE = `Usage: flora export-logs --start <time> [options]
 
@@ -42,8 +43,6 @@ interface Options {
   pollMs: number;
   timeoutMs: number;
 }
-
-class UsageError extends Error {}
 
 /** Relative times (`-15m`), `now`, or ISO 8601 text as given. */
 export function resolveTime(raw: string, nowMs = Date.now()): string {
@@ -127,27 +126,8 @@ async function call(opts: Options, method: string, path: string, body?: unknown)
   return { status: res.status, json };
 }
 
-export async function exportLogs(args: readonly string[], env: NodeJS.ProcessEnv = process.env, err: Writable = process.stderr, out: Writable = process.stdout): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    out.write(EXPORT_USAGE);
-    return 0;
-  }
-  let opts: Options;
-  try {
-    opts = parse(args, env);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      err.write(`flora export-logs: ${e.message}\n\nRun 'flora export-logs --help' for the options.\n`);
-      return 2;
-    }
-    throw e;
-  }
-  try {
-    return await run(opts, err, out);
-  } catch (e) {
-    err.write(`flora export-logs: ${(e as Error).message}\n`);
-    return 1;
-  }
+export function exportLogs(args: readonly string[], env: NodeJS.ProcessEnv = process.env, err: Writable = process.stderr, out: Writable = process.stdout): Promise<number> {
+  return runCommand({ name: 'export-logs', usage: EXPORT_USAGE, parse: (a) => parse(a, env), run: (opts) => run(opts, err, out) }, args, out, err);
 }
 
 async function run(opts: Options, err: Writable, out: Writable): Promise<number> {

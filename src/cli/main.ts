@@ -13,6 +13,8 @@ Commands:
   export       Export a database tree at one transaction time (see 'flora export --help')
   export-logs  Export the query log of a time range (see 'flora export-logs --help')
   import       Import a Fauna export, driver dumps or schema files (see 'flora import --help')
+  backup       Download a consistent backup of the whole server (see 'flora backup --help')
+  restore      Restore a backup into a new store (see 'flora restore --help')
 
 Options for start (flags win over environment variables):
 ${configHelp()}
@@ -30,6 +32,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'export') return (await import('./export')).exportDatabase(rest); // database export client
   if (command === 'export-logs') return (await import('./exportLogs')).exportLogs(rest); // query-log export client
   if (command === 'import') return (await import('./import')).importCommand(rest);
+  if (command === 'backup') return (await import('./backup')).backup(rest);
+  if (command === 'restore') return (await import('./restore')).restore(rest);
   if (command !== 'start') {
     process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);
     return 2;
@@ -78,8 +82,10 @@ async function start(args: readonly string[]): Promise<number> {
     process.stderr.write(`flora: cannot open the query log: ${(err as Error).message}\n`);
     return 1;
   }
+  const { BackupApi } = await import('../server/backupApi');
+  const backups = new BackupApi(service, service.tier.store, config.dataDir, config.storage ? 'postgres' : 'lmdb');
   try {
-    server = await startServer(service, config, { logs, ownsService });
+    server = await startServer(service, config, { logs, ownsService, backups });
   } catch (err) {
     await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);

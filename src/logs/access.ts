@@ -48,6 +48,8 @@ export async function asAdmin<T>(
   service: QueryService,
   authorization: string | undefined,
   fn: (ctx: EvalContext, requester: Requester) => Promise<T>,
+  /** The 403's message (another admin API words it its own way). */
+  denied = 'Permission denied: exporting logs needs the root secret or an admin key.',
 ): Promise<{ result: T; requester: Requester }> {
   if (authorization === undefined || authorization.trim() === '') throw unauthorizedBearer(true);
   let requester: Requester | undefined;
@@ -57,7 +59,7 @@ export async function asAdmin<T>(
       async (ctx) => {
         const s = ctx.scope;
         if (s.role !== 'admin' || s.roles || s.token || s.jwt) {
-          throw new LogApiError(403, 'Permission denied: exporting logs needs the root secret or an admin key.');
+          throw new LogApiError(403, denied);
         }
         requester = { db: s.db, path: [...s.path] };
         return fn(ctx, requester);

@@ -96,6 +96,12 @@ async function answer(
     res.end();
     return { status: 200, bytesOut: 0, ts };
   }
+  const bytesOut = await pipeFile(input, res);
+  return { status: 200, bytesOut, ts: Date.now() };
+}
+
+/** Sends a file's stream as the body of a response whose head is written; the bytes sent. */
+export async function pipeFile(input: NodeJS.ReadableStream & { destroy(): void }, res: AnyResponse): Promise<number> {
   let bytesOut = 0;
   input.on('data', (c: Buffer) => (bytesOut += c.length));
   const piped = pipeline(input, res as NodeJS.WritableStream);
@@ -109,10 +115,11 @@ async function answer(
     res.destroy();
   }
   input.destroy(); // a client gone early: stop reading
-  return { status: 200, bytesOut, ts: Date.now() };
+  return bytesOut;
 }
 
-function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {
+/** Answers `{"message"}` with `status`, unless the response is already under way; the bytes sent. */
+export function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {
   const body = Buffer.from(JSON.stringify({ message }), 'utf8');
   if (res.headersSent || res.writableEnded) return 0;
   res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', 'content-length': String(body.length), ...headers });

@@ -20,6 +20,7 @@ import { TooBusy, type MemoryPool } from '../fql/budget';
 import type { LogSystem } from '../logs/index';
 import { NO_LOGGER } from '../logs/types';
 import { isDownloadPath, serveDownload } from './logsDownload';
+import { isBackupPath, type BackupApi } from './backupApi';
 import { logOutcome } from './logsHook';
 import {
   BUILD,
@@ -57,6 +58,8 @@ export interface ServerOptions {
    * /api/v1/logs answers 404. Closed by close() after the last request (so every request is logged).
    */
   logs?: LogSystem;
+  /** The backup API (/api/v1/backup, /api/v1/backups…); 404 without it. */
+  backups?: BackupApi;
 }
 
 /**
@@ -124,6 +127,11 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     // Presigned log-export downloads stream a file: they bypass the JSON Outcome path.
     if (logs && isDownloadPath(ctx.path)) {
       void serveDownload(logs, ctx, res, logger, startedMs);
+      return;
+    }
+    // So do backups, which stream a snapshot of the store or a file.
+    if (opts.backups && isBackupPath(ctx.path)) {
+      void opts.backups.serve(ctx, res, logger, startedMs);
       return;
     }
     handle(ctx)

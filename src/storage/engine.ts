@@ -53,6 +53,22 @@ export interface Head {
   ranges: KV[][];
 }
 
+/**
+ * One consistent state of the whole map, held open for as long as a reader needs it (a backup),
+ * without blocking writers: they go on committing, and none of their commits is seen here.
+ */
+export interface EngineSnapshot {
+  /** A key's value in this state (undefined = absent). */
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * Every entry of the map in key order, in chunks of bounded size (so memory stays bounded however
+   * large the store is). Iterate once.
+   */
+  scan(): AsyncIterable<KV[]>;
+  /** Lets the state go (LMDB may reuse its pages again; PostgreSQL ends the transaction). */
+  close(): Promise<void>;
+}
+
 export interface Engine {
   /** Longest key the engine can store, so commits can be refused before they are accepted. */
   readonly maxKeySize: number;
@@ -94,6 +110,8 @@ export interface Engine {
    * its own, so processes started together upgrade a store once.
    */
   startup<T>(fn: () => Promise<T>): Promise<T>;
+  /** Opens a consistent snapshot of the whole map (a backup's source); close it when done. */
+  snapshot(): Promise<EngineSnapshot>;
   /** Frees what processes that died left registered in the store (LMDB's reader slots). */
   checkReaders(): void;
 }

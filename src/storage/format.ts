@@ -10,9 +10,24 @@ import type { Engine, WriteOp } from './engine';
 import { decodeU64Value, encodeU64Value, systemKey } from './keys';
 
 export const FORMAT_VERSION = 4;
-const FORMAT_KEY = systemKey('format');
+export const FORMAT_KEY = systemKey('format');
 
 export class FormatError extends Error {}
+
+/**
+ * Present while `flora restore` fills a store (written first, removed last): a store that has it
+ * holds part of a backup, and is never served.
+ */
+export const RESTORE_MARKER = systemKey('restoring');
+
+/** Refuses a store whose restore did not finish. */
+export async function checkRestored(engine: Engine): Promise<void> {
+  if (await engine.get(RESTORE_MARKER))
+    throw new FormatError(
+      'this store holds an unfinished restore (flora restore was interrupted): it is not served. ' +
+        'Run flora restore into it again with --force, or restore into a new data directory',
+    );
+}
 
 /** The format of the store's data: undefined for an empty store (nothing written yet). */
 export async function storedFormat(engine: Engine): Promise<number | undefined> {

@@ -4,10 +4,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockDirectory } from './dirLock';
 import { open, type RootDatabase } from 'lmdb';
-import type { Engine, Head, HeadQuery, KV, RangeOptions, WriteOp } from './engine';
+import type { Engine, EngineSnapshot, Head, HeadQuery, KV, RangeOptions, WriteOp } from './engine';
 
 /** LMDB's compiled-in key size limit as lmdb-js ships it. Longer keys are rejected up front. */
 export const MAX_KEY_SIZE = 1978;
+/** Entries a snapshot scan reads at once: one synchronous cursor pass per chunk. */
+const SNAPSHOT_CHUNK = 1024;
 
 function checkKey(key: Uint8Array): void {
   if (key.length > MAX_KEY_SIZE) {
@@ -121,6 +123,39 @@ class LmdbEngine implements Engine {
     });
     if (failure) throw failure.error;
     await db.flushed;
+  }
+
+  async snapshot(): Promise<EngineSnapshot> {
+    if (this.closed) throw new Error('engine is closed');
+    const db = this.db;
+    // A fresh read transaction, marked in use: lmdb-js moves this process's other reads to a newer
+    // one at its next reset, and writers go on (LMDB only keeps this state's pages from reuse).
+    db.resetReadTxn();
+    const txn = db.useReadTransaction();
+    let open = true;
+    const scan = async function* (): AsyncGenerator<KV[]> {
+      let after: Buffer | undefined;
+      for (;;) {
+        if (!open) throw new Error('snapshot is closed');
+        // Each chunk is read in one synchronous pass: no cursor stays open across event turns.
+        const chunk = [
+          ...(db.getRange({ transaction: txn, limit: SNAPSHOT_CHUNK, ...(after ? { start: after, exclusiveStart: true } : {}) }) as Iterable<KV>),
+        ];
+        if (chunk.length === 0) return;
+        after = chunk[chunk.length - 1].key as Buffer;
+        yield chunk;
+        if (chunk.length < SNAPSHOT_CHUNK) return;
+      }
+    };
+    return {
+      get: async (key) => (key.length > MAX_KEY_SIZE || !open ? undefined : db.get(asBuffer(key), { transaction: txn })),
+      scan,
+      close: async () => {
+        if (!open) return;
+        open = false;
+        txn.done();
+      },
+    };
   }
 
   /** One opener at a time already: the directory's lock, or the supervisor of its workers (tier/). */

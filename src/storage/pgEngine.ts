@@ -14,10 +14,12 @@
 
 import type { Pool, PoolClient } from 'pg';
 import { createSchema, openPool, retryable } from './pgConnect';
-import { EngineConflict, StorageUnavailable, type Engine, type Head, type HeadQuery, type KV, type RangeOptions, type WriteOp } from './engine';
+import { EngineConflict, StorageUnavailable, type Engine, type EngineSnapshot, type Head, type HeadQuery, type KV, type RangeOptions, type WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
 /** Rows fetched per round trip of a range scan. */
 const PAGE = 256;
+/** Rows a snapshot scan fetches per round trip. */
+const SNAPSHOT_PAGE = 1024;
 const TABLE = 'flora_kv';
 const LOCKS = 'flora_commit_lock';
 /** The row every commit of the tier updates first. */
@@ -91,6 +93,15 @@ class PgEngine implements Engine {
 
   constructor(private readonly pool: Pool) {}
 
+  /** A connection of its own (a transaction spanning statements), or StorageUnavailable. */
+  private async connect(): Promise<PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
   async readHead(query: HeadQuery): Promise<Head> {
     try {
       // One statement: one snapshot, taken when it starts (after every commit that completed).
@@ -103,12 +114,7 @@ class PgEngine implements Engine {
 
   async exclusive(query: HeadQuery, build: (head: Head) => WriteOp[]): Promise<void> {
     if (this.closed) throw new Error('engine is closed');
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    const client = await this.connect();
     try {
       let rows: { q: number; k: Buffer; v: Buffer }[];
       try {
@@ -142,12 +148,7 @@ class PgEngine implements Engine {
   }
 
   async startup<T>(fn: () => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    const client = await this.connect();
     // Held (an open transaction on this connection) while `fn` works through the pool. Under
     // snapshot or serializable isolation, taking it just after another process let it go fails
     // (40001): take it again.
@@ -174,6 +175,50 @@ class PgEngine implements Engine {
   }
 
   checkReaders(): void {}
+
+  async snapshot(): Promise<EngineSnapshot> {
+    if (this.closed) throw new Error('engine is closed');
+    const client = await this.connect();
+    // Its own connection: one REPEATABLE READ transaction sees one state for as long as it lasts,
+    // and a cursor hands the rows over in key order a page at a time. Read only, it takes no lock
+    // a commit waits for.
+    try {
+      await client.query(
+        `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; DECLARE flora_snapshot NO SCROLL CURSOR FOR SELECT k, v FROM ${TABLE} ORDER BY k`,
+      );
+    } catch (e) {
+      client.release(true);
+      throw unavailable(e);
+    }
+    let open = true;
+    const query = async <R extends object>(text: string, values?: unknown[]): Promise<R[]> => {
+      if (!open) throw new Error('snapshot is closed');
+      try {
+        return (await client.query<R>({ text, values })).rows;
+      } catch (e) {
+        throw unavailable(e);
+      }
+    };
+    return {
+      get: async (key) => (await query<{ v: Buffer }>(`SELECT v FROM ${TABLE} WHERE k = $1`, [asBuffer(key)]))[0]?.v,
+      scan: async function* () {
+        for (;;) {
+          const rows = await query<{ k: Buffer; v: Buffer }>(`FETCH ${SNAPSHOT_PAGE} FROM flora_snapshot`);
+          if (rows.length === 0) return;
+          yield rows.map((r) => ({ key: r.k, value: r.v }));
+          if (rows.length < SNAPSHOT_PAGE) return;
+        }
+      },
+      close: async () => {
+        if (!open) return;
+        open = false;
+        await client.query('COMMIT').then(
+          () => client.release(),
+          () => client.release(true),
+        );
+      },
+    };
+  }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     try {

@@ -31,7 +31,7 @@
 
 import { ProtocolError, QueryError } from '../values/errors';
 import { FIRST_USER_COLLECTION_ID, type Obj } from '../values/types';
-import { EngineConflict, type Engine, type Head, type HeadQuery, type WriteOp } from './engine';
+import { EngineConflict, type Engine, type EngineSnapshot, type Head, type HeadQuery, type WriteOp } from './engine';
 import {
   decodeFloor,
   decodeLogRecord,
@@ -75,7 +75,8 @@ import { prefixEnd } from './tuple';
 import { isDeletion, TxnImpl, type CommitRecord } from './txn';
 import { deletionsThrough, keepsDeleted } from './deletions';
 
-const ISSUED_TS_KEY = systemKey('issuedTs');
+/** The store's issued transaction time: every commit at or below it is written, every later one gets more. */
+export const ISSUED_TS_KEY = systemKey('issuedTs');
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
 const MAX_WRITES_IN_FLIGHT = 4;
 /** Shared mode: a snapshot older than this starts a tick in the background. */
@@ -206,6 +207,11 @@ class MvccStore implements Store {
 
   get shared(): boolean {
     return this.sharing !== undefined;
+  }
+
+  openSnapshot(): Promise<EngineSnapshot> {
+    if (this.closed) throw new Error('store is closed');
+    return this.engine.snapshot();
   }
 
   onNativeWrites(listener: (ts: bigint, docs: DocKey[] | 'all') => void): void {

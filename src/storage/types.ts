@@ -3,6 +3,7 @@
 
 import type { Obj, TxnTime } from '../values/types';
 import type { RefNamer } from './valueCodec';
+import type { EngineSnapshot } from './engine';
 
 /** Internal address of a document: database scope id, collection internal id, document id. */
 export interface DocKey {
@@ -232,6 +233,11 @@ export interface Store {
   run<T>(fn: (txn: Txn) => Promise<T>, opts?: RunOptions): Promise<RunResult<T>>;
   /** The server clock in µs as the store sees it (never behind the last commit). */
   now(): bigint;
+  /**
+   * A consistent snapshot of the whole engine map, taken now (every commit that completed before
+   * the call is in it) and held without blocking writers: the source of a backup.
+   */
+  openSnapshot(): Promise<EngineSnapshot>;
   /** True when other processes commit to the same store (the shared mode of store.ts). */
   readonly shared: boolean;
   /**

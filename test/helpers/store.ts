@@ -55,6 +55,9 @@ export class CountingEngine implements Engine {
   checkReaders() {
     this.inner.checkReaders();
   }
+  snapshot() {
+    return this.inner.snapshot();
+  }
   readHead(q: HeadQuery) {
     return this.inner.readHead(q);
   }
@@ -63,6 +66,18 @@ export class CountingEngine implements Engine {
     this.writes++;
     await this.inner.exclusive(q, (head) => (written = build(head)));
     for (const op of written) this.durable.add(Buffer.from(op.key).toString('hex'));
+  }
+}
+
+/** A fresh LMDB engine in a temporary folder, closed and removed after `fn`. */
+export async function withLmdbEngine(fn: (engine: Engine) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const engine = await openLmdbEngine(dir);
+  try {
+    await fn(engine);
+  } finally {
+    await engine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -146,6 +146,7 @@ function dying(engine: Engine, failAt: number): Engine {
     exclusive: (q, build) => engine.exclusive(q, build),
     startup: (fn) => engine.startup(fn),
     checkReaders: () => engine.checkReaders(),
+    snapshot: () => engine.snapshot(),
   };
 }
 
