@@ -72,8 +72,17 @@ export class RefNames implements TxnNames {
     const native = nativeById(coll);
     if (native === undefined) return dangling(addr);
     if (!(NAMED_NATIVES as readonly string[]).includes(native)) return new Ref(String(id), new Ref(native), dbRef, addr);
-    const entry = this.schemaFor(db, at).getById(native as NamedNative, id);
+    const entry = this.entryAt(db, native as NamedNative, id, at);
     return entry ? new Ref(entry.name, new Ref(native), dbRef, addr) : dangling(addr);
+  }
+
+  /**
+   * Schema document `id` as of `at`; one created after `at` by the name it has now: a history write
+   * (Insert, an import keeping its documents' times) can put a ref to it into the past.
+   */
+  private entryAt(db: bigint, native: NamedNative, id: bigint, at: bigint) {
+    const snapshot = this.source.txn.snapshotTs;
+    return this.schemaFor(db, at).getById(native, id) ?? (at < snapshot ? this.schemaFor(db, snapshot).getById(native, id) : undefined);
   }
 
   /** The databases whose names this namer has looked up. */
@@ -106,7 +115,7 @@ export class RefNames implements TxnNames {
   private collRef(db: bigint, coll: number, at: bigint): Ref {
     const addr: RefAddr = { db, coll: NATIVE_IDS.collections, id: BigInt(coll) };
     const dbRef = this.dbRef(db);
-    const entry = dbRef === null ? undefined : this.schemaFor(db, at).getById('collections', addr.id);
+    const entry = dbRef === null ? undefined : this.entryAt(db, 'collections', addr.id, at);
     return entry ? new Ref(entry.name, new Ref('collections'), dbRef ?? undefined, addr) : dangling(addr);
   }
 

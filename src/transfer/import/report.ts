@@ -18,6 +18,8 @@ export interface CollectionCounts {
 export class ImportReport {
   readonly collections = new Map<string, CollectionCounts>();
   readonly credentials: CollectionCounts = { written: 0, existing: 0 };
+  /** History versions written (a flora export made with --history). */
+  versions = 0;
   readonly schema: { created: string[]; existing: string[] } = { created: [], existing: [] };
   readonly problems: Problem[] = [];
   readonly notes: string[] = [];
@@ -48,6 +50,7 @@ export class ImportReport {
     return {
       collections: Object.fromEntries(this.collections),
       credentials: this.credentials,
+      versions: this.versions,
       schema: this.schema,
       problems: this.problems,
       notes: this.notes,
@@ -65,6 +68,7 @@ export class ImportReport {
       lines.push(`${name.padEnd(width)}  ${String(c.written).padStart(10)}  ${String(c.existing).padStart(13)}`);
     if (this.credentials.written || this.credentials.existing)
       lines.push(`${'credentials'.padEnd(width)}  ${String(this.credentials.written).padStart(10)}  ${String(this.credentials.existing).padStart(13)}`);
+    if (this.versions) lines.push(`history: ${this.versions} versions written`);
     if (this.problems.length) {
       lines.push(`${this.problems.length} record(s) not imported:`);
       for (const p of this.problems) lines.push(`  ${p.file}:${p.line}${p.element !== undefined ? ` (element ${p.element})` : ''}: ${p.reason}`);

@@ -2,8 +2,11 @@
 // name, and schema-as-code resources in dependency order. Each creation is guarded, so a rerun
 // skips what exists.
 
-import { encodeJson } from '../../wire/encode';
-import { jsonString } from '../../wire/json';
+import { encodeAsExpr, encodeJson } from '../../wire/encode';
+import { decodeLiteral } from '../../wire/decode';
+import { jsonString, parseJson } from '../../wire/json';
+import type { JsonValue } from '../../wire/expr';
+import type { DatabasePath, FloraItem, SchemaNative } from '../sources';
 import { QueryFailed, type QueryClient } from '../queryClient';
 import { literalField, withoutField, type SchemaKind, type SchemaResource } from '../schemaFiles';
 import type { ImportReport } from './report';
@@ -18,6 +21,40 @@ export async function ensureDatabase(root: QueryClient, path: string, report: Im
     (created ? report.schema.created : report.schema.existing).push(`database ${segments.slice(0, i + 1).join('/')}`);
   }
   return root.scoped(segments.join('/'));
+}
+
+/** Fields of a schema document as Get returns it that its Create does not take. */
+const READ_ONLY_FIELDS = ['ref', 'ts', 'global_id', 'active'];
+
+/** A schema document as Get returned it (wire JSON) → the parameter object of its Create, as an expression. */
+function createParams(document: JsonValue): { name: string; params: JsonValue } {
+  const fields = decodeLiteral(document);
+  if (!(fields instanceof Map)) throw new Error('a schema document is not an object');
+  const params = new Map(fields);
+  for (const f of READ_ONLY_FIELDS) params.delete(f);
+  return { name: String(fields.get('name')), params: parseJson(encodeAsExpr(params, { txnTs: 0n })) };
+}
+
+const KIND_OF: Record<SchemaNative, SchemaKind> = {
+  collections: 'collection',
+  indexes: 'index',
+  functions: 'function',
+  roles: 'role',
+  access_providers: 'access_provider',
+};
+
+/** A flora export's schema document as a resource to create. */
+export function schemaResourceOf(item: FloraItem & { kind: 'schema' }): SchemaResource {
+  const { name, params } = createParams(item.document);
+  const db = item.database.join('/');
+  return { file: `(schema${db ? ` of ${db}` : ''})`, kind: KIND_OF[item.native], name, params };
+}
+
+/** A child database of a flora export (its data, priority… kept), created under `parent` unless there. */
+export async function ensureChildDatabase(parent: QueryClient, path: DatabasePath, document: JsonValue, report: ImportReport): Promise<void> {
+  const { name, params } = createParams(document);
+  const created = (await parent.query(ensureNamed('database', name, encodeJson(params)))).resource === true;
+  (created ? report.schema.created : report.schema.existing).push(`database ${path.join('/')}`);
 }
 
 /** Creates collections by name once each (a cache of those known to exist). */

@@ -4,7 +4,9 @@
 import { jsonString } from '../../wire/json';
 import { encodeAsExpr } from '../../wire/encode';
 import { Ref, type Obj, type Value } from '../../values/types';
-import type { SourceCredential, SourceDocument } from '../sources';
+import type { FloraItem, SourceCredential, SourceDocument } from '../sources';
+
+export type VersionItem = FloraItem & { kind: 'version' };
 
 const ENCODE = { txnTs: 0n };
 
@@ -27,6 +29,16 @@ export function putDocument(doc: SourceDocument): string {
   return `{"if":{"exists":${ref}},"then":"skip","else":{"do":[${write},"new"]}}`;
 }
 
+/**
+ * One version of a document's history, written at its time (Insert: a version already at that time
+ * is replaced, so writing it again changes nothing); answers "new".
+ */
+export function putVersion(v: VersionItem): string {
+  const ref = docRef(v.collection, v.id);
+  const params = v.data ? `{"object":{"data":${encodeAsExpr(v.data, ENCODE)}}}` : '{"object":{}}';
+  return `{"do":[{"insert":${ref},"ts":${v.ts.micros},"action":${jsonString(v.action)},"params":${params}},"new"]}`;
+}
+
 /** Credentials for a document, with the BCrypt hash as it was (its owner's password still works). */
 export function putCredential(cred: SourceCredential): string {
   const instance = docRef(cred.instance.collection, cred.instance.id);
@@ -34,8 +46,8 @@ export function putCredential(cred: SourceCredential): string {
 }
 
 /** A schema document by name, created unless one of that name exists: true when created. */
-export function ensureNamed(kind: 'collection' | 'database', name: string, params = `{"name":${jsonString(name)}}`): string {
-  return `{"if":{"exists":{"${kind}":${jsonString(name)}}},"then":false,"else":{"do":[{"create_${kind}":{"object":${params}}},true]}}`;
+export function ensureNamed(kind: 'collection' | 'database', name: string, params = `{"object":{"name":${jsonString(name)}}}`): string {
+  return `{"if":{"exists":{"${kind}":${jsonString(name)}}},"then":false,"else":{"do":[{"create_${kind}":${params}},true]}}`;
 }
 
 /** One page of the instances that have credentials, as `collection/id` strings with the cursor after it. */
