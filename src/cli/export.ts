@@ -83,12 +83,12 @@ export async function exportDatabase(args: readonly string[], env: NodeJS.Proces
     err.write(`flora export: ${e.message}\n\nRun 'flora export --help' for the options.\n`);
     return 2;
   }
-  const { runExport, streamProgress, QueryFailed, NoFaunaForm, OutputRefused } = await import('../transfer/export');
+  const { runExport, streamProgress, QueryFailed, ServerUnreachable, NoFaunaForm, OutputRefused } = await import('../transfer/export');
   try {
     await runExport({ ...opts, progress: streamProgress(err) });
     return 0;
   } catch (e) {
-    const known = e instanceof QueryFailed || e instanceof NoFaunaForm || e instanceof OutputRefused;
+    const known = e instanceof QueryFailed || e instanceof ServerUnreachable || e instanceof NoFaunaForm || e instanceof OutputRefused;
     if ((err as NodeJS.WriteStream).isTTY) err.write('\n');
     err.write(`flora export: ${known ? (e as Error).message : `failed: ${(e as Error).stack ?? String(e)}`}\n`);
     return 1;

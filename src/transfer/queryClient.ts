@@ -11,8 +11,10 @@ export class QueryFailed extends Error {
     readonly code: string,
     readonly description: string,
     readonly position: readonly (string | number)[],
+    /** The database the query ran in, as a path below the secret's ('' = the secret's own). */
+    readonly database = '',
   ) {
-    super(`${code}: ${description}${position.length ? ` (at ${position.join('.')})` : ''}`);
+    super(`query refused${database ? ` (database ${database})` : ''}: HTTP ${status} ${code}: ${description}${position.length ? ` (at ${position.join('.')})` : ''}`);
   }
 }
 
@@ -26,14 +28,30 @@ export interface QueryAnswer {
 }
 
 export class QueryClient {
+  /** The database queries run in, below the secret's. */
+  readonly path: readonly string[];
+
   constructor(
     readonly url: string,
     private readonly secret: string,
-  ) {}
+    path: readonly string[] = [],
+  ) {
+    this.path = path;
+  }
 
-  /** The same server, with the secret scoped to `path` (a child database of the secret's, as `a/b`). */
+  /** The same server, with the secret scoped to `path` (a child database of this client's, as `a/b`). */
   scoped(path: string): QueryClient {
-    return path === '' ? this : new QueryClient(this.url, `${this.secret}:${path}:admin`);
+    return path === '' ? this : new QueryClient(this.url, this.secret, [...this.path, ...path.split('/')]);
+  }
+
+  /** The client of child database `name`. */
+  child(name: string): QueryClient {
+    return new QueryClient(this.url, this.secret, [...this.path, name]);
+  }
+
+  /** The query's resource alone. */
+  async resource(body: string): Promise<JsonValue> {
+    return (await this.query(body)).resource;
   }
 
   async query(body: string): Promise<QueryAnswer> {
@@ -41,7 +59,7 @@ export class QueryClient {
     try {
       res = await fetch(new URL('/', this.url), {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.secret}`, 'content-type': 'application/json', 'x-faunadb-api-version': '4' },
+        headers: { authorization: `Bearer ${this.path.length ? `${this.secret}:${this.path.join('/')}:admin` : this.secret}`, 'content-type': 'application/json', 'x-faunadb-api-version': '4' },
         body,
       });
     } catch (e) {
@@ -59,7 +77,7 @@ export class QueryClient {
     if (Array.isArray(errors) && errors[0] instanceof Map) {
       const e = errors[0] as JsonObject;
       const position = Array.isArray(e.get('position')) ? (e.get('position') as JsonValue[]).map((p) => (typeof p === 'bigint' ? Number(p) : String(p))) : [];
-      throw new QueryFailed(res.status, String(e.get('code') ?? 'unknown'), String(e.get('description') ?? ''), position);
+      throw new QueryFailed(res.status, String(e.get('code') ?? 'unknown'), String(e.get('description') ?? ''), position, this.path.join('/'));
     }
     if (!json.has('resource')) throw new ServerUnreachable(`${this.url} answered ${res.status} without a resource`);
     return { resource: json.get('resource')!, txnTs: BigInt(res.headers.get('x-txn-time') ?? '0') };

@@ -201,7 +201,7 @@ describe('bad usage and failures', () => {
     const written = writeSnapshot(path.join(dir, 'unauth'), { encoding: 'tagged', layout: 'jsonl', gzip: false, collections: COLLECTIONS, records: RECORDS });
     const wrongSecret = await flora([written.exportDir, '--url', srv.url, '--secret', 'nope']);
     assert.equal(wrongSecret.code, 1);
-    assert.match(wrongSecret.stderr, /flora import: unauthorized/);
+    assert.match(wrongSecret.stderr, /flora import: query refused: HTTP 401 unauthorized/);
     const down = await flora([written.exportDir, '--url', 'http://127.0.0.1:1', '--secret', srv.secret]);
     assert.equal(down.code, 1);
     assert.match(down.stderr, /flora import: cannot reach http:\/\/127\.0\.0\.1:1/);

@@ -1,20 +1,10 @@
-// Queries to a Flora (or Fauna v4) endpoint over the public HTTP API, in the v4 wire JSON: a query
-// is sent as JSON text, the response parsed with the wire parser so that longs beyond 2^53 and
-// Doubles such as 1.0 stay what they are. The official driver is not used (a devDependency only).
+// The export's view of the server: queries in the v4 wire JSON answering their resource, per
+// database of the tree (src/transfer/queryClient.ts does the HTTP).
 
 import type { JsonValue } from '../../wire/expr';
-import { parseJson } from '../../wire/json';
+import { QueryClient as HttpClient } from '../queryClient';
 
-/** A query the server refused, or an endpoint that does not answer as Flora does: the message says which. */
-export class QueryFailed extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
+export { QueryFailed, ServerUnreachable } from '../queryClient';
 
 export interface QueryClient {
   /** The secret's database, as a path (empty: the secret's own database). */
@@ -26,41 +16,9 @@ export interface QueryClient {
 }
 
 export function httpClient(url: string, secret: string, path: readonly string[] = []): QueryClient {
-  const base = url.replace(/\/+$/, '');
-  const scoped = path.length > 0 ? `${secret}:${path.join('/')}:admin` : secret;
-  return {
-    path,
-    child: (name) => httpClient(url, secret, [...path, name]),
-    async query(expr) {
-      let res: Response;
-      try {
-        res = await fetch(`${base}/`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${scoped}`, 'x-faunadb-api-version': '4', 'content-type': 'application/json' },
-          body: expr,
-        });
-      } catch (err) {
-        const cause = (err as { cause?: Error }).cause;
-        throw new QueryFailed(`cannot reach ${base}: ${cause?.message ?? (err as Error).message}`, 0);
-      }
-      const text = await res.text();
-      let body: JsonValue;
-      try {
-        body = parseJson(text);
-      } catch {
-        throw new QueryFailed(`${base} answered HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`, res.status);
-      }
-      if (!(body instanceof Map)) throw new QueryFailed(`${base} answered HTTP ${res.status} with ${text.slice(0, 200)}`, res.status);
-      const errors = body.get('errors');
-      if (res.status !== 200 || Array.isArray(errors)) {
-        const first = Array.isArray(errors) && errors[0] instanceof Map ? errors[0] : undefined;
-        const code = typeof first?.get('code') === 'string' ? (first.get('code') as string) : undefined;
-        const description = typeof first?.get('description') === 'string' ? (first.get('description') as string) : text.slice(0, 200);
-        const where = path.length > 0 ? ` (database ${path.join('/')})` : '';
-        throw new QueryFailed(`query refused${where}: HTTP ${res.status} ${code ?? ''}: ${description}`, res.status, code);
-      }
-      if (!body.has('resource')) throw new QueryFailed(`${base} answered without a "resource": ${text.slice(0, 200)}`, res.status);
-      return body.get('resource')!;
-    },
-  };
+  return viewOf(new HttpClient(url.replace(/\/+$/, ''), secret, path));
+}
+
+function viewOf(http: HttpClient): QueryClient {
+  return { path: http.path, query: (expr) => http.resource(expr), child: (name) => viewOf(http.child(name)) };
 }

@@ -18,7 +18,7 @@ import type { WrittenFile } from './lineFile';
 import { snapshotTime } from './pages';
 import { silentProgress, type ExportProgress } from './progress';
 
-export { QueryFailed } from './client';
+export { QueryFailed, ServerUnreachable } from './client';
 export { NoFaunaForm } from './faunaRecord';
 export { streamProgress, type ExportProgress } from './progress';
 
