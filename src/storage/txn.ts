@@ -114,6 +114,17 @@ function decodeVersion(kv: KV, names: RefNamer | undefined, at: bigint): Version
 }
 
 
+/** What a collection scan reads: ids in [from, to) of `coll`, as of `at`, in id order or reversed. */
+interface ScanSpan {
+  db: bigint;
+  coll: number;
+  from: bigint;
+  to: bigint;
+  at: bigint;
+  reverse: boolean;
+  names: TxnNames | undefined;
+}
+
 interface BufferedVersion {
   key: DocKey;
   action: VersionAction;
@@ -354,8 +365,8 @@ export class TxnImpl implements Txn {
     try {
       let oi = 0;
       const names = opts.anonymousRefs ? undefined : this.names;
-      const walk = withDeleted && !keepsDeleted(coll) ? this.everyVersioned.bind(this) : this.latestVersions.bind(this);
-      for await (const doc of walk(db, coll, from, to, at, reverse, names)) {
+      const span: ScanSpan = { db, coll, from, to, at, reverse, names };
+      for await (const doc of withDeleted && !keepsDeleted(coll) ? this.everyVersioned(span) : this.latestVersions(span)) {
         for (; oi < own.length && before(own[oi].key.id, doc.id); oi++) {
           if (own[oi].action === 'delete' && !withDeleted) continue;
           last = own[oi].key.id;
@@ -389,15 +400,8 @@ export class TxnImpl implements Txn {
   }
 
   /** Per document id in [from, to), the newest stored version with ts ≤ at (deletes included). */
-  private async *latestVersions(
-    db: bigint,
-    coll: number,
-    from: bigint,
-    to: bigint,
-    at: bigint,
-    reverse: boolean,
-    names: TxnNames | undefined,
-  ): AsyncGenerator<{ id: bigint; version: Version }> {
+  private async *latestVersions(span: ScanSpan): AsyncGenerator<{ id: bigint; version: Version }> {
+    const { db, coll, from, to, at, reverse, names } = span;
     if (at < 0n) return;
     // Walk the latest-version keyspace (one entry per live document, whatever its history) merged
     // with the documents deleted after `at` (D); only those and the documents written after `at`
@@ -419,13 +423,18 @@ export class TxnImpl implements Txn {
     }
     const gone = deleted.sorted();
     const before = reverse ? (x: bigint, y: bigint) => x > y : (x: bigint, y: bigint) => x < y;
+    // A document deleted after `at`, or written after it: its newest version at `at`, if any.
+    const older = async (id: bigint) => {
+      const version = await this.versionAt({ db, coll, id }, at, names);
+      return version ? { id, version } : undefined;
+    };
     let gi = 0;
     for await (const kv of live) {
       this.count(kv);
       const id = versionKeyId(kv.key);
       for (; gi < gone.length && before(gone[gi], id); gi++) {
-        const older = await this.versionAt({ db, coll, id: gone[gi] }, at, names);
-        if (older) yield { id: gone[gi], version: older };
+        const doc = await older(gone[gi]);
+        if (doc) yield doc;
       }
       if (gi < gone.length && gone[gi] === id) gi++; // created again since: its L record decides
       if (latestTs(kv.value) <= at) {
@@ -438,12 +447,12 @@ export class TxnImpl implements Txn {
         yield { id, version };
         continue;
       }
-      const older = await this.versionAt({ db, coll, id }, at, names);
-      if (older) yield { id, version: older };
+      const doc = await older(id);
+      if (doc) yield doc;
     }
     for (; gi < gone.length; gi++) {
-      const older = await this.versionAt({ db, coll, id: gone[gi] }, at, names);
-      if (older) yield { id: gone[gi], version: older };
+      const doc = await older(gone[gi]);
+      if (doc) yield doc;
     }
   }
 
@@ -451,15 +460,8 @@ export class TxnImpl implements Txn {
    * Per document id in [from, to) that has versions, the newest with ts ≤ at, deleted ones
    * included: from the versions themselves, as deleted documents have no L record (keys.ts).
    */
-  private async *everyVersioned(
-    db: bigint,
-    coll: number,
-    from: bigint,
-    to: bigint,
-    at: bigint,
-    reverse: boolean,
-    names: TxnNames | undefined,
-  ): AsyncGenerator<{ id: bigint; version: Version }> {
+  private async *everyVersioned(span: ScanSpan): AsyncGenerator<{ id: bigint; version: Version }> {
+    const { db, coll, from, to, at, reverse, names } = span;
     if (at < 0n) return;
     const range = { start: from === 0n ? collectionPrefix(db, coll) : docPrefix(db, coll, from), end: docRangeEnd(db, coll, to), reverse };
     // Forward, a document's versions come oldest first: its newest ≤ at is known when the id
