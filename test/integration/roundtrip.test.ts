@@ -98,12 +98,27 @@ const QUERIES: [string, Expr][] = [
   ['the index definitions', q.Map(q.Paginate(q.Indexes()), q.Lambda('i', q.Let({ d: q.Get(q.Var('i')) }, q.Select(['terms'], q.Var('d'), null))))],
 ];
 
+/** Every query answers on the copy (`into`, database `copy`) as on the original (`from`, `original`), in both databases of the tree. */
+async function assertSameAnswers(original: string, copy: string): Promise<void> {
+  for (const db of ['', '/eu']) {
+    const [a, b] = [admin(from, original + db), admin(into, copy + db)];
+    for (const [name, expr] of QUERIES) assert.deepEqual(await b.query(expr), await a.query(expr), `${copy + db}: ${name}`);
+  }
+}
+
+let populated: Promise<void> | undefined;
+/** The original: database shop and its child eu, each an application's database. */
+function original(): Promise<void> {
+  return (populated ??= (async () => {
+    await admin(from).query(q.CreateDatabase({ name: 'shop' }));
+    await admin(from, 'shop').query(q.CreateDatabase({ name: 'eu' }));
+    await populate(admin(from, 'shop'));
+    await populate(admin(from, 'shop/eu'));
+  })());
+}
+
 test('a nested database exported with its history and imported into another server answers the same', async () => {
-  const src = admin(from);
-  await src.query(q.CreateDatabase({ name: 'shop' }));
-  await admin(from, 'shop').query(q.CreateDatabase({ name: 'eu' }));
-  await populate(admin(from, 'shop'));
-  await populate(admin(from, 'shop/eu'));
+  await original();
 
   const out = path.join(dir, 'export');
   const exported = await flora(['export', '--url', from.url, '--secret', from.secret, '--out', out, '--history']);
@@ -112,9 +127,9 @@ test('a nested database exported with its history and imported into another serv
   assert.equal(imported.code, 0, imported.out);
   assert.match(imported.out, /history: \d+ versions written/);
 
+  await assertSameAnswers('shop', 'shop');
   for (const db of ['shop', 'shop/eu']) {
-    const [a, b] = [admin(from, db), admin(into, db)];
-    for (const [name, expr] of QUERIES) assert.deepEqual(await b.query(expr), await a.query(expr), `${db}: ${name}`);
+    const b = admin(into, db);
     // Users log in with their passwords, and their role's predicate holds on the copy.
     const token = (await b.query(q.Login(q.Ref(q.Collection('users'), '1'), { password: 'ada-secret' }))) as { secret: string };
     const ada = new ClientPool(into.url);
@@ -137,4 +152,20 @@ test('a nested database exported with its history and imported into another serv
   assert.deepEqual(report.credentials, { written: 0, existing: 4 });
   assert.deepEqual(report.schema.created, []);
   for (const [name, expr] of QUERIES) assert.deepEqual(await admin(into, 'shop').query(expr), await admin(from, 'shop').query(expr), `after the rerun: ${name}`);
+});
+
+test('a copy from a live server (--from-url) with its history answers the same', async () => {
+  await original();
+  const run = await flora(['import', '--from-url', from.url, '--from-secret', from.secret, '--from-database', 'shop', '--history', '--database', 'live', '--url', into.url, '--secret', into.secret]);
+  assert.equal(run.code, 0, run.out);
+  assert.match(run.out, /history: \d+ versions written/);
+  await assertSameAnswers('shop', 'live');
+  const token = (await admin(into, 'live').query(q.Login(q.Ref(q.Collection('users'), '2'), { password: 'bob-secret' }))) as { secret: string };
+  assert.match(token.secret, /\S/);
+  const bad = await flora(['import', '--from-url', from.url, '--url', into.url, '--secret', into.secret]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.out, /--from-url needs --from-secret/);
+  const both = await flora(['import', dir, '--from-url', from.url, '--from-secret', 'x', '--url', into.url, '--secret', into.secret]);
+  assert.equal(both.code, 2);
+  assert.match(both.out, /one source at a time/);
 });
