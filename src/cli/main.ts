@@ -84,8 +84,10 @@ async function start(args: readonly string[]): Promise<number> {
   }
   const { BackupApi } = await import('../server/backupApi');
   const backups = new BackupApi(service, service.tier.store, config.dataDir, config.storage ? 'postgres' : 'lmdb');
+  const { TransferApi } = await import('../server/transferApi');
+  const transfers = new TransferApi(service, config.dataDir);
   try {
-    server = await startServer(service, config, { logs, ownsService, backups });
+    server = await startServer(service, config, { logs, ownsService, backups, transfers });
   } catch (err) {
     await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);

@@ -21,6 +21,7 @@ import type { LogSystem } from '../logs/index';
 import { NO_LOGGER } from '../logs/types';
 import { isDownloadPath, serveDownload } from './logsDownload';
 import { isBackupPath, type BackupApi } from './backupApi';
+import { isTransferPath, type TransferApi } from './transferApi';
 import { logOutcome } from './logsHook';
 import {
   BUILD,
@@ -60,6 +61,8 @@ export interface ServerOptions {
   logs?: LogSystem;
   /** The backup API (/api/v1/backup, /api/v1/backups…); 404 without it. */
   backups?: BackupApi;
+  /** The export and import jobs (/api/v1/exports…, /api/v1/imports…); 404 without it. */
+  transfers?: TransferApi;
 }
 
 /**
@@ -132,6 +135,11 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     // So do backups, which stream a snapshot of the store or a file.
     if (opts.backups && isBackupPath(ctx.path)) {
       void opts.backups.serve(ctx, res, logger, startedMs);
+      return;
+    }
+    // And export and import jobs (an upload, the files of an export).
+    if (opts.transfers && isTransferPath(ctx.path)) {
+      void opts.transfers.serve(ctx, res, logger, startedMs);
       return;
     }
     handle(ctx)

@@ -27,26 +27,55 @@ export interface QueryAnswer {
   txnTs: bigint;
 }
 
+/** What a query's HTTP exchange came to. */
+export interface Exchange {
+  status: number;
+  text: string;
+  txnTs: bigint;
+}
+
+/** How a query reaches the server: over HTTP, or in process (the server's own transfer jobs). */
+export type Transport = (body: string, authorization: string) => Promise<Exchange>;
+
+/** POST / of `url`; a network failure is ServerUnreachable. */
+export function httpTransport(url: string): Transport {
+  return async (body, authorization) => {
+    let res: Response;
+    try {
+      res = await fetch(new URL('/', url), {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json', 'x-faunadb-api-version': '4' },
+        body,
+      });
+    } catch (e) {
+      throw new ServerUnreachable(`cannot reach ${url}: ${(e as Error & { cause?: Error }).cause?.message ?? (e as Error).message}`);
+    }
+    return { status: res.status, text: await res.text(), txnTs: BigInt(res.headers.get('x-txn-time') ?? '0') };
+  };
+}
+
 export class QueryClient {
   /** The database queries run in, below the secret's. */
   readonly path: readonly string[];
 
   constructor(
+    /** The server's address, as messages name it. */
     readonly url: string,
     private readonly secret: string,
     path: readonly string[] = [],
+    private readonly transport: Transport = httpTransport(url),
   ) {
     this.path = path;
   }
 
   /** The same server, with the secret scoped to `path` (a child database of this client's, as `a/b`). */
   scoped(path: string): QueryClient {
-    return path === '' ? this : new QueryClient(this.url, this.secret, [...this.path, ...path.split('/')]);
+    return path === '' ? this : new QueryClient(this.url, this.secret, [...this.path, ...path.split('/')], this.transport);
   }
 
   /** The client of child database `name`. */
   child(name: string): QueryClient {
-    return new QueryClient(this.url, this.secret, [...this.path, name]);
+    return new QueryClient(this.url, this.secret, [...this.path, name], this.transport);
   }
 
   /** The query's resource alone. */
@@ -55,17 +84,8 @@ export class QueryClient {
   }
 
   async query(body: string): Promise<QueryAnswer> {
-    let res: Response;
-    try {
-      res = await fetch(new URL('/', this.url), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.path.length ? `${this.secret}:${this.path.join('/')}:admin` : this.secret}`, 'content-type': 'application/json', 'x-faunadb-api-version': '4' },
-        body,
-      });
-    } catch (e) {
-      throw new ServerUnreachable(`cannot reach ${this.url}: ${(e as Error & { cause?: Error }).cause?.message ?? (e as Error).message}`);
-    }
-    const text = await res.text();
+    const res = await this.transport(body, `Bearer ${this.path.length ? `${this.secret}:${this.path.join('/')}:admin` : this.secret}`);
+    const text = res.text;
     let json: JsonValue;
     try {
       json = parseJson(text);
@@ -80,6 +100,6 @@ export class QueryClient {
       throw new QueryFailed(res.status, String(e.get('code') ?? 'unknown'), String(e.get('description') ?? ''), position, this.path.join('/'));
     }
     if (!json.has('resource')) throw new ServerUnreachable(`${this.url} answered ${res.status} without a resource`);
-    return { resource: json.get('resource')!, txnTs: BigInt(res.headers.get('x-txn-time') ?? '0') };
+    return { resource: json.get('resource')!, txnTs: res.txnTs };
   }
 }

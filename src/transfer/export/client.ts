@@ -2,7 +2,7 @@
 // database of the tree (src/transfer/queryClient.ts does the HTTP).
 
 import type { JsonValue } from '../../wire/expr';
-import { QueryClient as HttpClient } from '../queryClient';
+import { QueryClient as HttpClient, type Transport } from '../queryClient';
 
 export { QueryFailed, ServerUnreachable } from '../queryClient';
 
@@ -15,8 +15,8 @@ export interface QueryClient {
   child(name: string): QueryClient;
 }
 
-export function httpClient(url: string, secret: string, path: readonly string[] = []): QueryClient {
-  return viewOf(new HttpClient(url.replace(/\/+$/, ''), secret, path));
+export function httpClient(url: string, secret: string, path: readonly string[] = [], transport?: Transport): QueryClient {
+  return viewOf(new HttpClient(url.replace(/\/+$/, ''), secret, path, transport));
 }
 
 function viewOf(http: HttpClient): QueryClient {

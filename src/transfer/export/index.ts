@@ -12,6 +12,7 @@ import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MANIFEST_FILE, readFloraManifest, renderManifest, type FloraManifest } from '../floraFormat';
 import { httpClient } from './client';
+import type { Transport } from '../queryClient';
 import { writeFaunaTree } from './faunaTree';
 import { writeFloraTree } from './floraTree';
 import type { WrittenFile } from './lineFile';
@@ -39,6 +40,8 @@ export interface ExportOptions {
   readonly onSnapshot?: (ts: bigint) => void | Promise<void>;
   /** Fauna layout: bytes of JSON per data file before the next ordinal (default 128 MiB). */
   readonly faunaFileBytes?: number;
+  /** How queries reach the server (default: HTTP to `url`; the server's own jobs run in process). */
+  readonly transport?: Transport;
 }
 
 export interface ExportResult {
@@ -54,7 +57,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportResult> {
   if (opts.format !== 'flora' && (opts.history || opts.keys))
     throw new OutputRefused(`--history and --keys have no place in Fauna's snapshot layout: use --format flora`);
   await prepareOut(opts.out, opts.format);
-  const client = httpClient(opts.url, opts.secret, opts.database);
+  const client = httpClient(opts.url, opts.secret, opts.database, opts.transport);
   const progress = opts.progress ?? silentProgress;
   const ts = await snapshotTime(client);
   await opts.onSnapshot?.(ts);

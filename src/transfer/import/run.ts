@@ -27,6 +27,8 @@ export interface ImportOptions {
   batch?: Partial<BatchOptions>;
   /** Where progress goes (a terminal gets a bar); none when absent. */
   progress?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Told the counts after every record (a job's state). */
+  onProgress?: (state: Readonly<ProgressState>) => void;
 }
 
 const DEFAULT_BATCH: BatchOptions = { records: 500, bytes: 4 << 20, inFlight: 4 };
@@ -90,6 +92,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
         throw new Error(`unknown item ${(item as { kind: string }).kind}`);
     }
     progress?.update(state);
+    opts.onProgress?.(state);
   }
   await targets.finish();
   if (secrets.key || secrets.token)
@@ -99,6 +102,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
     );
   state.bytesDone = state.bytesTotal;
   progress?.finish(state);
+  opts.onProgress?.(state);
   return report;
 }
 

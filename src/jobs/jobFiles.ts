@@ -1,0 +1,98 @@
+// Jobs a client starts and then polls (backups, exports, imports), each kept as a JSON file in a
+// folder of the data directory, rewritten as it progresses. Files rather than store records: a
+// backup must not write into the store it copies, and any process of a `--workers` tier (one data
+// directory) answers about any job. A job whose process died while it ran reads as Failed. Across
+// machines (PostgreSQL) a job is known only to the machine that ran it.
+
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export type JobState = 'Running' | 'Complete' | 'Failed';
+
+export interface FileJob {
+  id: string;
+  state: JobState;
+  created: string;
+  updated: string;
+  /** The process running it. */
+  pid: number;
+  error?: string;
+}
+
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Progress is saved at most this often. */
+const SAVE_EVERY_MS = 500;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class JobFiles<J extends FileJob> {
+  constructor(
+    readonly dir: string,
+    /** What a job makes, as its Failed message names it ("backup"). */
+    private readonly what: string,
+  ) {}
+
+  path(id: string, ext: string): string {
+    return join(this.dir, `${id}${ext}`);
+  }
+
+  /** A new Running job with `fields`, saved. */
+  async create(fields: Omit<J, keyof FileJob>): Promise<J> {
+    await mkdir(this.dir, { recursive: true });
+    const now = new Date().toISOString();
+    const job = { ...fields, id: randomUUID(), state: 'Running', created: now, updated: now, pid: process.pid } as J;
+    await this.save(job);
+    return job;
+  }
+
+  async save(job: J): Promise<void> {
+    // Written aside and renamed: a reader never sees half a state.
+    const tmp = this.path(job.id, `.json.${process.pid}`);
+    await writeFile(tmp, JSON.stringify({ ...job, updated: new Date().toISOString() }));
+    await rename(tmp, this.path(job.id, '.json'));
+  }
+
+  /**
+   * Runs `work`, saving `job` (which `work` updates as it goes) every so often; then Complete with
+   * what `work` returns, or Failed with its error after `cleanUp`.
+   */
+  async run(job: J, work: () => Promise<Partial<J>>, cleanUp?: () => Promise<unknown>): Promise<void> {
+    let saving: Promise<void> = Promise.resolve();
+    const timer = setInterval(() => {
+      saving = saving.then(() => this.save(job)).catch(() => undefined);
+    }, SAVE_EVERY_MS);
+    try {
+      Object.assign(job, await work(), { state: 'Complete' });
+    } catch (e) {
+      job.state = 'Failed';
+      job.error = (e as Error).message;
+      await cleanUp?.().catch(() => undefined);
+    } finally {
+      clearInterval(timer);
+      await saving;
+    }
+    await this.save(job).catch((e: unknown) => console.error(`flora: cannot save ${this.what} job ${job.id}: ${(e as Error).message}`));
+  }
+
+  /** A job by id; undefined when there is none. */
+  async get(id: string): Promise<J | undefined> {
+    if (!ID.test(id)) return undefined;
+    let job: J;
+    try {
+      job = JSON.parse(await readFile(this.path(id, '.json'), 'utf8')) as J;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    if (job.state === 'Running' && !alive(job.pid)) return { ...job, state: 'Failed', error: `the process running this ${this.what} stopped before it was complete` };
+    return job;
+  }
+}

@@ -1,0 +1,127 @@
+// Export and import jobs (POST /api/v1/exports, /api/v1/imports; server/transferApi.ts): the same
+// `flora export` and `flora import` work, run by the server itself with the caller's secret (so a
+// key sees and writes only what it may), its queries in process. A job is files under
+// <dataDir>/transfers/ (jobs/jobFiles.ts): `<id>.json`, its state; `<id>/`, an export's tree or an
+// import's uploaded source.
+
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { JobFiles, type FileJob } from '../jobs/jobFiles';
+import { runExport, type ExportFormat } from './export';
+import type { WrittenFile } from './export/lineFile';
+import type { ExportProgress } from './export/progress';
+import { runImport } from './import/run';
+import { QueryClient, type Transport } from './queryClient';
+
+export interface TransferJob extends FileJob {
+  kind: 'export' | 'import';
+  /** The requester's database (a path), which alone may see the job. */
+  owner: string;
+  /** The database exported, or imported into, below the requester's. */
+  database: string;
+  /** Export: records written so far; import: documents written, already there, not taken. */
+  progress: { records: number; written: number; existing: number; problems: number };
+  format?: ExportFormat;
+  history?: boolean;
+  keys?: boolean;
+  /** Export, once Complete: its transaction time and files (paths relative to the tree). */
+  snapshot_ts?: string;
+  files?: WrittenFile[];
+  /** Import, once Complete: its report. */
+  report?: unknown;
+}
+
+export interface ExportRequest {
+  database: string;
+  format: ExportFormat;
+  history: boolean;
+  keys: boolean;
+}
+
+/** Where the server's own queries go: in process, with the requester's secret. */
+const IN_PROCESS = 'flora (in process)';
+
+export class TransferJobs {
+  readonly files: JobFiles<TransferJob>;
+
+  constructor(
+    dataDir: string,
+    private readonly transport: Transport,
+  ) {
+    this.files = new JobFiles(join(dataDir, 'transfers'), 'transfer');
+  }
+
+  /** The folder of a job's tree (an export's files, an import's upload). */
+  treeOf(job: TransferJob): string {
+    return this.files.path(job.id, '');
+  }
+
+  async startExport(secret: string, owner: string, req: ExportRequest): Promise<TransferJob> {
+    const job = await this.files.create({ kind: 'export', owner, database: req.database, progress: progress(), format: req.format, history: req.history, keys: req.keys });
+    const counts: ExportProgress = { started() {}, records: (n) => void (job.progress.records += n), finished() {}, done() {} };
+    const work = async () => {
+      const result = await runExport({
+        url: IN_PROCESS,
+        secret,
+        database: req.database.split('/').filter((p) => p !== ''),
+        out: this.treeOf(job),
+        format: req.format,
+        history: req.history,
+        keys: req.keys,
+        gzip: true,
+        progress: counts,
+        transport: this.transport,
+      });
+      return { snapshot_ts: String(result.snapshotTs), files: [...result.files] };
+    };
+    void this.files.run(job, work, () => rm(this.treeOf(job), { recursive: true, force: true }));
+    return { ...job };
+  }
+
+  /**
+   * Saves `body` (one file: a driver dump, NDJSON or a JSON array, gzipped or not) and imports it;
+   * or, with `path` (the root secret only: it reads the server's files), imports what is there.
+   */
+  async startImport(secret: string, owner: string, database: string, source: { body: Readable } | { path: string }): Promise<TransferJob> {
+    const job = await this.files.create({ kind: 'import', owner, database, progress: progress() });
+    let path: string;
+    if ('path' in source) path = source.path;
+    else {
+      await mkdir(this.treeOf(job), { recursive: true });
+      path = await saveUpload(source.body, this.treeOf(job));
+    }
+    const work = async () => {
+      const report = await runImport({
+        source: path,
+        client: new QueryClient(IN_PROCESS, secret, [], this.transport),
+        database,
+        onProgress: (s) => Object.assign(job.progress, { written: s.done, existing: s.existing, problems: s.problems }),
+      });
+      return { report: report.toJSON() };
+    };
+    void this.files.run(job, work);
+    return { ...job };
+  }
+}
+
+function progress(): TransferJob['progress'] {
+  return { records: 0, written: 0, existing: 0, problems: 0 };
+}
+
+/** The body into `dir`, named by what it holds (gzip, a JSON array, or lines) so the readers take it. */
+async function saveUpload(body: Readable, dir: string): Promise<string> {
+  const raw = join(dir, 'upload');
+  await pipeline(body, createWriteStream(raw));
+  const fh = await open(raw, 'r');
+  const head = Buffer.alloc(64);
+  const { bytesRead } = await fh.read(head, 0, 64, 0);
+  await fh.close();
+  const gzip = bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  const array = !gzip && head.subarray(0, bytesRead).toString('utf8').trimStart().startsWith('[');
+  const named = join(dir, gzip ? 'upload.ndjson.gz' : array ? 'upload.json' : 'upload.ndjson');
+  await rename(raw, named);
+  return named;
+}
