@@ -10,6 +10,8 @@ const USAGE = `Usage: flora <command> [options]
 
 Commands:
   start        Start the server (HTTP/1.1 and HTTP/2 on one port)
+  shell        An interactive FQL v4 shell, in the JavaScript driver's syntax (see 'flora shell --help')
+  eval         Run FQL v4 from the command line or a file and print the results (see 'flora eval --help')
   export       Export a database tree at one transaction time (see 'flora export --help')
   export-logs  Export the query log of a time range (see 'flora export-logs --help')
   import       Import a Fauna export, driver dumps or schema files (see 'flora import --help')
@@ -32,6 +34,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'export') return (await import('./export')).exportDatabase(rest); // database export client
   if (command === 'export-logs') return (await import('./exportLogs')).exportLogs(rest); // query-log export client
   if (command === 'import') return (await import('./import')).importCommand(rest);
+  if (command === 'shell') return (await import('./shellCommand')).shellCommand(rest);
+  if (command === 'eval') return (await import('./eval')).evalCommand(rest);
   if (command === 'backup') return (await import('./backup')).backup(rest);
   if (command === 'restore') return (await import('./restore')).restore(rest);
   if (command !== 'start') {

@@ -1,4 +1,4 @@
-// A small FQL v4 client over HTTP for the transfer commands (import, export): JSON bodies built
+// A small FQL v4 client over HTTP for the transfer commands (import, export) and the shell: JSON bodies built
 // as text, responses read with the wire's own parser (64-bit integers stay exact bigints), Fauna's
 // error answers turned into QueryFailed with their code, description and position.
 
@@ -13,6 +13,8 @@ export class QueryFailed extends Error {
     readonly position: readonly (string | number)[],
     /** The database the query ran in, as a path below the secret's ('' = the secret's own). */
     readonly database = '',
+    /** The whole answer: the body's text (`{"errors": […]}`, for showing every error) and the headers. */
+    readonly answer: { readonly body: string; readonly headers: ResponseHeaders } = { body: '', headers: {} },
   ) {
     super(`query refused${database ? ` (database ${database})` : ''}: HTTP ${status} ${code}: ${description}${position.length ? ` (at ${position.join('.')})` : ''}`);
   }
@@ -21,10 +23,17 @@ export class QueryFailed extends Error {
 /** The server could not be reached, or answered something that is not Flora's JSON. */
 export class ServerUnreachable extends Error {}
 
+/** Response headers by lower-case name. */
+export type ResponseHeaders = Readonly<Record<string, string>>;
+
 export interface QueryAnswer {
   resource: JsonValue;
   /** x-txn-time: the transaction's time in µs. */
   txnTs: bigint;
+  /** The response body as the server wrote it (`{"resource": …}`). */
+  body: string;
+  /** The response headers (metrics: x-query-time, x-compute-ops, …); empty when the transport has none. */
+  headers: ResponseHeaders;
 }
 
 /** What a query's HTTP exchange came to. */
@@ -32,6 +41,7 @@ export interface Exchange {
   status: number;
   text: string;
   txnTs: bigint;
+  headers?: ResponseHeaders;
 }
 
 /** How a query reaches the server: over HTTP, or in process (the server's own transfer jobs). */
@@ -50,7 +60,9 @@ export function httpTransport(url: string): Transport {
     } catch (e) {
       throw new ServerUnreachable(`cannot reach ${url}: ${(e as Error & { cause?: Error }).cause?.message ?? (e as Error).message}`);
     }
-    return { status: res.status, text: await res.text(), txnTs: BigInt(res.headers.get('x-txn-time') ?? '0') };
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, name) => (headers[name] = value));
+    return { status: res.status, text: await res.text(), txnTs: BigInt(res.headers.get('x-txn-time') ?? '0'), headers };
   };
 }
 
@@ -97,9 +109,9 @@ export class QueryClient {
     if (Array.isArray(errors) && errors[0] instanceof Map) {
       const e = errors[0] as JsonObject;
       const position = Array.isArray(e.get('position')) ? (e.get('position') as JsonValue[]).map((p) => (typeof p === 'bigint' ? Number(p) : String(p))) : [];
-      throw new QueryFailed(res.status, String(e.get('code') ?? 'unknown'), String(e.get('description') ?? ''), position, this.path.join('/'));
+      throw new QueryFailed(res.status, String(e.get('code') ?? 'unknown'), String(e.get('description') ?? ''), position, this.path.join('/'), { body: text, headers: res.headers ?? {} });
     }
     if (!json.has('resource')) throw new ServerUnreachable(`${this.url} answered ${res.status} without a resource`);
-    return { resource: json.get('resource')!, txnTs: res.txnTs };
+    return { resource: json.get('resource')!, txnTs: res.txnTs, body: text, headers: res.headers ?? {} };
   }
 }
