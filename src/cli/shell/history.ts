@@ -43,7 +43,7 @@ export class History {
     if (this.entries.length > MAX_ENTRIES) this.entries.splice(0, this.entries.length - MAX_ENTRIES);
     if (this.file === undefined) return undefined;
     try {
-      // 0600: queries may hold secrets and passwords.
+      // A new file is 0600: queries may hold secrets and passwords.
       writeFileSync(this.file, this.entries.join('\n') + '\n', { mode: 0o600 });
       return undefined;
     } catch (e) {
