@@ -61,7 +61,10 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
     rl.setPrompt(continued ? '... ' : prompt());
     if (interactive) rl.prompt();
   };
+  /** A query is running: its answer is awaited (the server bounds its time), Ctrl-C waits too. */
+  let busy = false;
   rl.on('SIGINT', () => {
+    if (busy) return;
     const empty = pending === '' && rl.line === '';
     // What Node's REPL does: end the line as typed, and start a fresh input.
     (rl as unknown as { clearLine(): void }).clearLine();
@@ -98,7 +101,10 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
       opts.warnings.write(`flora shell: history not saved: ${error.message}\n`);
     }
     if (pending === '' && line.trimStart().startsWith('.')) {
-      if (!(await command(line.trim()))) {
+      busy = true;
+      const stay = await command(line.trim());
+      busy = false;
+      if (!stay) {
         left = true;
         break;
       }
@@ -112,7 +118,9 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
     }
     const input = pending;
     pending = '';
+    busy = true;
     if (input.trim() !== '' && !(await evaluator.run(input))) failed = true;
+    busy = false;
     next(false);
   }
   rl.close();
