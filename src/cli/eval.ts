@@ -22,8 +22,9 @@ Options:
                        json: each result's JSON exactly as the server sent it, one per line (the
                        default otherwise); errors are then the server's JSON answer too
   --metrics            Print each query's time and metrics on standard error
-${CONNECTION_HELP}
   -h, --help           Show this help
+
+${CONNECTION_HELP}
 
 Exit codes: 0 every query ran, 1 a parse, connection or query error (on standard error, after the
 results before it), 2 bad usage.

@@ -21,8 +21,9 @@ lines are run the same way without prompts, and the exit code is 1 if any input 
 Options:
   --format <format>    shell: results in FQL syntax (the default); json: each result's JSON exactly
                        as the server sent it
-${CONNECTION_HELP}
   -h, --help           Show this help
+
+${CONNECTION_HELP}
 
 ${SHELL_HELP}
 `;
