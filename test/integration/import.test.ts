@@ -132,6 +132,37 @@ describe('a Fauna snapshot export', () => {
   });
 });
 
+describe('an interrupted import', () => {
+  test('killed halfway, run again: every document once, the second run writing only what the first did not', async () => {
+    const docs = Array.from({ length: 3000 }, (_, i) => ({ coll: 'Many', id: String(10_000 + i), ts: '2025-01-09T19:07:20.000001Z', fields: [['n', { int: i }]] as [string, never][] }));
+    const written = writeSnapshot(path.join(dir, 'interrupted'), { encoding: 'tagged', layout: 'jsonl', gzip: true, collections: ['Many'], records: docs.map((doc) => ({ doc })) });
+    const args = [written.exportDir, '--url', srv.url, '--secret', srv.secret, '--database', 'imported/interrupted', '--batch', '100', '--in-flight', '1'];
+    const proc = spawn(process.execPath, [FLORA_BIN, 'import', ...args], { cwd: ROOT, env: { ...process.env, FLORA_SECRET: '', FLORA_URL: '' }, stdio: 'ignore' });
+    const client = new QueryClient(srv.url, srv.secret).scoped('imported/interrupted');
+    const count = async () => {
+      try {
+        return Number((await client.query('{"count":{"documents":{"collection":"Many"}}}')).resource);
+      } catch {
+        return 0; // the database or collection is not there yet
+      }
+    };
+    while ((await count()) < 500) await new Promise((r) => setTimeout(r, 20));
+    proc.kill('SIGKILL');
+    await new Promise((r) => proc.once('exit', r));
+    // A transaction sent before the kill may still commit: what the first run wrote is what the
+    // second finds there.
+    const reportFile = path.join(dir, 'interrupted.json');
+    const again = await flora([...args, '--report', reportFile]);
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    const report = JSON.parse(await readFile(reportFile, 'utf8')) as { collections: Record<string, { written: number; existing: number }> };
+    const { written: second, existing: first } = report.collections.Many;
+    assert.ok(first >= 500 && first < 3000, `${first} written before the kill`);
+    assert.equal(first % 100, 0, 'whole transactions only');
+    assert.equal(first + second, 3000);
+    assert.equal(await count(), 3000);
+  });
+});
+
 describe('driver dumps', () => {
   test('one NDJSON file per collection, credentials with their hash', async () => {
     const dumps = path.join(dir, 'dumps');
