@@ -45,7 +45,7 @@ after(async () => {
 
 /** An application's database: schema, documents of every kind of value, history, users. */
 async function populate(c: Client): Promise<void> {
-  await c.query(q.Do(q.CreateCollection({ name: 'users' }), q.CreateCollection({ name: 'orders', history_days: 30 })));
+  await c.query(q.Do(q.CreateCollection({ name: 'users' }), q.CreateCollection({ name: 'orders', history_days: 7, data: { owner: 'shop team' } })));
   await c.query(
     q.Do(
       q.CreateIndex({ name: 'users_by_email', source: q.Collection('users'), terms: [{ field: ['data', 'email'] }], unique: true }),
@@ -95,6 +95,7 @@ const QUERIES: [string, Expr][] = [
   ['versions of an updated document', versions(q.Ref(q.Collection('orders'), '10'))],
   ['versions of a deleted document', versions(q.Ref(q.Collection('orders'), '13'))],
   ['the function role', q.Select('role', q.Get(q.Function('total_of')))],
+  ['the collection definitions', q.Map(q.Paginate(q.Collections()), q.Lambda('c', q.Let({ d: q.Get(q.Var('c')) }, [q.Select('name', q.Var('d')), q.Select('history_days', q.Var('d'), null), q.Select('data', q.Var('d'), null)])))],
   ['the index definitions', q.Map(q.Paginate(q.Indexes()), q.Lambda('i', q.Let({ d: q.Get(q.Var('i')) }, q.Select(['terms'], q.Var('d'), null))))],
 ];
 

@@ -51,7 +51,9 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   const state: ProgressState = { done: 0, existing: 0, problems: 0, bytesDone: 0, bytesTotal: described.files.reduce((a, f) => a + f.bytes, 0) };
   const progress = opts.progress ? new Progress(opts.progress, 'import') : undefined;
   const targets = new Targets(root, report, state, { ...DEFAULT_BATCH, ...opts.batch });
-  await targets.of([]).collections.ensure(described.collections.filter((c) => c !== CREDENTIAL_COLLECTION));
+  // A flora export's schema creates its collections with their settings, before their documents;
+  // other sources name collections only (those with no documents are created here).
+  if (described.format !== 'flora-export') await targets.of([]).collections.ensure(described.collections.filter((c) => c !== CREDENTIAL_COLLECTION));
   const secrets = { key: 0, token: 0 };
 
   for await (const item of source.items({ onBytes: (n) => (state.bytesDone += n) })) {
