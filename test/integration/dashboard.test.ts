@@ -11,10 +11,10 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { httpRequest, ROOT, serverForFile } from '../helpers/server';
 
-const CANDIDATES = [process.env.FLORA_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+// FLORA_CHROMIUM, when set, is the only browser tried.
+const CANDIDATES = process.env.FLORA_CHROMIUM ? [process.env.FLORA_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const CHROMIUM = CANDIDATES.find((p): p is string => !!p && existsSync(p));
-const SKIP = CHROMIUM ? false : 'no Chromium: install it with `apt-get install -y chromium` (or set FLORA_CHROMIUM=/path/to/chrome) to run the browser tests';
-if (SKIP) process.stderr.write(`dashboard.test: skipped, ${SKIP}\n`);
+const SKIP = CHROMIUM ? false : `no Chromium${process.env.FLORA_CHROMIUM ? ` at ${process.env.FLORA_CHROMIUM}` : ''}: install it with \`apt-get install -y chromium\` (or set FLORA_CHROMIUM=/path/to/chrome) to run the browser tests`;
 
 const ARTIFACTS = path.join(ROOT, 'dist', 'test-artifacts', 'dashboard');
 /** The first screen must be up within this long from a local server (the issue's budget). */
