@@ -9,10 +9,19 @@ import { h, replace } from './dom';
 import { attempt, show } from './messages';
 import { fql } from './queries';
 import { prettyJson } from './values';
+import { highlightPieces } from './highlight';
 
 export function queryEditor(): { element: HTMLElement; use(client: FloraClient): void } {
   let client: FloraClient | undefined;
   const source = h('textarea', { id: 'query', rows: '8', spellcheck: 'false', placeholder: 'Paginate(Collections())   — Ctrl+Enter runs' });
+  const coloured = h('pre', { id: 'query-highlight', class: 'highlight', 'aria-hidden': 'true' });
+  const paint = () => {
+    // A final newline would not give the <pre> its last empty line: the space keeps the heights equal.
+    replace(coloured, ...highlightPieces(source.value).map((p) => h('span', { class: p.kind }, p.text)), ' ');
+    coloured.scrollTop = source.scrollTop;
+  };
+  source.addEventListener('input', paint);
+  source.addEventListener('scroll', () => (coloured.scrollTop = source.scrollTop));
   const scope = h('span', { id: 'query-scope' });
   const box = h('div', { class: 'messages' });
   const asFql = h('pre', { id: 'result-fql', class: 'result' });
@@ -47,7 +56,7 @@ export function queryEditor(): { element: HTMLElement; use(client: FloraClient):
     'section',
     { id: 'query-panel', class: 'panel' },
     h('h2', {}, 'Query ', scope),
-    source,
+    h('div', { class: 'editor' }, coloured, source),
     h('button', { type: 'button', id: 'run-query', onclick: () => void run() }, 'Run (Ctrl+Enter)'),
     box,
     h('div', { class: 'results' }, h('div', {}, h('h3', {}, 'Result'), asFql), h('div', {}, h('h3', {}, 'JSON'), asJson), h('div', {}, h('h3', {}, 'Metrics'), metrics)),

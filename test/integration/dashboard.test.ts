@@ -98,6 +98,8 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
 
   await t.test('create a collection in the query editor (Ctrl+Enter), with its metrics', async () => {
     await runQuery('CreateCollection({name: "orders"})');
+    await see('#query-highlight .fn', 'CreateCollection');
+    await see('#query-highlight .string', '"orders"');
     await see('#result-fql', 'Collection("orders")');
     await see('#result-json', '"@ref"');
     await see('#metrics', 'compute-ops');

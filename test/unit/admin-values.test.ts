@@ -8,6 +8,7 @@ import { wireText } from '../../src/fqljs/wireText';
 import { literal, prettyJson, refId } from '../../src/admin/values';
 import { parseDocumentData } from '../../src/admin/documents';
 import { documentPage } from '../../src/admin/queries';
+import { highlightPieces } from '../../src/admin/highlight';
 
 test('literal wraps every object so that data keys are never read as FQL calls', () => {
   const data = parseJson('{"get":{"var":"x"},"list":[{"add":[1,2]}],"n":9007199254740993}');
@@ -41,4 +42,20 @@ test('a document page carries the cursor it is given, as it came', () => {
     text,
     '{"map":{"lambda":"ref","expr":{"get":{"var":"ref"}}},"collection":{"paginate":{"documents":{"collection":"my \\"c\\""}},"size":20,"after":' + wireText(after) + '}}',
   );
+});
+
+test('the query editor colours functions, strings, numbers and literals, and keeps every character', () => {
+  const source = 'Map(Paginate(Collections()), Lambda("x", Var("x"))) // all\n[1, true, foo]';
+  const pieces = highlightPieces(source);
+  assert.equal(pieces.map((p) => p.text).join(''), source);
+  const kinds = (kind: string) => pieces.filter((p) => p.kind === kind).map((p) => p.text);
+  assert.deepEqual(kinds('fn'), ['Map', 'Paginate', 'Collections', 'Lambda', 'Var']);
+  assert.deepEqual(kinds('string'), ['"x"', '"x"']);
+  assert.deepEqual(kinds('number'), ['1']);
+  assert.deepEqual(kinds('literal'), ['true']);
+  assert.deepEqual(kinds('name'), ['foo']);
+  // Half typed: what cannot be read is kept as it is.
+  const unfinished = 'Add(1, "abc';
+  assert.equal(highlightPieces(unfinished).map((p) => p.text).join(''), unfinished);
+  assert.deepEqual(highlightPieces(unfinished).at(-1), { text: ' "abc', kind: 'plain' });
 });
