@@ -1,5 +1,5 @@
 'use strict';
-// Compiles the TypeScript into dist/ only when needed. Plain JS because it runs before any build.
+// Compiles the TypeScript into dist/ (and bundles the dashboard into dist/admin) only when needed. Plain JS because it runs before any build.
 //
 // dist/ is fresh when the list of inputs (every file tsconfig.json includes, tsconfig.json,
 // package.json, package-lock.json and the installed TypeScript) with their sizes and mtimes equals
@@ -14,6 +14,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { adminInputs, adminOutputs, bundleAdmin } = require('./bundleAdmin');
 
 const ROOT = path.resolve(__dirname, '..');
 const STAMP = '.build-inputs';
@@ -62,6 +63,7 @@ function snapshot(root = ROOT) {
   const files = [];
   for (const dir of layout.dirs) walk(path.join(root, dir), files);
   files.push(...['tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/typescript/package.json'].map((f) => path.join(root, f)));
+  files.push(...adminInputs(root));
   const lines = [];
   for (const file of files.sort()) {
     let st;
@@ -88,6 +90,7 @@ function missingOutputs(root, layout) {
       if (!fs.existsSync(out)) missing.push(out);
     }
   }
+  for (const out of adminOutputs(root)) if (!fs.existsSync(out)) missing.push(out);
   return missing;
 }
 
@@ -207,6 +210,12 @@ function ensureBuilt({ root = ROOT, force = false, log = (line) => process.stder
     if (output) log(output);
     if (run.status !== 0) {
       log(`flora: compile failed${run.signal ? ` (${run.signal})` : ''}; fix the errors above`);
+      return false;
+    }
+    try {
+      if (!bundleAdmin(root, log)) return false;
+    } catch (err) {
+      log(`flora: the dashboard bundle failed: ${err.message}`);
       return false;
     }
     if (layout && before !== null) recordBuild(root, before);

@@ -59,6 +59,8 @@ interface FileState extends FileResult {
   /** The process ended with a failure of its own: the runner reports it next. */
   awaitingFileFailure: boolean;
   output: string[];
+  /** Why tests were skipped (e.g. a browser that is not installed), each printed once under the file's line. */
+  skipReasons: Set<string>;
 }
 
 const OUTPUT_LINES_KEPT = 40;
@@ -133,8 +135,10 @@ export class TestProgress {
     } else if (type === 'test:pass') {
       if (data.details?.type === 'suite') return lines;
       if (data.todo !== undefined && data.todo !== false) state.todo++;
-      else if (data.skip !== undefined && data.skip !== false) state.skipped++;
-      else state.passed++;
+      else if (data.skip !== undefined && data.skip !== false) {
+        state.skipped++;
+        if (typeof data.skip === 'string') state.skipReasons.add(data.skip);
+      } else state.passed++;
     } else if (type === 'test:fail') {
       const error = data.details?.error;
       const kind = failureType(error);
@@ -184,7 +188,7 @@ export class TestProgress {
   private state(file: string): FileState {
     let state = this.files.get(file);
     if (!state) {
-      state = { file, passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, failures: [], done: false, awaitingFileFailure: false, output: [] };
+      state = { file, passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, failures: [], done: false, awaitingFileFailure: false, output: [], skipReasons: new Set() };
       this.files.set(file, state);
     }
     return state;
@@ -197,7 +201,8 @@ export class TestProgress {
     this.finishedCount++;
     const total = this.options.totalFiles;
     const counter = total ? `[${String(this.finishedCount).padStart(String(total).length)}/${total}] ` : '';
-    return [counter + formatFileLine(state, this.name(state.file))];
+    const skipped = [...state.skipReasons].map((reason) => `${' '.repeat(counter.length)}     skipped: ${reason}`);
+    return [counter + formatFileLine(state, this.name(state.file)), ...skipped];
   }
 
   private name(file: string): string {

@@ -126,6 +126,10 @@ export const SETTINGS = [
     key: 'graphqlPort', flag: '--graphql-port', env: 'FLORA_GRAPHQL_PORT', defaultValue: undefined,
     help: 'Extra port serving only the GraphQL API (/graphql, /import, /ping), e.g. 8084', parse: parsePort,
   }),
+  setting({
+    key: 'admin', flag: '--admin', env: 'FLORA_ADMIN', defaultValue: true,
+    help: 'Serve the web dashboard at /admin (true/false; --no-admin = false)', parse: parseBool,
+  }),
   // --- query log and log export (src/logs) ---
   setting({
     key: 'logDir', flag: '--log-dir', env: 'FLORA_LOG_DIR', defaultValue: '',
@@ -238,6 +242,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const arg = argv[i];
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(0, eq) : arg;
+    // `--no-<flag>` turns a true/false setting off, and takes no value.
+    const negated = eq < 0 ? SETTINGS.find((x) => x.parse === parseBool && `--no-${x.flag.slice(2)}` === name) : undefined;
+    if (negated) {
+      fromFlags.set(negated.key, 'false');
+      continue;
+    }
     const s = SETTINGS.find((x) => x.flag === name);
     if (!s) throw new ConfigError(`Unknown option '${arg}'.`);
     let value: string | undefined;

@@ -91,7 +91,7 @@ async function start(args: readonly string[]): Promise<number> {
   const { TransferApi } = await import('../server/transferApi');
   const transfers = new TransferApi(service, config.dataDir);
   try {
-    server = await startServer(service, config, { logs, ownsService, backups, transfers });
+    server = await startServer(service, config, { logs, ownsService, backups, transfers, admin: config.admin });
   } catch (err) {
     await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);

@@ -102,6 +102,8 @@ export interface FloraConfig {
   historyGraceSeconds: number;
   /** A second port serving only /graphql, /import and /ping (DECISIONS #6); off when undefined. */
   graphqlPort?: number;
+  /** The dashboard at /admin on the main port (default true; `--no-admin` turns it off). */
+  admin?: boolean;
   // --- query log and log export (src/logs; defaults in src/config.ts) ---
   /** '' = `<dataDir>/logs`. */
   logDir?: string;

@@ -4,7 +4,6 @@
 // silently ignores), this raises a BuildError instead.
 
 import type { JsonObject, JsonValue } from '../wire/expr';
-import { decodeBase64 } from '../wire/decode';
 import { SHAPES, arityText } from './shapes';
 import { BuildError, ExprValue, JsFunction, JsObject, Namespace, type JsValue } from './values';
 
@@ -89,9 +88,9 @@ const SPECIAL: Record<string, (args: readonly JsValue[]) => ExprValue> = {
     checkArity('Bytes', args, 1, 1);
     const s = args[0];
     if (typeof s !== 'string') throw new BuildError('Bytes: the argument must be a base64 string');
-    const bytes = s.length % 4 === 0 ? decodeBase64(s) : undefined;
-    if (!bytes) throw new BuildError(`Bytes: ${JSON.stringify(s)} is not base64 (with padding to a multiple of 4)`);
-    return call([['@bytes', Buffer.from(bytes).toString('base64')]]);
+    const canonical = s.length % 4 === 0 ? standardBase64(s) : undefined;
+    if (canonical === undefined) throw new BuildError(`Bytes: ${JSON.stringify(s)} is not base64 (with padding to a multiple of 4)`);
+    return call([['@bytes', canonical]]);
   },
   Let(args) {
     checkArity('Let', args, 2, 2);
@@ -180,4 +179,19 @@ export function checkSize(wire: JsonValue): void {
     else if (v instanceof Map) v.forEach(walk);
   };
   walk(wire);
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$|^[A-Za-z0-9_-]*={0,2}$/;
+
+/**
+ * Standard or url-safe base64 rewritten in the standard alphabet, or undefined when it is not base64.
+ * atob/btoa rather than Buffer: this parser also runs in the browser (the dashboard).
+ */
+function standardBase64(s: string): string | undefined {
+  if (!BASE64.test(s)) return undefined;
+  try {
+    return btoa(atob(s.replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return undefined;
+  }
 }

@@ -10,13 +10,15 @@ import { fqlV10 } from './fqlV10';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
+import { adminHandler, isAdminPath } from './admin';
 import type { StreamHub } from '../streams/hub';
 import { streamRoute } from './stream';
 
-export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem): Router {
+/** `admin`: serve the dashboard at /admin (otherwise /admin is 404 like any unknown path). */
+export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem, admin = false): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
-  return new Router()
+  const router = new Router()
     .add('/', { GET: query.get, POST: query.post })
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
     .add('/linearized', { POST: query.post })
@@ -28,6 +30,11 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })
     .add(isLogsPath, logsApi(service, logs)); // log-export API; 404 when the server runs without logs
+  if (admin) {
+    const dashboard = adminHandler();
+    router.add(isAdminPath, { GET: dashboard, HEAD: dashboard });
+  }
+  return router;
 }
 
 // --- GraphQL (issue 7): the routes of the optional second port (FLORA_GRAPHQL_PORT, DECISIONS #6) ---

@@ -63,6 +63,8 @@ export interface ServerOptions {
   backups?: BackupApi;
   /** The export and import jobs (/api/v1/exports…, /api/v1/imports…); 404 without it. */
   transfers?: TransferApi;
+  /** Serve the dashboard at /admin (config `admin`, `--no-admin`); 404 without it. */
+  admin?: boolean;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   };
   const logger = logs?.logger ?? NO_LOGGER;
   const streams = new StreamHub(service);
-  const router = opts.router ?? buildRouter(service, streams, logs);
+  const router = opts.router ?? buildRouter(service, streams, logs, opts.admin);
 
   const handle = async (ctx: RequestContext): Promise<Outcome> => {
     try {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -157,6 +157,34 @@ test('a tsconfig.json the check cannot follow means always stale', () => {
     assert.match(build.staleReason(p.root) ?? '', /layout this check does not follow/);
     p.write('tsconfig.json', '{ // tsc allows comments\n}');
     assert.equal(build.projectLayout(p.root), null);
+  } finally {
+    p.cleanup();
+  }
+});
+
+test('the dashboard (src/admin) is bundled into dist/admin, and its non-TypeScript files count as inputs', () => {
+  const p = project();
+  try {
+    p.write('src/admin/main.ts', "import { a } from '../a';\nexport const shown: number = a;\n");
+    p.write('src/admin/index.html', '<!doctype html>\n');
+    p.write('src/admin/app.css', 'body { margin: 0 }\n');
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    const bundle = readFileSync(path.join(p.root, 'dist/admin/app.js'), 'utf8');
+    assert.match(bundle, /\(\(\)=>\{/, 'one self-contained script');
+    assert.equal(readFileSync(path.join(p.root, 'dist/admin/app.css'), 'utf8'), 'body { margin: 0 }\n');
+    assert.equal(build.staleReason(p.root), null);
+
+    const css = path.join(p.root, 'src/admin/app.css');
+    p.write('src/admin/app.css', 'body { margin: 1px }\n');
+    utimesSync(css, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    assert.equal(build.staleReason(p.root), CHANGED);
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    assert.equal(readFileSync(path.join(p.root, 'dist/admin/app.css'), 'utf8'), 'body { margin: 1px }\n');
+
+    unlinkSync(path.join(p.root, 'dist/admin/app.js'));
+    assert.equal(build.staleReason(p.root), 'files are missing from the build');
+    p.write('src/admin/main.ts', 'export const broken = ;\n');
+    assert.equal(p.ensure(), false, 'a source that does not compile builds nothing');
   } finally {
     p.cleanup();
   }

@@ -30,3 +30,17 @@ test('bad values are ConfigErrors (exit code 2) naming where they came from', ()
   }
   assert.throws(() => loadConfig(['--region-group', 'a/b'], {}), /Invalid region group 'a\/b' \(from --region-group\)/);
 });
+
+test('the dashboard is on by default; --no-admin, --admin false and FLORA_ADMIN=false turn it off', () => {
+  assert.equal(loadConfig([], {}).admin, true);
+  assert.equal(loadConfig(['--no-admin'], {}).admin, false);
+  assert.equal(loadConfig(['--admin', 'false'], {}).admin, false);
+  assert.equal(loadConfig([], { FLORA_ADMIN: 'false' }).admin, false);
+  assert.equal(loadConfig(['--no-admin', '--port', '1'], { FLORA_ADMIN: 'true' }).admin, false, 'the flag wins');
+  assert.equal(loadConfig(['--admin=true'], { FLORA_ADMIN: 'off' }).admin, true);
+  // --no- takes no value, and exists only for true/false settings.
+  for (const argv of [['--no-admin=false'], ['--no-port'], ['--no-log-queries=1']]) {
+    assert.throws(() => loadConfig(argv, {}), /Unknown option/, argv.join(' '));
+  }
+  assert.throws(() => loadConfig([], { FLORA_ADMIN: 'maybe' }), /Invalid boolean 'maybe' \(from FLORA_ADMIN\)/);
+});

@@ -150,3 +150,19 @@ test('formatting: a file line, and a failure with node’s own stack frames left
     '       at TestContext.<anonymous> (/r/dist/test/a.test.js:3:9)',
   ]);
 });
+
+test('a skipped test\'s reason is printed once under its file\'s line', () => {
+  const { printed } = run([
+    ev.start(A, 'one'),
+    ev.pass(A, 'one', 0, { skip: 'no Chromium: apt-get install -y chromium' }),
+    ev.start(A, 'two'),
+    ev.pass(A, 'two', 0, { skip: 'no Chromium: apt-get install -y chromium' }),
+    ev.start(A, 'three'),
+    ev.pass(A, 'three', 0, { skip: true }),
+    ev.fileDone(A, 10),
+  ]);
+  assert.deepEqual(printed.flatMap((p) => p.lines), [
+    '[1/3] ok   a.test.js                                0 passed, 3 skipped        0.0 s',
+    '           skipped: no Chromium: apt-get install -y chromium',
+  ]);
+});

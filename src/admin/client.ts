@@ -1,0 +1,93 @@
+// Queries to Flora's public API (POST / with the FQL v4 wire JSON), with the signed-in secret, so
+// that the key's role limits the dashboard exactly as it limits any other client.
+
+import type { JsonValue } from '../wire/expr';
+import { parseJson } from '../wire/json';
+import { wireText } from '../fqljs/wireText';
+
+/** The response headers that measure a query, by their header name. */
+export const METRIC_HEADERS = [
+  'x-compute-ops', 'x-byte-read-ops', 'x-byte-write-ops', 'x-query-time', 'x-query-bytes-in',
+  'x-query-bytes-out', 'x-storage-bytes-read', 'x-storage-bytes-write', 'x-txn-retries', 'x-txn-time',
+] as const;
+
+export interface QueryResult {
+  /** The `resource` of the answer, exact (objects are Maps, integers bigints). */
+  value: JsonValue;
+  metrics: Record<string, string>;
+}
+
+/** An answer with errors (or no answer): what the UI shows. */
+export class FloraError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly description: string,
+  ) {
+    super(code ? `${code}: ${description}` : description);
+  }
+
+  /** The key's role does not allow what was asked. */
+  get forbidden(): boolean {
+    return this.status === 403 || this.code === 'permission denied';
+  }
+
+  get unauthorized(): boolean {
+    return this.status === 401;
+  }
+}
+
+export class FloraClient {
+  /** `secret` as signed in; `path` the database (names from the root) queries run in. */
+  constructor(
+    readonly secret: string,
+    readonly path: readonly string[] = [],
+  ) {}
+
+  /** The same key, scoped to a child database with the admin role (`secret:a/b:admin`). */
+  in(path: readonly string[]): FloraClient {
+    return new FloraClient(this.secret, path);
+  }
+
+  private authorization(): string {
+    const scoped = this.path.length === 0 ? this.secret : `${this.secret}:${this.path.join('/')}:admin`;
+    return `Bearer ${scoped}`;
+  }
+
+  /** Runs one query (a wire tree); throws FloraError for an error answer or a failed request. */
+  async query(expr: JsonValue): Promise<QueryResult> {
+    let res: Response;
+    try {
+      res = await fetch('/', {
+        method: 'POST',
+        // A refused secret is a 401 with a Basic challenge (as Fauna sends): with credentials the
+        // browser would hold the request for a login prompt instead of handing the answer over.
+        credentials: 'omit',
+        headers: { authorization: this.authorization(), 'content-type': 'application/json' },
+        body: wireText(expr),
+      });
+    } catch (err) {
+      throw new FloraError(0, 'network error', `The server did not answer (${(err as Error).message}).`);
+    }
+    const text = await res.text();
+    let body: JsonValue;
+    try {
+      body = parseJson(text);
+    } catch {
+      throw new FloraError(res.status, 'bad answer', `The server answered ${res.status} with a body that is not JSON.`);
+    }
+    if (!(body instanceof Map)) throw new FloraError(res.status, 'bad answer', 'The answer is not a JSON object.');
+    const errors = body.get('errors');
+    if (Array.isArray(errors) && errors.length > 0) {
+      const first = errors[0] instanceof Map ? errors[0] : new Map();
+      throw new FloraError(res.status, String(first.get('code') ?? ''), String(first.get('description') ?? ''));
+    }
+    if (!res.ok) throw new FloraError(res.status, 'http error', `HTTP ${res.status}`);
+    const metrics: Record<string, string> = {};
+    for (const name of METRIC_HEADERS) {
+      const v = res.headers.get(name);
+      if (v !== null) metrics[name] = v;
+    }
+    return { value: body.get('resource') ?? null, metrics };
+  }
+}

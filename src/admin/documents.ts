@@ -1,0 +1,108 @@
+// The selected database's collections, a page of the chosen collection's documents (next/previous
+// with the page's cursors), one document as JSON, and a form that creates a document from JSON.
+
+import type { JsonValue } from '../wire/expr';
+import { parseJson } from '../wire/json';
+import { renderValue } from '../fqljs/render';
+import type { FloraClient } from './client';
+import { h, replace } from './dom';
+import { attempt, show } from './messages';
+import { createDocument, documentPage, listCollections, type Cursor } from './queries';
+import { field, literal, pageItems, prettyJson, refId } from './values';
+
+const PAGE_SIZE = 20;
+
+/** The document JSON a user typed, exact, or an error saying where it is wrong. */
+export function parseDocumentData(text: string): JsonValue {
+  try {
+    JSON.parse(text); // the browser's message names the position of the mistake
+  } catch (err) {
+    throw new Error(`The data is not valid JSON: ${(err as Error).message}`);
+  }
+  const data = parseJson(text); // exact integers; same grammar, so this does not fail now
+  if (!(data instanceof Map)) throw new Error('The data must be a JSON object ({…}).');
+  return data;
+}
+
+export function documentsPanel(): { element: HTMLElement; open(client: FloraClient): void } {
+  const collections = h('ul', { id: 'collections', class: 'list' });
+  const table = h('table', { id: 'documents' });
+  const pager = h('div', { class: 'pager' });
+  const viewer = h('pre', { id: 'document-view', class: 'json' });
+  const box = h('div', { class: 'messages' });
+  const data = h('textarea', { id: 'new-document', rows: '6', spellcheck: 'false', placeholder: '{"name": "value"}' });
+  const form = h('form', { id: 'create-document', hidden: true }, h('label', { for: 'new-document' }, 'New document data (JSON)'), data, h('button', { type: 'submit' }, 'Create document'));
+  const title = h('h2', {}, 'Collections');
+  let client: FloraClient | undefined;
+  let collection = '';
+
+  const showPage = async (cursor: Cursor) => {
+    const c = client!;
+    const page = await attempt(box, `read the documents of ${collection}`, () => c.query(documentPage(collection, PAGE_SIZE, cursor)));
+    if (!page) return;
+    const docs = pageItems(page.value);
+    replace(
+      table,
+      h('thead', {}, h('tr', {}, h('th', {}, 'id'), h('th', {}, 'ts'), h('th', {}, 'data'))),
+      h('tbody', {}, ...docs.map((doc) => {
+        const row = h('tr', { 'data-id': refId(field(doc, 'ref')), onclick: () => replace(viewer, prettyJson(doc)) });
+        row.append(h('td', {}, refId(field(doc, 'ref'))), h('td', {}, String(field(doc, 'ts'))), h('td', {}, renderValue(field(doc, 'data') ?? null, { width: 1e9 })));
+        return row;
+      })),
+    );
+    if (docs.length === 0) table.append(h('caption', {}, 'No documents on this page.'));
+    const before = field(page.value, 'before');
+    const after = field(page.value, 'after');
+    replace(
+      pager,
+      h('button', { type: 'button', id: 'previous-page', disabled: before === undefined, onclick: () => void showPage({ before }) }, '← Previous'),
+      h('button', { type: 'button', id: 'next-page', disabled: after === undefined, onclick: () => void showPage({ after }) }, 'Next →'),
+    );
+  };
+
+  const openCollection = (name: string) => {
+    collection = name;
+    title.textContent = `Collection ${name}`;
+    form.hidden = false;
+    replace(viewer);
+    void showPage({});
+  };
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    let value: JsonValue;
+    try {
+      value = parseDocumentData(data.value);
+    } catch (err) {
+      show(box, (err as Error).message);
+      return;
+    }
+    const c = client!;
+    void attempt(box, `create a document in ${collection}`, async () => {
+      const { value: doc } = await c.query(createDocument(collection, literal(value)));
+      data.value = '';
+      replace(viewer, prettyJson(doc));
+      await showPage({});
+      show(box, `Created document ${refId(field(doc, 'ref'))}.`, 'notice');
+    });
+  });
+
+  const open = (c: FloraClient) => {
+    client = c;
+    collection = '';
+    title.textContent = 'Collections';
+    form.hidden = true;
+    replace(table);
+    replace(pager);
+    replace(viewer);
+    void attempt(box, 'list collections', async () => {
+      const { value } = await c.query(listCollections());
+      const names = pageItems(value).map(refId);
+      replace(collections, ...names.map((n) => h('li', {}, h('button', { type: 'button', class: 'collection', onclick: () => openCollection(n) }, n))));
+      if (names.length === 0) collections.append(h('li', { class: 'empty' }, 'No collections.'));
+    });
+  };
+
+  const element = h('section', { id: 'documents-panel', class: 'panel' }, title, collections, box, table, pager, form, viewer);
+  return { element, open };
+}

@@ -1,0 +1,40 @@
+/// <reference lib="dom" />
+// The dashboard's entry point: the sign-in screen until a secret is accepted, then databases on the
+// left, and the selected database's collections, documents and query editor on the right.
+
+import { FloraClient } from './client';
+import { databasesPanel } from './databases';
+import { documentsPanel } from './documents';
+import { h, replace } from './dom';
+import { queryEditor } from './queryEditor';
+import { forgetSecret, storeSecret, storedSecret } from './session';
+import { signInScreen } from './signIn';
+
+function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
+  const documents = documentsPanel();
+  const editor = queryEditor();
+  const selected = (path: string[]) => {
+    const scoped = client.in(path);
+    documents.open(scoped);
+    editor.use(scoped);
+  };
+  const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
+  return h(
+    'div',
+    { id: 'workspace' },
+    h('header', {}, h('strong', {}, 'Flora'), signOut),
+    h('div', { class: 'columns' }, databasesPanel(client, selected), h('div', { class: 'main' }, documents.element, editor.element)),
+  );
+}
+
+function showSignIn(root: HTMLElement): void {
+  replace(root, signInScreen((client) => {
+    storeSecret(client.secret);
+    replace(root, workspace(root, client));
+  }));
+}
+
+const root = document.getElementById('app')!;
+const secret = storedSecret();
+if (secret === null) showSignIn(root);
+else replace(root, workspace(root, new FloraClient(secret)));

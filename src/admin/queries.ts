@@ -1,0 +1,32 @@
+// The dashboard's own queries, written in the driver's syntax and turned into wire JSON by the same
+// parser as the query editor; names go in as JSON strings, so any name is safe to splice.
+
+import type { JsonValue } from '../wire/expr';
+import { parseFqlJs } from '../fqljs/parse';
+import { obj } from './values';
+
+export const fql = parseFqlJs;
+
+const str = (s: string): string => JSON.stringify(s);
+
+export const listDatabases = (): JsonValue => fql('Paginate(Databases(), {size: 1000})');
+export const listCollections = (): JsonValue => fql('Paginate(Collections(), {size: 1000})');
+export const createDatabase = (name: string): JsonValue => fql(`CreateDatabase({name: ${str(name)}})`);
+
+export interface Cursor {
+  after?: JsonValue;
+  before?: JsonValue;
+}
+
+/** A page of a collection's documents, read whole; the cursor is the `after`/`before` of an earlier page, as it came. */
+export function documentPage(collection: string, size: number, cursor: Cursor): JsonValue {
+  const page = fql(`Paginate(Documents(Collection(${str(collection)})), {size: ${size}})`) as Map<string, JsonValue>;
+  if (cursor.after !== undefined) page.set('after', cursor.after);
+  else if (cursor.before !== undefined) page.set('before', cursor.before);
+  return obj({ map: fql('Lambda("ref", Get(Var("ref")))'), collection: page });
+}
+
+/** Create(Collection(name), {data}) with `data` already a literal expression. */
+export function createDocument(collection: string, data: JsonValue): JsonValue {
+  return obj({ create: fql(`Collection(${str(collection)})`), params: obj({ object: obj({ data }) }) });
+}

@@ -1,0 +1,23 @@
+// The sign-in screen: a secret, checked with a query before anything else is shown.
+
+import { FloraClient } from './client';
+import { h } from './dom';
+import { describeError, show } from './messages';
+import { fql } from './queries';
+
+/** Calls `signedIn` with a client once the server accepts the secret. */
+export function signInScreen(signedIn: (client: FloraClient) => void): HTMLElement {
+  const secret = h('input', { type: 'password', id: 'secret', name: 'secret', autocomplete: 'off', required: true, placeholder: 'secret' });
+  const box = h('div', { id: 'sign-in-message' });
+  const form = h('form', { id: 'sign-in', class: 'card' }, h('h1', {}, 'Flora'), h('label', { for: 'secret' }, 'Secret'), secret, h('button', { type: 'submit' }, 'Sign in'), box);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const client = new FloraClient(secret.value);
+    show(box, 'Checking…', 'notice');
+    client.query(fql('Now()')).then(
+      () => signedIn(client),
+      (err) => show(box, describeError(err, 'sign in')),
+    );
+  });
+  return form;
+}

@@ -1,0 +1,76 @@
+// GET|HEAD /admin and /admin/<file>: the dashboard's bundle (dist/admin, built by scripts/build.js).
+// Only the files the build wrote are served, read once; anything else under /admin is 404. The
+// Content-Security-Policy lets the page load nothing but its own files and talk to nothing but this
+// server: the dashboard works offline, and an injected script could not phone home.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import type { Handler } from './router';
+import { protocolError, type Outcome } from './responses';
+
+/** dist/src/server/admin.js → dist/admin */
+export const ADMIN_DIR = join(__dirname, '..', '..', 'admin');
+
+export const ADMIN_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+export function isAdminPath(path: string): boolean {
+  return path === '/admin' || path.startsWith('/admin/');
+}
+
+interface AdminFile {
+  body: Buffer;
+  contentType: string;
+}
+
+/** The bundle's files by name, or the reason there are none. */
+function loadBundle(dir: string): Map<string, AdminFile> | string {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return `The dashboard is not built (no ${dir}): run node scripts/build.js.`;
+  }
+  const files = new Map<string, AdminFile>();
+  for (const name of names) {
+    const contentType = CONTENT_TYPES[extname(name)];
+    if (contentType) files.set(name, { body: readFileSync(join(dir, name)), contentType });
+  }
+  return files.has('index.html') ? files : `The dashboard is not built (no index.html in ${dir}): run node scripts/build.js.`;
+}
+
+/**
+ * The handler of the /admin routes. The bundle is read on the first request and kept: it changes
+ * only with a build, after which the server is restarted anyway (its own code changed too).
+ */
+export function adminHandler(dir: string = ADMIN_DIR): Handler {
+  let bundle: Map<string, AdminFile> | string | undefined;
+  return async (ctx): Promise<Outcome> => {
+    bundle ??= loadBundle(dir);
+    if (typeof bundle === 'string') return protocolError(404, 'not found', bundle);
+    // /admin and /admin/ are the page; the page names its files relative to /admin/.
+    const name = ctx.path === '/admin' || ctx.path === '/admin/' ? 'index.html' : ctx.path.slice('/admin/'.length);
+    const file = bundle.get(name);
+    if (!file) return protocolError(404, 'not found', 'Not Found');
+    return {
+      status: 200,
+      body: file.body,
+      headers: {
+        'content-type': file.contentType,
+        // The page is small and must follow a new build at once; its files revalidate too, since their names carry no hash.
+        'cache-control': 'no-cache',
+        'content-security-policy': ADMIN_CSP,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+      },
+    };
+  };
+}
