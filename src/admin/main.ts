@@ -6,6 +6,7 @@ import { FloraClient } from './client';
 import { databasesPanel } from './databases';
 import { documentsPanel } from './documents';
 import { h, replace } from './dom';
+import { keysPanel } from './keys';
 import { queryEditor } from './queryEditor';
 import { forgetSecret, storeSecret, storedSecret } from './session';
 import { signInScreen } from './signIn';
@@ -13,9 +14,11 @@ import { signInScreen } from './signIn';
 function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
   const documents = documentsPanel();
   const editor = queryEditor();
+  const keys = keysPanel();
   const selected = (path: string[]) => {
     const scoped = client.in(path);
     documents.open(scoped);
+    keys.open(scoped);
     editor.use(scoped);
   };
   const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
@@ -23,7 +26,7 @@ function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
     'div',
     { id: 'workspace' },
     h('header', {}, h('strong', {}, 'Flora'), signOut),
-    h('div', { class: 'columns' }, databasesPanel(client, selected), h('div', { class: 'main' }, documents.element, editor.element)),
+    h('div', { class: 'columns' }, databasesPanel(client, selected), h('div', { class: 'main' }, documents.element, keys.element, editor.element)),
   );
 }
 

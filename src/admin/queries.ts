@@ -12,6 +12,11 @@ const str = (s: string): string => JSON.stringify(s);
 export const listDatabases = (): JsonValue => fql('Paginate(Databases(), {size: 1000})');
 export const listCollections = (): JsonValue => fql('Paginate(Collections(), {size: 1000})');
 export const createDatabase = (name: string): JsonValue => fql(`CreateDatabase({name: ${str(name)}})`);
+export const listKeys = (): JsonValue => fql('Map(Paginate(Keys(), {size: 1000}), Lambda("k", Get(Var("k"))))');
+export const revokeKey = (id: string): JsonValue => fql(`Delete(Ref(Keys(), ${str(id)}))`);
+/** CreateKey with a built-in role, named in its data when a name is given. */
+export const createKey = (role: string, name: string): JsonValue =>
+  fql(`CreateKey({role: ${str(role)}${name ? `, data: {name: ${str(name)}}` : ''}})`);
 
 export interface Cursor {
   after?: JsonValue;

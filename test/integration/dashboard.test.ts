@@ -140,6 +140,32 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     assert.equal(await page.locator('#documents tbody tr').count(), 20);
   });
 
+  await t.test('keys: one created shows its secret once, is listed, and is revoked after a confirmation', async () => {
+    await page.selectOption('#new-key-role', 'server');
+    await page.fill('#new-key-name', 'ci');
+    await page.click('#create-key button[type=submit]');
+    await page.locator('#new-key-secret-value').waitFor(STEP);
+    const secret = (await page.locator('#new-key-secret-value').textContent()) ?? '';
+    assert.match(secret, /^\S{10,}$/);
+    await see('#keys tbody tr', 'ci');
+    const works = await httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: '{"now":null}' });
+    assert.equal(works.status, 200, 'the secret shown works');
+    await shot('08-key-created');
+    const row = page.locator('#keys tbody tr', { hasText: 'ci' });
+    const id = (await row.getAttribute('data-id')) ?? '';
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await row.locator('button.revoke').click();
+    await see('#keys-panel .notice', `Key ${id} revoked.`);
+    assert.match(asked, new RegExp(`^Revoke key ${id} \\(server\\)\\? Every application using its secret loses access`));
+    assert.equal(await page.locator('#keys tbody tr', { hasText: 'ci' }).count(), 0);
+    const refused = await httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: '{"now":null}' });
+    assert.equal(refused.status, 401, 'a revoked secret is refused');
+  });
+
   await t.test('a query error and a syntax error are shown, not swallowed', async () => {
     await runQuery('Get(Collection("nope"))');
     await see('#query-panel .error', 'invalid ref');
