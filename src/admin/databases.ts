@@ -4,7 +4,7 @@
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
 import { attempt, show } from './messages';
-import { createDatabase, listDatabases } from './queries';
+import { createDatabase, databaseContents, deleteDatabase, listDatabases } from './queries';
 import { pageItems, refId } from './values';
 
 export interface DatabaseNode {
@@ -26,9 +26,11 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
   let current: string[] = [];
   const name = h('input', { id: 'new-db-name', placeholder: 'new database name', required: true });
   const form = h('form', { id: 'create-db' }, name, h('button', { type: 'submit' }, 'Create database'));
+  const remove = h('button', { type: 'button', id: 'delete-db', disabled: true }, 'Delete database');
 
   const select = (path: string[]) => {
     current = path;
+    remove.disabled = path.length === 0; // the database the secret belongs to is not deleted from here
     for (const li of tree.querySelectorAll('[data-path]')) li.classList.toggle('selected', li.getAttribute('data-path') === path.join('/'));
     selected(path);
   };
@@ -53,6 +55,20 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
       show(box, `Created database ${created}.`, 'notice');
     });
   });
+  remove.addEventListener('click', () => {
+    const path = current;
+    const label = path.join('/');
+    void attempt(box, 'delete the database', async () => {
+      const { value } = await client.in(path).query(databaseContents());
+      const [collections, children, keys] = Array.isArray(value) ? value.map(Number) : [NaN, NaN, NaN];
+      const lost = `its ${collections} collection(s) with every document and index in them, its ${children} child database(s) with everything in them, and its ${keys} key(s)`;
+      if (!window.confirm(`Delete database ${label}? This deletes ${lost}. It cannot be undone.`)) return;
+      await client.in(path.slice(0, -1)).query(deleteDatabase(path[path.length - 1]));
+      current = path.slice(0, -1);
+      await reload();
+      show(box, `Deleted database ${label}.`, 'notice');
+    });
+  });
   void reload();
-  return h('section', { id: 'databases', class: 'panel' }, h('h2', {}, 'Databases'), tree, form, box);
+  return h('section', { id: 'databases', class: 'panel' }, h('h2', {}, 'Databases'), tree, form, remove, box);
 }

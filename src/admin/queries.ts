@@ -12,6 +12,9 @@ const str = (s: string): string => JSON.stringify(s);
 export const listDatabases = (): JsonValue => fql('Paginate(Databases(), {size: 1000})');
 export const listCollections = (): JsonValue => fql('Paginate(Collections(), {size: 1000})');
 export const createDatabase = (name: string): JsonValue => fql(`CreateDatabase({name: ${str(name)}})`);
+export const deleteDatabase = (name: string): JsonValue => fql(`Delete(Database(${str(name)}))`);
+/** What deleting a database loses, counted inside it: [collections, child databases, keys]. */
+export const databaseContents = (): JsonValue => fql('[Count(Collections()), Count(Databases()), Count(Keys())]');
 export const listKeys = (): JsonValue => fql('Map(Paginate(Keys(), {size: 1000}), Lambda("k", Get(Var("k"))))');
 export const revokeKey = (id: string): JsonValue => fql(`Delete(Ref(Keys(), ${str(id)}))`);
 /** CreateKey with a built-in role, named in its data when a name is given. */

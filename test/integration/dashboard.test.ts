@@ -166,6 +166,33 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     assert.equal(refused.status, 401, 'a revoked secret is refused');
   });
 
+  await t.test('a database deleted after a confirmation naming what is lost', async () => {
+    await page.click('#db-tree button[data-path="shop"]');
+    await page.fill('#new-db-name', 'scratch');
+    await page.click('#create-db button[type=submit]');
+    await page.click('#db-tree button[data-path="shop/scratch"]');
+    await runQuery('CreateCollection({name: "tmp"})');
+    await see('#result-fql', 'tmp');
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await page.click('#delete-db');
+    await see('#databases .notice', 'Deleted database shop/scratch.');
+    assert.equal(asked, 'Delete database shop/scratch? This deletes its 1 collection(s) with every document and index in them, its 0 child database(s) with everything in them, and its 0 key(s). It cannot be undone.');
+    assert.equal(await page.locator('#db-tree button[data-path="shop/scratch"]').count(), 0);
+    await shot('09-database-deleted');
+    // Dismissed, nothing is deleted; the secret's own database has no delete.
+    page.once('dialog', (d) => void d.dismiss());
+    await page.click('#db-tree button[data-path="shop"]');
+    await page.click('#delete-db');
+    await page.locator('#db-tree button[data-path="shop"]').waitFor(STEP);
+    await page.click('#db-tree button[data-path=""]');
+    assert.ok(await page.locator('#delete-db').isDisabled());
+    await page.click('#db-tree button[data-path="shop"]');
+  });
+
   await t.test('a query error and a syntax error are shown, not swallowed', async () => {
     await runQuery('Get(Collection("nope"))');
     await see('#query-panel .error', 'invalid ref');
