@@ -7,7 +7,7 @@ import { renderValue } from '../fqljs/render';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
 import { attempt, show } from './messages';
-import { createDocument, documentPage, listCollections, type Cursor } from './queries';
+import { createDocument, deleteDocument, documentHistory, documentPage, listCollections, replaceDocument, type Cursor } from './queries';
 import { field, literal, pageItems, prettyJson, refId } from './values';
 
 const PAGE_SIZE = 20;
@@ -28,7 +28,7 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
   const collections = h('ul', { id: 'collections', class: 'list' });
   const table = h('table', { id: 'documents' });
   const pager = h('div', { class: 'pager' });
-  const viewer = h('pre', { id: 'document-view', class: 'json' });
+  const viewer = h('div', { id: 'document-view' });
   const box = h('div', { class: 'messages' });
   const data = h('textarea', { id: 'new-document', rows: '6', spellcheck: 'false', placeholder: '{"name": "value"}' });
   const form = h('form', { id: 'create-document', hidden: true }, h('label', { for: 'new-document' }, 'New document data (JSON)'), data, h('button', { type: 'submit' }, 'Create document'));
@@ -45,7 +45,7 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
       table,
       h('thead', {}, h('tr', {}, h('th', {}, 'id'), h('th', {}, 'ts'), h('th', {}, 'data'))),
       h('tbody', {}, ...docs.map((doc) => {
-        const row = h('tr', { 'data-id': refId(field(doc, 'ref')), onclick: () => replace(viewer, prettyJson(doc)) });
+        const row = h('tr', { 'data-id': refId(field(doc, 'ref')), onclick: () => void view(doc) });
         row.append(h('td', {}, refId(field(doc, 'ref'))), h('td', {}, String(field(doc, 'ts'))), h('td', {}, renderValue(field(doc, 'data') ?? null, { width: 1e9 })));
         return row;
       })),
@@ -58,6 +58,44 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
       h('button', { type: 'button', id: 'previous-page', disabled: before === undefined, onclick: () => void showPage({ before }) }, '← Previous'),
       h('button', { type: 'button', id: 'next-page', disabled: after === undefined, onclick: () => void showPage({ after }) }, 'Next →'),
     );
+  };
+
+  /** One document: its JSON, its history (each version restorable), and its deletion. */
+  const view = async (doc: JsonValue) => {
+    const c = client!;
+    const coll = collection;
+    const id = refId(field(doc, 'ref'));
+    const history = h('ol', { id: 'document-history' });
+    const remove = h('button', { type: 'button', id: 'delete-document' }, 'Delete document');
+    replace(viewer, h('pre', { class: 'json' }, prettyJson(doc)), remove, h('h3', {}, 'History'), history);
+    remove.addEventListener('click', () => {
+      if (!window.confirm(`Delete document ${id} of ${coll}? Its history stays readable for the collection's history_days.`)) return;
+      void attempt(box, `delete document ${id}`, async () => {
+        await c.query(deleteDocument(coll, id));
+        replace(viewer);
+        await showPage({});
+        show(box, `Deleted document ${id}.`, 'notice');
+      });
+    });
+    const events = await attempt(box, `read the history of document ${id}`, () => c.query(documentHistory(coll, id)));
+    if (!events || !Array.isArray(events.value)) return;
+    for (const event of events.value) {
+      const [ts, action, data] = Array.isArray(event) ? event : [];
+      const restore =
+        data instanceof Map &&
+        h('button', {
+          type: 'button',
+          class: 'restore',
+          onclick: () =>
+            void attempt(box, `restore the version at ${String(ts)}`, async () => {
+              const { value } = await c.query(replaceDocument(coll, id, literal(data)));
+              await showPage({});
+              await view(value);
+              show(box, `Restored the version of ${String(ts)} as the current one.`, 'notice');
+            }),
+        }, 'Restore');
+      history.append(h('li', { 'data-ts': String(ts) }, `${String(ts)} ${String(action)} `, data instanceof Map ? renderValue(data, { width: 1e9 }) : '', restore));
+    }
   };
 
   const openCollection = (name: string) => {
@@ -81,8 +119,8 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
     void attempt(box, `create a document in ${collection}`, async () => {
       const { value: doc } = await c.query(createDocument(collection, literal(value)));
       data.value = '';
-      replace(viewer, prettyJson(doc));
       await showPage({});
+      await view(doc);
       show(box, `Created document ${refId(field(doc, 'ref'))}.`, 'notice');
     });
   });

@@ -34,6 +34,24 @@ export function documentPage(collection: string, size: number, cursor: Cursor): 
   return obj({ map: fql('Lambda("ref", Get(Var("ref")))'), collection: page });
 }
 
+const docRef = (collection: string, id: string) => `Ref(Collection(${str(collection)}), ${str(id)})`;
+
+/** A document's history: [ts, action, that version's whole data or null] per event, oldest first. */
+export function documentHistory(collection: string, id: string): JsonValue {
+  const ref = docRef(collection, id);
+  return fql(
+    `Map(Select("data", Paginate(Events(${ref}), {size: 1000})), Lambda("e", Let({ts: Select("ts", Var("e")), action: Select("action", Var("e"))}, ` +
+      `[Var("ts"), Var("action"), If(Exists(${ref}, Var("ts")), Select("data", Get(${ref}, Var("ts")), null), null)])))`,
+  );
+}
+
+export const deleteDocument = (collection: string, id: string): JsonValue => fql(`Delete(${docRef(collection, id)})`);
+
+/** Replace(ref, {data}) with `data` already a literal expression: a past version made the current one. */
+export function replaceDocument(collection: string, id: string, data: JsonValue): JsonValue {
+  return obj({ replace: fql(docRef(collection, id)), params: obj({ object: obj({ data }) }) });
+}
+
 /** Create(Collection(name), {data}) with `data` already a literal expression. */
 export function createDocument(collection: string, data: JsonValue): JsonValue {
   return obj({ create: fql(`Collection(${str(collection)})`), params: obj({ object: obj({ data }) }) });

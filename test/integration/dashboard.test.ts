@@ -123,7 +123,35 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await shot('05-document');
   });
 
+  await t.test("a document's history: each version listed and restorable; the document deleted after a confirmation", async () => {
+    const id = (await page.locator('#documents tbody tr', { hasText: 'tea' }).getAttribute('data-id')) ?? '';
+    await runQuery(`Update(Ref(Collection("orders"), "${id}"), {data: {item: "coffee"}})`);
+    await see('#result-fql', 'coffee');
+    await page.click('#collections button.collection >> text=orders');
+    await page.locator('#documents tbody tr', { hasText: 'coffee' }).click();
+    await page.locator('#document-history li:nth-child(2)').waitFor(STEP);
+    const versions = await page.locator('#document-history li').allTextContents();
+    assert.equal(versions.length, 2);
+    assert.match(versions[0], /create .*item: 'tea'/);
+    assert.match(versions[1], /update .*item: 'coffee'/);
+    await page.locator('#document-history li:nth-child(1) button.restore').click();
+    await see('#documents-panel .notice', 'as the current one');
+    await see('#documents tbody td', 'tea');
+    assert.equal(await page.locator('#document-history li').count(), 3, 'the restore is a version of its own');
+    await shot('05b-history');
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await page.click('#delete-document');
+    await see('#documents-panel .notice', `Deleted document ${id}.`);
+    assert.match(asked, new RegExp(`^Delete document ${id} of orders\\?`));
+    assert.equal(await page.locator(`#documents tbody tr[data-id="${id}"]`).count(), 0);
+  });
+
   await t.test('the document table pages with its cursors', async () => {
+    // 25 documents (the one made above was deleted): a page of 20, then 5.
     const numbers = Array.from({ length: 25 }, (_, i) => i);
     await runQuery(`Map(${JSON.stringify(numbers)}, Lambda("i", Create(Collection("orders"), {data: {i: Var("i")}})))`);
     await see('#result-fql', 'ref');
@@ -133,7 +161,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     assert.ok(await page.locator('#previous-page').isDisabled());
     await page.click('#next-page');
     await page.locator('#previous-page:enabled').waitFor(STEP);
-    assert.equal(await page.locator('#documents tbody tr').count(), 6);
+    assert.equal(await page.locator('#documents tbody tr').count(), 5); // 25: the first document was deleted above
     await shot('06-next-page');
     await page.click('#previous-page');
     await page.locator('#documents tbody tr:nth-child(20)').waitFor(STEP);
@@ -199,7 +227,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await runQuery('Add(1,');
     await see('#query-panel .error', 'Syntax:');
     await runQuery('Count(Documents(Collection("orders")))');
-    await see('#result-fql', '26');
+    await see('#result-fql', '25');
   });
 
   await t.test("a key whose role may not list databases: the UI says so", async () => {
