@@ -67,7 +67,26 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
     const id = refId(field(doc, 'ref'));
     const history = h('ol', { id: 'document-history' });
     const remove = h('button', { type: 'button', id: 'delete-document' }, 'Delete document');
-    replace(viewer, h('pre', { class: 'json' }, prettyJson(doc)), remove, h('h3', {}, 'History'), history);
+    const edited = h('textarea', { id: 'edit-document', rows: '6', spellcheck: 'false' });
+    edited.value = prettyJson(field(doc, 'data') ?? new Map());
+    const edit = h('form', { id: 'save-document' }, h('label', { for: 'edit-document' }, 'Data (JSON): edit and save to replace it'), edited, h('button', { type: 'submit' }, 'Save'));
+    replace(viewer, h('pre', { class: 'json' }, prettyJson(doc)), edit, remove, h('h3', {}, 'History'), history);
+    edit.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      let data: JsonValue;
+      try {
+        data = parseDocumentData(edited.value);
+      } catch (err) {
+        show(box, (err as Error).message);
+        return;
+      }
+      void attempt(box, `save document ${id}`, async () => {
+        const { value } = await c.query(replaceDocument(coll, id, literal(data)));
+        await showPage({});
+        await view(value);
+        show(box, `Saved document ${id}.`, 'notice');
+      });
+    });
     remove.addEventListener('click', () => {
       if (!window.confirm(`Delete document ${id} of ${coll}? Its history stays readable for the collection's history_days.`)) return;
       void attempt(box, `delete document ${id}`, async () => {

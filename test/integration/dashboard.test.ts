@@ -139,6 +139,14 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await see('#documents tbody td', 'tea');
     assert.equal(await page.locator('#document-history li').count(), 3, 'the restore is a version of its own');
     await shot('05b-history');
+    await page.fill('#edit-document', '{"item": }');
+    await page.click('#save-document button[type=submit]');
+    await see('#documents-panel .error', 'The data is not valid JSON');
+    await page.fill('#edit-document', '{"item": "juice", "qty": 2}');
+    await page.click('#save-document button[type=submit]');
+    await see('#documents-panel .notice', `Saved document ${id}.`);
+    await see('#documents tbody td', 'juice');
+    assert.equal(await page.locator('#document-history li').count(), 4);
     let asked = '';
     page.once('dialog', (d) => {
       asked = d.message();
