@@ -24,7 +24,7 @@ import type { Store } from '../storage/types';
 import type { RequestContext } from './context';
 import { responseTraceparent } from './headers';
 import type { AnyResponse } from './listener';
-import { pipeFile, sendJson } from './logsDownload';
+import { pipeFile, sendJson, sendJsonBody } from './logsDownload';
 
 const STREAM = '/api/v1/backup';
 const JOBS = '/api/v1/backups';
@@ -144,10 +144,7 @@ export class BackupApi {
   }
 
   private json(res: AnyResponse, status: number, body: unknown, traceparent: string): Answer {
-    const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-    res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', 'content-length': String(bytes.length), traceparent });
-    res.end(bytes);
-    return { status, bytesOut: bytes.length };
+    return { status, bytesOut: sendJsonBody(res, status, body, { traceparent }) };
   }
 
   private fail(res: AnyResponse, status: number, message: string, traceparent: string, headers?: Record<string, string>): Answer {

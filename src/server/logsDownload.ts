@@ -120,7 +120,12 @@ export async function pipeFile(input: NodeJS.ReadableStream & { destroy(): void 
 
 /** Answers `{"message"}` with `status`, unless the response is already under way; the bytes sent. */
 export function sendJson(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): number {
-  const body = Buffer.from(JSON.stringify({ message }), 'utf8');
+  return sendJsonBody(res, status, { message }, headers);
+}
+
+/** `body` as the JSON answer (unless one was begun already); the bytes sent. */
+export function sendJsonBody(res: AnyResponse, status: number, value: unknown, headers: Record<string, string> = {}): number {
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
   if (res.headersSent || res.writableEnded) return 0;
   res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', 'content-length': String(body.length), ...headers });
   res.end(body);

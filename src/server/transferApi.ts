@@ -28,7 +28,7 @@ import type { Transport } from '../transfer/queryClient';
 import { BodyTooLarge, type RequestContext } from './context';
 import { responseTraceparent } from './headers';
 import type { AnyResponse } from './listener';
-import { pipeFile, sendJson } from './logsDownload';
+import { pipeFile, sendJson, sendJsonBody } from './logsDownload';
 
 const EXPORTS = '/api/v1/exports';
 const IMPORTS = '/api/v1/imports';
@@ -140,10 +140,7 @@ export class TransferApi {
   }
 
   private json(res: AnyResponse, status: number, body: unknown, traceparent: string): Answer {
-    const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-    res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', 'content-length': String(bytes.length), traceparent });
-    res.end(bytes);
-    return { status, bytesOut: bytes.length };
+    return { status, bytesOut: sendJsonBody(res, status, body, { traceparent }) };
   }
 
   private fail(res: AnyResponse, status: number, message: string, traceparent: string, headers?: Record<string, string>): Answer {
