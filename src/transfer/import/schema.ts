@@ -76,22 +76,6 @@ export class Collections {
   }
 }
 
-const EXISTS_HEAD: Record<SchemaKind, string> = {
-  collection: 'collection',
-  index: 'index',
-  function: 'function',
-  role: 'role',
-  access_provider: 'access_provider',
-};
-
-const CREATE_HEAD: Record<SchemaKind, string> = {
-  collection: 'create_collection',
-  index: 'create_index',
-  function: 'create_function',
-  role: 'create_role',
-  access_provider: 'create_access_provider',
-};
-
 /**
  * Creates the resources in order (they come sorted: collections, indexes, functions, roles, access
  * providers). A function's role may name a role created after it: functions are created without
@@ -102,9 +86,7 @@ export async function applySchema(client: QueryClient, resources: readonly Schem
   for (const r of resources) {
     const role = r.kind === 'function' ? literalField(r.params, 'role') : undefined;
     const params = role === undefined ? r.params : withoutField(r.params, 'role');
-    const name = jsonString(r.name);
-    const stmt = `{"if":{"exists":{"${EXISTS_HEAD[r.kind]}":${name}}},"then":false,"else":{"do":[{"${CREATE_HEAD[r.kind]}":${encodeJson(params)}},true]}}`;
-    const created = await run(client, stmt, r, report);
+    const created = await run(client, ensureNamed(r.kind, r.name, encodeJson(params)), r, report);
     if (created === undefined) continue;
     (created ? report.schema.created : report.schema.existing).push(`${r.kind} ${r.name}`);
     if (created && role !== undefined) roles.push({ ...r, params: role });

@@ -5,6 +5,7 @@ import { jsonString } from '../../wire/json';
 import { encodeAsExpr } from '../../wire/encode';
 import { Ref, type Obj, type Value } from '../../values/types';
 import type { FloraItem, SourceCredential, SourceDocument } from '../sources';
+import type { SchemaKind } from '../schemaFiles';
 
 export type VersionItem = FloraItem & { kind: 'version' };
 
@@ -45,8 +46,11 @@ export function putCredential(cred: SourceCredential): string {
   return `{"do":[{"create":{"credentials":null},"params":{"object":{"instance":${instance},"hashed_password":${jsonString(cred.hashedPassword)}}}},"new"]}`;
 }
 
-/** A schema document by name, created unless one of that name exists: true when created. */
-export function ensureNamed(kind: 'collection' | 'database', name: string, params = `{"object":{"name":${jsonString(name)}}}`): string {
+/**
+ * A schema document by name, created unless one of that name exists: true when created. `kind` is
+ * both the ref function (`Collection(name)`) and, after `create_`, the create function.
+ */
+export function ensureNamed(kind: SchemaKind | 'database', name: string, params = `{"object":{"name":${jsonString(name)}}}`): string {
   return `{"if":{"exists":{"${kind}":${jsonString(name)}}},"then":false,"else":{"do":[{"create_${kind}":${params}},true]}}`;
 }
 
