@@ -60,6 +60,20 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
     );
   };
 
+  /** On submit of `form`: `input`'s JSON, checked (a mistake shown, nothing sent), then `write`. */
+  const onData = (form: HTMLFormElement, input: HTMLTextAreaElement, action: () => string, write: (data: JsonValue) => Promise<void>) =>
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      let value: JsonValue;
+      try {
+        value = parseDocumentData(input.value);
+      } catch (err) {
+        show(box, (err as Error).message);
+        return;
+      }
+      void attempt(box, action(), () => write(value));
+    });
+
   /** One document: its JSON, its history (each version restorable), and its deletion. */
   const view = async (doc: JsonValue) => {
     const c = client!;
@@ -71,21 +85,11 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
     edited.value = prettyJson(field(doc, 'data') ?? new Map());
     const edit = h('form', { id: 'save-document' }, h('label', { for: 'edit-document' }, 'Data (JSON): edit and save to replace it'), edited, h('button', { type: 'submit' }, 'Save'));
     replace(viewer, h('pre', { class: 'json' }, prettyJson(doc)), edit, remove, h('h3', {}, 'History'), history);
-    edit.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      let data: JsonValue;
-      try {
-        data = parseDocumentData(edited.value);
-      } catch (err) {
-        show(box, (err as Error).message);
-        return;
-      }
-      void attempt(box, `save document ${id}`, async () => {
-        const { value } = await c.query(replaceDocument(coll, id, literal(data)));
-        await showPage({});
-        await view(value);
-        show(box, `Saved document ${id}.`, 'notice');
-      });
+    onData(edit, edited, () => `save document ${id}`, async (data) => {
+      const { value } = await c.query(replaceDocument(coll, id, literal(data)));
+      await showPage({});
+      await view(value);
+      show(box, `Saved document ${id}.`, 'notice');
     });
     remove.addEventListener('click', () => {
       if (!window.confirm(`Delete document ${id} of ${coll}? Its history stays readable for the collection's history_days.`)) return;
@@ -125,23 +129,12 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
     void showPage({});
   };
 
-  form.addEventListener('submit', (ev) => {
-    ev.preventDefault();
-    let value: JsonValue;
-    try {
-      value = parseDocumentData(data.value);
-    } catch (err) {
-      show(box, (err as Error).message);
-      return;
-    }
-    const c = client!;
-    void attempt(box, `create a document in ${collection}`, async () => {
-      const { value: doc } = await c.query(createDocument(collection, literal(value)));
-      data.value = '';
-      await showPage({});
-      await view(doc);
-      show(box, `Created document ${refId(field(doc, 'ref'))}.`, 'notice');
-    });
+  onData(form, data, () => `create a document in ${collection}`, async (value) => {
+    const { value: doc } = await client!.query(createDocument(collection, literal(value)));
+    data.value = '';
+    await showPage({});
+    await view(doc);
+    show(box, `Created document ${refId(field(doc, 'ref'))}.`, 'notice');
   });
 
   const open = (c: FloraClient) => {
