@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -166,6 +167,13 @@ test('a copy from a live server (--from-url) with its history answers the same',
   const bad = await flora(['import', '--from-url', from.url, '--url', into.url, '--secret', into.secret]);
   assert.equal(bad.code, 2);
   assert.match(bad.out, /--from-url needs --from-secret/);
+  // A source that cannot be read: a clear failure, and its temporary export folder removed.
+  const temps = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('flora-import-live-')));
+  const tempsBefore = temps();
+  const down = await flora(['import', '--from-url', 'http://127.0.0.1:1', '--from-secret', 'x', '--url', into.url, '--secret', into.secret]);
+  assert.equal(down.code, 1, down.out);
+  assert.match(down.out, /flora import: cannot reach http:\/\/127\.0\.0\.1:1/);
+  assert.deepEqual([...temps()].filter((n) => !tempsBefore.has(n)), [], 'no temporary folder left behind');
   const both = await flora(['import', dir, '--from-url', from.url, '--from-secret', 'x', '--url', into.url, '--secret', into.secret]);
   assert.equal(both.code, 2);
   assert.match(both.out, /one source at a time/);

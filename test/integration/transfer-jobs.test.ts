@@ -82,6 +82,12 @@ test('an import job reports the records it could not take; a failed import of no
   assert.equal(done.state, 'Complete');
   assert.equal(done.report.problems.length, 1);
   assert.equal(done.report.problems[0].line, 2);
+  // A JSON array of the same records is taken too (the upload is named by what it holds).
+  const line = '{"ref":{"@ref":{"id":"7","collection":{"@ref":{"id":"things","collection":{"@ref":{"id":"collections"}}}}}},"ts":1,"data":{"a":7}}';
+  const array = await call('POST', '/api/v1/imports?database=array', srv.secret, `[${line}]`);
+  const fromArray = await until(`/api/v1/imports/${array.json!.id}`, srv.secret);
+  assert.equal(fromArray.state, 'Complete', fromArray.error);
+  assert.deepEqual(fromArray.report.collections, { things: { written: 1, existing: 0 } });
   const missing = await call('POST', `/api/v1/imports?path=${encodeURIComponent('/nonexistent/flora-export')}`, srv.secret);
   const failed = await until(`/api/v1/imports/${missing.json!.id}`, srv.secret);
   assert.equal(failed.state, 'Failed');
