@@ -13,7 +13,8 @@ import { ImportReport } from './report';
 import { applySchema, Collections, ensureDatabase, ensureChildDatabase, schemaResourceOf } from './schema';
 import { credentialInstancesPage, putCredential, putDocument, putVersion, referencedCollections, type VersionItem } from './statements';
 import { encodeJson } from '../../wire/encode';
-import type { JsonValue } from '../../wire/expr';
+import { decodeLiteral } from '../../wire/decode';
+import { Ref } from '../../values/types';
 
 export interface ImportOptions {
   /** What to import: a path openSource reads; absent with only `schema`. */
@@ -228,21 +229,12 @@ async function credentialInstances(client: QueryClient): Promise<Set<string>> {
     const data = page.get('data');
     if (Array.isArray(data))
       for (const r of data) {
-        const ref = refParts(r);
-        if (ref) out.add(`${ref.collection}/${ref.id}`);
+        const ref = decodeLiteral(r);
+        if (ref instanceof Ref && ref.isUserDocument) out.add(`${ref.collection!.id}/${ref.id}`);
       }
     const next = page.get('after');
     if (next === undefined) break;
     after = encodeJson(next);
   }
   return out;
-}
-
-/** `{"@ref":{"id":…,"collection":{"@ref":{"id":<collection>,…}}}}` → its collection and id. */
-function refParts(v: JsonValue): { collection: string; id: string } | undefined {
-  const ref = v instanceof Map ? v.get('@ref') : undefined;
-  const coll = ref instanceof Map ? ref.get('collection') : undefined;
-  const collRef = coll instanceof Map ? coll.get('@ref') : undefined;
-  if (!(ref instanceof Map) || !(collRef instanceof Map)) return undefined;
-  return { collection: String(collRef.get('id')), id: String(ref.get('id')) };
 }
