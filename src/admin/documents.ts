@@ -6,6 +6,7 @@ import { parseJson } from '../wire/json';
 import { renderValue } from '../fqljs/render';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
+import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { createDocument, deleteDocument, documentHistory, documentPage, listCollections, replaceDocument, type Cursor } from './queries';
 import { field, literal, pageItems, prettyJson, refId } from './values';
@@ -24,7 +25,7 @@ export function parseDocumentData(text: string): JsonValue {
   return data;
 }
 
-export function documentsPanel(): { element: HTMLElement; open(client: FloraClient): void } {
+export function documentsPanel(): Panel {
   const collections = h('ul', { id: 'collections', class: 'list' });
   const table = h('table', { id: 'documents' });
   const pager = h('div', { class: 'pager' });
@@ -137,7 +138,9 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
     show(box, `Created document ${refId(field(doc, 'ref'))}.`, 'notice');
   });
 
+  /** Reopened in the same database (the tab shown again), the open collection stays open, re-read. */
   const open = (c: FloraClient) => {
+    const keep = client !== undefined && client.path.join('/') === c.path.join('/') ? collection : '';
     client = c;
     collection = '';
     title.textContent = 'Collections';
@@ -150,9 +153,10 @@ export function documentsPanel(): { element: HTMLElement; open(client: FloraClie
       const names = pageItems(value).map(refId);
       replace(collections, ...names.map((n) => h('li', {}, h('button', { type: 'button', class: 'collection', onclick: () => openCollection(n) }, n))));
       if (names.length === 0) collections.append(h('li', { class: 'empty' }, 'No collections.'));
+      if (names.includes(keep)) openCollection(keep);
     });
   };
 
   const element = h('section', { id: 'documents-panel', class: 'panel' }, title, collections, box, table, pager, form, viewer);
-  return { element, open };
+  return { id: 'documents', label: 'Collections', element, open };
 }

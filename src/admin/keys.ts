@@ -5,6 +5,7 @@
 import type { JsonValue } from '../wire/expr';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
+import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { createKey, listKeys, revokeKey } from './queries';
 import { field, pageItems, refId } from './values';
@@ -16,7 +17,7 @@ function roleName(role: JsonValue | undefined): string {
   return typeof role === 'string' ? role : refId(role) || '?';
 }
 
-export function keysPanel(): { element: HTMLElement; open(client: FloraClient): void } {
+export function keysPanel(): Panel {
   const table = h('table', { id: 'keys' });
   const box = h('div', { class: 'messages' });
   const secretBox = h('div', { id: 'new-key-secret' });
@@ -67,5 +68,5 @@ export function keysPanel(): { element: HTMLElement; open(client: FloraClient): 
     void reload();
   };
   const element = h('section', { id: 'keys-panel', class: 'panel' }, h('h2', {}, 'Keys'), table, form, secretBox, box);
-  return { element, open };
+  return { id: 'keys', label: 'Keys', element, open };
 }

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // The dashboard's entry point: the sign-in screen until a secret is accepted, then databases on the
-// left, and the selected database's collections, documents and query editor on the right.
+// left, and the selected database's screens (collections and documents, keys, the query editor…)
+// as tabs on the right.
 
 import { FloraClient } from './client';
 import { databasesPanel } from './databases';
@@ -10,23 +11,17 @@ import { keysPanel } from './keys';
 import { queryEditor } from './queryEditor';
 import { forgetSecret, storeSecret, storedSecret } from './session';
 import { signInScreen } from './signIn';
+import { tabs } from './tabs';
 
 function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
-  const documents = documentsPanel();
-  const editor = queryEditor();
-  const keys = keysPanel();
-  const selected = (path: string[]) => {
-    const scoped = client.in(path);
-    documents.open(scoped);
-    keys.open(scoped);
-    editor.use(scoped);
-  };
+  const screens = tabs([documentsPanel(), keysPanel(), queryEditor()]);
+  const selected = (path: string[]) => screens.use(client.in(path));
   const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
   return h(
     'div',
     { id: 'workspace' },
     h('header', {}, h('strong', {}, 'Flora'), signOut),
-    h('div', { class: 'columns' }, databasesPanel(client, selected), h('div', { class: 'main' }, documents.element, keys.element, editor.element)),
+    h('div', { class: 'columns' }, databasesPanel(client, selected), h('div', { class: 'main' }, screens.element)),
   );
 }
 

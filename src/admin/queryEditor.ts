@@ -6,12 +6,13 @@ import { renderValue } from '../fqljs/render';
 import type { JsonValue } from '../wire/expr';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
+import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { fql } from './queries';
 import { prettyJson } from './values';
 import { highlightPieces } from './highlight';
 
-export function queryEditor(): { element: HTMLElement; use(client: FloraClient): void } {
+export function queryEditor(): Panel {
   let client: FloraClient | undefined;
   const source = h('textarea', { id: 'query', rows: '8', spellcheck: 'false', placeholder: 'Paginate(Collections())   — Ctrl+Enter runs' });
   const coloured = h('pre', { id: 'query-highlight', class: 'highlight', 'aria-hidden': 'true' });
@@ -62,8 +63,10 @@ export function queryEditor(): { element: HTMLElement; use(client: FloraClient):
     h('div', { class: 'results' }, h('div', {}, h('h3', {}, 'Result'), asFql), h('div', {}, h('h3', {}, 'JSON'), asJson), h('div', {}, h('h3', {}, 'Metrics'), metrics)),
   );
   return {
+    id: 'query',
+    label: 'Query',
     element,
-    use(c) {
+    open(c) {
       client = c;
       scope.textContent = c.path.length ? `in ${c.path.join('/')}` : 'in (root)';
     },

@@ -4,71 +4,24 @@
 // a key whose role may not list databases. Screenshots go to dist/test-artifacts/dashboard/.
 // Without Chromium the test is skipped with the line that says how to get it.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { httpRequest, ROOT, serverForFile } from '../helpers/server';
+import { dashboardSession, SKIP, STEP } from '../helpers/browser';
+import { httpRequest, serverForFile } from '../helpers/server';
 
-// FLORA_CHROMIUM, when set, is the only browser tried.
-const CANDIDATES = process.env.FLORA_CHROMIUM ? [process.env.FLORA_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-const CHROMIUM = CANDIDATES.find((p): p is string => !!p && existsSync(p));
-const SKIP = CHROMIUM ? false : `no Chromium${process.env.FLORA_CHROMIUM ? ` at ${process.env.FLORA_CHROMIUM}` : ''}: install it with \`apt-get install -y chromium\` (or set FLORA_CHROMIUM=/path/to/chrome) to run the browser tests`;
-
-const ARTIFACTS = path.join(ROOT, 'dist', 'test-artifacts', 'dashboard');
 /** The first screen must be up within this long from a local server (the issue's budget). */
 const FIRST_SCREEN_MS = 1000;
-const STEP = { timeout: 10_000 };
 
 const file = serverForFile();
-let browser: Browser | undefined;
-let page: Page;
-/** Everything the page reported as an error (a script error, a CSP violation, a failed request). */
-const pageErrors: string[] = [];
-
-before(async () => {
-  if (!CHROMIUM) return;
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (err) => pageErrors.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-  });
-  // The page must ask nothing of any other origin (the offline rule).
-  page.on('request', (req) => {
-    if (!req.url().startsWith(file.flora.url)) pageErrors.push(`request to another origin: ${req.url()}`);
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-
-async function see(selector: string, text: string): Promise<void> {
-  await page.locator(selector, { hasText: text }).first().waitFor(STEP);
-}
-
-/** Types a query in the editor and runs it with Ctrl+Enter. */
-async function runQuery(source: string): Promise<void> {
-  await page.fill('#query', source);
-  await page.focus('#query');
-  await page.keyboard.press('Control+Enter');
-}
-
-async function signIn(secret: string): Promise<void> {
-  await page.fill('#secret', secret);
-  await page.click('#sign-in button[type=submit]');
-}
+const ui = dashboardSession(() => file.flora);
+const { see, shot, signIn, openTab, runQuery, confirmNext, pageErrors } = ui;
+const page = () => ui.page;
 
 test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, timeout: 120_000 }, async (t) => {
   await t.test('the first screen renders within a second', async () => {
     const started = Date.now();
-    await page.goto(`${file.flora.url}/admin`);
-    await page.locator('#sign-in').waitFor(STEP);
+    await page().goto(`${file.flora.url}/admin`);
+    await page().locator('#sign-in').waitFor(STEP);
     const took = Date.now() - started;
     await shot('01-sign-in');
     assert.ok(took < FIRST_SCREEN_MS, `first screen after ${took} ms`);
@@ -78,7 +31,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await signIn('not-the-secret');
     await see('#sign-in-message .error', 'The secret was refused');
     await shot('02-wrong-secret');
-    assert.equal(await page.locator('#workspace').count(), 0);
+    assert.equal(await page().locator('#workspace').count(), 0);
   });
 
   await t.test('the right secret shows the databases', async () => {
@@ -88,12 +41,13 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
   });
 
   await t.test('create a database and open it', async () => {
-    await page.fill('#new-db-name', 'shop');
-    await page.click('#create-db button[type=submit]');
+    await page().fill('#new-db-name', 'shop');
+    await page().click('#create-db button[type=submit]');
     await see('#databases .notice', 'Created database shop.');
-    await page.click('#db-tree button[data-path="shop"]');
-    await see('#query-scope', 'in shop');
+    await page().click('#db-tree button[data-path="shop"]');
     await see('#collections', 'No collections.');
+    await openTab('query');
+    await see('#query-scope', 'in shop');
   });
 
   await t.test('create a collection in the query editor (Ctrl+Enter), with its metrics', async () => {
@@ -104,58 +58,55 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await see('#result-json', '"@ref"');
     await see('#metrics', 'compute-ops');
     await shot('04-query');
-    await page.click('#db-tree button[data-path="shop"]'); // re-reads the collections
-    await page.click('#collections button.collection >> text=orders');
+    await openTab('documents'); // re-reads the collections: the database's screens were opened before
+    await page().click('#collections button.collection >> text=orders');
     await see('#documents-panel h2', 'Collection orders');
   });
 
   await t.test('a document: bad JSON is refused with the reason, good JSON is created and listed', async () => {
-    await page.fill('#new-document', '{"item": }');
-    await page.click('#create-document button[type=submit]');
+    await page().fill('#new-document', '{"item": }');
+    await page().click('#create-document button[type=submit]');
     await see('#documents-panel .error', 'The data is not valid JSON');
-    await page.fill('#new-document', '{"item": "tea", "qty": 9007199254740993, "get": {"var": "x"}}');
-    await page.click('#create-document button[type=submit]');
+    await page().fill('#new-document', '{"item": "tea", "qty": 9007199254740993, "get": {"var": "x"}}');
+    await page().click('#create-document button[type=submit]');
     await see('#documents-panel .notice', 'Created document');
     await see('#documents tbody td', 'tea');
-    await page.click('#documents tbody tr');
+    await page().click('#documents tbody tr');
     await see('#document-view', '9007199254740993'); // exact: no rounding through a JS number
     await see('#document-view', '"var": "x"'); // data, not evaluated as Var("x")
     await shot('05-document');
   });
 
   await t.test("a document's history: each version listed and restorable; the document deleted after a confirmation", async () => {
-    const id = (await page.locator('#documents tbody tr', { hasText: 'tea' }).getAttribute('data-id')) ?? '';
+    const id = (await page().locator('#documents tbody tr', { hasText: 'tea' }).getAttribute('data-id')) ?? '';
     await runQuery(`Update(Ref(Collection("orders"), "${id}"), {data: {item: "coffee"}})`);
     await see('#result-fql', 'coffee');
-    await page.click('#collections button.collection >> text=orders');
-    await page.locator('#documents tbody tr', { hasText: 'coffee' }).click();
-    await page.locator('#document-history li:nth-child(2)').waitFor(STEP);
-    const versions = await page.locator('#document-history li').allTextContents();
+    await openTab('documents');
+    await page().click('#collections button.collection >> text=orders');
+    await page().locator('#documents tbody tr', { hasText: 'coffee' }).click();
+    await page().locator('#document-history li:nth-child(2)').waitFor(STEP);
+    const versions = await page().locator('#document-history li').allTextContents();
     assert.equal(versions.length, 2);
     assert.match(versions[0], /create .*item: 'tea'/);
     assert.match(versions[1], /update .*item: 'coffee'/);
-    await page.locator('#document-history li:nth-child(1) button.restore').click();
+    await page().locator('#document-history li:nth-child(1) button.restore').click();
     await see('#documents-panel .notice', 'as the current one');
     await see('#documents tbody td', 'tea');
-    assert.equal(await page.locator('#document-history li').count(), 3, 'the restore is a version of its own');
+    assert.equal(await page().locator('#document-history li').count(), 3, 'the restore is a version of its own');
     await shot('05b-history');
-    await page.fill('#edit-document', '{"item": }');
-    await page.click('#save-document button[type=submit]');
+    await page().fill('#edit-document', '{"item": }');
+    await page().click('#save-document button[type=submit]');
     await see('#documents-panel .error', 'The data is not valid JSON');
-    await page.fill('#edit-document', '{"item": "juice", "qty": 2}');
-    await page.click('#save-document button[type=submit]');
+    await page().fill('#edit-document', '{"item": "juice", "qty": 2}');
+    await page().click('#save-document button[type=submit]');
     await see('#documents-panel .notice', `Saved document ${id}.`);
     await see('#documents tbody td', 'juice');
-    assert.equal(await page.locator('#document-history li').count(), 4);
-    let asked = '';
-    page.once('dialog', (d) => {
-      asked = d.message();
-      void d.accept();
-    });
-    await page.click('#delete-document');
+    assert.equal(await page().locator('#document-history li').count(), 4);
+    const asked = confirmNext();
+    await page().click('#delete-document');
     await see('#documents-panel .notice', `Deleted document ${id}.`);
-    assert.match(asked, new RegExp(`^Delete document ${id} of orders\\?`));
-    assert.equal(await page.locator(`#documents tbody tr[data-id="${id}"]`).count(), 0);
+    assert.match(asked(), new RegExp(`^Delete document ${id} of orders\\?`));
+    assert.equal(await page().locator(`#documents tbody tr[data-id="${id}"]`).count(), 0);
   });
 
   await t.test('the document table pages with its cursors', async () => {
@@ -163,70 +114,64 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     const numbers = Array.from({ length: 25 }, (_, i) => i);
     await runQuery(`Map(${JSON.stringify(numbers)}, Lambda("i", Create(Collection("orders"), {data: {i: Var("i")}})))`);
     await see('#result-fql', 'ref');
-    await page.click('#collections button.collection >> text=orders');
-    await page.locator('#next-page:enabled').waitFor(STEP);
-    assert.equal(await page.locator('#documents tbody tr').count(), 20);
-    assert.ok(await page.locator('#previous-page').isDisabled());
-    await page.click('#next-page');
-    await page.locator('#previous-page:enabled').waitFor(STEP);
-    assert.equal(await page.locator('#documents tbody tr').count(), 5); // 25: the first document was deleted above
+    await openTab('documents');
+    await page().click('#collections button.collection >> text=orders');
+    await page().locator('#next-page:enabled').waitFor(STEP);
+    assert.equal(await page().locator('#documents tbody tr').count(), 20);
+    assert.ok(await page().locator('#previous-page').isDisabled());
+    await page().click('#next-page');
+    await page().locator('#previous-page:enabled').waitFor(STEP);
+    assert.equal(await page().locator('#documents tbody tr').count(), 5); // 25: the first document was deleted above
     await shot('06-next-page');
-    await page.click('#previous-page');
-    await page.locator('#documents tbody tr:nth-child(20)').waitFor(STEP);
-    assert.equal(await page.locator('#documents tbody tr').count(), 20);
+    await page().click('#previous-page');
+    await page().locator('#documents tbody tr:nth-child(20)').waitFor(STEP);
+    assert.equal(await page().locator('#documents tbody tr').count(), 20);
   });
 
   await t.test('keys: one created shows its secret once, is listed, and is revoked after a confirmation', async () => {
-    await page.selectOption('#new-key-role', 'server');
-    await page.fill('#new-key-name', 'ci');
-    await page.click('#create-key button[type=submit]');
-    await page.locator('#new-key-secret-value').waitFor(STEP);
-    const secret = (await page.locator('#new-key-secret-value').textContent()) ?? '';
+    await openTab('keys');
+    await page().selectOption('#new-key-role', 'server');
+    await page().fill('#new-key-name', 'ci');
+    await page().click('#create-key button[type=submit]');
+    await page().locator('#new-key-secret-value').waitFor(STEP);
+    const secret = (await page().locator('#new-key-secret-value').textContent()) ?? '';
     assert.match(secret, /^\S{10,}$/);
     await see('#keys tbody tr', 'ci');
     const works = await httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: '{"now":null}' });
     assert.equal(works.status, 200, 'the secret shown works');
     await shot('08-key-created');
-    const row = page.locator('#keys tbody tr', { hasText: 'ci' });
+    const row = page().locator('#keys tbody tr', { hasText: 'ci' });
     const id = (await row.getAttribute('data-id')) ?? '';
-    let asked = '';
-    page.once('dialog', (d) => {
-      asked = d.message();
-      void d.accept();
-    });
+    const asked = confirmNext();
     await row.locator('button.revoke').click();
     await see('#keys-panel .notice', `Key ${id} revoked.`);
-    assert.match(asked, new RegExp(`^Revoke key ${id} \\(server\\)\\? Every application using its secret loses access`));
-    assert.equal(await page.locator('#keys tbody tr', { hasText: 'ci' }).count(), 0);
+    assert.match(asked(), new RegExp(`^Revoke key ${id} \\(server\\)\\? Every application using its secret loses access`));
+    assert.equal(await page().locator('#keys tbody tr', { hasText: 'ci' }).count(), 0);
     const refused = await httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: '{"now":null}' });
     assert.equal(refused.status, 401, 'a revoked secret is refused');
   });
 
   await t.test('a database deleted after a confirmation naming what is lost', async () => {
-    await page.click('#db-tree button[data-path="shop"]');
-    await page.fill('#new-db-name', 'scratch');
-    await page.click('#create-db button[type=submit]');
-    await page.click('#db-tree button[data-path="shop/scratch"]');
+    await page().click('#db-tree button[data-path="shop"]');
+    await page().fill('#new-db-name', 'scratch');
+    await page().click('#create-db button[type=submit]');
+    await page().click('#db-tree button[data-path="shop/scratch"]');
     await runQuery('CreateCollection({name: "tmp"})');
     await see('#result-fql', 'tmp');
-    let asked = '';
-    page.once('dialog', (d) => {
-      asked = d.message();
-      void d.accept();
-    });
-    await page.click('#delete-db');
+    const asked = confirmNext();
+    await page().click('#delete-db');
     await see('#databases .notice', 'Deleted database shop/scratch.');
-    assert.equal(asked, 'Delete database shop/scratch? This deletes its 1 collection(s) with every document and index in them, its 0 child database(s) with everything in them, and its 0 key(s). It cannot be undone.');
-    assert.equal(await page.locator('#db-tree button[data-path="shop/scratch"]').count(), 0);
+    assert.equal(asked(), 'Delete database shop/scratch? This deletes its 1 collection(s) with every document and index in them, its 0 child database(s) with everything in them, and its 0 key(s). It cannot be undone.');
+    assert.equal(await page().locator('#db-tree button[data-path="shop/scratch"]').count(), 0);
     await shot('09-database-deleted');
     // Dismissed, nothing is deleted; the secret's own database has no delete.
-    page.once('dialog', (d) => void d.dismiss());
-    await page.click('#db-tree button[data-path="shop"]');
-    await page.click('#delete-db');
-    await page.locator('#db-tree button[data-path="shop"]').waitFor(STEP);
-    await page.click('#db-tree button[data-path=""]');
-    assert.ok(await page.locator('#delete-db').isDisabled());
-    await page.click('#db-tree button[data-path="shop"]');
+    confirmNext(false);
+    await page().click('#db-tree button[data-path="shop"]');
+    await page().click('#delete-db');
+    await page().locator('#db-tree button[data-path="shop"]').waitFor(STEP);
+    await page().click('#db-tree button[data-path=""]');
+    assert.ok(await page().locator('#delete-db').isDisabled());
+    await page().click('#db-tree button[data-path="shop"]');
   });
 
   await t.test('a query error and a syntax error are shown, not swallowed', async () => {
@@ -245,7 +190,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
       body: '{"select":"secret","from":{"create_key":{"object":{"role":"client"}}}}',
     });
     const clientSecret = (JSON.parse(created.body) as { resource: string }).resource;
-    await page.click('#sign-out');
+    await page().click('#sign-out');
     await signIn(clientSecret);
     await see('#databases .error', "Not allowed: the signed-in key's role cannot list databases");
     await shot('07-permission-denied');
@@ -253,7 +198,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
 
   await t.test('the page reported no errors and asked no other origin for anything', () => {
     // The browser logs the error answers this test provoked as failed requests: the refused secret's
-    // 401, the invalid ref's 400 and the client key's 403s. Anything else is a fault of the page.
+    // 401, the invalid ref's 400 and the client key's 403s. Anything else is a fault of the page().
     const unexpected = pageErrors.filter((e) => !/^console: Failed to load resource: the server responded with a status of 40[013] /.test(e));
     assert.deepEqual(unexpected, []);
   });

@@ -1,0 +1,106 @@
+// Driving the dashboard in headless Chromium (Debian's `chromium`, through playwright-core), shared
+// by the browser test files: the browser and page for a file, screenshots into
+// dist/test-artifacts/dashboard/, and the few steps every test repeats (sign in, open a tab, run a
+// query). Without Chromium, SKIP is the line that says how to run the browser tests.
+
+import { after, before } from 'node:test';
+import { existsSync, mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ROOT, type FloraProcess } from './server';
+
+// FLORA_CHROMIUM, when set, is the only browser tried.
+const CANDIDATES = process.env.FLORA_CHROMIUM ? [process.env.FLORA_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const CHROMIUM = CANDIDATES.find((p): p is string => !!p && existsSync(p));
+export const SKIP: string | false = CHROMIUM
+  ? false
+  : `no Chromium${process.env.FLORA_CHROMIUM ? ` at ${process.env.FLORA_CHROMIUM}` : ''}: install it with \`apt-get install -y chromium\` (or set FLORA_CHROMIUM=/path/to/chrome) to run the browser tests`;
+
+export const ARTIFACTS = path.join(ROOT, 'dist', 'test-artifacts', 'dashboard');
+/** How long one step may wait for the page. */
+export const STEP = { timeout: 10_000 };
+
+export interface DashboardSession {
+  readonly page: Page;
+  /** Everything the page reported as an error (a script error, a console error, a request to another origin). */
+  readonly pageErrors: string[];
+  /** A full-page screenshot as ARTIFACTS/<name>.png. */
+  shot(name: string): Promise<void>;
+  /** Waits for an element matching `selector` that contains `text`. */
+  see(selector: string, text: string): Promise<void>;
+  /** Opens /admin and signs in with `secret` (the workspace not awaited: a refused secret stays on the form). */
+  signIn(secret: string): Promise<void>;
+  /** Shows the workspace tab `id` (documents, keys, query, …). */
+  openTab(id: string): Promise<void>;
+  /** Types a query in the editor (its tab opened) and runs it with Ctrl+Enter. */
+  runQuery(source: string): Promise<void>;
+  /** Answers the next confirmation dialog (accepted unless `accept` is false) and returns its message once it came. */
+  confirmNext(accept?: boolean): () => string;
+}
+
+/** A browser and page for the test file (opened in `before`, closed in `after`); nothing when SKIP. */
+export function dashboardSession(flora: () => FloraProcess): DashboardSession {
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  const pageErrors: string[] = [];
+  before(async () => {
+    if (!CHROMIUM) return;
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(STEP.timeout);
+    page.on('pageerror', (err) => pageErrors.push(`page error: ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+    });
+    // The page must ask nothing of any other origin (the offline rule).
+    page.on('request', (req) => {
+      if (!req.url().startsWith(flora().url)) pageErrors.push(`request to another origin: ${req.url()}`);
+    });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  const session: DashboardSession = {
+    get page() {
+      if (!page) throw new Error('no browser page (Chromium missing?)');
+      return page;
+    },
+    pageErrors,
+    async shot(name) {
+      await session.page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+    },
+    async see(selector, text) {
+      await session.page.locator(selector, { hasText: text }).first().waitFor(STEP);
+    },
+    async signIn(secret) {
+      const p = session.page;
+      if (!(await p.locator('#sign-in').count())) {
+        await p.goto(`${flora().url}/admin`);
+        await p.locator('#sign-in').waitFor(STEP);
+      }
+      await p.fill('#secret', secret);
+      await p.click('#sign-in button[type=submit]');
+    },
+    async openTab(id) {
+      await session.page.click(`#tab-${id}`);
+      await session.page.locator(`[data-panel="${id}"]`).waitFor(STEP);
+    },
+    async runQuery(source) {
+      const p = session.page;
+      if (!(await p.locator('#query').isVisible())) await session.openTab('query');
+      await p.fill('#query', source);
+      await p.focus('#query');
+      await p.keyboard.press('Control+Enter');
+    },
+    confirmNext(accept = true) {
+      let asked = '';
+      session.page.once('dialog', (d) => {
+        asked = d.message();
+        void (accept ? d.accept() : d.dismiss());
+      });
+      return () => asked;
+    },
+  };
+  return session;
+}
