@@ -1,5 +1,6 @@
 // The query editor: FQL v4 in the JavaScript driver's syntax, run with Ctrl+Enter (or the button) in
-// the selected database; the answer as the shell prints it and as raw JSON, with the query's metrics.
+// the selected database; the answer as a tree to unfold, as the shell prints it and as raw JSON,
+// with the query's metrics.
 
 import { FqlJsError } from '../fqljs/errors';
 import { renderValue } from '../fqljs/render';
@@ -11,6 +12,7 @@ import { attempt, show } from './messages';
 import { fql } from './queries';
 import { prettyJson } from './values';
 import { highlightPieces } from './highlight';
+import { valueTree } from './valueTree';
 
 export function queryEditor(): Panel {
   let client: FloraClient | undefined;
@@ -25,11 +27,13 @@ export function queryEditor(): Panel {
   source.addEventListener('scroll', () => (coloured.scrollTop = source.scrollTop));
   const scope = h('span', { id: 'query-scope' });
   const box = h('div', { class: 'messages' });
+  const asTree = h('div', { id: 'result-tree', class: 'result' });
   const asFql = h('pre', { id: 'result-fql', class: 'result' });
   const asJson = h('pre', { id: 'result-json', class: 'result json' });
   const metrics = h('table', { id: 'metrics' });
 
   const run = async () => {
+    replace(asTree);
     replace(asFql);
     replace(asJson);
     replace(metrics);
@@ -43,6 +47,7 @@ export function queryEditor(): Panel {
     const c = client!;
     const answer = await attempt(box, 'run the query', () => c.query(expr));
     if (!answer) return;
+    replace(asTree, valueTree(answer.value));
     replace(asFql, renderValue(answer.value));
     replace(asJson, prettyJson(answer.value));
     replace(metrics, ...Object.entries(answer.metrics).map(([k, v]) => h('tr', {}, h('th', {}, k.replace(/^x-/, '')), h('td', {}, v))));
@@ -60,7 +65,7 @@ export function queryEditor(): Panel {
     h('div', { class: 'editor' }, coloured, source),
     h('button', { type: 'button', id: 'run-query', onclick: () => void run() }, 'Run (Ctrl+Enter)'),
     box,
-    h('div', { class: 'results' }, h('div', {}, h('h3', {}, 'Result'), asFql), h('div', {}, h('h3', {}, 'JSON'), asJson), h('div', {}, h('h3', {}, 'Metrics'), metrics)),
+    h('div', { class: 'results' }, h('div', {}, h('h3', {}, 'Result'), asTree), h('div', {}, h('h3', {}, 'FQL'), asFql, h('h3', {}, 'JSON'), asJson), h('div', {}, h('h3', {}, 'Metrics'), metrics)),
   );
   return {
     id: 'query',
