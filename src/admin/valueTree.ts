@@ -1,13 +1,14 @@
-// An answer as a tree to fold and unfold: objects and arrays are <details> (the first two levels
-// open), and the wire's special values (a ref, a time, a set, a lambda…) are leaves printed as the
-// shell prints them, since a ref is one thing to the user, not three nested objects.
+// An answer as a tree to fold and unfold: objects and arrays are <details> (three levels open, so
+// a page's documents show their fields), and the wire's special values (a ref, a time, a set, a
+// lambda…) are leaves printed as the shell prints them: a ref is one thing to the user, not three
+// nested objects.
 
 import type { JsonValue } from '../wire/expr';
 import { renderValue } from '../fqljs/render';
 import { h } from './dom';
 
 /** Levels unfolded when the tree is first shown. */
-const OPEN_LEVELS = 2;
+const OPEN_LEVELS = 3;
 
 /** `{"@obj": {...}}` is an object whose keys start with `@`; other `@` keys mark a special value. */
 function entriesOf(v: Map<string, JsonValue>): [string, JsonValue][] | null {
