@@ -10,6 +10,7 @@ import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { createDocument, deleteDocument, documentHistory, documentPage, listCollections, replaceDocument, type Cursor } from './queries';
 import { field, literal, pageItems, prettyJson, refId } from './values';
+import { valueTree } from './valueTree';
 
 const PAGE_SIZE = 20;
 
@@ -31,7 +32,7 @@ export function documentsPanel(): Panel {
   const pager = h('div', { class: 'pager' });
   const viewer = h('div', { id: 'document-view' });
   const box = h('div', { class: 'messages' });
-  const data = h('textarea', { id: 'new-document', rows: '6', spellcheck: 'false', placeholder: '{"name": "value"}' });
+  const data = h('textarea', { id: 'new-document', rows: '3', spellcheck: 'false', placeholder: '{"name": "value"}' });
   const form = h('form', { id: 'create-document', hidden: true }, h('label', { for: 'new-document' }, 'New document data (JSON)'), data, h('button', { type: 'submit' }, 'Create document'));
   const title = h('h2', {}, 'Collections');
   let client: FloraClient | undefined;
@@ -85,7 +86,7 @@ export function documentsPanel(): Panel {
     const edited = h('textarea', { id: 'edit-document', rows: '6', spellcheck: 'false' });
     edited.value = prettyJson(field(doc, 'data') ?? new Map());
     const edit = h('form', { id: 'save-document' }, h('label', { for: 'edit-document' }, 'Data (JSON): edit and save to replace it'), edited, h('button', { type: 'submit' }, 'Save'));
-    replace(viewer, h('pre', { class: 'json' }, prettyJson(doc)), edit, remove, h('h3', {}, 'History'), history);
+    replace(viewer, h('h3', {}, `Document ${id}`), valueTree(doc), edit, remove, h('h3', {}, 'History'), history);
     onData(edit, edited, () => `save document ${id}`, async (data) => {
       const { value } = await c.query(replaceDocument(coll, id, literal(data)));
       await showPage({});
@@ -125,6 +126,7 @@ export function documentsPanel(): Panel {
   const openCollection = (name: string) => {
     collection = name;
     title.textContent = `Collection ${name}`;
+    for (const b of collections.querySelectorAll('button.collection')) b.classList.toggle('selected', b.textContent === name);
     form.hidden = false;
     replace(viewer);
     void showPage({});
@@ -157,6 +159,6 @@ export function documentsPanel(): Panel {
     });
   };
 
-  const element = h('section', { id: 'documents-panel', class: 'panel' }, title, collections, box, table, pager, form, viewer);
+  const element = h('section', { id: 'documents-panel', class: 'panel' }, title, collections, box, table, pager, viewer, form);
   return { id: 'documents', label: 'Collections', element, open };
 }

@@ -73,7 +73,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await see('#documents tbody td', 'tea');
     await page().click('#documents tbody tr');
     await see('#document-view', '9007199254740993'); // exact: no rounding through a JS number
-    await see('#document-view', '"var": "x"'); // data, not evaluated as Var("x")
+    await see('#document-view .leaf', "var: 'x'"); // data, not evaluated as Var("x")
     await shot('05-document');
   });
 
