@@ -22,7 +22,8 @@ export function jobCounts(kind: JobKind, job: Job): string {
   return `${p.written} written, ${p.existing} already there, ${p.problems} not imported`;
 }
 
-function importReport(job: Job): HTMLElement | false {
+/** An import's report; `upload` names the file as the user chose it (the report names the server's copy). */
+function importReport(job: Job, upload: string): HTMLElement | false {
   const r = job.report;
   if (!r) return false;
   const counts = Object.entries(r.collections);
@@ -34,7 +35,7 @@ function importReport(job: Job): HTMLElement | false {
       h('tbody', {}, ...counts.map(([name, c]) => h('tr', {}, h('td', {}, name), h('td', { class: 'number' }, String(c.written)), h('td', { class: 'number' }, String(c.existing)))))),
     r.problems.length
       ? h('div', { class: 'problems' }, h('p', { class: 'error' }, `${r.problems.length} record(s) not imported:`),
-          h('ul', {}, ...r.problems.map((p) => h('li', {}, `${p.file}, line ${p.line}${p.element !== undefined ? ` (element ${p.element})` : ''}: ${p.reason}`))))
+          h('ul', {}, ...r.problems.map((p) => h('li', {}, `${upload || p.file}, line ${p.line}${p.element !== undefined ? ` (element ${p.element})` : ''}: ${p.reason}`))))
       : h('p', { class: 'notice' }, 'Every record was imported.'),
     ...r.notes.map((n) => h('p', { class: 'hint' }, `Note: ${n}`)),
   );
@@ -67,7 +68,7 @@ export function jobsPanel(): Panel {
   let client: FloraClient | undefined;
 
   /** A job card, polled until the job is no longer Running. `reader` is the key that started it. */
-  const follow = (kind: JobKind, title: string, first: Job, reader: FloraClient) => {
+  const follow = (kind: JobKind, title: string, first: Job, reader: FloraClient, upload = '') => {
     const bar = h('progress', { class: 'job-progress' });
     const state = h('span', { class: 'job-state' });
     const counts = h('span', { class: 'job-counts' });
@@ -83,7 +84,7 @@ export function jobsPanel(): Panel {
       else bar.value = bar.max = 1;
       if (job.state === 'Failed') replace(detail, h('p', { class: 'error' }, `Failed: ${job.error ?? 'no reason given'}`));
       if (job.state !== 'Complete') return;
-      if (kind === 'import') replace(detail, importReport(job));
+      if (kind === 'import') replace(detail, importReport(job, upload));
       const files = kind === 'backup' ? (job.download ? [{ path: `${job.id}.flora-backup`, download: job.download }] : []) : (job.files ?? []);
       if (files.length) {
         replace(detail, h('ul', { class: 'job-files' }, ...files.map((f) => h('li', {},
@@ -120,7 +121,7 @@ export function jobsPanel(): Panel {
     if (chosen.size === 0) return show(box, `The file ${chosen.name} is empty: there is nothing to import.`);
     if (chosen.size > UPLOAD_LIMIT) return show(box, `The file ${chosen.name} is larger than ${UPLOAD_LIMIT / 1024 / 1024} MiB: import it with 'flora import' instead.`);
     void attempt(box, `import into ${dbName(c.path)}`, async () => {
-      follow('import', `Import of ${chosen.name} into ${dbName(c.path)}`, await startImport(c, chosen), c);
+      follow('import', `Import of ${chosen.name} into ${dbName(c.path)}`, await startImport(c, chosen), c, chosen.name);
       file.value = '';
     });
   });
