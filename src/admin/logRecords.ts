@@ -22,6 +22,8 @@ export interface LogRow {
   shape: string;
   /** x-fauna-source of the request, '' when none. */
   source: string;
+  /** The record as read, for its detail view. */
+  record: Record<string, unknown>;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -58,6 +60,7 @@ export function toRow(record: Record<string, unknown>): LogRow {
     bytesOut: num(record.BYTES_OUT),
     shape: text(record.FQL_SHAPE),
     source,
+    record,
   };
 }
 

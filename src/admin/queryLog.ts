@@ -1,5 +1,5 @@
 // The Query log tab: the newest requests of every database the signed-in key sees (time, database,
-// method, status, time, ops, bytes, FQL shape), newest first, narrowed by database, status and
+// method, status, time, ops, bytes, FQL shape; a row opens its whole record), newest first, narrowed by database, status and
 // slowness; a chart of requests/s and latency percentiles over the window; refreshed live (every
 // few seconds while the tab is shown and the page visible). Below it, the log exports.
 
@@ -25,11 +25,11 @@ const clock = (ms: number, millis = false) => {
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}${millis ? `.${String(d.getMilliseconds()).padStart(3, '0')}` : ''}`;
 };
 
-function rowElement(r: LogRow): HTMLElement {
+function rowElement(r: LogRow, pick: (r: LogRow) => void): HTMLElement {
   const cls = r.status >= 400 ? 'status-error' : 'status-ok';
   return h(
     'tr',
-    { 'data-status': String(r.status), 'data-database': r.database, 'data-time': String(r.timeMs) },
+    { 'data-status': String(r.status), 'data-database': r.database, 'data-time': String(r.timeMs), title: 'Click for the whole record', onclick: () => pick(r) },
     h('td', { title: r.ts }, clock(r.ms, true)),
     h('td', {}, r.database || '(root)'),
     h('td', {}, r.method),
@@ -65,6 +65,8 @@ export function queryLogPanel(): Panel {
   const summary = h('p', { id: 'log-summary', class: 'summary' });
   const charts = h('div', { id: 'log-chart', class: 'charts' });
   const table = h('table', { id: 'log-table' });
+  const detail = h('pre', { id: 'log-record', class: 'json' });
+  const pick = (r: LogRow) => void (detail.textContent = JSON.stringify(r.record, null, 2));
   const exportsView = logExports(() => regionGroup);
   let client: FloraClient | undefined;
   let rows: LogRow[] = [];
@@ -97,7 +99,7 @@ export function queryLogPanel(): Panel {
       }),
     );
     const head = ['time', 'database', 'method', 'status', 'time (ms)', 'ops c/r/w', 'bytes in/out', 'FQL shape'];
-    replace(table, h('thead', {}, h('tr', {}, ...head.map((t) => h('th', {}, t)))), h('tbody', {}, ...shown.slice(0, SHOWN_ROWS).map(rowElement)));
+    replace(table, h('thead', {}, h('tr', {}, ...head.map((t) => h('th', {}, t)))), h('tbody', {}, ...shown.slice(0, SHOWN_ROWS).map((r) => rowElement(r, pick))));
     if (shown.length === 0) table.append(h('caption', {}, rows.length ? 'No request matches the filters.' : 'No requests in this window yet.'));
   };
 
@@ -159,6 +161,7 @@ export function queryLogPanel(): Panel {
     summary,
     charts,
     h('div', { class: 'table-scroll' }, table),
+    detail,
     exportsView.element,
   );
   return {

@@ -79,6 +79,10 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
     assert.ok((await page().locator('#log-rate-chart circle.point').count()) > 0, 'requests/s has points');
     for (const p of ['s-p50', 's-p95', 's-p99']) assert.ok((await page().locator(`#log-latency-chart circle.${p}`).count()) > 0, `${p} has points`);
     await see('#log-summary', 'matching request(s)');
+    // A row opens the whole record (the shape in full, headers, tags).
+    await page().locator('#log-table tbody tr', { hasText: 'to_string' }).click();
+    await see('#log-record', '"QUERY_TIME_MS": ');
+    await see('#log-record', '"TRACEPARENT": "00-');
     await shot('logs-01-query-log');
   });
 
