@@ -1,7 +1,8 @@
 // The Query log tab: the newest requests of every database the signed-in key sees (time, database,
-// method, status, time, ops, bytes, FQL shape; a row opens its whole record), newest first, narrowed by database, status and
-// slowness; a chart of requests/s and latency percentiles over the window; refreshed live (every
-// few seconds while the tab is shown and the page visible). Below it, the log exports.
+// method, status, time, ops, bytes, FQL shape; a row opens its whole record), newest first,
+// narrowed by database, status and slowness; a chart of requests/s and latency percentiles over
+// the window; refreshed live (every few seconds while the tab is shown and the page visible).
+// Below it, the log exports.
 
 import type { FloraClient } from './client';
 import { lineChart } from './chart';
