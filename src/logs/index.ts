@@ -15,6 +15,7 @@ import { subtreeOf } from './access';
 import type { ExportFiles, LogBackend } from './backend';
 import { fileBackend, fileTag, pgBackend } from './backends';
 import { JobStore } from './jobs';
+import { newestLines } from './recent';
 import { importLegacyJobs } from './legacy';
 import { buildRecord, type RecordOptions } from './record';
 import { Redactor } from './redact';
@@ -190,6 +191,16 @@ export class LogSystem {
   /** Everything logged so far is written once this resolves. */
   flush(): Promise<void> {
     return this.writer?.flush() ?? Promise.resolve();
+  }
+
+  /**
+   * The newest `limit` records (exported lines, newest first) from `startMs` until now, of the
+   * databases `dbs` (scope ids as text; null = every record). This process's records are written
+   * first; another process's may lag by up to its flush interval.
+   */
+  async recent(startMs: number, dbs: ReadonlySet<string> | null, limit: number): Promise<string[]> {
+    await this.flush();
+    return newestLines(await this.backend.source.scan({ startMs, endMs: Date.now() + 1, dbs }), limit);
   }
 
   /** Tells the other processes how far this one's log is written (shared stores). */

@@ -4,6 +4,8 @@
 //   GET  /api/v1/logs/<request_id>        poll it (presigned_url once Complete)
 //   POST /api/v1/logs/_list?type=query    list requests (states, max_results, next_token)
 //   GET  /api/v1/logs/<id>/<id>.jsonl.gz  the presigned download (served by logsDownload.ts)
+//   GET  /api/v1/logs/_recent?type=query  Flora's own: the newest records, for a live view (the
+//                                         dashboard's query log; docs/query-log-api.md)
 //
 // Bearer: the root secret or an admin key (which sees its database and the ones below it). Errors
 // are `{"message": …}`: 400 bad input, 401 missing/invalid credentials, 403 not an admin, 404
@@ -27,6 +29,12 @@ import type { Outcome } from './responses';
 import type { Handler } from './router';
 
 export const LOGS_PREFIX = '/api/v1/logs';
+const RECENT = `${LOGS_PREFIX}/_recent`;
+/** `_recent` reads at most this far back, and answers at most this many records. */
+const MAX_RECENT_MINUTES = 24 * 60;
+const DEFAULT_RECENT_MINUTES = 15;
+const MAX_RECENT_LIMIT = 5000;
+const DEFAULT_RECENT_LIMIT = 1000;
 const BODY_LIMIT = 64 * 1024;
 const MAX_RANGE_MS = 90 * 24 * 3_600_000;
 const DEFAULT_MAX_RESULTS = 100;
@@ -70,12 +78,22 @@ export function logsApi(service: QueryService, logs: LogSystem | undefined): Rec
       return Promise.resolve(pathOutcome(ctx.path, 'POST'));
     }),
     GET: guard((ctx) => {
+      if (ctx.path === RECENT) return api.recent(ctx);
       const m = /^\/api\/v1\/logs\/([^/]+)$/.exec(ctx.path);
       // Not percent-decoded: a request id is a UUID, which needs no escapes.
       if (m && m[1] !== '_list') return api.get(ctx, m[1]);
       return Promise.resolve(pathOutcome(ctx.path, 'GET'));
     }),
   };
+}
+
+/** A whole-number query parameter from 1 to `max`, `fallback` when absent, else a 400. */
+function intParam(query: URLSearchParams, name: string, fallback: number, max: number): number {
+  const text = query.get(name);
+  if (text === null || text === '') return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > max) throw new LogApiError(400, `${name} must be a whole number from 1 to ${max}.`);
+  return n;
 }
 
 /** 405 for a known path with the other method, 404 otherwise. */
@@ -180,6 +198,42 @@ class LogsApi {
     }
     const job = await this.logs.runner.refreshUrl(found);
     return ok(this.view(job, ctx, 'get'), requester);
+  }
+
+  /**
+   * The newest records of the last `minutes` (default 15, at most a day), at most `limit` (default
+   * 1000, at most 5000), newest first, of the bearer's database and the ones below it (`database`:
+   * one of those and the ones below it). Records as in an export file, in `records`.
+   */
+  async recent(ctx: RequestContext): Promise<Outcome> {
+    const { result: wanted, requester } = await asAdmin(this.service, ctx.headers.authorization, async (ectx, who) => {
+      checkType(ctx.query, false);
+      const minutes = intParam(ctx.query, 'minutes', DEFAULT_RECENT_MINUTES, MAX_RECENT_MINUTES);
+      const limit = intParam(ctx.query, 'limit', DEFAULT_RECENT_LIMIT, MAX_RECENT_LIMIT);
+      let db = who.db;
+      const database = ctx.query.get('database');
+      if (database !== null && database !== '') {
+        const names = this.databaseNames(database);
+        const chain = await resolvePath(ectx, names);
+        if (!chain || !chain.includes(who.db)) throw new LogApiError(404, `Database '${database}' not found.`);
+        db = chain[chain.length - 1];
+      }
+      // The root sees every record, also those of requests that named no database (refused secrets).
+      const dbs = db === 0n ? null : new Set([...(await subtreeOf(ectx, db))].map(String));
+      return { minutes, limit, dbs };
+    });
+    const lines = await this.logs.recent(Date.now() - wanted.minutes * 60_000, wanted.dbs, wanted.limit);
+    const body = `{"region_group":${JSON.stringify(this.regionGroup)},"records":[${lines.join(',')}]}`;
+    return { status: 200, body, log: { database: loggedDb(requester) } };
+  }
+
+  /** A `database` parameter's names below the region group (`us-std/a/b` → [a, b]), or a 400. */
+  private databaseNames(path: string): string[] {
+    const rg = this.regionGroup;
+    const parts = path.replace(/^\/+|\/+$/g, '').split('/');
+    if (parts.some((p) => p === '')) throw new LogApiError(400, `Invalid database path '${path}'.`);
+    if (parts[0] !== rg) throw new LogApiError(400, `Unknown region group '${parts[0]}' in database path; this server's region group is '${rg}'.`);
+    return parts.slice(1);
   }
 
   async list(ctx: RequestContext): Promise<Outcome> {
@@ -296,10 +350,8 @@ class LogsApi {
       if (typeof body.database !== 'string' || body.database.trim() === '') {
         throw new LogApiError(400, `database must be a path starting with the region group, e.g. '${rg}/my-db'.`);
       }
-      const parts = body.database.replace(/^\/+|\/+$/g, '').split('/');
-      if (parts.some((p) => p === '')) throw new LogApiError(400, `Invalid database path '${body.database}'.`);
-      if (parts[0] !== rg) throw new LogApiError(400, `Unknown region group '${parts[0]}' in database path; this server's region group is '${rg}'.`);
-      return { startMs, endMs, database: { path: parts.join('/'), names: parts.slice(1) }, token };
+      const names = this.databaseNames(body.database);
+      return { startMs, endMs, database: { path: [rg, ...names].join('/'), names }, token };
     }
     const group = body.region_group ?? body.regionGroup;
     if (group === undefined || group === null) throw new LogApiError(400, 'One of database or region_group is required.');

@@ -1,0 +1,159 @@
+// The Jobs tab: export the selected database (format, history, keys), import a file into it, back
+// up the whole store; each job started here is watched (polled) until it is done, with a progress
+// bar and its counts, then its files to download, its import report (every record not imported,
+// with where and why), or its error.
+
+import type { FloraClient } from './client';
+import { h, replace } from './dom';
+import { downloadWithKey } from './httpApi';
+import { readJob, startBackup, startExport, startImport, UPLOAD_LIMIT, type ExportOptions, type Job, type JobKind } from './jobQueries';
+import { attempt, show } from './messages';
+import type { Panel } from './panel';
+
+const WATCH_MS = 500;
+
+const dbName = (path: readonly string[]) => (path.length ? path.join('/') : '(root)');
+
+/** What a job has done so far, in words. */
+export function jobCounts(kind: JobKind, job: Job): string {
+  if (kind === 'backup') return `${job.records ?? 0} record(s), ${job.bytes ?? 0} bytes`;
+  const p = job.progress ?? { records: 0, written: 0, existing: 0, problems: 0 };
+  if (kind === 'export') return `${p.records} record(s) written`;
+  return `${p.written} written, ${p.existing} already there, ${p.problems} not imported`;
+}
+
+/** An import's report; `upload` names the file as the user chose it (the report names the server's copy). */
+function importReport(job: Job, upload: string): HTMLElement | false {
+  const r = job.report;
+  if (!r) return false;
+  const counts = Object.entries(r.collections);
+  return h(
+    'div',
+    { class: 'report' },
+    h('table', { class: 'report-collections' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'collection'), h('th', {}, 'written'), h('th', {}, 'already there'))),
+      h('tbody', {}, ...counts.map(([name, c]) => h('tr', {}, h('td', {}, name), h('td', { class: 'number' }, String(c.written)), h('td', { class: 'number' }, String(c.existing)))))),
+    r.problems.length
+      ? h('div', { class: 'problems' }, h('p', { class: 'error' }, `${r.problems.length} record(s) not imported:`),
+          h('ul', {}, ...r.problems.map((p) => h('li', {}, `${upload || p.file}, line ${p.line}${p.element !== undefined ? ` (element ${p.element})` : ''}: ${p.reason}`))))
+      : h('p', { class: 'notice' }, 'Every record was imported.'),
+    ...r.notes.map((n) => h('p', { class: 'hint' }, `Note: ${n}`)),
+  );
+}
+
+export function jobsPanel(): Panel {
+  const format = h('select', { id: 'export-format' }, ...['flora', 'fauna-simple', 'fauna-tagged'].map((f) => h('option', { value: f }, f)));
+  const history = h('input', { type: 'checkbox', id: 'export-history' });
+  const keys = h('input', { type: 'checkbox', id: 'export-keys' });
+  const exportForm = h(
+    'form',
+    { id: 'export-form', class: 'filters' },
+    h('label', {}, 'Format ', format),
+    h('label', {}, history, ' with history (every version)'),
+    h('label', {}, keys, ' with keys'),
+    h('button', { type: 'submit' }, 'Start export'),
+  );
+  // History and keys exist in the flora format only.
+  format.addEventListener('change', () => {
+    const flora = format.value === 'flora';
+    history.disabled = keys.disabled = !flora;
+    if (!flora) history.checked = keys.checked = false;
+  });
+  const file = h('input', { type: 'file', id: 'import-file', accept: '.json,.ndjson,.jsonl,.gz' });
+  const importForm = h('form', { id: 'import-form', class: 'filters' }, h('label', {}, 'File ', file), h('button', { type: 'submit' }, 'Start import'));
+  const backup = h('button', { type: 'button', id: 'backup-start' }, 'Start backup');
+  const box = h('div', { class: 'messages' });
+  const list = h('ol', { id: 'jobs-list', class: 'jobs' });
+  const where = h('span', { id: 'jobs-database' });
+  let client: FloraClient | undefined;
+
+  /** A job card, polled until the job is no longer Running. `reader` is the key that started it. */
+  const follow = (kind: JobKind, title: string, first: Job, reader: FloraClient, upload = '') => {
+    const bar = h('progress', { class: 'job-progress' });
+    const state = h('span', { class: 'job-state' });
+    const counts = h('span', { class: 'job-counts' });
+    const detail = h('div', { class: 'job-detail' });
+    const card = h('li', { class: 'job', 'data-kind': kind, 'data-id': first.id }, h('strong', {}, title), ' ', state, bar, counts, detail);
+    list.prepend(card);
+    const paint = (job: Job) => {
+      card.dataset.state = job.state;
+      state.textContent = job.state;
+      counts.textContent = jobCounts(kind, job);
+      // No total is known while a job runs: the bar moves without a value until it is done.
+      if (job.state === 'Running') bar.removeAttribute('value');
+      else bar.value = bar.max = 1;
+      if (job.state === 'Failed') replace(detail, h('p', { class: 'error' }, `Failed: ${job.error ?? 'no reason given'}`));
+      if (job.state !== 'Complete') return;
+      if (kind === 'import') replace(detail, importReport(job, upload));
+      const files = kind === 'backup' ? (job.download ? [{ path: `${job.id}.flora-backup`, download: job.download }] : []) : (job.files ?? []);
+      if (files.length) {
+        replace(detail, h('ul', { class: 'job-files' }, ...files.map((f) => h('li', {},
+          h('button', { type: 'button', class: 'download', 'data-path': f.path, onclick: () => void attempt(box, `download ${f.path}`, async () => {
+            const size = await downloadWithKey(reader, f.download, f.path.split('/').pop() ?? f.path);
+            show(box, `Downloaded ${f.path} (${size} bytes).`, 'notice');
+          }) }, 'Download'),
+          ` ${f.path}${f.records !== undefined ? ` (${f.records} records)` : ''}`))));
+      }
+    };
+    paint(first);
+    const step = async () => {
+      const job = await attempt(box, `read the ${kind} job`, () => readJob(reader, kind, first.id));
+      if (!job) return;
+      paint(job);
+      if (job.state === 'Running') setTimeout(() => void step(), WATCH_MS);
+      else show(box, `The ${kind} ${job.state === 'Complete' ? 'is complete' : 'failed'}.`, job.state === 'Complete' ? 'notice' : 'error');
+    };
+    setTimeout(() => void step(), WATCH_MS);
+  };
+
+  exportForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const c = client!;
+    const options: ExportOptions = { format: format.value as ExportOptions['format'], history: history.checked, keys: keys.checked };
+    const what = `${options.format}${options.history ? ', with history' : ''}${options.keys ? ', with keys' : ''}`;
+    void attempt(box, `export ${dbName(c.path)}`, async () => follow('export', `Export of ${dbName(c.path)} (${what})`, await startExport(c, options), c));
+  });
+  importForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const c = client!;
+    const chosen = file.files?.[0];
+    if (!chosen) return show(box, 'Choose a file to import first: a driver dump or an export\u2019s collection file (.ndjson, .json or .gz).');
+    if (chosen.size === 0) return show(box, `The file ${chosen.name} is empty: there is nothing to import.`);
+    if (chosen.size > UPLOAD_LIMIT) return show(box, `The file ${chosen.name} is larger than ${UPLOAD_LIMIT / 1024 / 1024} MiB: import it with 'flora import' instead.`);
+    void attempt(box, `import into ${dbName(c.path)}`, async () => {
+      follow('import', `Import of ${chosen.name} into ${dbName(c.path)}`, await startImport(c, chosen), c, chosen.name);
+      file.value = '';
+    });
+  });
+  backup.addEventListener('click', () => {
+    const root = client!.in([]);
+    void attempt(box, 'start a backup', async () => follow('backup', 'Backup of every database', await startBackup(root), root));
+  });
+
+  const element = h(
+    'section',
+    { id: 'jobs-panel', class: 'panel' },
+    h('h2', {}, 'Jobs ', where),
+    h('h3', {}, 'Export'),
+    h('p', { class: 'hint' }, 'Writes the selected database (its schema and documents, and with the flora format its history and keys if asked) into files on the server, to download.'),
+    exportForm,
+    h('h3', {}, 'Import'),
+    h('p', { class: 'hint' }, 'Adds the documents of a file to the selected database: a driver dump (one JSON document a line, or a JSON array), or a collection file of an export; gzipped or not, up to 64 MiB. Documents already there are kept.'),
+    importForm,
+    h('h3', {}, 'Backup'),
+    h('p', { class: 'hint' }, 'Copies every database, consistent at one moment, into one file on the server. It needs the root secret (or an admin key of the top database).'),
+    backup,
+    box,
+    h('h3', {}, 'Started here'),
+    list,
+  );
+  return {
+    id: 'jobs',
+    label: 'Jobs',
+    element,
+    open(c) {
+      client = c;
+      where.textContent = `in ${dbName(c.path)}`;
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// Query-log records (the export file's fields, log-export.md §B.3) as rows of the Query log tab,
+// and its filters: a database path prefix, a status (ok, errors, a code), a slowness threshold.
+// Pure, so that a filter's parsing and matching are tested without a browser.
+
+/** The `x-fauna-source` the dashboard sends with its own log reads, so that they can be hidden. */
+export const OWN_SOURCE = 'flora-dashboard-log';
+
+export interface LogRow {
+  /** TS as recorded (`YYYY-MM-DD HH:mm:ss.SSS Z`) and as ms since the epoch. */
+  ts: string;
+  ms: number;
+  /** The database path below the region group (`app/tenant`; '' = the top database or none). */
+  database: string;
+  method: string;
+  status: number;
+  timeMs: number;
+  computeOps: number;
+  readOps: number;
+  writeOps: number;
+  bytesIn: number;
+  bytesOut: number;
+  shape: string;
+  /** x-fauna-source of the request, '' when none. */
+  source: string;
+  /** The record as read, for its detail view. */
+  record: Record<string, unknown>;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The ms since the epoch of a record's TS, NaN when it is not one. */
+export function tsMs(ts: string): number {
+  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d{3})/.exec(ts);
+  return m ? Date.parse(`${m[1]}T${m[2]}Z`) : NaN;
+}
+
+/** One record (parsed JSON) as a row; missing fields read as empty. */
+export function toRow(record: Record<string, unknown>): LogRow {
+  const ts = text(record.TS);
+  const db = Array.isArray(record.DATABASE) ? record.DATABASE.map(String) : [];
+  let source = '';
+  try {
+    const headers = JSON.parse(text(record.REQUEST_HEADERS) || '{}') as Record<string, unknown>;
+    source = text(headers.x_fauna_source);
+  } catch {
+    // REQUEST_HEADERS is always a JSON object's text; a record without one has no source.
+  }
+  return {
+    ts,
+    ms: tsMs(ts),
+    database: db.slice(1).join('/'),
+    method: text(record.REQUEST_METHOD),
+    status: Number(text(record.RESPONSE_CODE)) || 0,
+    timeMs: num(record.QUERY_TIME_MS),
+    computeOps: num(record.COMPUTE_OPS),
+    readOps: num(record.BYTE_READ_OPS),
+    writeOps: num(record.BYTE_WRITE_OPS),
+    bytesIn: num(record.BYTES_IN),
+    bytesOut: num(record.BYTES_OUT),
+    shape: text(record.FQL_SHAPE),
+    source,
+    record,
+  };
+}
+
+export type StatusFilter = { kind: 'any' } | { kind: 'ok' } | { kind: 'errors' } | { kind: 'code'; code: number };
+
+export interface LogFilter {
+  /** Path segments the database must start with ([] = any). */
+  database: string[];
+  status: StatusFilter;
+  /** Only requests that took at least this long (ms); null = any. */
+  slowMs: number | null;
+  /** Also the dashboard's own log reads. */
+  own: boolean;
+}
+
+export interface FilterInput {
+  database: string;
+  status: string;
+  slow: string;
+  own: boolean;
+}
+
+/** The filter a user typed, or an Error whose message says what to type instead. */
+export function parseFilter(input: FilterInput, regionGroup = ''): LogFilter {
+  let path = input.database.trim().replace(/^\/+|\/+$/g, '');
+  // The path as records and exports spell it (`us-std/app`) means the same as `app`.
+  if (regionGroup && (path === regionGroup || path.startsWith(`${regionGroup}/`))) path = path.slice(regionGroup.length + 1);
+  const database = path === '' ? [] : path.split('/');
+  if (database.some((p) => p === '')) throw new Error(`The database filter '${input.database}' has an empty name in it: write a path such as app/tenant1.`);
+  const s = input.status.trim().toLowerCase();
+  let status: StatusFilter;
+  if (s === '' || s === 'all' || s === 'any') status = { kind: 'any' };
+  else if (s === 'ok') status = { kind: 'ok' };
+  else if (s === 'errors' || s === 'error') status = { kind: 'errors' };
+  else if (/^[1-5]\d\d$/.test(s)) status = { kind: 'code', code: Number(s) };
+  else throw new Error(`The status filter '${input.status}' is not one of: ok, errors, or an HTTP code such as 404.`);
+  const slow = input.slow.trim();
+  let slowMs: number | null = null;
+  if (slow !== '') {
+    if (!/^\d+(\.\d+)?$/.test(slow)) throw new Error(`The slow-query threshold '${input.slow}' is not a number of milliseconds, e.g. 100.`);
+    slowMs = Number(slow);
+  }
+  return { database, status, slowMs, own: input.own };
+}
+
+export function matches(row: LogRow, f: LogFilter): boolean {
+  if (!f.own && row.source === OWN_SOURCE) return false;
+  if (f.database.length) {
+    const names = row.database === '' ? [] : row.database.split('/');
+    if (names.length < f.database.length || f.database.some((n, i) => names[i] !== n)) return false;
+  }
+  const st = f.status;
+  if (st.kind === 'ok' && !(row.status >= 200 && row.status < 300)) return false;
+  if (st.kind === 'errors' && row.status < 400) return false;
+  if (st.kind === 'code' && row.status !== st.code) return false;
+  return f.slowMs === null || row.timeMs >= f.slowMs;
+}

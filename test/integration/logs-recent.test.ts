@@ -1,0 +1,88 @@
+// GET /api/v1/logs/_recent (docs/query-log-api.md) with plain HTTP: the newest records at once,
+// newest first, limited in number and time; a key sees its own subtree only; each bad parameter
+// and credential gets its status and message.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { httpRequest, type FloraProcess } from '../helpers/server';
+import { logsApi, ROOT_SECRET, startLogged, type LogRecord } from '../helpers/logs';
+
+let srv: FloraProcess;
+let appKey = '';
+
+async function rootQuery(expr: unknown, secret = ROOT_SECRET): Promise<unknown> {
+  const res = await httpRequest(srv.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify(expr) });
+  return (JSON.parse(res.body) as { resource?: unknown }).resource;
+}
+
+const recent = (query: string, secret: string | null = ROOT_SECRET) => logsApi(srv, 'GET', `/api/v1/logs/_recent${query}`, undefined, secret);
+const records = (a: { json: Record<string, unknown> }) => a.json.records as LogRecord[];
+
+before(async () => {
+  srv = await startLogged();
+  await rootQuery({ create_database: { object: { name: 'app' } } });
+  await rootQuery({ create_database: { object: { name: 'other' } } });
+  appKey = (await rootQuery({ select: 'secret', from: { create_key: { object: { role: 'admin', database: { database: 'app' } } } } })) as string;
+  // Three requests in app (one of them an error), one in other, tagged to be found again.
+  for (const [secret, tag, body] of [
+    [`${ROOT_SECRET}:app:admin`, 'a1', '{"add":[1,2]}'],
+    [`${ROOT_SECRET}:app:admin`, 'a2', '{"get":{"collection":"missing"}}'],
+    [`${ROOT_SECRET}:other:admin`, 'o1', '{"add":[3,4]}'],
+    [`${ROOT_SECRET}:app:admin`, 'a3', '{"now":null}'],
+  ]) {
+    await httpRequest(srv.url, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'x-fauna-tags': `step=${tag}` }, body });
+  }
+});
+after(async () => {
+  assert.equal(await srv?.stop(), 0);
+});
+
+const steps = (rs: LogRecord[]) => rs.map((r) => r.TAGS.step).filter((s) => s !== undefined);
+
+test('the root sees every record at once, newest first, in the export file form', async () => {
+  const a = await recent('?type=query');
+  assert.equal(a.status, 200, JSON.stringify(a.json));
+  assert.equal(a.json.region_group, 'us-std');
+  assert.deepEqual(steps(records(a)), ['a3', 'o1', 'a2', 'a1'], 'written before the read, newest first');
+  const rs = records(a);
+  for (let i = 1; i < rs.length; i++) assert.ok(rs[i - 1].TS >= rs[i].TS, 'newest first');
+  const failed = rs.find((r) => r.TAGS.step === 'a2')!;
+  assert.equal(failed.RESPONSE_CODE, '400');
+  assert.deepEqual(failed.DATABASE, ['us-std', 'app']);
+  assert.equal('_db' in failed, false, 'the internal field is not shown');
+});
+
+test('limit keeps the newest; database narrows to a subtree; an admin key sees only its own', async () => {
+  assert.deepEqual(steps(records(await recent('?limit=200&database=us-std/other'))), ['o1']);
+  const lim = records(await recent('?limit=2'));
+  assert.equal(lim.length, 2);
+  const app = await recent('', appKey);
+  assert.equal(app.status, 200);
+  assert.deepEqual(steps(records(app)), ['a3', 'a2', 'a1']);
+  assert.ok(records(app).every((r) => r.DATABASE[1] === 'app'));
+  const outside = await recent('?database=us-std/other', appKey);
+  assert.equal(outside.status, 404);
+  assert.equal(outside.json.message, "Database 'us-std/other' not found.");
+});
+
+test('bad parameters, credentials and methods are refused with a message', async () => {
+  const cases: [string, string | null, number, RegExp][] = [
+    ['?minutes=0', ROOT_SECRET, 400, /^minutes must be a whole number from 1 to 1440\.$/],
+    ['?minutes=1441', ROOT_SECRET, 400, /^minutes must be a whole number from 1 to 1440\.$/],
+    ['?limit=abc', ROOT_SECRET, 400, /^limit must be a whole number from 1 to 5000\.$/],
+    ['?type=audit', ROOT_SECRET, 400, /^Unknown log type 'audit'/],
+    ['?database=eu-std/app', ROOT_SECRET, 400, /^Unknown region group 'eu-std'/],
+    ['?database=us-std/nope', ROOT_SECRET, 404, /^Database 'us-std\/nope' not found\.$/],
+    ['', null, 401, /^Unauthorized: an Authorization/],
+    ['', 'wrong-secret', 401, /^Unauthorized: the secret is invalid\.$/],
+    ['', `${ROOT_SECRET}:app:server`, 403, /^Permission denied/],
+  ];
+  for (const [query, secret, status, message] of cases) {
+    const a = await recent(query, secret);
+    assert.equal(a.status, status, `${query} ${secret}: ${JSON.stringify(a.json)}`);
+    assert.match(a.json.message as string, message);
+  }
+  const post = await logsApi(srv, 'POST', '/api/v1/logs/_recent', {}, ROOT_SECRET);
+  assert.equal(post.status, 405);
+  assert.equal(post.headers.allow, 'GET');
+});
