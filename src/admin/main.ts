@@ -7,6 +7,7 @@ import { FloraClient } from './client';
 import { databasesPanel } from './databases';
 import { documentsPanel } from './documents';
 import { h, replace } from './dom';
+import { indexesPanel } from './indexes';
 import { keysPanel } from './keys';
 import { queryEditor } from './queryEditor';
 import { forgetSecret, storeSecret, storedSecret } from './session';
@@ -14,7 +15,7 @@ import { signInScreen } from './signIn';
 import { tabs } from './tabs';
 
 function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
-  const screens = tabs([documentsPanel(), keysPanel(), queryEditor()]);
+  const screens = tabs([documentsPanel(), indexesPanel(), keysPanel(), queryEditor()]);
   const selected = (path: string[]) => screens.use(client.in(path));
   const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
   return h(
