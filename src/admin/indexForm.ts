@@ -8,8 +8,8 @@ import type { IndexForm } from './indexDefs';
 
 export interface IndexFormView {
   readonly element: HTMLFormElement;
-  /** The database's collections, the choices of the source. */
-  setCollections(names: string[]): void;
+  /** The database's collections, the choices of the source; `unreadable` says why there are none. */
+  setCollections(names: string[], unreadable?: string): void;
   /** Empties the form for the next index. */
   reset(): void;
 }
@@ -74,9 +74,10 @@ export function indexForm(submit: (form: IndexForm) => void): IndexFormView {
   });
   return {
     element,
-    setCollections(names) {
+    setCollections(names, unreadable) {
       const kept = source.value;
-      replace(source, h('option', { value: '' }, names.length ? 'choose a collection…' : 'no collections: create one first'), ...names.map((n) => h('option', { value: n }, n)));
+      const prompt = unreadable ?? (names.length ? 'choose a collection…' : 'no collections: create one first');
+      replace(source, h('option', { value: '' }, prompt), ...names.map((n) => h('option', { value: n }, n)));
       if (names.includes(kept)) source.value = kept;
     },
     reset() {

@@ -6,7 +6,7 @@ import type { JsonValue } from '../wire/expr';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
 import type { Panel } from './panel';
-import { attempt, show } from './messages';
+import { attempt, describeError, show } from './messages';
 import { listCollections } from './queries';
 import { indexBrowser } from './indexBrowser';
 import { progressView, watchBuilds } from './indexBuilds';
@@ -110,10 +110,11 @@ export function indexesPanel(): Panel {
     browser.close();
     show(box, null);
     void reload();
-    void attempt(box, 'list collections', async () => {
-      const { value } = await c.query(listCollections());
-      form.setCollections(pageItems(value).map(refId));
-    });
+    // Said in the source's choices, not in the box: the index list's own error stays readable.
+    c.query(listCollections()).then(
+      ({ value }) => form.setCollections(pageItems(value).map(refId)),
+      (err) => form.setCollections([], describeError(err, 'list collections')),
+    );
   };
 
   const element = h('section', { id: 'indexes-panel', class: 'panel' }, h('h2', {}, 'Indexes'), box, table, browser.element, form.element);
