@@ -27,7 +27,7 @@ const valueRow = () =>
   removable(h('div', { class: 'row value' }, h('input', { class: 'field', placeholder: FIELD_PLACEHOLDER }), h('label', {}, h('input', { type: 'checkbox', class: 'reverse' }), ' reverse')));
 const bindingRow = () =>
   removable(
-    h('div', { class: 'row binding' }, h('input', { class: 'binding-name', placeholder: 'name, e.g. name_lower' }), h('textarea', { class: 'binding-body', rows: '2', spellcheck: 'false', placeholder: BINDING_PLACEHOLDER })),
+    h('div', { class: 'row binding' }, h('input', { class: 'binding-name', placeholder: 'name, e.g. name_lower' }), h('textarea', { class: 'binding-body', rows: '3', spellcheck: 'false', placeholder: BINDING_PLACEHOLDER })),
   );
 
 export function indexForm(submit: (form: IndexForm) => void): IndexFormView {
