@@ -9,6 +9,7 @@ import { h, replace } from './dom';
 import { attempt, show } from './messages';
 import { describeField, termValue } from './indexDefs';
 import { getRef, matchPage } from './indexQueries';
+import { showPager } from './pager';
 import type { Cursor } from './queries';
 import { field, pageItems, prettyJson } from './values';
 
@@ -56,13 +57,7 @@ export function indexBrowser(): IndexBrowser {
       })),
     );
     if (entries.length === 0) table.append(h('caption', {}, terms.length ? 'No entries match these terms.' : 'The index has no entries.'));
-    const before = field(page.value, 'before');
-    const after = field(page.value, 'after');
-    replace(
-      pager,
-      h('button', { type: 'button', id: 'entries-previous', disabled: before === undefined, onclick: () => void showPage({ before }) }, '← Previous'),
-      h('button', { type: 'button', id: 'entries-next', disabled: after === undefined, onclick: () => void showPage({ after }) }, 'Next →'),
-    );
+    showPager(pager, page.value, { previous: 'entries-previous', next: 'entries-next' }, (cursor) => void showPage(cursor));
   };
 
   const read = async (ref: JsonValue) => {

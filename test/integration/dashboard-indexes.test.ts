@@ -73,6 +73,22 @@ async function createIndex(spec: IndexSpec): Promise<void> {
   await p.click('#create-index button[type=submit]');
 }
 
+/** Opens the browser of index `name` and shows the entries for `term` (typed into the first input). */
+async function browse(name: string, term: string): Promise<void> {
+  await indexRow(name).locator('button.browse:enabled').click();
+  await page().fill('#browse-term-0', term);
+  await page().click('#browse-index button[type=submit]');
+}
+
+/** Signs out, then in with a new key of `role` made with `secret`, and opens the Indexes tab. */
+async function signInWithKey(role: string, secret: string): Promise<void> {
+  const key = (await fql({ select: 'secret', from: { create_key: { object: { role } } } }, secret)) as string;
+  await page().click('#sign-out');
+  await signIn(key);
+  await page().locator('#workspace').waitFor(STEP);
+  await openTab('indexes');
+}
+
 const indexRow = (name: string) => page().locator(`#indexes tr[data-index="${name}"]`);
 const cells = async (name: string) => (await indexRow(name).locator('td').allTextContents()).map((t) => t.trim());
 
@@ -206,10 +222,8 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
     await page().click('#browse-index button[type=submit]');
     await see('#index-entries caption', 'No entries match these terms.');
     // The binding's term: casefolded, so "alice" finds alice and Alice.
-    await indexRow('orders_by_name_lower').locator('button.browse').click();
+    await browse('orders_by_name_lower', '"alice"');
     await see('#index-browser label', 'term 1 (binding low)');
-    await page().fill('#browse-term-0', '"alice"');
-    await page().click('#browse-index button[type=submit]');
     await page().locator('#index-entries tbody tr:nth-child(10)').waitFor(STEP);
     assert.equal(await page().locator('#index-entries tbody tr').count(), 10);
     await shot('indexes-05-browse');
@@ -258,9 +272,7 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
     }
     const partWay = [...seen].filter((d) => d > 0 && d < BIG);
     assert.ok(partWay.length > 0, `a part-way count was shown (seen: ${[...seen].join(', ')})`);
-    await indexRow('big_by_i').locator('button.browse:enabled').click();
-    await page().fill('#browse-term-0', '7');
-    await page().click('#browse-index button[type=submit]');
+    await browse('big_by_i', '7');
     await page().locator('#index-entries tbody tr').waitFor(STEP);
     assert.equal(await page().locator('#index-entries tbody tr').count(), 1);
     await shot('indexes-07-built');
@@ -278,15 +290,9 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
   });
 
   await t.test('a server-readonly key lists and browses, and is told it may not create or delete', async () => {
-    const readonly = (await fql({ select: 'secret', from: { create_key: { object: { role: 'server-readonly' } } } }, store)) as string;
-    await page().click('#sign-out');
-    await signIn(readonly);
-    await page().locator('#workspace').waitFor(STEP);
-    await openTab('indexes');
+    await signInWithKey('server-readonly', store);
     await indexRow('orders_by_customer').waitFor(STEP);
-    await indexRow('orders_by_customer').locator('button.browse').click();
-    await page().fill('#browse-term-0', '"bob"');
-    await page().click('#browse-index button[type=submit]');
+    await browse('orders_by_customer', '"bob"');
     await page().locator('#index-entries tbody tr:nth-child(5)').waitFor(STEP);
     await createIndex({ name: 'nope', source: 'orders' });
     await see('#indexes-panel .error', "Not allowed: the signed-in key's role cannot create index nope");
@@ -298,11 +304,7 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
   });
 
   await t.test('a client key is told it may not list indexes', async () => {
-    const client = (await fql({ select: 'secret', from: { create_key: { object: { role: 'client' } } } }, store)) as string;
-    await page().click('#sign-out');
-    await signIn(client);
-    await page().locator('#workspace').waitFor(STEP);
-    await openTab('indexes');
+    await signInWithKey('client', store);
     await see('#indexes-panel .error', "Not allowed: the signed-in key's role cannot list indexes");
   });
 
