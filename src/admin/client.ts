@@ -56,16 +56,24 @@ export class FloraClient {
   }
 
   /** Runs one query (a wire tree); throws FloraError for an error answer or a failed request. */
-  async query(expr: JsonValue): Promise<QueryResult> {
+  query(expr: JsonValue): Promise<QueryResult> {
+    return this.request('/', { method: 'POST', body: wireText(expr) });
+  }
+
+  /** GETs one of the server's JSON endpoints (`/api/v1/…`) that answer as `/` does: `{resource}` or `{errors}`. */
+  get(path: string): Promise<QueryResult> {
+    return this.request(path, { method: 'GET' });
+  }
+
+  private async request(path: string, init: { method: string; body?: string }): Promise<QueryResult> {
     let res: Response;
     try {
-      res = await fetch('/', {
-        method: 'POST',
+      res = await fetch(path, {
+        ...init,
         // A refused secret is a 401 with a Basic challenge (as Fauna sends): with credentials the
         // browser would hold the request for a login prompt instead of handing the answer over.
         credentials: 'omit',
-        headers: { authorization: this.authorization(), 'content-type': 'application/json' },
-        body: wireText(expr),
+        headers: { authorization: this.authorization(), ...(init.body !== undefined && { 'content-type': 'application/json' }) },
       });
     } catch (err) {
       throw new FloraError(0, 'network error', `The server did not answer (${(err as Error).message}).`);
@@ -80,8 +88,8 @@ export class FloraClient {
     if (!(body instanceof Map)) throw new FloraError(res.status, 'bad answer', 'The answer is not a JSON object.');
     const errors = body.get('errors');
     if (Array.isArray(errors) && errors.length > 0) {
-      const first = errors[0] instanceof Map ? errors[0] : new Map();
-      throw new FloraError(res.status, String(first.get('code') ?? ''), String(first.get('description') ?? ''));
+      const first = errors[0] instanceof Map ? errors[0] : new Map<string, JsonValue>();
+      throw new FloraError(res.status, String(first.get('code') ?? ''), withFailures(String(first.get('description') ?? ''), first.get('failures')));
     }
     if (!res.ok) throw new FloraError(res.status, 'http error', `HTTP ${res.status}`);
     const metrics: Record<string, string> = {};
@@ -91,4 +99,14 @@ export class FloraClient {
     }
     return { value: body.get('resource') ?? null, metrics };
   }
+}
+
+/**
+ * A `validation failed` error says only "document data is not valid."; its `failures` say why
+ * (`The name x y uses invalid characters…`), so they go into the description the user reads.
+ */
+function withFailures(description: string, failures: JsonValue | undefined): string {
+  if (!Array.isArray(failures)) return description;
+  const reasons = failures.map((f) => (f instanceof Map ? f.get('description') : undefined)).filter((d): d is string => typeof d === 'string');
+  return reasons.length ? `${description} ${reasons.join(' ')}` : description;
 }

@@ -1,8 +1,11 @@
 // The databases tree: every database the key can see, read level by level with secrets scoped to
-// each child (`secret:a/b:admin`), and a form to create a child of the selected one.
+// each child (`secret:a/b:admin`), forms to create a child of the selected one, to rename it and to
+// move it into another database, and its deletion.
 
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
+import { moveDatabase, renameDatabase } from './databaseQueries';
+import { pathLabel, planMove, renameProblem } from './databaseMoves';
 import { attempt, show } from './messages';
 import { createDatabase, databaseContents, deleteDatabase, listDatabases } from './queries';
 import { pageItems, refId } from './values';
@@ -27,10 +30,17 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
   const name = h('input', { id: 'new-db-name', placeholder: 'new database name', required: true });
   const form = h('form', { id: 'create-db' }, name, h('button', { type: 'submit' }, 'Create database'));
   const remove = h('button', { type: 'button', id: 'delete-db', disabled: true }, 'Delete database');
+  const newName = h('input', { id: 'rename-db-name', placeholder: 'new name, e.g. shop2' });
+  const rename = h('form', { id: 'rename-db' }, h('label', { for: 'rename-db-name' }, 'Rename the selected database'), newName, h('button', { type: 'submit' }, 'Rename'));
+  const destination = h('select', { id: 'move-db-to' });
+  const move = h('form', { id: 'move-db' }, h('label', { for: 'move-db-to' }, 'Move the selected database into'), destination, h('button', { type: 'submit' }, 'Move'));
+  let root: DatabaseNode = { path: [], children: [] };
 
   const select = (path: string[]) => {
     current = path;
-    remove.disabled = path.length === 0; // the database the secret belongs to is not deleted from here
+    // The database the secret belongs to is not deleted, renamed or moved from here.
+    remove.disabled = path.length === 0;
+    rename.hidden = move.hidden = path.length === 0;
     for (const li of tree.querySelectorAll('[data-path]')) li.classList.toggle('selected', li.getAttribute('data-path') === path.join('/'));
     selected(path);
   };
@@ -39,9 +49,18 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
     const button = h('button', { type: 'button', class: 'db', 'data-path': node.path.join('/'), onclick: () => select(node.path) }, label);
     return h('li', {}, button, node.children.length > 0 && h('ul', {}, ...node.children.map(item)));
   };
+  /** Every database but the top one, as a destination of a move (planMove explains the ones FQL cannot reach). */
+  const destinations = (node: DatabaseNode): HTMLOptionElement[] => [
+    ...(node.path.length ? [h('option', { value: node.path.join('/') }, node.path.join('/'))] : []),
+    ...node.children.flatMap(destinations),
+  ];
   const reload = async () => {
-    const root = await attempt(box, 'list databases', () => readTree(client));
-    if (root) replace(tree, item(root));
+    const read = await attempt(box, 'list databases', () => readTree(client));
+    if (read) {
+      root = read;
+      replace(tree, item(root));
+      replace(destination, h('option', { value: '' }, 'choose a database…'), ...destinations(root));
+    }
     select(current);
   };
   form.addEventListener('submit', (ev) => {
@@ -53,6 +72,40 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
       name.value = '';
       await reload();
       show(box, `Created database ${created}.`, 'notice');
+    });
+  });
+  rename.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const path = current;
+    const problem = renameProblem(root, path, newName.value);
+    if (problem) return show(box, problem);
+    const parent = path.slice(0, -1);
+    void attempt(box, `rename database ${pathLabel(path)}`, async () => {
+      await client.in(parent).query(renameDatabase(path[path.length - 1], newName.value));
+      current = [...parent, newName.value];
+      newName.value = '';
+      await reload();
+      show(box, `Renamed database ${pathLabel(path)} to ${pathLabel(current)}.`, 'notice');
+    });
+  });
+  move.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const path = current;
+    if (destination.value === '') return show(box, 'Choose the database to move it into.');
+    const to = destination.value.split('/');
+    const steps = planMove(root, path, to);
+    if (typeof steps === 'string') return show(box, steps);
+    // One MoveDatabase per level; `current` follows the database, so a failure part-way selects it where it is.
+    void attempt(box, `move database ${pathLabel(path)} into ${pathLabel(to)}`, async () => {
+      try {
+        for (const step of steps) {
+          await client.in(step.scope).query(moveDatabase(step.name, step.into));
+          current = [...step.scope, step.into, step.name];
+        }
+      } finally {
+        await reload();
+      }
+      show(box, `Moved database ${pathLabel(path)} into ${pathLabel(to)}: it is now ${pathLabel(current)}.`, 'notice');
     });
   });
   remove.addEventListener('click', () => {
@@ -70,5 +123,5 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
     });
   });
   void reload();
-  return h('section', { id: 'databases', class: 'panel' }, h('h2', {}, 'Databases'), tree, form, remove, box);
+  return h('section', { id: 'databases', class: 'panel' }, h('h2', {}, 'Databases'), tree, form, rename, move, remove, box);
 }

@@ -8,6 +8,7 @@ import type { FloraClient } from './client';
 import { h, replace } from './dom';
 import type { Panel } from './panel';
 import { attempt, show } from './messages';
+import { showPager } from './pager';
 import { createDocument, deleteDocument, documentHistory, documentPage, listCollections, replaceDocument, type Cursor } from './queries';
 import { field, literal, pageItems, prettyJson, refId } from './values';
 import { valueTree } from './valueTree';
@@ -53,13 +54,7 @@ export function documentsPanel(): Panel {
       })),
     );
     if (docs.length === 0) table.append(h('caption', {}, 'No documents on this page.'));
-    const before = field(page.value, 'before');
-    const after = field(page.value, 'after');
-    replace(
-      pager,
-      h('button', { type: 'button', id: 'previous-page', disabled: before === undefined, onclick: () => void showPage({ before }) }, '← Previous'),
-      h('button', { type: 'button', id: 'next-page', disabled: after === undefined, onclick: () => void showPage({ after }) }, 'Next →'),
-    );
+    showPager(pager, page.value, { previous: 'previous-page', next: 'next-page' }, (cursor) => void showPage(cursor));
   };
 
   /** On submit of `form`: `input`'s JSON, checked (a mistake shown, nothing sent), then `write`. */

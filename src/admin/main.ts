@@ -7,6 +7,7 @@ import { FloraClient } from './client';
 import { databasesPanel } from './databases';
 import { documentsPanel } from './documents';
 import { h, replace } from './dom';
+import { indexesPanel } from './indexes';
 import { jobsPanel } from './jobs';
 import { keysPanel } from './keys';
 import { queryEditor } from './queryEditor';
@@ -16,7 +17,7 @@ import { signInScreen } from './signIn';
 import { tabs } from './tabs';
 
 function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
-  const screens = tabs([documentsPanel(), keysPanel(), queryEditor(), queryLogPanel(), jobsPanel()]);
+  const screens = tabs([documentsPanel(), indexesPanel(), keysPanel(), queryEditor(), queryLogPanel(), jobsPanel()]);
   const selected = (path: string[]) => screens.use(client.in(path));
   const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
   return h(

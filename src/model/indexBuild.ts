@@ -145,3 +145,41 @@ export async function scheduleBuild(ctx: EvalContext, def: IndexDef): Promise<vo
   ctx.indexBuilds.push({ db: def.db, index: def.id });
 }
 
+
+/** How far a background build has got (GET /api/v1/index-builds, docs/index-builds-api.md). */
+export interface BuildProgress {
+  /** Documents indexed so far. */
+  done: number;
+  /** `done` plus the documents still to scan; null when more than the counting limit remain. */
+  total: number | null;
+  /** The source collection being scanned; null before the first batch. */
+  collection: string | null;
+  /** Every source collection, in the order they are scanned. */
+  collections: string[];
+}
+
+/**
+ * The progress of `def`'s background build, or undefined when none is pending. The documents still
+ * to scan are counted from the position reached, at most `countLimit` of them, so that a poll costs
+ * a bounded read however large the sources are.
+ */
+export async function buildProgress(ctx: EvalContext, def: IndexDef, countLimit: number): Promise<BuildProgress | undefined> {
+  const stored = await ctx.txn.getMeta(buildStateKey(def.db, def.id));
+  if (!stored) return undefined;
+  const state = decodeBuildState(stored);
+  const colls = await sourceCollections(ctx, def);
+  // The builder's order (indexBuilder.ts): collections by internal id, documents by id.
+  const ahead = colls.filter((c) => c.id >= state.coll);
+  let remaining = 0;
+  count: for (const c of ahead) {
+    const fromId = c.id === state.coll ? state.nextId : 0n;
+    for await (const _ of ctx.txn.scan(def.db, c.id, { fromId })) if (++remaining > countLimit) break count;
+  }
+  const reached = colls.find((c) => c.id === state.coll); // none before the first batch (coll 0)
+  return {
+    done: state.done,
+    total: remaining > countLimit ? null : state.done + remaining,
+    collection: reached?.name ?? null,
+    collections: colls.map((c) => c.name),
+  };
+}

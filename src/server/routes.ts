@@ -5,6 +5,7 @@ import type { QueryService } from '../fql/api';
 import { graphqlHandlers } from './graphql';
 import type { LogSystem } from '../logs/index';
 import { isLogsPath, logsApi } from './logsApi';
+import { INDEX_BUILDS_PATH, indexBuildsApi } from './indexBuildsApi';
 import { ping } from './ping';
 import { fqlV10 } from './fqlV10';
 import { queryHandlers } from './query';
@@ -29,7 +30,8 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })
-    .add(isLogsPath, logsApi(service, logs)); // log-export API; 404 when the server runs without logs
+    .add(isLogsPath, logsApi(service, logs)) // log-export API; 404 when the server runs without logs
+    .add(INDEX_BUILDS_PATH, { GET: indexBuildsApi(service) }); // background builds' progress (the dashboard's)
   if (admin) {
     const dashboard = adminHandler();
     router.add(isAdminPath, { GET: dashboard, HEAD: dashboard });
