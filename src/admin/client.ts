@@ -49,7 +49,8 @@ export class FloraClient {
     return new FloraClient(this.secret, path);
   }
 
-  private authorization(): string {
+  /** The Authorization header of this client's requests (the GraphQL screen sends it to /import and /graphql too). */
+  authorization(): string {
     const scoped = this.path.length === 0 ? this.secret : `${this.secret}:${this.path.join('/')}:admin`;
     return `Bearer ${scoped}`;
   }
