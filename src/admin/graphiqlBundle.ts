@@ -15,7 +15,7 @@ const FIRST_QUERY = `# GraphQL on the selected database: its imported schema (se
 const roots = new WeakMap<HTMLElement, Root>();
 
 const host: GraphiqlHost = {
-  render(element, fetcher) {
+  render(element, fetcher, session) {
     let root = roots.get(element);
     if (!root) {
       root = createRoot(element);
@@ -23,6 +23,9 @@ const host: GraphiqlHost = {
     }
     root.render(
       createElement(GraphiQL, {
+        // Its answer pane keeps an error (say, "No GraphQL schema…") after the schema changed: a
+        // new session (another database, a new import) remounts it, the query kept in localStorage.
+        key: session,
         fetcher: fetcher as GraphiQLProps['fetcher'],
         defaultQuery: FIRST_QUERY,
         // The signed-in secret authorizes every request; a header typed here could only confuse that.

@@ -9,8 +9,11 @@ import { h } from './dom';
 export type GraphqlFetcher = (params: unknown) => Promise<unknown>;
 
 export interface GraphiqlHost {
-  /** Shows GraphiQL in `element`, or shows it again with another fetcher: it then re-reads the schema. */
-  render(element: HTMLElement, fetcher: GraphqlFetcher): void;
+  /**
+   * Shows GraphiQL in `element`, or shows it again with another fetcher: it then re-reads the
+   * schema. A new `session` starts a fresh GraphiQL (its query kept, its answers and errors gone).
+   */
+  render(element: HTMLElement, fetcher: GraphqlFetcher, session: string): void;
 }
 
 declare global {

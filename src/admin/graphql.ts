@@ -50,11 +50,12 @@ export function graphqlPanel(): Panel {
   const playground = h('div', { id: 'graphiql' }, h('p', { class: 'loading' }, 'Loading GraphiQL…'));
   const playgroundBox = h('div', { id: 'graphiql-messages', class: 'messages' });
 
+  let imports = 0;
   /** GraphiQL on the current database: (re)rendered with a new fetcher, so it re-reads the schema. */
   const showGraphiql = async () => {
     const c = client!;
     const host = await attempt(playgroundBox, 'load GraphiQL', loadGraphiql);
-    if (host && client === c) host.render(playground, graphqlFetcher(c));
+    if (host && client === c) host.render(playground, graphqlFetcher(c), `${c.path.join('/')}#${imports}`);
   };
 
   file.addEventListener('change', () => {
@@ -82,6 +83,7 @@ export function graphqlPanel(): Panel {
       }
       const answer = await importSchema(c, text, mode);
       show(box, `${answer} (${mode}, database ${db}): GraphiQL below uses it now.`, 'notice');
+      imports++;
       void showGraphiql();
     });
   });

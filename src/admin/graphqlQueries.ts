@@ -76,7 +76,7 @@ function named(kind: string, names: readonly string[]): string {
 /** The confirmation an override asks for, naming what it deletes in database `db`. */
 export function overrideWarning(db: string, made: ImportMade): string {
   const parts = [
-    made.collections.length > 0 && `${named('collection', made.collections)} with every document in them`,
+    made.collections.length > 0 && `${named('collection', made.collections)} with every document in ${made.collections.length === 1 ? 'it' : 'them'}`,
     made.indexes.length > 0 && named('index', made.indexes),
     made.functions.length > 0 && named('function', made.functions),
   ].filter((p): p is string => typeof p === 'string');

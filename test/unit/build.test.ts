@@ -189,3 +189,31 @@ test('the dashboard (src/admin) is bundled into dist/admin, and its non-TypeScri
     p.cleanup();
   }
 });
+
+test('the GraphiQL bundle is built apart when its entry exists (React in production mode), its stylesheet bundled and counted as an input', () => {
+  const p = project();
+  try {
+    p.write('src/admin/main.ts', 'export const shown = 1;\n');
+    p.write('src/admin/index.html', '<!doctype html>\n');
+    p.write('src/admin/app.css', 'body { margin: 0 }\n');
+    p.write('src/admin/graphiqlBundle.ts', 'declare const process: { env: { NODE_ENV: string } };\nexport const mode: string = process.env.NODE_ENV;\n');
+    p.write('src/admin/graphiql.css', '@import "./more.css";\n.g { color: red }\n');
+    p.write('src/admin/more.css', '.m { margin: 0 }\n');
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    assert.match(readFileSync(path.join(p.root, 'dist/admin/graphiql.js'), 'utf8'), /"production"/);
+    assert.doesNotMatch(readFileSync(path.join(p.root, 'dist/admin/app.js'), 'utf8'), /production/, 'app.js does not take it in');
+    const css = readFileSync(path.join(p.root, 'dist/admin/graphiql.css'), 'utf8');
+    assert.match(css, /\.m\{margin:0\}[\s\S]*\.g\{color:red\}/, 'its @import resolved into one file');
+    assert.equal(build.staleReason(p.root), null);
+
+    const entry = path.join(p.root, 'src/admin/graphiql.css');
+    p.write('src/admin/graphiql.css', '.g { color: blue }\n');
+    utimesSync(entry, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    assert.equal(build.staleReason(p.root), CHANGED);
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    unlinkSync(path.join(p.root, 'dist/admin/graphiql.css'));
+    assert.equal(build.staleReason(p.root), 'files are missing from the build');
+  } finally {
+    p.cleanup();
+  }
+});
