@@ -12,7 +12,7 @@ import { httpRequest, serverForFile } from '../helpers/server';
 
 const file = serverForFile();
 const ui = dashboardSession(() => file.flora);
-const { see, shot, signIn, openTab, runQuery, confirmNext, pageErrors } = ui;
+const { see, shot, signIn, signInWithRole, openTab, runQuery, confirmNext, pageErrors } = ui;
 const page = () => ui.page;
 
 const SCHEMA = `type User {
@@ -163,14 +163,7 @@ test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_0
   });
 
   await t.test("a key whose role may not import a schema: the tab says so", async () => {
-    const created = await httpRequest(file.flora.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${file.flora.secret}` },
-      body: '{"select":"secret","from":{"create_key":{"object":{"role":"client"}}}}',
-    });
-    const clientSecret = (JSON.parse(created.body) as { resource: string }).resource;
-    await page().click('#sign-out');
-    await signIn(clientSecret);
+    await signInWithRole('client');
     await page().locator('#workspace').waitFor(STEP);
     await openTab('graphql');
     await page().fill('#schema-text', SCHEMA);

@@ -47,6 +47,11 @@ function project() {
     root,
     write,
     logs,
+    /** Writes `file` again dated in 2000: a change the snapshot sees even at the same size and clock tick. */
+    rewrite: (file: string, text: string) => {
+      write(file, text);
+      utimesSync(path.join(root, file), new Date(2000, 0, 1), new Date(2000, 0, 1));
+    },
     ensure: () => build.ensureBuilt({ root, log: (l) => logs.push(l) }),
     /** As if compiled now, without running tsc. */
     record: () => build.recordBuild(root, build.snapshot(root) ?? ''),
@@ -174,9 +179,7 @@ test('the dashboard (src/admin) is bundled into dist/admin, and its non-TypeScri
     assert.equal(readFileSync(path.join(p.root, 'dist/admin/app.css'), 'utf8'), 'body { margin: 0 }\n');
     assert.equal(build.staleReason(p.root), null);
 
-    const css = path.join(p.root, 'src/admin/app.css');
-    p.write('src/admin/app.css', 'body { margin: 1px }\n');
-    utimesSync(css, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    p.rewrite('src/admin/app.css', 'body { margin: 1px }\n');
     assert.equal(build.staleReason(p.root), CHANGED);
     assert.equal(p.ensure(), true, p.logs.join('\n'));
     assert.equal(readFileSync(path.join(p.root, 'dist/admin/app.css'), 'utf8'), 'body { margin: 1px }\n');
@@ -206,9 +209,7 @@ test('the GraphiQL bundle is built apart when its entry exists (React in product
     assert.match(css, /\.m\{margin:0\}[\s\S]*\.g\{color:red\}/, 'its @import resolved into one file');
     assert.equal(build.staleReason(p.root), null);
 
-    const entry = path.join(p.root, 'src/admin/graphiql.css');
-    p.write('src/admin/graphiql.css', '.g { color: blue }\n');
-    utimesSync(entry, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    p.rewrite('src/admin/graphiql.css', '.g { color: blue }\n');
     assert.equal(build.staleReason(p.root), CHANGED);
     assert.equal(p.ensure(), true, p.logs.join('\n'));
     unlinkSync(path.join(p.root, 'dist/admin/graphiql.css'));
