@@ -30,6 +30,9 @@ const host: GraphiqlHost = {
         defaultQuery: FIRST_QUERY,
         // The signed-in secret authorizes every request; a header typed here could only confuse that.
         isHeadersEditorEnabled: false,
+        shouldPersistHeaders: false,
+        // The dashboard around it is light.
+        forcedTheme: 'light',
       }),
     );
   },
