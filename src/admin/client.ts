@@ -49,7 +49,7 @@ export class FloraClient {
     return new FloraClient(this.secret, path);
   }
 
-  /** The Authorization header of this key in this database (also for the /api/v1 job APIs). */
+  /** The Authorization header of this key in this database (the /api/v1 job APIs, /import and /graphql send it too). */
   authorization(): string {
     const scoped = this.path.length === 0 ? this.secret : `${this.secret}:${this.path.join('/')}:admin`;
     return `Bearer ${scoped}`;

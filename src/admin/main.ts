@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 // The dashboard's entry point: the sign-in screen until a secret is accepted, then databases on the
-// left, and the selected database's screens (collections and documents, keys, the query editor…)
+// left, and the selected database's screens (collections and documents, keys, the query editor, GraphQL…)
 // as tabs on the right.
 
 import { FloraClient } from './client';
 import { databasesPanel } from './databases';
 import { documentsPanel } from './documents';
 import { h, replace } from './dom';
+import { graphqlPanel } from './graphql';
 import { indexesPanel } from './indexes';
 import { jobsPanel } from './jobs';
 import { keysPanel } from './keys';
@@ -17,7 +18,7 @@ import { signInScreen } from './signIn';
 import { tabs } from './tabs';
 
 function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
-  const screens = tabs([documentsPanel(), indexesPanel(), keysPanel(), queryEditor(), queryLogPanel(), jobsPanel()]);
+  const screens = tabs([documentsPanel(), indexesPanel(), keysPanel(), queryEditor(), graphqlPanel(), queryLogPanel(), jobsPanel()]);
   const selected = (path: string[]) => screens.use(client.in(path));
   const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
   return h(

@@ -7,7 +7,7 @@ import { after, before } from 'node:test';
 import { existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ROOT, type FloraProcess } from './server';
+import { httpRequest, ROOT, type FloraProcess } from './server';
 
 // FLORA_CHROMIUM, when set, is the only browser tried.
 const CANDIDATES = process.env.FLORA_CHROMIUM ? [process.env.FLORA_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -32,6 +32,8 @@ export interface DashboardSession {
   signIn(secret: string): Promise<void>;
   /** Shows the workspace tab `id` (documents, keys, query, …). */
   openTab(id: string): Promise<void>;
+  /** Signs out and in again with a new key of `role` (created in the root database); returns its secret. */
+  signInWithRole(role: string): Promise<string>;
   /** Types a query in the editor (its tab opened) and runs it with Ctrl+Enter. */
   runQuery(source: string): Promise<void>;
   /** Answers the next confirmation dialog (accepted unless `accept` is false) and returns its message once it came. */
@@ -81,6 +83,17 @@ export function dashboardSession(flora: () => FloraProcess): DashboardSession {
       }
       await p.fill('#secret', secret);
       await p.click('#sign-in button[type=submit]');
+    },
+    async signInWithRole(role) {
+      const created = await httpRequest(flora().url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${flora().secret}` },
+        body: JSON.stringify({ select: 'secret', from: { create_key: { object: { role } } } }),
+      });
+      const secret = (JSON.parse(created.body) as { resource: string }).resource;
+      await session.page.click('#sign-out');
+      await session.signIn(secret);
+      return secret;
     },
     async openTab(id) {
       await session.page.click(`#tab-${id}`);

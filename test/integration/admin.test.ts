@@ -28,8 +28,21 @@ describe('/admin', () => {
     assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
   });
 
+  test("GraphiQL is a bundle of its own, not named by the page, whose styles fetch nothing (no font, no @import)", async () => {
+    const page = await httpRequest(file.flora.url, { path: '/admin' });
+    assert.doesNotMatch(page.body, /graphiql/i, 'the first screen does not load it');
+    const js = await httpRequest(file.flora.url, { path: '/admin/graphiql.js' });
+    assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
+    assert.doesNotMatch(js.body, /process\.env\.NODE_ENV/, 'React in production mode: the check is compiled away');
+    const css = await httpRequest(file.flora.url, { path: '/admin/graphiql.css' });
+    assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
+    assert.match(css.body, /\.graphiql-container/);
+    // The CSP's font-src is 'self': a font from elsewhere or from a data: URL would be refused.
+    assert.doesNotMatch(css.body, /@import|@font-face|url\((?!"?data:image\/)/);
+  });
+
   test('every file carries a strict CSP (nothing from elsewhere), nosniff and no-cache', async () => {
-    for (const p of ['/admin', '/admin/app.js', '/admin/app.css']) {
+    for (const p of ['/admin', '/admin/app.js', '/admin/app.css', '/admin/graphiql.js', '/admin/graphiql.css']) {
       const { headers } = await httpRequest(file.flora.url, { path: p, http2: p.endsWith('.css') });
       assert.match(headers['content-security-policy'], /^default-src 'self';/, p);
       assert.doesNotMatch(headers['content-security-policy'], /unsafe|https?:|\*/, p);
@@ -82,7 +95,7 @@ describe('turned off', () => {
 
 test('the bundle weighs under 1 MB gzipped', () => {
   const names = readdirSync(ADMIN_DIR);
-  assert.ok(names.includes('app.js') && names.includes('index.html'), `built files: ${names.join(', ')}`);
+  assert.ok(['app.js', 'index.html', 'graphiql.js', 'graphiql.css'].every((n) => names.includes(n)), `built files: ${names.join(', ')}`);
   const gzipped = names.reduce((sum, n) => sum + gzipSync(readFileSync(path.join(ADMIN_DIR, n))).length, 0);
   assert.ok(gzipped < 1_000_000, `dist/admin is ${gzipped} bytes gzipped`);
 });

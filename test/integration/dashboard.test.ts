@@ -14,7 +14,7 @@ const FIRST_SCREEN_MS = 1000;
 
 const file = serverForFile();
 const ui = dashboardSession(() => file.flora);
-const { see, shot, signIn, openTab, runQuery, confirmNext, pageErrors } = ui;
+const { see, shot, signIn, signInWithRole, openTab, runQuery, confirmNext, pageErrors } = ui;
 const page = () => ui.page;
 
 test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, timeout: 120_000 }, async (t) => {
@@ -198,14 +198,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
   });
 
   await t.test("a key whose role may not list databases: the UI says so", async () => {
-    const created = await httpRequest(file.flora.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${file.flora.secret}` },
-      body: '{"select":"secret","from":{"create_key":{"object":{"role":"client"}}}}',
-    });
-    const clientSecret = (JSON.parse(created.body) as { resource: string }).resource;
-    await page().click('#sign-out');
-    await signIn(clientSecret);
+    await signInWithRole('client');
     await see('#databases .error', "Not allowed: the signed-in key's role cannot list databases");
     await shot('07-permission-denied');
   });

@@ -47,6 +47,11 @@ function project() {
     root,
     write,
     logs,
+    /** Writes `file` again dated in 2000: a change the snapshot sees even at the same size and clock tick. */
+    rewrite: (file: string, text: string) => {
+      write(file, text);
+      utimesSync(path.join(root, file), new Date(2000, 0, 1), new Date(2000, 0, 1));
+    },
     ensure: () => build.ensureBuilt({ root, log: (l) => logs.push(l) }),
     /** As if compiled now, without running tsc. */
     record: () => build.recordBuild(root, build.snapshot(root) ?? ''),
@@ -174,9 +179,7 @@ test('the dashboard (src/admin) is bundled into dist/admin, and its non-TypeScri
     assert.equal(readFileSync(path.join(p.root, 'dist/admin/app.css'), 'utf8'), 'body { margin: 0 }\n');
     assert.equal(build.staleReason(p.root), null);
 
-    const css = path.join(p.root, 'src/admin/app.css');
-    p.write('src/admin/app.css', 'body { margin: 1px }\n');
-    utimesSync(css, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    p.rewrite('src/admin/app.css', 'body { margin: 1px }\n');
     assert.equal(build.staleReason(p.root), CHANGED);
     assert.equal(p.ensure(), true, p.logs.join('\n'));
     assert.equal(readFileSync(path.join(p.root, 'dist/admin/app.css'), 'utf8'), 'body { margin: 1px }\n');
@@ -185,6 +188,32 @@ test('the dashboard (src/admin) is bundled into dist/admin, and its non-TypeScri
     assert.equal(build.staleReason(p.root), 'files are missing from the build');
     p.write('src/admin/main.ts', 'export const broken = ;\n');
     assert.equal(p.ensure(), false, 'a source that does not compile builds nothing');
+  } finally {
+    p.cleanup();
+  }
+});
+
+test('the GraphiQL bundle is built apart when its entry exists (React in production mode), its stylesheet bundled and counted as an input', () => {
+  const p = project();
+  try {
+    p.write('src/admin/main.ts', 'export const shown = 1;\n');
+    p.write('src/admin/index.html', '<!doctype html>\n');
+    p.write('src/admin/app.css', 'body { margin: 0 }\n');
+    p.write('src/admin/graphiqlBundle.ts', 'declare const process: { env: { NODE_ENV: string } };\nexport const mode: string = process.env.NODE_ENV;\n');
+    p.write('src/admin/graphiql.css', '@import "./more.css";\n.g { color: red }\n');
+    p.write('src/admin/more.css', '.m { margin: 0 }\n');
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    assert.match(readFileSync(path.join(p.root, 'dist/admin/graphiql.js'), 'utf8'), /"production"/);
+    assert.doesNotMatch(readFileSync(path.join(p.root, 'dist/admin/app.js'), 'utf8'), /production/, 'app.js does not take it in');
+    const css = readFileSync(path.join(p.root, 'dist/admin/graphiql.css'), 'utf8');
+    assert.match(css, /\.m\{margin:0\}[\s\S]*\.g\{color:red\}/, 'its @import resolved into one file');
+    assert.equal(build.staleReason(p.root), null);
+
+    p.rewrite('src/admin/graphiql.css', '.g { color: blue }\n');
+    assert.equal(build.staleReason(p.root), CHANGED);
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    unlinkSync(path.join(p.root, 'dist/admin/graphiql.css'));
+    assert.equal(build.staleReason(p.root), 'files are missing from the build');
   } finally {
     p.cleanup();
   }
