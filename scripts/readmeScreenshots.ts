@@ -29,6 +29,16 @@ async function seed(flora: FloraProcess): Promise<void> {
     await query(flora, { create: { collection: 'orders' }, params: { object: { data: { object: { item, qty, customer } } } } }, 'shop');
   }
   await query(flora, { create_index: { object: { name: 'orders_by_customer', source: { collection: 'orders' }, terms: [{ object: { field: ['data', 'customer'] } }] } } }, 'shop');
+  // A GraphQL API in its own database, with a few products made through it.
+  await query(flora, { create_database: { object: { name: 'app' } } });
+  const auth = { authorization: `Bearer ${flora.secret}:app:admin` };
+  const schema = 'type Product {\n  name: String! @unique\n  price: Float!\n}\n\ntype Query {\n  allProducts: [Product!]\n}\n';
+  const imported = await fetch(`${flora.url}/import`, { method: 'POST', headers: auth, body: schema });
+  if (!imported.ok) throw new Error(`schema import failed: ${imported.status} ${await imported.text()}`);
+  for (const [name, price] of [['cup', 4.5], ['teapot', 29], ['kettle', 35]] as const) {
+    const made = await fetch(`${flora.url}/graphql`, { method: 'POST', headers: auth, body: JSON.stringify({ query: `mutation { createProduct(data: {name: "${name}", price: ${price}}) { _id } }` }) });
+    if (!made.ok) throw new Error(`graphql mutation failed: ${made.status} ${await made.text()}`);
+  }
 }
 
 /** What the shell shows for these inputs, typed one line at a time into a pseudo-terminal. */
@@ -89,6 +99,25 @@ async function dashboardShots(page: Page, flora: FloraProcess): Promise<void> {
   await page.keyboard.press('Control+Enter');
   await page.locator('#result-tree summary').first().waitFor();
   await shot('dashboard-query');
+  await page.click('#tab-indexes');
+  await page.locator('#indexes tbody tr', { hasText: 'orders_by_customer' }).locator('button', { hasText: 'Browse' }).click();
+  await page.locator('#index-browser input').first().fill('"ada"');
+  await page.locator('#index-browser button[type=submit]').click();
+  await page.locator('#index-entries tbody tr').first().waitFor();
+  await shot('dashboard-indexes');
+  await page.click('#db-tree button[data-path="app"]');
+  await page.click('#tab-graphql');
+  await page.locator('#graphiql .graphiql-query-editor .CodeMirror-lines').waitFor();
+  await page.click('#graphiql .graphiql-query-editor .CodeMirror-lines', { position: { x: 40, y: 10 } });
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.type('{ allProducts { data { name price } } }');
+  await page.keyboard.press('Control+Enter');
+  await page.locator('#graphiql .graphiql-response .result-window', { hasText: 'teapot' }).waitFor();
+  await page.locator('#graphql-panel').screenshot({ path: path.join(OUT, 'dashboard-graphql.png') });
+  await page.click('#tab-logs');
+  await page.locator('#log-table tbody tr').first().waitFor();
+  await shot('dashboard-query-log');
 }
 
 async function main(): Promise<void> {
@@ -111,7 +140,7 @@ async function main(): Promise<void> {
     await page.setContent(TERMINAL_PAGE(terminalHtml(transcript)));
     await page.locator('#term').screenshot({ path: path.join(OUT, 'shell.png') });
     await dashboardShots(page, flora);
-    console.log(`wrote ${OUT}/shell.png, dashboard-documents.png, dashboard-query.png`);
+    console.log(`wrote shell.png and dashboard-*.png into ${OUT}`);
   } finally {
     await browser.close();
     await flora.stop();

@@ -11,7 +11,8 @@ import { describeField, termValue } from './indexDefs';
 import { getRef, matchPage } from './indexQueries';
 import { showPager } from './pager';
 import type { Cursor } from './queries';
-import { field, pageItems, prettyJson } from './values';
+import { field, pageItems } from './values';
+import { valueTree } from './valueTree';
 
 const PAGE_SIZE = 20;
 
@@ -35,7 +36,7 @@ export function indexBrowser(): IndexBrowser {
   const box = h('div', { class: 'messages' });
   const table = h('table', { id: 'index-entries' });
   const pager = h('div', { class: 'pager' });
-  const doc = h('pre', { id: 'index-entry-document', class: 'json' });
+  const doc = h('div', { id: 'index-entry-document' });
   const element = h('section', { id: 'index-browser', hidden: true }, title, form, box, table, pager, doc);
   let client: FloraClient | undefined;
   let name = '';
@@ -62,7 +63,7 @@ export function indexBrowser(): IndexBrowser {
 
   const read = async (ref: JsonValue) => {
     const answer = await attempt(box, 'read the document', () => client!.query(getRef(ref)));
-    if (answer) replace(doc, prettyJson(answer.value));
+    if (answer) replace(doc, valueTree(answer.value));
   };
 
   form.addEventListener('submit', (ev) => {
