@@ -3,18 +3,21 @@
 // left, and the selected database's screens (collections and documents, keys, the query editor…)
 // as tabs on the right.
 
+import { accessProvidersPanel } from './accessProviders';
 import { FloraClient } from './client';
 import { databasesPanel } from './databases';
 import { documentsPanel } from './documents';
 import { h, replace } from './dom';
+import { functionsPanel } from './functions';
 import { keysPanel } from './keys';
 import { queryEditor } from './queryEditor';
+import { rolesPanel } from './roles';
 import { forgetSecret, storeSecret, storedSecret } from './session';
 import { signInScreen } from './signIn';
 import { tabs } from './tabs';
 
 function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
-  const screens = tabs([documentsPanel(), keysPanel(), queryEditor()]);
+  const screens = tabs([documentsPanel(), keysPanel(), functionsPanel(), rolesPanel(), accessProvidersPanel(), queryEditor()]);
   const selected = (path: string[]) => screens.use(client.in(path));
   const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
   return h(
