@@ -1,7 +1,7 @@
 // An input for FQL in the driver's syntax (a function's body, a predicate, a call's arguments),
 // parsed in the browser: a mistake is shown under the field, with its line, column and a caret,
-// and the cursor put on it, before anything is sent. Checked again when the field loses focus, so
-// the mistake shows while the user is still there.
+// and the cursor put on it, before anything is sent. Checked when its form is sent, not when it
+// loses focus: a message appearing as the user clicks elsewhere would move what they click on.
 
 import type { JsonValue } from '../wire/expr';
 import { FqlJsError } from '../fqljs/errors';
@@ -74,7 +74,6 @@ export function fqlField(options: FqlFieldOptions): FqlField {
       return fail(err instanceof Error ? err.message : String(err));
     }
   };
-  input.addEventListener('change', () => void read());
   input.addEventListener('input', () => input.hasAttribute('aria-invalid') && clear());
   return {
     element,

@@ -95,7 +95,8 @@ export interface LoadedRole {
 }
 
 const asList = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : v instanceof Map ? [v] : []);
-const predicateText = (v: JsonValue): string => renderExpr(v, { width: 60 });
+// One line: a predicate sits in a table cell or a list row, where the textarea wraps it.
+const predicateText = (v: JsonValue): string => renderExpr(v, { width: 1e9 });
 
 /** An answer's role document for the editor; an Error names what it cannot show (never dropped). */
 export function readRole(doc: JsonValue): LoadedRole {

@@ -140,7 +140,10 @@ export function rolesPanel(): Panel {
     client = c;
     replace(editor);
     show(box, null);
-    void readResources(c).then(reload);
+    create.disabled = true; // until the resources a new role's matrix lists are read
+    void readResources(c)
+      .then(reload)
+      .finally(() => (create.disabled = false));
   };
   const element = h('section', { id: 'roles-panel', class: 'panel' }, h('h2', {}, 'Roles'), table, create, box, editor);
   return { id: 'roles', label: 'Roles', element, open };
