@@ -11,7 +11,7 @@ import { fqlField, focusFirstMistake } from './fqlField';
 import { asQueryLambda, parseArguments } from './fqlChecks';
 import type { Panel } from './panel';
 import { attempt, show } from './messages';
-import { offerRoles, rolePicker } from './rolePicker';
+import { offerRoles, rolePicker, userRoleName } from './rolePicker';
 import { rolesGranting } from './roleDocument';
 import { callFunction, createFunction, deleteFunction, listFunctions, updateFunction } from './securityQueries';
 import { field, pageItems } from './values';
@@ -22,9 +22,10 @@ const NO_ROLE = "no role: the body runs with the caller's privileges";
 const bodyField = (id: string, label: string) =>
   fqlField({ id, label, placeholder: BODY_EXAMPLE, rows: 5, check: (wire) => asQueryLambda(wire, undefined, BODY_EXAMPLE) });
 
-/** A function's role in words, for the table. */
+/** A function's role in words, for the table: `server`, a role's name, or the value as it is (an array). */
 function roleText(role: JsonValue | undefined): string {
-  return role === undefined || role === null ? '' : renderValue(role, { width: 1e9 });
+  if (role === undefined || role === null) return '';
+  return typeof role === 'string' ? role : userRoleName(role) || renderValue(role, { width: 1e9 });
 }
 
 export function functionsPanel(): Panel {
@@ -126,6 +127,7 @@ export function functionsPanel(): Panel {
       const { value } = await client!.query(createFunction(fnName, newBody, role.value()));
       name.value = '';
       body.text = '';
+      role.set(undefined);
       await reload();
       view(value);
       show(box, `Created function ${fnName}.`, 'notice');

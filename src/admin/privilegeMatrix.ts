@@ -63,7 +63,7 @@ export function privilegeMatrix(): PrivilegeMatrix {
       id: `${id}-predicate`,
       label: `predicate for ${action} on ${text} (optional: without one the action is always granted)`,
       placeholder: `optional, e.g. ${predicateExample(action)}`,
-      rows: 1,
+      rows: 2,
       compact: true,
       optional: true,
       check: (wire) => asQueryLambda(wire, ACTION_ARITIES[action], predicateExample(action)),

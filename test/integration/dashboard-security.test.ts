@@ -69,7 +69,7 @@ test('the Functions, Roles and Access providers tabs', { skip: SKIP, timeout: 18
     await page().selectOption('#new-function-role', 'builtin:server');
     await page().click('#create-function button[type=submit]');
     await see('#functions-panel .notice', 'Created function increment.');
-    await see('#functions tbody tr[data-name="increment"]', 'server');
+    assert.equal(await page().locator('#functions tbody tr[data-name="increment"] td:nth-child(2)').textContent(), 'server');
     assert.equal(await page().inputValue('#edit-function-body'), 'Query(Lambda("x", Add(Var("x"), 1)))');
     assert.equal(await page().inputValue('#edit-function-role'), 'builtin:server');
     const stored = (await app.query(q.Get(q.Function('increment')))) as { role: string };
@@ -229,9 +229,16 @@ test('the Functions, Roles and Access providers tabs', { skip: SKIP, timeout: 18
     await shot('security-06-access-provider');
   });
 
-  await t.test('roles: deleting one names the keys, functions, providers and members losing it; dismissed, nothing is deleted', async () => {
+  await t.test("a function's role chosen among the database's roles; deleting the role names the keys, functions, providers and members losing it; dismissed, nothing is deleted", async () => {
     const key = (await app.query(q.CreateKey({ role: q.Role('customer'), data: { name: 'mobile' } }))) as { ref: { id: string } };
-    await app.query(q.Update(q.Function('increment'), { role: q.Role('customer') }));
+    await openTab('functions');
+    await page().locator('#functions tbody tr[data-name="increment"]').click();
+    await page().selectOption('#edit-function-role', 'role:customer');
+    await page().click('#save-function button[type=submit]');
+    await see('#functions-panel .notice', 'Saved function increment.');
+    assert.equal(await page().locator('#functions tbody tr[data-name="increment"] td:nth-child(2)').textContent(), 'customer');
+    const fn = (await app.query(q.Get(q.Function('increment')))) as { role: { id: string } };
+    assert.equal(fn.role.id, 'customer', 'saved as Role("customer")');
     await openTab('roles');
     await page().locator('#roles tbody tr[data-name="customer"]').click();
     await page().locator('#delete-role').waitFor(STEP);
