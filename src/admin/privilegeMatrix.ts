@@ -23,7 +23,7 @@ const PARAMS: Record<Action, string> = {
   call: '"args"',
 };
 
-export const predicateExample = (action: Action): string => `Query(Lambda(${PARAMS[action]}, true))`;
+const predicateExample = (action: Action): string => `Query(Lambda(${PARAMS[action]}, true))`;
 
 interface Cell {
   action: Action;

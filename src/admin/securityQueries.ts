@@ -23,7 +23,6 @@ export const listAccessProviders = (): JsonValue => all('AccessProviders()');
 export const roleUsers = (): JsonValue => [all('Keys()'), all('Functions()'), all('AccessProviders()')];
 /** What a role's privileges can name: [collections, indexes, functions] (pages of refs). */
 export const roleResources = (): JsonValue => fql('[Paginate(Collections(), {size: 1000}), Paginate(Indexes(), {size: 1000}), Paginate(Functions(), {size: 1000})]');
-export const listCollectionNames = (): JsonValue => fql('Paginate(Collections(), {size: 1000})');
 
 /** CreateFunction with a body (Query(Lambda) wire) and a role expression, or none. */
 export const createFunction = (name: string, body: JsonValue, role: JsonValue): JsonValue =>
