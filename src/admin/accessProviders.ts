@@ -94,6 +94,8 @@ export function accessProvidersPanel(): Panel {
       })),
     );
     if (docs.length === 0) table.append(h('caption', {}, 'No access providers yet.'));
+    const known = docs.map((d) => field(d, 'audience')).find((a) => typeof a === 'string');
+    if (known) tellAudience(String(known)); // the same for every provider of the database
   };
 
   const removeOne = async (doc: JsonValue) => {
@@ -108,15 +110,20 @@ export function accessProvidersPanel(): Panel {
     }
   };
 
-  /** The audience this database's providers get: read from the parent when the key may, else said once one exists. */
+  const tellAudience = (aud: string) => (audience.textContent = `Its tokens must carry the audience (aud) ${aud}: configure the identity provider with it.`);
+  /**
+   * The audience this database's providers get, before one exists: the database's global id, read
+   * in its parent when the key may (a key's own database cannot read itself); else the table shows
+   * it once a provider exists.
+   */
   const showAudience = async (c: FloraClient) => {
     audience.textContent = 'Its tokens must carry the audience (aud) shown in the table once the provider exists.';
     if (c.path.length === 0) return;
     try {
       const { value } = await c.in(c.path.slice(0, -1)).query(globalIdOf(c.path[c.path.length - 1]));
-      audience.textContent = `Its tokens must carry the audience (aud) ${AUDIENCE_PREFIX}${String(value)}: configure the identity provider with it.`;
+      tellAudience(`${AUDIENCE_PREFIX}${String(value)}`);
     } catch {
-      // The key may not read its parent: the table shows the audience once a provider exists.
+      // The key may not read its parent: the fallback above stands.
     }
   };
 

@@ -48,8 +48,8 @@ export function functionsPanel(): Panel {
     h('button', { type: 'submit' }, 'Create function'),
   );
   let client: FloraClient | undefined;
+  /** The database's roles (documents), offered in the role pickers. */
   let roles: JsonValue[] = [];
-  const pickers = [role];
 
   const reload = async () => {
     const c = client!;
@@ -76,7 +76,6 @@ export function functionsPanel(): Panel {
     const editedRole = rolePicker({ id: 'edit-function-role', builtIns: true, none: NO_ROLE });
     editedRole.setRoles(roles.map((r) => String(field(r, 'name'))));
     editedRole.set(field(fn, 'role'));
-    pickers.splice(1, 1, editedRole);
     const save = h('form', { id: 'save-function', class: 'stacked' }, edited.element, h('label', { for: 'edit-function-role' }, 'Role'), editedRole.element, h('button', { type: 'submit' }, 'Save'));
     const args = fqlField({ id: 'call-arguments', label: 'Arguments, comma-separated (empty for none)', placeholder: '1, "two", {three: 3}', rows: 2, optional: true, parse: parseArguments });
     const result = h('pre', { id: 'call-result', class: 'result' });
@@ -138,8 +137,7 @@ export function functionsPanel(): Panel {
     client = c;
     replace(viewer);
     show(box, null);
-    pickers.splice(1);
-    void offerRoles(c, pickers, rolesHint).then((found) => (roles = found));
+    void offerRoles(c, [role], rolesHint).then((found) => (roles = found));
     void reload();
   };
   const element = h('section', { id: 'functions-panel', class: 'panel' }, h('h2', {}, 'Functions'), table, box, viewer, form, rolesHint);
