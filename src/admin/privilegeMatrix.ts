@@ -28,7 +28,8 @@ const predicateExample = (action: Action): string => `Query(Lambda(${PARAMS[acti
 interface Cell {
   action: Action;
   box: HTMLInputElement;
-  predicate: FqlField;
+  /** The predicate field, made when the box is first ticked (a large database has thousands of cells). */
+  predicate(): FqlField;
 }
 
 interface Row {
@@ -59,21 +60,26 @@ export function privilegeMatrix(): PrivilegeMatrix {
     const text = resourceText(resource);
     const id = `grant-${rows.length}-${action}`;
     const box = h('input', { type: 'checkbox', class: 'grant', id, 'aria-label': `${action} on ${text}` });
-    const predicate = fqlField({
-      id: `${id}-predicate`,
-      label: `predicate for ${action} on ${text} (optional: without one the action is always granted)`,
-      placeholder: `optional, e.g. ${predicateExample(action)}`,
-      rows: 2,
-      compact: true,
-      optional: true,
-      check: (wire) => asQueryLambda(wire, ACTION_ARITIES[action], predicateExample(action)),
-    });
+    const td = h('td', { 'data-resource': text, 'data-action': action }, box);
+    let field: FqlField | undefined;
+    const predicate = () => {
+      if (field) return field;
+      field = fqlField({
+        id: `${id}-predicate`,
+        label: `predicate for ${action} on ${text} (optional: without one the action is always granted)`,
+        placeholder: `optional, e.g. ${predicateExample(action)}`,
+        rows: 2,
+        compact: true,
+        optional: true,
+        check: (wire) => asQueryLambda(wire, ACTION_ARITIES[action], predicateExample(action)),
+      });
+      td.append(field.element);
+      return field;
+    };
     box.checked = grant !== undefined;
-    predicate.text = typeof grant === 'string' ? grant : '';
-    const sync = () => (predicate.element.hidden = !box.checked);
-    box.addEventListener('change', sync);
-    sync();
-    const td = h('td', { 'data-resource': text, 'data-action': action }, box, predicate.element);
+    if (typeof grant === 'string') predicate().text = grant;
+    box.addEventListener('change', () => (predicate().element.hidden = !box.checked));
+    if (box.checked) predicate();
     return [td, { action, box, predicate }];
   };
 
@@ -118,7 +124,7 @@ export function privilegeMatrix(): PrivilegeMatrix {
         const actions: [Action, Grant][] = [];
         for (const c of row.cells) {
           if (!c.box.checked) continue;
-          const predicate = c.predicate.read();
+          const predicate = c.predicate().read();
           if (predicate === undefined) ok = false;
           else actions.push([c.action, predicate ?? true]);
         }
