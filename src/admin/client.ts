@@ -37,6 +37,25 @@ export class FloraError extends Error {
   }
 }
 
+/**
+ * What a bare description leaves out: a validation failure's fields (`privileges.0.actions.write:
+ * Found lambda with arity 1 expected 2 or 3`) and a call error's cause.
+ */
+function errorDetails(error: Map<string, JsonValue>): string {
+  const parts: string[] = [];
+  for (const key of ['failures', 'cause']) {
+    const list = error.get(key);
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      if (!(item instanceof Map)) continue;
+      const where = item.get(key === 'failures' ? 'field' : 'position');
+      const at = Array.isArray(where) && where.length ? `${where.map(String).join('.')}: ` : '';
+      parts.push(`${at}${String(item.get('description') ?? item.get('code') ?? '')}`);
+    }
+  }
+  return parts.join('; ');
+}
+
 export class FloraClient {
   /** `secret` as signed in; `path` the database (names from the root) queries run in. */
   constructor(
@@ -89,7 +108,9 @@ export class FloraClient {
     const errors = body.get('errors');
     if (Array.isArray(errors) && errors.length > 0) {
       const first = errors[0] instanceof Map ? errors[0] : new Map<string, JsonValue>();
-      throw new FloraError(res.status, String(first.get('code') ?? ''), withFailures(String(first.get('description') ?? ''), first.get('failures')));
+      const details = errorDetails(first);
+      const description = String(first.get('description') ?? '');
+      throw new FloraError(res.status, String(first.get('code') ?? ''), details ? `${description} (${details})` : description);
     }
     if (!res.ok) throw new FloraError(res.status, 'http error', `HTTP ${res.status}`);
     const metrics: Record<string, string> = {};
@@ -99,14 +120,4 @@ export class FloraClient {
     }
     return { value: body.get('resource') ?? null, metrics };
   }
-}
-
-/**
- * A `validation failed` error says only "document data is not valid."; its `failures` say why
- * (`The name x y uses invalid characters…`), so they go into the description the user reads.
- */
-function withFailures(description: string, failures: JsonValue | undefined): string {
-  if (!Array.isArray(failures)) return description;
-  const reasons = failures.map((f) => (f instanceof Map ? f.get('description') : undefined)).filter((d): d is string => typeof d === 'string');
-  return reasons.length ? `${description} ${reasons.join(' ')}` : description;
 }

@@ -3,22 +3,28 @@
 // left, and the selected database's screens (collections and documents, keys, the query editor, GraphQL…)
 // as tabs on the right.
 
+import { accessProvidersPanel } from './accessProviders';
 import { FloraClient } from './client';
 import { databasesPanel } from './databases';
 import { documentsPanel } from './documents';
 import { h, replace } from './dom';
+import { functionsPanel } from './functions';
 import { graphqlPanel } from './graphql';
 import { indexesPanel } from './indexes';
 import { jobsPanel } from './jobs';
 import { keysPanel } from './keys';
 import { queryEditor } from './queryEditor';
 import { queryLogPanel } from './queryLog';
+import { rolesPanel } from './roles';
 import { forgetSecret, storeSecret, storedSecret } from './session';
 import { signInScreen } from './signIn';
 import { tabs } from './tabs';
 
 function workspace(root: HTMLElement, client: FloraClient): HTMLElement {
-  const screens = tabs([documentsPanel(), indexesPanel(), keysPanel(), queryEditor(), graphqlPanel(), queryLogPanel(), jobsPanel()]);
+  const screens = tabs([
+    documentsPanel(), indexesPanel(), functionsPanel(), rolesPanel(), keysPanel(), accessProvidersPanel(),
+    queryEditor(), graphqlPanel(), queryLogPanel(), jobsPanel(),
+  ]);
   const selected = (path: string[]) => screens.use(client.in(path));
   const signOut = h('button', { type: 'button', id: 'sign-out', onclick: () => { forgetSecret(); showSignIn(root); } }, 'Sign out');
   return h(

@@ -6,6 +6,8 @@ export class FqlJsError extends Error {
   readonly column: number;
   /** The problem alone, without the position and excerpt that `message` adds. */
   readonly reason: string;
+  /** Where in the source the offending text starts (UTF-16 units, as String.slice counts). */
+  readonly offset: number;
 
   constructor(reason: string, source: string, offset: number) {
     const { line, column, text } = locate(source, offset);
@@ -15,6 +17,7 @@ export class FqlJsError extends Error {
     this.reason = reason;
     this.line = line;
     this.column = column;
+    this.offset = Math.max(0, Math.min(offset, source.length));
   }
 }
 

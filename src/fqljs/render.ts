@@ -117,6 +117,8 @@ const NAME_BY_HEAD: ReadonlyMap<string, string> = new Map([...BUILDER_HEADS].map
 
 function exprDoc(v: JsonValue): Doc {
   if (typeof v === 'string') return str(v);
+  // Beyond ±2^53 a plain literal would be a rounded JavaScript number: the driver's syntax is BigInt.
+  if (typeof v === 'bigint' && !Number.isSafeInteger(Number(v))) return tok(`${v}n`, 'number');
   if (v === null || typeof v !== 'object') return scalarDoc(v);
   if (Array.isArray(v)) return list(punct('['), v.map(exprDoc), punct(']'), false);
   return literalDoc(v, exprDoc) ?? specialCallDoc(v) ?? shapedCallDoc(v) ?? genericCallDoc(v);

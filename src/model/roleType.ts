@@ -13,23 +13,11 @@ import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
 import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { schemaOf } from './resolve';
+import { ACTION_ARITIES } from './roleActions';
 
 const WRITABLE = ['name', 'privileges', 'membership', 'data'] as const;
 const FIRST_ROLE_ID = 1;
 export const MAX_ROLES_PER_MEMBERSHIP = 64;
-
-/** Accepted predicate arities per action (fql-v4.md §6.5); `call` takes the call's arguments. */
-export const ACTION_ARITIES: Record<string, number[] | undefined> = {
-  read: [1],
-  write: [2, 3],
-  create: [1],
-  create_with_id: [1, 2],
-  delete: [1],
-  history_read: [1],
-  history_write: [4],
-  unrestricted_read: [1],
-  call: undefined,
-};
 
 export function lambdaArity(l: Lambda): number {
   return typeof l.params === 'string' ? 1 : l.params.length;
