@@ -11,7 +11,7 @@ import { fqlField, focusFirstMistake } from './fqlField';
 import { asQueryLambda, parseArguments } from './fqlChecks';
 import type { Panel } from './panel';
 import { attempt, show } from './messages';
-import { offerRoles, rolePicker, userRoleName } from './rolePicker';
+import { offerRoles, rolePicker, roleText } from './rolePicker';
 import { rolesGranting } from './roleDocument';
 import { callFunction, createFunction, deleteFunction, listFunctions, updateFunction } from './securityQueries';
 import { field, pageItems } from './values';
@@ -22,11 +22,6 @@ const NO_ROLE = "no role: the body runs with the caller's privileges";
 const bodyField = (id: string, label: string) =>
   fqlField({ id, label, placeholder: BODY_EXAMPLE, rows: 5, check: (wire) => asQueryLambda(wire, undefined, BODY_EXAMPLE) });
 
-/** A function's role in words, for the table: `server`, a role's name, or the value as it is (an array). */
-function roleText(role: JsonValue | undefined): string {
-  if (role === undefined || role === null) return '';
-  return typeof role === 'string' ? role : userRoleName(role) || renderValue(role, { width: 1e9 });
-}
 
 export function functionsPanel(): Panel {
   const table = h('table', { id: 'functions' });

@@ -2,28 +2,22 @@
 // and shows its secret once (it cannot be read again), and revoking one after a confirmation that
 // says what stops working.
 
-import type { JsonValue } from '../wire/expr';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
 import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { createKey, listKeys, revokeKey } from './queries';
+import { offerRoles, rolePicker, roleText } from './rolePicker';
 import { field, pageItems, refId } from './values';
-
-const ROLES = ['admin', 'server', 'server-readonly', 'client'];
-
-/** A key's role as a word: a built-in role's name, or a user role's. */
-function roleName(role: JsonValue | undefined): string {
-  return typeof role === 'string' ? role : refId(role) || '?';
-}
 
 export function keysPanel(): Panel {
   const table = h('table', { id: 'keys' });
   const box = h('div', { class: 'messages' });
   const secretBox = h('div', { id: 'new-key-secret' });
-  const role = h('select', { id: 'new-key-role' }, ...ROLES.map((r) => h('option', { value: r }, r)));
+  const role = rolePicker({ id: 'new-key-role', builtIns: true });
+  const rolesHint = h('p', { class: 'hint' });
   const name = h('input', { id: 'new-key-name', placeholder: 'name (optional)' });
-  const form = h('form', { id: 'create-key' }, role, name, h('button', { type: 'submit' }, 'Create key'));
+  const form = h('form', { id: 'create-key' }, role.element, name, h('button', { type: 'submit' }, 'Create key'));
   let client: FloraClient | undefined;
 
   const reload = async () => {
@@ -32,9 +26,9 @@ export function keysPanel(): Panel {
     if (!page) return replace(table);
     const rows = pageItems(page.value).map((key) => {
       const id = refId(field(key, 'ref'));
-      const revoke = h('button', { type: 'button', class: 'revoke', 'data-id': id, onclick: () => void revokeOne(id, roleName(field(key, 'role'))) }, 'Revoke');
+      const revoke = h('button', { type: 'button', class: 'revoke', 'data-id': id, onclick: () => void revokeOne(id, roleText(field(key, 'role'))) }, 'Revoke');
       const label = field(field(key, 'data'), 'name');
-      return h('tr', { 'data-id': id }, h('td', {}, id), h('td', {}, roleName(field(key, 'role'))), h('td', {}, typeof label === 'string' ? label : ''), h('td', {}, String(field(key, 'ts') ?? '')), h('td', {}, revoke));
+      return h('tr', { 'data-id': id }, h('td', {}, id), h('td', {}, roleText(field(key, 'role'))), h('td', {}, typeof label === 'string' ? label : ''), h('td', {}, String(field(key, 'ts') ?? '')), h('td', {}, revoke));
     });
     replace(table, h('thead', {}, h('tr', {}, h('th', {}, 'id'), h('th', {}, 'role'), h('th', {}, 'name'), h('th', {}, 'created (ts)'), h('th', {}))), h('tbody', {}, ...rows));
   };
@@ -51,7 +45,7 @@ export function keysPanel(): Panel {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     void attempt(box, 'create a key', async () => {
-      const { value } = await client!.query(createKey(role.value, name.value));
+      const { value } = await client!.query(createKey(role.value(), name.value));
       const secret = String(field(value, 'secret') ?? '');
       const code = h('code', { id: 'new-key-secret-value' }, secret);
       const copy = h('button', { type: 'button', id: 'copy-key-secret', onclick: () => void navigator.clipboard?.writeText(secret) }, 'Copy');
@@ -63,10 +57,11 @@ export function keysPanel(): Panel {
 
   const open = (c: FloraClient) => {
     client = c;
+    void offerRoles(c, [role], rolesHint);
     replace(secretBox);
     show(box, null);
     void reload();
   };
-  const element = h('section', { id: 'keys-panel', class: 'panel' }, h('h2', {}, 'Keys'), table, form, secretBox, box);
+  const element = h('section', { id: 'keys-panel', class: 'panel' }, h('h2', {}, 'Keys'), table, form, rolesHint, secretBox, box);
   return { id: 'keys', label: 'Keys', element, open };
 }

@@ -17,9 +17,10 @@ export const deleteDatabase = (name: string): JsonValue => fql(`Delete(Database(
 export const databaseContents = (): JsonValue => fql('[Count(Collections()), Count(Databases()), Count(Keys())]');
 export const listKeys = (): JsonValue => fql('Map(Paginate(Keys(), {size: 1000}), Lambda("k", Get(Var("k"))))');
 export const revokeKey = (id: string): JsonValue => fql(`Delete(Ref(Keys(), ${str(id)}))`);
-/** CreateKey with a built-in role, named in its data when a name is given. */
-export const createKey = (role: string, name: string): JsonValue =>
-  fql(`CreateKey({role: ${str(role)}${name ? `, data: {name: ${str(name)}}` : ''}})`);
+/** CreateKey with a role (a built-in's name or a Role ref, as a rolePicker gives it), named in its data when a name is given. */
+export function createKey(role: JsonValue, name: string): JsonValue {
+  return obj({ create_key: obj({ object: obj({ role, ...(name ? { data: obj({ object: obj({ name }) }) } : {}) }) }) });
+}
 
 export interface Cursor {
   after?: JsonValue;

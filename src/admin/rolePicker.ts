@@ -1,4 +1,4 @@
-// Choosing a role as a `role` field takes it (a function's, an access provider's): a built-in
+// Choosing a role as a `role` field takes it (a key's, a function's, an access provider's): a built-in
 // role's name or Role("name") for one of the database's roles. A value the choices cannot show (an
 // array of roles, a role since deleted) is kept as it came and offered as its own choice, so
 // saving never drops it.
@@ -37,6 +37,12 @@ export interface RolePicker {
 /** A user role's name when `v` is a ref to one, else ''. */
 export function userRoleName(v: JsonValue | undefined): string {
   return field(field(field(field(v, '@ref'), 'collection'), '@ref'), 'id') === 'roles' ? refId(v) : '';
+}
+
+/** A `role` field in words, for tables: `server`, a role's name, or the value as it is (an array); '' for none. */
+export function roleText(role: JsonValue | undefined): string {
+  if (role === undefined || role === null) return '';
+  return typeof role === 'string' ? role : userRoleName(role) || renderValue(role, { width: 1e9 });
 }
 
 export function rolePicker(options: RolePickerOptions): RolePicker {

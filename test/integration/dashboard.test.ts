@@ -151,6 +151,22 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     assert.equal(refused.status, 401, 'a revoked secret is refused');
   });
 
+  await t.test("a key with one of the database's own roles: offered, created, and limited by it", async () => {
+    await runQuery('CreateRole({name: "reader", privileges: [{resource: Collection("orders"), actions: {read: true}}]})');
+    await see('#result-fql', 'reader');
+    await openTab('keys');
+    await page().selectOption('#new-key-role', { label: 'reader' });
+    await page().fill('#new-key-name', 'reports');
+    await page().click('#create-key button[type=submit]');
+    await page().locator('#new-key-secret-value').waitFor(STEP);
+    const secret = (await page().locator('#new-key-secret-value').textContent()) ?? '';
+    await see('#keys tbody tr', 'reports');
+    assert.match((await page().locator('#keys tbody tr', { hasText: 'reports' }).textContent()) ?? '', /reader/);
+    const ask = (body: string) => httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body });
+    assert.equal((await ask('{"count":{"documents":{"collection":"orders"}}}')).status, 200, 'the role reads orders');
+    assert.equal((await ask('{"create":{"collection":"orders"},"params":{"object":{}}}')).status, 403, 'and may not write them');
+  });
+
   await t.test('a database deleted after a confirmation naming what is lost', async () => {
     await page().click('#db-tree button[data-path="shop"]');
     await page().fill('#new-db-name', 'scratch');
