@@ -134,8 +134,11 @@ export const COLUMNS: readonly Column[] = [
   // Log export.
   col({ id: 'logs-request', group: 'log export', label: 'POST /api/v1/logs', via: 'http' }, LOG_ADMINS),
   col({ id: 'logs-list', group: 'log export', label: 'POST /api/v1/logs/_list', via: 'http' }, LOG_ADMINS),
+  col({ id: 'logs-recent', group: 'log export', label: 'GET /api/v1/logs/_recent', via: 'http', note: 'the newest records at once (the dashboard’s live view); the same bearers as exports' }, LOG_ADMINS),
   col({ id: 'logs-poll-root', group: 'log export', label: 'GET an export the root asked for', via: 'http', note: 'an admin of a child database sees the requests of its subtree only' },
     [ok, ok, no, no, no, no, no, no, no, '404', no, no, no, '404']),
+  // Index builds (Flora's read of background-build progress, for the dashboard).
+  col({ id: 'index-builds', group: 'indexes', label: 'GET /api/v1/index-builds', via: 'http', note: 'any valid secret; the answer lists only the builds of indexes its role may read' }, Array(14).fill(ok)),
   // Tokens.
   col({ id: 'login', group: 'tokens', label: 'Login(Match(members_by_email))', via: 'fql', note: 'the unique index is public: client keys and tokens read it whole (DECISIONS #2; the core has no public permissions, so this is Flora’s rule); the token is created with server privileges (AuthFunctions.scala LoginFunction)' },
     [ok, ok, ok, ok, ok, no, ok, ok, ok, ok, ok, ok, no, ok]),

@@ -192,6 +192,12 @@ export async function viaEndpoint(c: CellInput, url: string): Promise<{ outcome:
     case 'logs-list':
       req = { method: 'POST', path: '/api/v1/logs/_list?type=query&regionGroup=us-std', headers: json, body: '{}' };
       break;
+    case 'logs-recent':
+      req = { method: 'GET', path: '/api/v1/logs/_recent?type=query&minutes=5&limit=10', headers: auth };
+      break;
+    case 'index-builds':
+      req = { method: 'GET', path: '/api/v1/index-builds', headers: auth };
+      break;
     case 'logs-poll-root':
       req = { method: 'GET', path: `/api/v1/logs/${c.setup.rootExportId}?type=query&regionGroup=us-std`, headers: auth };
       break;
