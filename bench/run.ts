@@ -3,6 +3,7 @@
 // `npm run bench -- --scale [--help]`: the scale benchmark (bench/scale.ts) instead.
 // `npm run bench -- --import [--docs N]`: `flora import` of a generated Fauna export (bench/bulkImport.ts).
 // `npm run bench -- --deletes`: pages as documents are deleted past them (bench/deletes.ts).
+// `npm run bench -- --dashboard [--loads N]`: the dashboard's first screen in Chromium (bench/dashboard.ts).
 // `npm run bench -- --soak [--minutes 60 …]`: the soak benchmark instead (bench/soak.ts says how).
 // (a) the ceiling: the official driver's HTTP/2 client against a bare Node http2 server with a fixed
 //     document-sized answer; (b) Flora (a real process on a temp dir) with a populated collection:
@@ -81,6 +82,7 @@ function row(name: string, r: LoadResult, ratio: string, target: string): string
 async function main(): Promise<void> {
   if (process.argv.includes('--requests')) return (await import('./requests')).main(process.argv.slice(2).filter((a) => a !== '--requests'));
   if (process.argv.includes('--import')) return (await import('./bulkImport')).main();
+  if (process.argv.includes('--dashboard')) return (await import('./dashboard')).main(process.argv.slice(2));
   if (process.argv.includes('--deletes')) return (await import('./deletes')).main(process.argv.slice(2));
   if (process.argv.includes('--scale')) return (await import('./scale')).main(process.argv.slice(2));
   if (process.argv.includes('--soak')) return (await import('./soak')).main(process.argv.slice(2).filter((a) => a !== '--soak'));

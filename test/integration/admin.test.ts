@@ -51,6 +51,21 @@ describe('/admin', () => {
     }
   });
 
+  test('gzipped for a browser that accepts it (the same bytes once inflated), as they are otherwise', async () => {
+    const built = (name: string) => readFileSync(path.join(ADMIN_DIR, name), 'utf8');
+    for (const name of ['app.js', 'graphiql.js']) {
+      const zipped = await fetch(`${file.flora.url}/admin/${name}`, { headers: { 'accept-encoding': 'gzip, deflate' } });
+      assert.equal(zipped.headers.get('content-encoding'), 'gzip', name);
+      assert.equal(zipped.headers.get('vary'), 'accept-encoding');
+      assert.equal(await zipped.text(), built(name), 'fetch inflates it to the file');
+    }
+    const plain = await httpRequest(file.flora.url, { path: '/admin/app.js' }); // no Accept-Encoding
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.body, built('app.js'));
+    const refused = await httpRequest(file.flora.url, { path: '/admin/app.js', headers: { 'accept-encoding': 'gzip;q=0, identity' } });
+    assert.equal(refused.headers['content-encoding'], undefined, 'q=0 refuses gzip');
+  });
+
   test('HEAD answers the headers without the body; other methods are 405', async () => {
     const head = await httpRequest(file.flora.url, { method: 'HEAD', path: '/admin/app.js' });
     assert.equal(head.status, 200);

@@ -9,22 +9,18 @@ import assert from 'node:assert/strict';
 import { dashboardSession, SKIP, STEP } from '../helpers/browser';
 import { httpRequest, serverForFile } from '../helpers/server';
 
-/** The first screen must be up within this long from a local server (the issue's budget). */
-const FIRST_SCREEN_MS = 1000;
-
 const file = serverForFile();
 const ui = dashboardSession(() => file.flora);
 const { see, shot, signIn, signInWithRole, openTab, runQuery, confirmNext, pageErrors } = ui;
 const page = () => ui.page;
 
 test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, timeout: 120_000 }, async (t) => {
-  await t.test('the first screen renders within a second', async () => {
-    const started = Date.now();
+  await t.test('the first screen: the sign-in form, its time marked for bench/dashboard.ts', async () => {
     await page().goto(`${file.flora.url}/admin`);
     await page().locator('#sign-in').waitFor(STEP);
-    const took = Date.now() - started;
+    const marked = await page().evaluate(() => performance.getEntriesByName('flora-first-screen').length);
+    assert.equal(marked, 1, 'main.ts marks the first screen once');
     await shot('01-sign-in');
-    assert.ok(took < FIRST_SCREEN_MS, `first screen after ${took} ms`);
   });
 
   await t.test('a wrong secret is refused with a clear message', async () => {
