@@ -1,18 +1,16 @@
 // Renaming and moving a database, checked against the tree the dashboard has read, so that a name
 // that is taken or a move FQL cannot make is explained before anything is sent.
 //
-// Flora's MoveDatabase (model/databases.ts) takes two Database refs that are children of the
-// database the query runs in: a nested (scoped) ref is refused as "Cannot write a scoped ref". So
-// a database moves into a sibling in one step, and deeper (into a sibling's descendant) in one step
-// per level; it never moves up, and nothing can name the secret's own database as a destination.
+// A move is one MoveDatabase in the secret's own database, with nested Database refs on both sides
+// (as Fauna's core takes them): any database below the secret's moves up or down the tree. Only
+// the secret's own database cannot be a destination: no ref names it from inside.
 
 import type { DatabaseNode } from './databases';
 
-/** One MoveDatabase: in database `scope`, Database(name) into its sibling Database(into). */
-export interface MoveStep {
-  scope: string[];
-  name: string;
-  into: string;
+/** One MoveDatabase, run in the secret's own database: the database at `from` into the one at `to`. */
+export interface Move {
+  from: string[];
+  to: string[];
 }
 
 export const pathLabel = (path: readonly string[]): string => (path.length ? path.join('/') : '(root)');
@@ -38,21 +36,15 @@ export function renameProblem(root: DatabaseNode, path: readonly string[], name:
   return undefined;
 }
 
-/** The MoveDatabase steps that put `from` into `to`, or the reason no such steps exist. */
-export function planMove(root: DatabaseNode, from: readonly string[], to: readonly string[]): MoveStep[] | string {
+/** The move that puts `from` into `to`, or the reason it cannot be made. */
+export function planMove(root: DatabaseNode, from: readonly string[], to: readonly string[]): Move | string {
   if (from.length === 0) return 'The database the secret belongs to cannot be moved.';
   const name = from[from.length - 1];
   const parent = from.slice(0, -1);
   if (isPrefix(from, to)) return `Cannot move database ${pathLabel(from)} into itself or one of its own children.`;
   if (to.length === parent.length && isPrefix(to, parent)) return `Database ${pathLabel(from)} is already in ${pathLabel(to)}.`;
-  if (!isPrefix(parent, to))
-    return `Database ${pathLabel(from)} can only move into databases under ${pathLabel(parent)}: FQL's MoveDatabase names both databases from the one that holds them, so a database never moves up.`;
+  if (to.length === 0) return 'Nothing can move into the database the secret belongs to: no Database ref names it from inside. Sign in with a secret of a database above it.';
   if (!nodeAt(root, to)) return `There is no database ${pathLabel(to)}.`;
-  const steps: MoveStep[] = [];
-  for (let depth = parent.length; depth < to.length; depth++) {
-    const into = to.slice(0, depth + 1);
-    if (hasChild(root, into, name)) return `${pathLabel(into)} already has a database named ${name}.`;
-    steps.push({ scope: to.slice(0, depth), name, into: to[depth] });
-  }
-  return steps;
+  if (hasChild(root, to, name)) return `${pathLabel(to)} already has a database named ${name}.`;
+  return { from: [...from], to: [...to] };
 }

@@ -7,5 +7,10 @@ import { fql } from './queries';
 const str = (s: string): string => JSON.stringify(s);
 
 export const renameDatabase = (name: string, newName: string): JsonValue => fql(`Update(Database(${str(name)}), {name: ${str(newName)}})`);
-/** Both databases are children of the one the query runs in. */
-export const moveDatabase = (name: string, into: string): JsonValue => fql(`MoveDatabase(Database(${str(name)}), Database(${str(into)}))`);
+/** `Database("c", Database("b", Database("a")))` for the path a/b/c below the query's database. */
+function databaseRef(path: readonly string[]): string {
+  return path.reduce((inner, name) => `Database(${str(name)}${inner ? `, ${inner}` : ''})`, '');
+}
+
+/** Moves the database at `from` into the one at `to` (both paths below the query's database, neither empty). */
+export const moveDatabase = (from: readonly string[], to: readonly string[]): JsonValue => fql(`MoveDatabase(${databaseRef(from)}, ${databaseRef(to)})`);

@@ -93,18 +93,12 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
     const path = current;
     if (destination.value === '') return show(box, 'Choose the database to move it into.');
     const to = destination.value.split('/');
-    const steps = planMove(root, path, to);
-    if (typeof steps === 'string') return show(box, steps);
-    // One MoveDatabase per level; `current` follows the database, so a failure part-way selects it where it is.
+    const planned = planMove(root, path, to);
+    if (typeof planned === 'string') return show(box, planned);
     void attempt(box, `move database ${pathLabel(path)} into ${pathLabel(to)}`, async () => {
-      try {
-        for (const step of steps) {
-          await client.in(step.scope).query(moveDatabase(step.name, step.into));
-          current = [...step.scope, step.into, step.name];
-        }
-      } finally {
-        await reload();
-      }
+      await client.query(moveDatabase(planned.from, planned.to));
+      current = [...to, path[path.length - 1]];
+      await reload();
       show(box, `Moved database ${pathLabel(path)} into ${pathLabel(to)}: it is now ${pathLabel(current)}.`, 'notice');
     });
   });

@@ -1,12 +1,12 @@
 // Database tree operations: moving a database, and naming a database relative to the caller.
 
 import type { EvalContext } from '../fql/context';
-import { QueryError, type Position } from '../values/errors';
+import { errors, QueryError, type Position } from '../values/errors';
 import { Ref, TxnTime, type Obj } from '../values/types';
 import { dbParentKey, encodeDbId } from './auth';
 import { NATIVE_IDS, schemaConflictKey } from './catalog';
 import { render } from './documents';
-import { checkAccess } from './permissions';
+import { allowed } from './permissions';
 import { schemaOf, type Target } from './resolve';
 
 /** The parent scope id of a database, or undefined for the top database / unknown ids. */
@@ -52,10 +52,13 @@ export async function moveDatabase(
   const fail = (reason: string) =>
     new QueryError('move database error', `Cannot move database '${src.name}' into parent '${to.name}': ${reason}`, pos);
   for (let cur: bigint | undefined = to.id; cur !== undefined; cur = await parentOf(ctx, cur)) {
-    if (cur === src.id) throw fail('cannot move a database into itself or one of its descendants.');
+    if (cur === src.id) throw fail('Cannot move database from ancestor to descendant.');
   }
-  await checkAccess(ctx, 'delete', source, pos);
-  await checkAccess(ctx, 'create', dest, pos);
+  // Unlike other writes, a move takes scoped refs on both sides (a database anywhere below the
+  // caller moves up or down the tree): the core checks only the caller's right to delete the
+  // source (MoveDatabaseFunction), no scoped-ref rule. Flora also asks `create` on the destination.
+  if (!(await allowed(ctx, 'delete', source))) throw errors.permissionDenied(pos);
+  if (!(await allowed(ctx, 'create', dest))) throw errors.permissionDenied(pos);
   if ((await schemaOf(ctx, to.id)).get('databases', src.name)) throw fail('a database with that name already exists.');
   const fields = src.fields;
   ctx.txn.putVersion({ db: source.db, coll: NATIVE_IDS.databases, id: src.id }, 'delete', null);

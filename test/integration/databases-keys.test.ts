@@ -65,7 +65,35 @@ describe('databases', () => {
     const moved = (await client(`${srv.secret}:dst/src:admin`).query(q.Get(q.Collection('kept')))) as { name: string };
     assert.equal(moved.name, 'kept');
     const f = await failure(root, q.MoveDatabase(q.Database('dst'), q.Database('src', q.Database('dst'))));
-    assert.equal(f.code, 'move database error');
+    assert.deepEqual([f.status, f.code, f.description], [400, 'move database error', "Cannot move database 'dst' into parent 'src': Cannot move database from ancestor to descendant."]);
+  });
+
+  test('MoveDatabase takes nested refs on both sides: a database moves up and across the tree (as the core does)', async () => {
+    await root.query(q.CreateDatabase({ name: 'top' }));
+    const top = client(`${srv.secret}:top:admin`);
+    await top.query(q.CreateDatabase({ name: 'mid' }));
+    await client(`${srv.secret}:top/mid:admin`).query(q.CreateDatabase({ name: 'leaf' }));
+    await client(`${srv.secret}:top/mid/leaf:admin`).query(q.CreateCollection({ name: 'kept' }));
+    const leaf = q.Database('leaf', q.Database('mid', q.Database('top')));
+    // Up two levels and across: top/mid/leaf into side, both named from the root.
+    await root.query(q.CreateDatabase({ name: 'side' }));
+    const moved = (await root.query(q.MoveDatabase(leaf, q.Database('side')))) as { ref: { id: string }; name: string };
+    assert.equal(moved.name, 'leaf');
+    assert.equal(await root.query(q.Exists(leaf)), false);
+    assert.equal(((await client(`${srv.secret}:side/leaf:admin`).query(q.Get(q.Collection('kept')))) as { name: string }).name, 'kept');
+    // Up one level: top/mid/deep becomes top/deep.
+    await client(`${srv.secret}:top/mid:admin`).query(q.CreateDatabase({ name: 'deep' }));
+    await root.query(q.MoveDatabase(q.Database('deep', q.Database('mid', q.Database('top'))), q.Database('top')));
+    const children = (await top.query(q.Select('data', q.Map(q.Paginate(q.Databases()), q.Lambda('d', q.Select('id', q.Var('d'))))))) as string[];
+    assert.deepEqual(children.sort(), ['deep', 'mid']);
+    // What is refused: a nested source into its own descendant; an undefined nested source; a non-admin key.
+    const down = await failure(root, q.MoveDatabase(q.Database('top'), q.Database('deep', q.Database('top'))));
+    assert.deepEqual([down.code, down.description], ['move database error', "Cannot move database 'top' into parent 'deep': Cannot move database from ancestor to descendant."]);
+    const missing = await failure(root, q.MoveDatabase(q.Database('nope', q.Database('top')), q.Database('side')));
+    assert.deepEqual([missing.code, missing.description], ['invalid ref', "Ref refers to undefined database 'nope'"]);
+    const serverSecret = (await root.query(q.Select('secret', q.CreateKey({ role: 'server' })))) as string;
+    const denied = await failure(client(serverSecret), q.MoveDatabase(q.Database('deep', q.Database('top')), q.Database('side')));
+    assert.deepEqual([denied.status, denied.code], [403, 'permission denied']);
   });
 
   test('bad database inputs', async () => {

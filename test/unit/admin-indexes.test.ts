@@ -9,6 +9,8 @@ import { wireText } from '../../src/fqljs/wireText';
 import { describeField, indexParams, sourceNames, termValue, type IndexForm } from '../../src/admin/indexDefs';
 import { matchPage } from '../../src/admin/indexQueries';
 import { planMove, renameProblem } from '../../src/admin/databaseMoves';
+import { moveDatabase } from '../../src/admin/databaseQueries';
+import { fql } from '../../src/admin/queries';
 import type { DatabaseNode } from '../../src/admin/databases';
 
 const form = (over: Partial<IndexForm> = {}): IndexForm => ({
@@ -98,20 +100,21 @@ const tree: DatabaseNode = {
   ],
 };
 
-test('a move into a sibling is one MoveDatabase, deeper one per level', () => {
-  assert.deepEqual(planMove(tree, ['shop', 'x'], ['shop', 'archive']), [{ scope: ['shop'], name: 'x', into: 'archive' }]);
-  assert.deepEqual(planMove(tree, ['blog'], ['shop', 'archive', 'old']), [
-    { scope: [], name: 'blog', into: 'shop' },
-    { scope: ['shop'], name: 'blog', into: 'archive' },
-    { scope: ['shop', 'archive'], name: 'blog', into: 'old' },
-  ]);
+test('a move is one MoveDatabase with nested refs, up or down the tree', () => {
+  assert.deepEqual(planMove(tree, ['shop', 'x'], ['shop', 'archive']), { from: ['shop', 'x'], to: ['shop', 'archive'] });
+  assert.deepEqual(planMove(tree, ['blog'], ['shop', 'archive', 'old']), { from: ['blog'], to: ['shop', 'archive', 'old'] });
+  assert.deepEqual(planMove(tree, ['shop', 'archive', 'old'], ['blog']), { from: ['shop', 'archive', 'old'], to: ['blog'] }, 'up and across');
+  assert.deepEqual(
+    moveDatabase(['shop', 'archive', 'old'], ['blog']),
+    fql('MoveDatabase(Database("old", Database("archive", Database("shop"))), Database("blog"))'),
+  );
 });
 
 test('moves FQL cannot make are explained', () => {
   assert.equal(planMove(tree, ['shop'], ['shop']), 'Cannot move database shop into itself or one of its own children.');
   assert.equal(planMove(tree, ['shop'], ['shop', 'archive', 'old']), 'Cannot move database shop into itself or one of its own children.');
   assert.equal(planMove(tree, ['shop', 'x'], ['shop']), 'Database shop/x is already in shop.');
-  assert.match(planMove(tree, ['shop', 'x'], ['blog']) as string, /^Database shop\/x can only move into databases under shop: .* never moves up\.$/);
+  assert.match(planMove(tree, ['shop', 'x'], []) as string, /^Nothing can move into the database the secret belongs to/);
   assert.equal(planMove(tree, [], ['blog']), 'The database the secret belongs to cannot be moved.');
   assert.equal(planMove(tree, ['blog'], ['nope']), 'There is no database nope.');
   const clash: DatabaseNode = { path: [], children: [{ path: ['x'], children: [] }, { path: ['shop'], children: [{ path: ['shop', 'x'], children: [] }] }] };
