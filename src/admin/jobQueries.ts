@@ -1,5 +1,5 @@
 // The Jobs tab's calls (src/server/transferApi.ts, backupApi.ts; docs/export-format.md,
-// docs/backup-format.md): start an export, an import or a backup, and read one back by id.
+// docs/backup-format.md): start an export, an import or a backup, read one back by id, list them.
 
 import type { FloraClient } from './client';
 import { apiJson } from './httpApi';
@@ -30,7 +30,14 @@ export interface ImportReport {
 export interface Job {
   id: string;
   state: 'Running' | 'Complete' | 'Failed';
+  /** ISO time it was started. */
+  created: string;
   error?: string;
+  /** Export and import: the database, below the key's. Export: its options. */
+  database?: string;
+  format?: ExportOptions['format'];
+  history?: boolean;
+  keys?: boolean;
   /** Export and import. */
   progress?: { records: number; written: number; existing: number; problems: number };
   files?: JobFile[];
@@ -63,3 +70,6 @@ export const startImport = (client: FloraClient, file: Blob): Promise<Job> => ap
 export const startBackup = (client: FloraClient): Promise<Job> => apiJson(client, PATHS.backup, { method: 'POST' });
 
 export const readJob = (client: FloraClient, kind: JobKind, id: string): Promise<Job> => apiJson(client, `${PATHS[kind]}/${encodeURIComponent(id)}`);
+
+/** The jobs of a kind the key's database started (backups: every one, for the keys that may back up), newest first. */
+export const listJobs = async (client: FloraClient, kind: JobKind): Promise<Job[]> => (await apiJson<{ jobs: Job[] }>(client, PATHS[kind])).jobs;

@@ -1,12 +1,13 @@
 // The Jobs tab: export the selected database (format, history, keys), import a file into it, back
-// up the whole store; each job started here is watched (polled) until it is done, with a progress
-// bar and its counts, then its files to download, its import report (every record not imported,
-// with where and why), or its error.
+// up the whole store. The database's jobs (and, for a key that may back up, the backups) are listed
+// from the APIs, wherever they were started; a running one is watched (polled) until it is done,
+// with a progress bar and its counts, then its files to download, its import report (every record
+// not imported, with where and why), or its error.
 
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
 import { downloadWithKey } from './httpApi';
-import { readJob, startBackup, startExport, startImport, UPLOAD_LIMIT, type ExportOptions, type Job, type JobKind } from './jobQueries';
+import { listJobs, readJob, startBackup, startExport, startImport, UPLOAD_LIMIT, type ExportOptions, type Job, type JobKind } from './jobQueries';
 import { attempt, show } from './messages';
 import type { Panel } from './panel';
 
@@ -20,6 +21,16 @@ export function jobCounts(kind: JobKind, job: Job): string {
   const p = job.progress ?? { records: 0, written: 0, existing: 0, problems: 0 };
   if (kind === 'export') return `${p.records} record(s) written`;
   return `${p.written} written, ${p.existing} already there, ${p.problems} not imported`;
+}
+
+/** A listed job's title: what it was, of which database (its `database` is below the key's, `keyPath`), when. */
+export function jobTitle(kind: JobKind, job: Job, keyPath: readonly string[]): string {
+  const when = job.created.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const db = dbName([...keyPath, ...(job.database ?? '').split('/').filter((p) => p !== '')]);
+  if (kind === 'backup') return `Backup of every database (${when})`;
+  if (kind === 'import') return `Import into ${db} (${when})`;
+  const what = `${job.format ?? 'flora'}${job.history ? ', with history' : ''}${job.keys ? ', with keys' : ''}`;
+  return `Export of ${db} (${what}; ${when})`;
 }
 
 /** An import's report; `upload` names the file as the user chose it (the report names the server's copy). */
@@ -65,16 +76,21 @@ export function jobsPanel(): Panel {
   const box = h('div', { class: 'messages' });
   const list = h('ol', { id: 'jobs-list', class: 'jobs' });
   const where = h('span', { id: 'jobs-database' });
+  const listHint = h('p', { class: 'hint', id: 'jobs-list-hint' });
   let client: FloraClient | undefined;
+  /** Bumped by each open: the polls of cards from an earlier open stop. */
+  let generation = 0;
 
-  /** A job card, polled until the job is no longer Running. `reader` is the key that started it. */
-  const follow = (kind: JobKind, title: string, first: Job, reader: FloraClient, upload = '') => {
+  /** A job card (on top: one just started; else below the others: a listed one), polled while the job is Running. `reader` is the key that can read it. */
+  const follow = (kind: JobKind, title: string, first: Job, reader: FloraClient, upload = '', onTop = true) => {
+    const mine = generation;
     const bar = h('progress', { class: 'job-progress' });
     const state = h('span', { class: 'job-state' });
     const counts = h('span', { class: 'job-counts' });
     const detail = h('div', { class: 'job-detail' });
     const card = h('li', { class: 'job', 'data-kind': kind, 'data-id': first.id }, h('strong', {}, title), ' ', state, bar, counts, detail);
-    list.prepend(card);
+    if (onTop) list.prepend(card);
+    else list.append(card);
     const paint = (job: Job) => {
       card.dataset.state = job.state;
       state.textContent = job.state;
@@ -96,7 +112,9 @@ export function jobsPanel(): Panel {
       }
     };
     paint(first);
+    if (first.state !== 'Running') return;
     const step = async () => {
+      if (mine !== generation) return;
       const job = await attempt(box, `read the ${kind} job`, () => readJob(reader, kind, first.id));
       if (!job) return;
       paint(job);
@@ -144,16 +162,41 @@ export function jobsPanel(): Panel {
     h('p', { class: 'hint' }, 'Copies every database, consistent at one moment, into one file on the server. It needs the root secret (or an admin key of the top database).'),
     backup,
     box,
-    h('h3', {}, 'Started here'),
+    h('h3', {}, 'Jobs of this database, newest first'),
+    listHint,
     list,
   );
+
+  /** The database's exports and imports, and the backups when the key may see them, newest first, below any started meanwhile. */
+  const showJobs = async (c: FloraClient) => {
+    const mine = generation;
+    const found: { kind: JobKind; job: Job; reader: FloraClient }[] = [];
+    const read = async (kind: JobKind, reader: FloraClient) => {
+      for (const job of await listJobs(reader, kind)) found.push({ kind, job, reader });
+    };
+    const listed = await attempt(box, 'list the jobs', async () => {
+      await Promise.all([read('export', c), read('import', c)]);
+      return true;
+    });
+    // Backups are the whole store's: only the root secret (or an admin key of the top database) sees them.
+    const top = c.in([]);
+    const backups = await read('backup', top).then(() => true, () => false);
+    if (!listed || mine !== generation) return;
+    listHint.textContent = backups ? '' : 'Backups are listed for the root secret (or an admin key of the top database) only.';
+    found.sort((a, b) => (a.job.created < b.job.created ? 1 : a.job.created > b.job.created ? -1 : 0));
+    const shown = new Set([...list.querySelectorAll('li.job')].map((li) => li.getAttribute('data-id')));
+    for (const { kind, job, reader } of found) if (!shown.has(job.id)) follow(kind, jobTitle(kind, job, reader.path), job, reader, '', false);
+  };
   return {
     id: 'jobs',
     label: 'Jobs',
     element,
     open(c) {
       client = c;
+      generation++;
+      replace(list);
       where.textContent = `in ${dbName(c.path)}`;
+      void showJobs(c);
     },
   };
 }

@@ -5,7 +5,7 @@
 // machines (PostgreSQL) a job is known only to the machine that ran it.
 
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export type JobState = 'Running' | 'Complete' | 'Failed';
@@ -94,5 +94,21 @@ export class JobFiles<J extends FileJob> {
     }
     if (job.state === 'Running' && !alive(job.pid)) return { ...job, state: 'Failed', error: `the process running this ${this.what} stopped before it was complete` };
     return job;
+  }
+
+  /** The jobs that pass `keep`, newest first, at most `limit` (each read as `get` reads it). */
+  async list(keep: (job: J) => boolean, limit: number): Promise<J[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const ids = names.filter((n) => n.endsWith('.json') && ID.test(n.slice(0, -'.json'.length))).map((n) => n.slice(0, -'.json'.length));
+    // A job removed between the listing and its read is skipped like one never made.
+    const jobs: J[] = [];
+    for (const job of await Promise.all(ids.map((id) => this.get(id)))) if (job !== undefined && keep(job)) jobs.push(job);
+    return jobs.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0)).slice(0, limit);
   }
 }

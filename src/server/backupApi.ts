@@ -3,6 +3,7 @@
 //   GET  /api/v1/backup                 the whole store as a backup stream, consistent at one point
 //                                       (x-flora-backup-ts: its transaction time)
 //   POST /api/v1/backups                start a backup into a file in the data directory → {id, state}
+//   GET  /api/v1/backups                the backup jobs, newest first → {jobs: […]} (at most 100)
 //   GET  /api/v1/backups/<id>           its state and progress (records, bytes); `download` once Complete
 //   GET  /api/v1/backups/<id>/file      the file of a Complete job
 //
@@ -30,6 +31,8 @@ const STREAM = '/api/v1/backup';
 const JOBS = '/api/v1/backups';
 const JOB = /^\/api\/v1\/backups\/([^/]+)$/;
 const JOB_FILE = /^\/api\/v1\/backups\/([^/]+)\/file$/;
+/** Jobs a list answers at most (newest first). */
+const LIST_LIMIT = 100;
 const DENIED = 'Permission denied: a backup needs the root secret or an admin key of the top database.';
 
 export function isBackupPath(path: string): boolean {
@@ -73,9 +76,9 @@ export class BackupApi {
   private async route(ctx: RequestContext, res: AnyResponse, traceparent: string): Promise<Answer> {
     ctx.discardBody(); // no endpoint takes a body
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-    const allowed = ctx.path === STREAM ? 'GET' : ctx.path === JOBS ? 'POST' : JOB.test(ctx.path) || JOB_FILE.test(ctx.path) ? 'GET' : undefined;
+    const allowed = ctx.path === STREAM ? ['GET'] : ctx.path === JOBS ? ['GET', 'POST'] : JOB.test(ctx.path) || JOB_FILE.test(ctx.path) ? ['GET'] : undefined;
     if (!allowed) return this.fail(res, 404, 'Not found.', traceparent);
-    if (method !== allowed) return this.fail(res, 405, `Method ${ctx.method} is not allowed here; use ${allowed}.`, traceparent, { allow: allowed });
+    if (!allowed.includes(method)) return this.fail(res, 405, `Method ${ctx.method} is not allowed here; use ${allowed.join(' or ')}.`, traceparent, { allow: allowed.join(', ') });
     await asAdmin(
       this.service,
       ctx.headers.authorization,
@@ -85,6 +88,7 @@ export class BackupApi {
       DENIED,
     );
     if (ctx.path === STREAM) return this.stream(ctx, res, traceparent);
+    if (ctx.path === JOBS && method === 'GET') return this.json(res, 200, { jobs: (await this.jobs.list(LIST_LIMIT)).map((j) => this.view(j)) }, traceparent);
     if (ctx.path === JOBS) {
       const job = await this.jobs.start();
       return this.json(res, 202, this.view(job), traceparent);

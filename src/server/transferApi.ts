@@ -2,6 +2,7 @@
 // request-then-poll shape, for the dashboard and remote use (src/transfer/jobs.ts runs them):
 //
 //   POST /api/v1/exports                 {"database"?, "format"?, "history"?, "keys"?} → 202 the job
+//   GET  /api/v1/exports                 the secret's database's export jobs, newest first → {jobs} (≤ 100)
 //   GET  /api/v1/exports/<id>            its state and progress; once Complete, its files, each with
 //                                        a `download` path
 //   GET  /api/v1/exports/<id>/files/<p>  one file of a Complete export (p: as the job lists it)
@@ -9,6 +10,7 @@
 //                                        gzipped or not, up to 64 MiB) → 202 the job
 //   POST /api/v1/imports?path=/srv/x     a path on the server instead (root secret only)
 //   GET  /api/v1/imports/<id>            its state and progress; once Complete, its report
+//   GET  /api/v1/imports                 the secret's database's import jobs, newest first → {jobs} (≤ 100)
 //
 // Bearer: an admin secret (the root secret, or an admin key of any database); the job runs with
 // it, in its database, and only a secret of that database sees the job. Errors are `{"message"}`
@@ -35,6 +37,8 @@ const IMPORTS = '/api/v1/imports';
 const JOB = /^\/api\/v1\/(exports|imports)\/([^/]+)$/;
 const EXPORT_FILE = /^\/api\/v1\/exports\/([^/]+)\/files\/(.+)$/;
 const UPLOAD_LIMIT = 64 * 1024 * 1024;
+/** Jobs a list answers at most (newest first). */
+const LIST_LIMIT = 100;
 const FORMATS = ['flora', 'fauna-simple', 'fauna-tagged'];
 const DENIED = 'Permission denied: exports and imports need the root secret or an admin key.';
 
@@ -79,11 +83,11 @@ export class TransferApi {
 
   private async route(ctx: RequestContext, res: AnyResponse, traceparent: string, bodyRead: (n: number) => void): Promise<Answer> {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-    const allowed = ctx.path === EXPORTS || ctx.path === IMPORTS ? 'POST' : JOB.test(ctx.path) || EXPORT_FILE.test(ctx.path) ? 'GET' : undefined;
-    if (!allowed || method !== allowed) {
+    const allowed = ctx.path === EXPORTS || ctx.path === IMPORTS ? ['GET', 'POST'] : JOB.test(ctx.path) || EXPORT_FILE.test(ctx.path) ? ['GET'] : undefined;
+    if (!allowed || !allowed.includes(method)) {
       ctx.discardBody();
       if (!allowed) return this.fail(res, 404, 'Not found.', traceparent);
-      return this.fail(res, 405, `Method ${ctx.method} is not allowed here; use ${allowed}.`, traceparent, { allow: allowed });
+      return this.fail(res, 405, `Method ${ctx.method} is not allowed here; use ${allowed.join(' or ')}.`, traceparent, { allow: allowed.join(', ') });
     }
     const { requester } = await asAdmin(this.service, ctx.headers.authorization, async () => undefined, DENIED).catch((e: unknown) => {
       ctx.discardBody();
@@ -91,6 +95,11 @@ export class TransferApi {
     });
     const owner = requester.path.join('/');
     const secret = secretFromHeader(ctx.headers.authorization)!;
+    if ((ctx.path === EXPORTS || ctx.path === IMPORTS) && method === 'GET') {
+      const kind = ctx.path === EXPORTS ? 'export' : 'import';
+      const jobs = await this.jobs.files.list((j) => j.kind === kind && j.owner === owner, LIST_LIMIT);
+      return this.json(res, 200, { jobs: jobs.map((j) => this.view(j)) }, traceparent);
+    }
     if (ctx.path === EXPORTS) {
       const req = exportRequest(await ctx.readBody(64 * 1024).then((b) => (bodyRead(b.length), b)));
       return this.json(res, 202, this.view(await this.jobs.startExport(secret, owner, req)), traceparent);

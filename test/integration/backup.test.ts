@@ -380,6 +380,15 @@ describe('backup and restore', () => {
     assert.match(check.err, new RegExp(`the file is whole: ${job!.records} records`));
     const unknown = await httpRequest(src.url, { path: '/api/v1/backups/00000000-0000-4000-8000-000000000000', headers: auth });
     assert.equal(unknown.status, 404);
+    // Listed, newest first, as polled; another key may not list them.
+    const list = await httpRequest(src.url, { path: '/api/v1/backups', headers: auth });
+    assert.equal(list.status, 200, list.body);
+    const jobs = JSON.parse(list.body).jobs as { id: string; state: string; download?: string }[];
+    assert.equal(jobs[0].id, id);
+    assert.equal(jobs[0].download, job!.download);
+    assert.equal((await httpRequest(src.url, { path: '/api/v1/backups', headers: { authorization: `Bearer ${appAdminKey}` } })).status, 403);
+    const wrong = await httpRequest(src.url, { method: 'DELETE', path: '/api/v1/backups', headers: auth });
+    assert.deepEqual([wrong.status, wrong.headers.allow], [405, 'GET, POST']);
   });
 });
 

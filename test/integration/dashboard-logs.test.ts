@@ -195,6 +195,22 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
     importFile = Buffer.from(`${orders.trim()}\nnot a record\n`);
   });
 
+  await t.test('the Jobs tab lists the database\'s jobs wherever they were started, newest first', async () => {
+    // An export of shop started over HTTP, not in this page.
+    const auth = { authorization: `Bearer ${root}:shop:admin` };
+    const started = await fetch(`${file.flora.url}/api/v1/exports`, { method: 'POST', headers: auth, body: '{"format":"fauna-simple"}' });
+    assert.equal(started.status, 202);
+    const { id } = (await started.json()) as { id: string };
+    await openTab('logs');
+    await openTab('jobs'); // shown again: listed afresh
+    const listed = page().locator(`#jobs-list li.job[data-id="${id}"]`);
+    await listed.waitFor(STEP);
+    assert.match((await listed.locator('strong').textContent()) ?? '', /^Export of shop \(fauna-simple; \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/);
+    await page().locator(`#jobs-list li.job[data-id="${id}"][data-state="Complete"]`).waitFor({ timeout: 30_000 }); // polled while it runs
+    assert.equal(await page().locator('#jobs-list li.job').first().getAttribute('data-id'), id, 'newest first');
+    assert.equal(await page().locator('#jobs-list li.job[data-kind="export"]').count(), 2, 'and the one started in the page before');
+  });
+
   await t.test('an import job: no file chosen is explained; the file with one bad record shows the report', async () => {
     await page().click('#db-tree button[data-path="copy"]');
     await openTab('jobs');
@@ -202,6 +218,7 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
     // Bad input: no file chosen.
     await page().click('#import-form button[type=submit]');
     await see('#jobs-panel .error', 'Choose a file to import first');
+    assert.equal(await page().locator('#jobs-list li.job[data-kind="export"]').count(), 0, "shop's exports are not copy's");
     await page().setInputFiles('#import-file', { name: 'orders.ndjson', mimeType: 'application/x-ndjson', buffer: importFile });
     await page().click('#import-form button[type=submit]');
     const done = page().locator('#jobs-list li.job[data-kind="import"][data-state="Complete"]');

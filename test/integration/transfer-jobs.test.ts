@@ -75,6 +75,24 @@ test('an export job: started, polled until Complete, its files downloaded; the f
   assert.equal(await copy.query(q.Select(['data', 'text'], q.Get(q.Ref(q.Collection('notes'), '7')))), 'note 7');
 });
 
+test("GET /api/v1/exports and /imports list the jobs of the secret's database, newest first, and no one else's", async () => {
+  const appAdmin = `${srv.secret}:app:admin`;
+  const second = await call('POST', '/api/v1/exports', appAdmin, '{}');
+  await until(`/api/v1/exports/${second.json!.id}`, appAdmin);
+  const exports = await call('GET', '/api/v1/exports', appAdmin);
+  assert.equal(exports.status, 200);
+  const listed = exports.json!.jobs as { id: string; kind: string; state: string; files?: unknown[]; pid?: number; owner?: string }[];
+  assert.ok(listed.length >= 2, 'the earlier export and this one');
+  assert.equal(listed[0].id, second.json!.id, 'newest first');
+  assert.ok(listed.every((j) => j.kind === 'export' && j.state === 'Complete' && Array.isArray(j.files) && j.pid === undefined && j.owner === undefined));
+  // The root's imports are not app's, and app's exports are not the root's.
+  assert.deepEqual((await call('GET', '/api/v1/imports', appAdmin)).json!.jobs, []);
+  assert.deepEqual((await call('GET', '/api/v1/exports', srv.secret)).json!.jobs, []);
+  const imports = (await call('GET', '/api/v1/imports', srv.secret)).json!.jobs as { kind: string; database: string }[];
+  assert.ok(imports.length >= 1 && imports.every((j) => j.kind === 'import'));
+  assert.equal((await call('GET', '/api/v1/exports', undefined)).status, 401);
+});
+
 test('an import job reports the records it could not take; a failed import of nothing readable is Failed with why', async () => {
   const body = Buffer.from('{"ref":{"@ref":{"id":"1","collection":{"@ref":{"id":"things","collection":{"@ref":{"id":"collections"}}}}}},"ts":1,"data":{"a":1}}\nnot json\n');
   const started = await call('POST', '/api/v1/imports?database=bad', srv.secret, body);
@@ -107,9 +125,10 @@ test('refusals: each in the API shape, with the right status', async () => {
   assert.equal((await call('POST', '/api/v1/exports', srv.secret, JSON.stringify({ format: 'fauna-simple', history: true }))).status, 400);
   assert.equal((await call('POST', '/api/v1/exports', srv.secret, JSON.stringify({ extra: 1 }))).status, 400);
   assert.equal((await call('POST', '/api/v1/exports', srv.secret, '[1]')).status, 400);
-  const wrongMethod = await call('GET', '/api/v1/exports', srv.secret);
+  const wrongMethod = await call('DELETE', '/api/v1/exports', srv.secret);
   assert.equal(wrongMethod.status, 405);
-  assert.equal(wrongMethod.headers.get('allow'), 'POST');
+  assert.equal(wrongMethod.headers.get('allow'), 'GET, POST');
+  assert.equal((await call('POST', '/api/v1/exports/00000000-0000-4000-8000-000000000000', srv.secret, '{}')).headers.get('allow'), 'GET');
   assert.equal((await call('GET', '/api/v1/exports/00000000-0000-4000-8000-000000000000', srv.secret)).status, 404);
   assert.equal((await call('GET', '/api/v1/imports/not-a-uuid', srv.secret)).status, 404);
   assert.equal((await call('POST', '/api/v1/imports', srv.secret, '')).status, 400);

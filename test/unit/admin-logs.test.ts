@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { buckets, percentile } from '../../src/admin/percentiles';
 import { matches, OWN_SOURCE, parseFilter, toRow, tsMs, type LogRow } from '../../src/admin/logRecords';
 import { exportRange } from '../../src/admin/logExports';
-import { jobCounts } from '../../src/admin/jobs';
+import { jobCounts, jobTitle } from '../../src/admin/jobs';
 import { axisNumber } from '../../src/admin/chart';
 
 test('percentile by nearest rank', () => {
@@ -104,8 +104,16 @@ test('the export range: empty end = now, empty start = an hour before the end; a
 });
 
 test("a job's counts in words, and axis numbers", () => {
-  assert.equal(jobCounts('export', { id: 'x', state: 'Running', progress: { records: 12, written: 0, existing: 0, problems: 0 } }), '12 record(s) written');
-  assert.equal(jobCounts('import', { id: 'x', state: 'Complete', progress: { records: 0, written: 3, existing: 1, problems: 2 } }), '3 written, 1 already there, 2 not imported');
-  assert.equal(jobCounts('backup', { id: 'x', state: 'Running', records: 5, bytes: 900 }), '5 record(s), 900 bytes');
+  assert.equal(jobCounts('export', { id: 'x', state: 'Running', created: '', progress: { records: 12, written: 0, existing: 0, problems: 0 } }), '12 record(s) written');
+  assert.equal(jobCounts('import', { id: 'x', state: 'Complete', created: '', progress: { records: 0, written: 3, existing: 1, problems: 2 } }), '3 written, 1 already there, 2 not imported');
+  assert.equal(jobCounts('backup', { id: 'x', state: 'Running', created: '', records: 5, bytes: 900 }), '5 record(s), 900 bytes');
   assert.deepEqual([0.25, 3.5, 3, 120, 1234, 25_000].map(axisNumber), ['0.25', '3.5', '3', '120', '1.2k', '25k']);
+});
+
+test("a listed job's title: kind, database, options and start time", () => {
+  const created = '2026-11-26T23:59:01.123Z';
+  assert.equal(jobTitle('export', { id: 'x', state: 'Complete', created, database: 't', format: 'flora', history: true }, ['app']), 'Export of app/t (flora, with history; 2026-11-26 23:59:01 UTC)');
+  assert.equal(jobTitle('export', { id: 'x', state: 'Running', created, database: '', format: 'fauna-simple' }, []), 'Export of (root) (fauna-simple; 2026-11-26 23:59:01 UTC)');
+  assert.equal(jobTitle('import', { id: 'x', state: 'Failed', created, database: 'copy' }, []), 'Import into copy (2026-11-26 23:59:01 UTC)');
+  assert.equal(jobTitle('backup', { id: 'x', state: 'Complete', created }, []), 'Backup of every database (2026-11-26 23:59:01 UTC)');
 });
