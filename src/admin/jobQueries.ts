@@ -39,7 +39,7 @@ export interface Job {
   history?: boolean;
   keys?: boolean;
   /** Export and import. */
-  progress?: { records: number; written: number; existing: number; problems: number };
+  progress?: { records: number; written: number; existing: number; problems: number; bytes_done?: number; bytes_total?: number };
   files?: JobFile[];
   report?: ImportReport;
   /** Backup. */

@@ -95,9 +95,14 @@ export function jobsPanel(): Panel {
       card.dataset.state = job.state;
       state.textContent = job.state;
       counts.textContent = jobCounts(kind, job);
-      // No total is known while a job runs: the bar moves without a value until it is done.
-      if (job.state === 'Running') bar.removeAttribute('value');
-      else bar.value = bar.max = 1;
+      // An import knows how much of its source it has read; an export or a backup knows no total
+      // while it runs: its bar moves without a value until it is done.
+      const total = job.progress?.bytes_total ?? 0;
+      if (job.state !== 'Running') bar.value = bar.max = 1;
+      else if (total > 0) {
+        bar.max = total;
+        bar.value = Math.min(total, job.progress?.bytes_done ?? 0);
+      } else bar.removeAttribute('value');
       if (job.state === 'Failed') replace(detail, h('p', { class: 'error' }, `Failed: ${job.error ?? 'no reason given'}`));
       if (job.state !== 'Complete') return;
       if (kind === 'import') replace(detail, importReport(job, upload));

@@ -22,8 +22,11 @@ export interface TransferJob extends FileJob {
   owner: string;
   /** The database exported, or imported into, below the requester's. */
   database: string;
-  /** Export: records written so far; import: documents written, already there, not taken. */
-  progress: { records: number; written: number; existing: number; problems: number };
+  /**
+   * Export: records written so far; import: documents written, already there, not taken, and the
+   * bytes of its source read out of their total (the one measure of how far an import has got).
+   */
+  progress: { records: number; written: number; existing: number; problems: number; bytes_done?: number; bytes_total?: number };
   format?: ExportFormat;
   history?: boolean;
   keys?: boolean;
@@ -98,7 +101,7 @@ export class TransferJobs {
         source: path,
         client: new QueryClient(IN_PROCESS, secret, [], this.transport),
         database,
-        onProgress: (s) => Object.assign(job.progress, { written: s.done, existing: s.existing, problems: s.problems }),
+        onProgress: (s) => Object.assign(job.progress, { written: s.done, existing: s.existing, problems: s.problems, bytes_done: s.bytesDone, bytes_total: s.bytesTotal }),
       });
       return { report: report.toJSON() };
     };

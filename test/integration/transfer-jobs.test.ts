@@ -69,7 +69,7 @@ test('an export job: started, polled until Complete, its files downloaded; the f
   const report = await until(`/api/v1/imports/${imported.json!.id}`, srv.secret);
   assert.equal(report.state, 'Complete', report.error);
   assert.deepEqual(report.report.collections, { notes: { written: 30, existing: 0 } });
-  assert.deepEqual(report.progress, { records: 0, written: 30, existing: 0, problems: 0 });
+  assert.deepEqual(report.progress, { records: 0, written: 30, existing: 0, problems: 0, bytes_done: file.bytes.length, bytes_total: file.bytes.length }, 'the whole upload read');
   const copy = pool.client(`${srv.secret}:copy:admin`);
   assert.equal(await copy.query(q.Count(q.Documents(q.Collection('notes')))), 30);
   assert.equal(await copy.query(q.Select(['data', 'text'], q.Get(q.Ref(q.Collection('notes'), '7')))), 'note 7');
