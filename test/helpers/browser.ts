@@ -40,8 +40,17 @@ export interface DashboardSession {
   confirmNext(accept?: boolean): () => string;
 }
 
+export interface SessionOptions {
+  /**
+   * Install Playwright's clock in the page before it loads: time flows as usual until a test
+   * pauses it and runs the page's timers ahead (`page.clock.runFor`), to show what a timer does,
+   * or does not do, over seconds without waiting them out.
+   */
+  clock?: boolean;
+}
+
 /** A browser and page for the test file (opened in `before`, closed in `after`); nothing when SKIP. */
-export function dashboardSession(flora: () => FloraProcess): DashboardSession {
+export function dashboardSession(flora: () => FloraProcess, options: SessionOptions = {}): DashboardSession {
   let browser: Browser | undefined;
   let page: Page | undefined;
   const pageErrors: string[] = [];
@@ -51,6 +60,7 @@ export function dashboardSession(flora: () => FloraProcess): DashboardSession {
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(STEP.timeout);
+    if (options.clock) await page.clock.install();
     page.on('pageerror', (err) => pageErrors.push(`page error: ${err.message}`));
     page.on('console', (msg) => {
       if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);

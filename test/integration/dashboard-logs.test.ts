@@ -16,7 +16,7 @@ import { dashboardSession, SKIP, STEP } from '../helpers/browser';
 import { httpRequest, serverForFile } from '../helpers/server';
 
 const file = serverForFile({ env: { FLORA_LOG_FLUSH_MS: '50' } });
-const ui = dashboardSession(() => file.flora);
+const ui = dashboardSession(() => file.flora, { clock: true });
 const { see, shot, signIn, openTab, pageErrors } = ui;
 const page = () => ui.page;
 
@@ -139,9 +139,11 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
       Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
       document.dispatchEvent(new Event('visibilitychange'));
     });
-    // Absence takes waiting: two refresh periods (3 s each) with the page hidden.
-    await new Promise((r) => setTimeout(r, 6500));
+    // Two refresh periods (3 s each) pass in the page, its timers run, and nothing is read.
+    await page().clock.pauseAt(Date.now() + 1000);
+    await page().clock.runFor(6500);
     assert.equal(reads, 0, 'no reads while hidden');
+    await page().clock.resume();
     await page().evaluate(() => {
       Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
       document.dispatchEvent(new Event('visibilitychange'));
