@@ -448,13 +448,30 @@ interface EventPageRequest {
   before?: Value;
   /** `sources: true`: each event becomes {value: event, sources: [sets]}; cursors stay plain events. */
   sources?: boolean;
+  /** Valid time of the read (inside At, or Paginate's `ts`): no event after it is seen. */
+  at?: bigint;
   pos: Position;
+}
+
+/**
+ * `source` as read at valid time `at`: the history a read at that time sees ends there, so the
+ * scan's upper bound is cut at the first cursor after it (event cursors begin with their ts).
+ */
+function seenAt(source: EventSource, at: bigint | undefined): EventSource {
+  if (at === undefined) return source;
+  const end: Value[] = [at + 1n];
+  return {
+    set: source.set,
+    compare: source.compare,
+    render: source.render,
+    scan: (ctx, b) => (b.to && b.to.length && compareCursors(b.to, end) <= 0 ? source.scan(ctx, b) : source.scan(ctx, { ...b, to: end, toInclusive: false })),
+  };
 }
 
 /** Paginate over an events set: event cursors in, rendered event cursors out. */
 export async function paginateEvents(ctx: EvalContext, set: SetV, req: EventPageRequest): Promise<Page> {
-  const source = await eventsSource(ctx, set, req.pos);
-  return paginateSet(ctx, source, req, { parse: (v) => parseCursor(v, req.pos), render: (e) => source.render(e) });
+  const source = seenAt(await eventsSource(ctx, set, req.pos), req.at);
+  return paginateSet(ctx, source, { ...req, at: undefined }, { parse: (v) => parseCursor(v, req.pos), render: (e) => source.render(e) });
 }
 
 setEventsPaginator((ctx, input, wrap, req) =>

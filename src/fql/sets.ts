@@ -256,7 +256,7 @@ export type EventsPaginator = (
   ctx: EvalContext,
   input: Ref | SetV,
   wrap: boolean,
-  req: { size: number; after?: Value; before?: Value; sources: boolean; pos: Position },
+  req: { size: number; after?: Value; before?: Value; sources: boolean; at?: bigint; pos: Position },
 ) => Promise<Page>;
 let eventsPaginator: EventsPaginator | undefined;
 export function setEventsPaginator(fn: EventsPaginator): void {
@@ -296,7 +296,7 @@ define('paginate', async (call, env, ctx) => {
     // Historical view (fql-v4.md §5.5): events.ts renders event cursors.
     if (!eventsPaginator) throw errors.notImplemented('Paginate with events', argPos(call, 'events'));
     if (!(input instanceof Ref) && !(input instanceof SetV)) mismatch('Ref or Set', input, pos);
-    return eventsPaginator(ctx, input, events, { size: Number(size), after, before, sources: withSources, pos });
+    return eventsPaginator(ctx, input, events, { size: Number(size), after, before, sources: withSources, at, pos });
   }
   if (input instanceof Ref && input.collection !== undefined) {
     // A single document is a one-element set of its ref.

@@ -56,6 +56,23 @@ for (const name of ['h2', 'h1'] as const) {
       assert.deepEqual(viaEvents.data, page.data);
     });
 
+    test('a read at a valid time sees the events up to it only: inside At, and with Paginate ts', async () => {
+      // stamps[1] is the first update: the create and that update had happened.
+      const atUpdate = await cl().query<EvPage>(q.At(stamps[1], q.Paginate(q.Events(E('1')))));
+      assert.deepEqual(atUpdate.data.map((e) => e.action), ['create', 'update']);
+      assert.deepEqual(atUpdate.data.map((e) => e.ts), stamps.slice(0, 2));
+      const viaTs = await cl().query<EvPage>(q.Paginate(E('1'), { events: true, ts: stamps[1] }));
+      assert.deepEqual(viaTs.data, atUpdate.data);
+      // Backwards from the end of that history, and a set's events (index entries) too.
+      const back = await cl().query<EvPage>(q.At(stamps[1], q.Paginate(q.Events(E('1')), { before: null, size: 1 })));
+      assert.deepEqual(back.data.map((e) => e.action), ['update']);
+      const before = await cl().query<EvPage>(q.At(stamps[0] - 1, q.Paginate(q.Events(E('1')))));
+      assert.deepEqual(before.data, [], 'before the create: no event');
+      const matched = await cl().query<EvPage>(q.At(stamps[1], q.Paginate(q.Events(q.Match(q.Index('ev_by_k'), 'a')))));
+      assert.ok(matched.data.every((e) => e.ts <= stamps[1]), JSON.stringify(matched.data));
+      assert.ok(matched.data.length >= 1);
+    });
+
     test('paging through document events with size 1, both ways', async () => {
       const all = (await cl().query<EvPage>(q.Paginate(E('1'), { events: true }))).data;
       const forward: Ev[] = [];
