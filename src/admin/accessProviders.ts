@@ -13,7 +13,7 @@ import { attempt, show } from './messages';
 import { predicateList } from './predicateList';
 import { offerRoles } from './rolePicker';
 import { createAccessProvider, deleteAccessProvider, globalIdOf, listAccessProviders } from './securityQueries';
-import { field, pageItems } from './values';
+import { field, pageItems, partialListNote } from './values';
 
 const AUDIENCE_PREFIX = 'https://db.fauna.com/db/';
 
@@ -94,6 +94,8 @@ export function accessProvidersPanel(): Panel {
       })),
     );
     if (docs.length === 0) table.append(h('caption', {}, 'No access providers yet.'));
+    const partial = partialListNote(page.value, 'access providers');
+    if (partial) table.append(h('caption', { class: 'partial' }, partial));
     const known = docs.map((d) => field(d, 'audience')).find((a) => typeof a === 'string');
     if (known) tellAudience(String(known)); // the same for every provider of the database
   };

@@ -8,11 +8,13 @@ import { moveDatabase, renameDatabase } from './databaseQueries';
 import { pathLabel, planMove, renameProblem } from './databaseMoves';
 import { attempt, show } from './messages';
 import { createDatabase, databaseContents, deleteDatabase, listDatabases } from './queries';
-import { pageItems, refId } from './values';
+import { pageItems, partialListNote, refId } from './values';
 
 export interface DatabaseNode {
   path: string[];
   children: DatabaseNode[];
+  /** Set when the level has more databases than the one page read: the line saying so. */
+  partial?: string;
 }
 
 /** The tree below `path` (read recursively; each level is one query in that database). */
@@ -20,7 +22,8 @@ export async function readTree(client: FloraClient, path: string[] = []): Promis
   const { value } = await client.in(path).query(listDatabases());
   const names = pageItems(value).map(refId).filter((n) => n !== '');
   const children = await Promise.all(names.map((name) => readTree(client, [...path, name])));
-  return { path, children };
+  const partial = partialListNote(value, 'databases');
+  return partial ? { path, children, partial } : { path, children };
 }
 
 export function databasesPanel(client: FloraClient, selected: (path: string[]) => void): HTMLElement {
@@ -47,7 +50,8 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
   const item = (node: DatabaseNode): HTMLElement => {
     const label = node.path.length === 0 ? '(root)' : node.path[node.path.length - 1];
     const button = h('button', { type: 'button', class: 'db', 'data-path': node.path.join('/'), onclick: () => select(node.path) }, label);
-    return h('li', {}, button, node.children.length > 0 && h('ul', {}, ...node.children.map(item)));
+    const more = node.partial !== undefined && h('li', { class: 'partial' }, node.partial);
+    return h('li', {}, button, (node.children.length > 0 || more) && h('ul', {}, ...node.children.map(item), more));
   };
   /** Every database but the top one, as a destination of a move (planMove explains the ones FQL cannot reach). */
   const destinations = (node: DatabaseNode): HTMLOptionElement[] => [

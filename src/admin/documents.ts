@@ -10,7 +10,7 @@ import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { showPager } from './pager';
 import { createDocument, deleteDocument, documentHistory, documentPage, listCollections, replaceDocument, type Cursor } from './queries';
-import { field, literal, pageItems, prettyJson, refId } from './values';
+import { field, literal, pageItems, partialListNote, prettyJson, refId } from './values';
 import { valueTree } from './valueTree';
 
 const PAGE_SIZE = 20;
@@ -150,6 +150,8 @@ export function documentsPanel(): Panel {
       const names = pageItems(value).map(refId);
       replace(collections, ...names.map((n) => h('li', {}, h('button', { type: 'button', class: 'collection', onclick: () => openCollection(n) }, n))));
       if (names.length === 0) collections.append(h('li', { class: 'empty' }, 'No collections.'));
+      const partial = partialListNote(value, 'collections');
+      if (partial) collections.append(h('li', { class: 'partial' }, partial));
       if (names.includes(keep)) openCollection(keep);
     });
   };

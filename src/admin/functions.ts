@@ -14,7 +14,7 @@ import { attempt, show } from './messages';
 import { offerRoles, rolePicker, roleText } from './rolePicker';
 import { rolesGranting } from './roleDocument';
 import { callFunction, createFunction, deleteFunction, listFunctions, updateFunction } from './securityQueries';
-import { field, pageItems } from './values';
+import { field, pageItems, partialListNote } from './values';
 
 const BODY_EXAMPLE = 'Query(Lambda("x", Add(Var("x"), 1)))';
 const NO_ROLE = "no role: the body runs with the caller's privileges";
@@ -60,6 +60,8 @@ export function functionsPanel(): Panel {
       })),
     );
     if (fns.length === 0) table.append(h('caption', {}, 'No functions yet: create one below.'));
+    const partial = partialListNote(page.value, 'functions');
+    if (partial) table.append(h('caption', { class: 'partial' }, partial));
   };
 
   /** One function: its body to edit, a call with arguments, and its deletion. */

@@ -13,7 +13,7 @@ import { progressView, watchBuilds } from './indexBuilds';
 import { describeField, indexParams, sourceNames } from './indexDefs';
 import { indexForm } from './indexForm';
 import { createIndex, deleteIndex, listIndexes } from './indexQueries';
-import { field, pageItems, refId } from './values';
+import { field, pageItems, partialListNote, refId } from './values';
 
 const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
 const yesNo = (v: JsonValue | undefined) => (v === true ? 'yes' : 'no');
@@ -96,6 +96,8 @@ export function indexesPanel(): Panel {
       h('tbody', {}, ...indexes.map((index) => row(index, building))),
     );
     if (indexes.length === 0) table.append(h('caption', {}, 'No indexes in this database.'));
+    const partial = partialListNote(answer.value, 'indexes');
+    if (partial) table.append(h('caption', { class: 'partial' }, partial));
     const alive = () => mine === generation && table.isConnected;
     watchBuilds(c, building, alive, (_gone, neverSeen) => {
       // Not building: active now, or (never seen building, and still inactive on reload) stalled.

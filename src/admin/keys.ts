@@ -8,7 +8,7 @@ import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { createKey, listKeys, revokeKey } from './queries';
 import { offerRoles, rolePicker, roleText } from './rolePicker';
-import { field, pageItems, refId } from './values';
+import { field, pageItems, partialListNote, refId } from './values';
 
 export function keysPanel(): Panel {
   const table = h('table', { id: 'keys' });
@@ -31,6 +31,8 @@ export function keysPanel(): Panel {
       return h('tr', { 'data-id': id }, h('td', {}, id), h('td', {}, roleText(field(key, 'role'))), h('td', {}, typeof label === 'string' ? label : ''), h('td', {}, String(field(key, 'ts') ?? '')), h('td', {}, revoke));
     });
     replace(table, h('thead', {}, h('tr', {}, h('th', {}, 'id'), h('th', {}, 'role'), h('th', {}, 'name'), h('th', {}, 'created (ts)'), h('th', {}))), h('tbody', {}, ...rows));
+    const partial = partialListNote(page.value, 'keys');
+    if (partial) table.append(h('caption', { class: 'partial' }, partial));
   };
 
   const revokeOne = async (id: string, roleText: string) => {

@@ -12,7 +12,7 @@ import { predicateList } from './predicateList';
 import { privilegeMatrix } from './privilegeMatrix';
 import { readRole, resourceText, roleDependents, roleParams, SCHEMA_RESOURCES, type LoadedRole, type Resource } from './roleDocument';
 import { createRole, deleteRole, listRoles, roleResources, roleUsers, updateRole } from './securityQueries';
-import { field, pageItems, refId } from './values';
+import { field, pageItems, partialListNote, refId } from './values';
 
 /** A role's privileges in one line: `Collection("users"): read, write (predicate)`. */
 function privilegesText(role: LoadedRole): string {
@@ -48,6 +48,8 @@ export function rolesPanel(): Panel {
     });
     replace(table, h('thead', {}, h('tr', {}, h('th', {}, 'name'), h('th', {}, 'privileges'), h('th', {}, 'members from'))), h('tbody', {}, ...rows));
     if (docs.length === 0) table.append(h('caption', {}, 'No roles yet: press New role.'));
+    const partial = partialListNote(page.value, 'roles');
+    if (partial) table.append(h('caption', { class: 'partial' }, partial));
   };
 
   /** The collections, indexes and functions a privilege can name, then the schema resources. */

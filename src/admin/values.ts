@@ -21,6 +21,14 @@ export function pageItems(page: JsonValue): JsonValue[] {
 }
 
 /**
+ * The dashboard's lists read one page (1,000 items): when there is more after it, the line that
+ * says so (a list is never cut short silently); '' when the page is the whole list.
+ */
+export function partialListNote(page: JsonValue, noun: string): string {
+  return field(page, 'after') === undefined ? '' : `Only the first ${pageItems(page).length} ${noun} are shown.`;
+}
+
+/**
  * A value as a literal expression: objects inside `{"object": …}`, so that keys which name FQL
  * functions (a document field called `get`, say) are data, not a call.
  */

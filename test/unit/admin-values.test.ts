@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseJson } from '../../src/wire/json';
 import { wireText } from '../../src/fqljs/wireText';
-import { literal, prettyJson, refId } from '../../src/admin/values';
+import { literal, partialListNote, prettyJson, refId } from '../../src/admin/values';
+import type { JsonValue } from '../../src/wire/expr';
 import { parseDocumentData } from '../../src/admin/documents';
 import { documentPage } from '../../src/admin/queries';
 import { highlightPieces } from '../../src/admin/highlight';
@@ -58,4 +59,10 @@ test('the query editor colours functions, strings, numbers and literals, and kee
   const unfinished = 'Add(1, "abc';
   assert.equal(highlightPieces(unfinished).map((p) => p.text).join(''), unfinished);
   assert.deepEqual(highlightPieces(unfinished).at(-1), { text: ' "abc', kind: 'plain' });
+});
+
+test('a list read as one page says when there is more after it, and only then', () => {
+  const page = (after: boolean) => new Map<string, JsonValue>([['data', ['a', 'b']], ...(after ? ([['after', ['c']]] as [string, JsonValue][]) : [])]);
+  assert.equal(partialListNote(page(true), 'keys'), 'Only the first 2 keys are shown.');
+  assert.equal(partialListNote(page(false), 'keys'), '');
 });
