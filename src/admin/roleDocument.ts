@@ -7,12 +7,11 @@
 import type { JsonValue } from '../wire/expr';
 import { renderExpr } from '../fqljs/render';
 import { fql } from './queries';
-import { field, refId } from './values';
-import { userRoleName } from './rolePicker';
+import { ACTIONS, type Action } from '../model/roleActions';
+import { field, refId, userRoleName } from './values';
 import { objectExpr } from './securityQueries';
 
-export const ACTIONS = ['read', 'write', 'create', 'create_with_id', 'delete', 'history_read', 'history_write', 'unrestricted_read', 'call'] as const;
-export type Action = (typeof ACTIONS)[number];
+export { ACTIONS, type Action };
 
 export type Resource =
   | { kind: 'collection' | 'index' | 'function'; name: string }

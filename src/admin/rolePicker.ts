@@ -10,9 +10,8 @@ import { h, replace } from './dom';
 import { describeError } from './messages';
 import { fql } from './queries';
 import { listRoles } from './securityQueries';
-import { field, pageItems, refId } from './values';
-
-export const BUILT_IN_ROLES = ['admin', 'server', 'server-readonly', 'client'] as const;
+import { BUILTIN_ROLES } from '../model/roleActions';
+import { field, pageItems, userRoleName } from './values';
 
 export interface RolePickerOptions {
   id: string;
@@ -32,11 +31,6 @@ export interface RolePicker {
   value(): JsonValue;
   /** The choice in words, for messages. */
   label(): string;
-}
-
-/** A user role's name when `v` is a ref to one, else ''. */
-export function userRoleName(v: JsonValue | undefined): string {
-  return field(field(field(field(v, '@ref'), 'collection'), '@ref'), 'id') === 'roles' ? refId(v) : '';
 }
 
 /** A `role` field in words, for tables: `server`, a role's name, or the value as it is (an array); '' for none. */
@@ -60,7 +54,7 @@ export function rolePicker(options: RolePickerOptions): RolePicker {
       select,
       options.none !== undefined && option('', options.none),
       kept !== undefined && option('kept', `as it is: ${renderValue(kept, { width: 1e9 })}`),
-      options.builtIns && group('Built-in roles', BUILT_IN_ROLES.map((r) => option(`builtin:${r}`, r))),
+      options.builtIns && group('Built-in roles', BUILTIN_ROLES.map((r) => option(`builtin:${r}`, r))),
       group('Roles of this database', userRoles),
     );
     select.value = chosen;
@@ -76,7 +70,7 @@ export function rolePicker(options: RolePickerOptions): RolePicker {
     set(role) {
       kept = undefined;
       let chosen = '';
-      if (typeof role === 'string' && (BUILT_IN_ROLES as readonly string[]).includes(role)) chosen = `builtin:${role}`;
+      if (typeof role === 'string' && (BUILTIN_ROLES as readonly string[]).includes(role)) chosen = `builtin:${role}`;
       else if (userRoleName(role)) chosen = `role:${userRoleName(role)}`;
       else if (role !== undefined && role !== null) {
         kept = role;

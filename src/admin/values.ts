@@ -14,6 +14,11 @@ export function refId(v: JsonValue | undefined): string {
   return typeof id === 'string' ? id : '';
 }
 
+/** A user role's name when `v` is a ref to one, else ''. */
+export function userRoleName(v: JsonValue | undefined): string {
+  return field(field(field(field(v, '@ref'), 'collection'), '@ref'), 'id') === 'roles' ? refId(v) : '';
+}
+
 /** The page's items (`data`) of a Paginate answer. */
 export function pageItems(page: JsonValue): JsonValue[] {
   const data = field(page, 'data');

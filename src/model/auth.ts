@@ -11,8 +11,9 @@ import { roleIdsOf } from './permissions';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { JwtVerifier, looksLikeJwt } from './jwt'; // JWT hook (access providers)
 
-export const BUILTIN_ROLES = ['admin', 'server', 'server-readonly', 'client'] as const;
-export type BuiltinRole = (typeof BUILTIN_ROLES)[number];
+import { BUILTIN_ROLES, type BuiltinRole } from './roleActions';
+
+export { BUILTIN_ROLES, type BuiltinRole };
 
 export function isBuiltinRole(s: unknown): s is BuiltinRole {
   return typeof s === 'string' && (BUILTIN_ROLES as readonly string[]).includes(s);

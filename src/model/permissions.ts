@@ -16,17 +16,9 @@ import { resolveRef, schemaOf, type Target } from './resolve';
 import type { BuiltinRole, Scope } from './auth';
 import { membershipOf, privilegesOf } from './roleType';
 import { readsOwnIdentity, tokenAllowed } from './tokenAllowances';
+import type { Action } from './roleActions';
 
-export type Action =
-  | 'read'
-  | 'write'
-  | 'create'
-  | 'create_with_id'
-  | 'delete'
-  | 'history_read'
-  | 'history_write'
-  | 'unrestricted_read'
-  | 'call';
+export type { Action } from './roleActions';
 
 /** Native collections whose documents only admins may see or change. */
 const ADMIN_ONLY = new Set(['databases', 'keys', 'roles', 'access_providers']);

@@ -13,7 +13,7 @@ import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
 import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { schemaOf } from './resolve';
-import { ACTION_ARITIES } from './roleActions';
+import { ACTION_ARITIES, isAction } from './roleActions';
 
 const WRITABLE = ['name', 'privileges', 'membership', 'data'] as const;
 const FIRST_ROLE_ID = 1;
@@ -36,7 +36,7 @@ async function validateResource(ctx: EvalContext, db: bigint, v: Value | undefin
   if (!ok || !(await schemaOf(ctx, db)).get(parent as 'collections', v.id)) f.add(field, 'invalid reference', 'Cannot read reference.');
 }
 
-function validateLambda(v: Value, field: (string | number)[], expected: number[] | undefined, f: Failures): void {
+function validateLambda(v: Value, field: (string | number)[], expected: readonly number[] | undefined, f: Failures): void {
   if (!(v instanceof Lambda)) return f.invalidType(field, v, 'Query');
   if (expected && !expected.includes(lambdaArity(v)))
     f.add(field, 'invalid arity', `Found lambda with arity ${lambdaArity(v)} expected ${expected.join(' or ')}`);
@@ -75,7 +75,7 @@ function validatePrivileges(ctx: EvalContext, db: bigint, v: Value, f: Failures)
     if (!(actions instanceof Map)) return f.invalidType([...at, 'actions'], actions, 'Map');
     for (const [action, grant] of actions) {
       const field = [...at, 'actions', action];
-      if (!(action in ACTION_ARITIES)) f.add(field, 'invalid field', 'Field not allowed.');
+      if (!isAction(action)) f.add(field, 'invalid field', 'Field not allowed.');
       else if (typeof grant !== 'boolean' && grant !== null) validateLambda(grant, field, ACTION_ARITIES[action], f);
     }
   });

@@ -97,6 +97,9 @@ describe('role documents', () => {
       ],
       [{ name: 'v5', privileges: [{ resource: q.Collection('posts'), actions: { read: 'yes' } }] }, 'invalid type', ['privileges', 0, 'actions', 'read'], 'Invalid type String, expected type Query.'],
       [{ name: 'v6', membership: { resource: q.Index('all_posts') } }, 'invalid reference', ['membership', 'resource'], 'Cannot read reference.'],
+      // Not an action, though every object has it: named as such, not taken for one.
+      [{ name: 'v7', privileges: [{ resource: q.Collection('posts'), actions: { constructor: true } }] }, 'invalid field', ['privileges', 0, 'actions', 'constructor'], 'Field not allowed.'],
+      [{ name: 'v8', privileges: [{ resource: q.Collection('posts'), actions: { sing: true } }] }, 'invalid field', ['privileges', 0, 'actions', 'sing'], 'Field not allowed.'],
     ];
     for (const [params, code, field, description] of cases) {
       const f = await failure(root, q.CreateRole(params as never));
