@@ -8,12 +8,14 @@ import type { RangeScan } from './backend';
 import { lineTs } from './record';
 
 interface Kept {
-  /** The line's TS text (`YYYY-MM-DD HH:mm:ss.SSS Z`): sorts in time order. */
+  /** The line's TS text (`YYYY-MM-DD HH:mm:ss.SSS Z`): sorts in time order, to the millisecond. */
   ts: string;
+  /** Its place in the scan: a file holds its lines in the order they were written, so within one millisecond a later line is newer. */
+  seq: number;
   line: string;
 }
 
-const newestFirst = (a: Kept, b: Kept) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0);
+const newestFirst = (a: Kept, b: Kept) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : b.seq - a.seq);
 
 /**
  * The newest `limit` lines (newest first) of a scan whose batches are in no particular global order
@@ -22,9 +24,10 @@ const newestFirst = (a: Kept, b: Kept) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 
  */
 export async function newestLines(scan: RangeScan, limit: number): Promise<string[]> {
   let kept: Kept[] = [];
+  let seq = 0;
   for await (const batch of scan) {
     if (batch.records === 0) continue;
-    for (const line of batch.text.split('\n')) if (line !== '') kept.push({ ts: lineTs(line) ?? '', line });
+    for (const line of batch.text.split('\n')) if (line !== '') kept.push({ ts: lineTs(line) ?? '', seq: seq++, line });
     if (kept.length >= 2 * limit) kept = kept.sort(newestFirst).slice(0, limit);
   }
   return kept.sort(newestFirst).slice(0, limit).map((k) => k.line);

@@ -22,6 +22,13 @@ test('the newest lines, newest first, across batches out of order', async () => 
   assert.deepEqual(got, [6000, 5000, 4000, 3000].map(line));
 });
 
+test('lines of the same millisecond: the later written is the newer, kept first and kept by the limit', async () => {
+  const tied = (n: number) => `{"N":${n},"TS":"2026-01-01 00:00:01.000 Z"}`;
+  const batch: ScanBatch = { text: [1, 2, 3].map((n) => `${tied(n)}\n`).join(''), records: 3, scanned: 0 };
+  const one: RangeScan = { bytesTotal: 0, async *[Symbol.asyncIterator]() { yield batch; } };
+  assert.deepEqual(await newestLines(one, 2), [tied(3), tied(2)]);
+});
+
 test('cut back while scanning, the newest survive whatever the order; fewer lines than the limit come whole', async () => {
   const times = Array.from({ length: 50 }, (_, i) => ((i * 37) % 50) * 100 + 100); // 100..5000, shuffled
   const got = await newestLines(scan(times.map((t) => [t])), 3);
