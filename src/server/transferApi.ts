@@ -20,7 +20,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
-import { Readable } from 'node:stream';
 import type { QueryService } from '../fql/api';
 import { asAdmin, LogApiError } from '../logs/access';
 import type { RequestLogger } from '../logs/types';
@@ -115,7 +114,7 @@ export class TransferApi {
       const body = await ctx.readBody(UPLOAD_LIMIT);
       bodyRead(body.length);
       if (body.length === 0) throw new LogApiError(400, 'The body is the file to import (or give ?path=… on the server).');
-      return this.json(res, 202, this.view(await this.jobs.startImport(secret, owner, database, { body: Readable.from([body]) })), traceparent);
+      return this.json(res, 202, this.view(await this.jobs.startImport(secret, owner, database, { body })), traceparent);
     }
     const file = EXPORT_FILE.exec(ctx.path);
     const [, kind, id] = file ? ['', 'exports', file[1]] : JOB.exec(ctx.path)!;
@@ -124,11 +123,11 @@ export class TransferApi {
     if (!job || job.kind !== (kind === 'exports' ? 'export' : 'import') || job.owner !== owner) return this.fail(res, 404, `No ${kind.slice(0, -1)} '${id}'.`, traceparent);
     if (!file) return this.json(res, 200, this.view(job), traceparent);
     if (job.state !== 'Complete') return this.fail(res, 409, `Export '${id}' is ${job.state}, not Complete.`, traceparent);
-    const rel = decodeURIComponent(file[2]);
+    const rel = decodedPath(file[2]);
     // Only the files the job lists (and its manifest), never a path out of its tree.
-    const listed = rel === 'manifest.json' || job.files?.some((f) => f.path === rel);
-    const full = normalize(join(this.jobs.treeOf(job), rel));
-    if (!listed || !full.startsWith(this.jobs.treeOf(job) + sep)) return this.fail(res, 404, `Export '${id}' has no file '${rel}'.`, traceparent);
+    const listed = rel !== undefined && (rel === 'manifest.json' || job.files?.some((f) => f.path === rel));
+    const full = rel === undefined ? '' : normalize(join(this.jobs.treeOf(job), rel));
+    if (!listed || !full.startsWith(this.jobs.treeOf(job) + sep)) return this.fail(res, 404, `Export '${id}' has no file '${rel ?? file[2]}'.`, traceparent);
     const { size } = await stat(full);
     res.writeHead(200, {
       'content-type': rel.endsWith('.gz') ? 'application/gzip' : rel.endsWith('.json') ? 'application/json' : 'application/x-ndjson',
@@ -154,6 +153,15 @@ export class TransferApi {
 
   private fail(res: AnyResponse, status: number, message: string, traceparent: string, headers?: Record<string, string>): Answer {
     return { status, bytesOut: sendJson(res, status, message, { ...headers, traceparent }) };
+  }
+}
+
+/** A path segment's %-escapes decoded; undefined when one is malformed (`%E0`: no such file). */
+function decodedPath(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
   }
 }
 

@@ -4,11 +4,8 @@
 // <dataDir>/transfers/ (jobs/jobFiles.ts): `<id>.json`, its state; `<id>/`, an export's tree or an
 // import's uploaded source.
 
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { JobFiles, type FileJob } from '../jobs/jobFiles';
 import { runExport, type ExportFormat } from './export';
 import type { WrittenFile } from './export/lineFile';
@@ -87,18 +84,13 @@ export class TransferJobs {
   /**
    * Saves `body` (one file: a driver dump, NDJSON or a JSON array, gzipped or not) and imports it;
    * or, with `path` (the root secret only: it reads the server's files), imports what is there.
+   * Saving is part of the job, so a file that cannot be written fails the job (never left Running).
    */
-  async startImport(secret: string, owner: string, database: string, source: { body: Readable } | { path: string }): Promise<TransferJob> {
+  async startImport(secret: string, owner: string, database: string, source: { body: Buffer } | { path: string }): Promise<TransferJob> {
     const job = await this.files.create({ kind: 'import', owner, database, progress: progress() });
-    let path: string;
-    if ('path' in source) path = source.path;
-    else {
-      await mkdir(this.treeOf(job), { recursive: true });
-      path = await saveUpload(source.body, this.treeOf(job));
-    }
     const work = async () => {
       const report = await runImport({
-        source: path,
+        source: 'path' in source ? source.path : await saveUpload(source.body, this.treeOf(job)),
         client: new QueryClient(IN_PROCESS, secret, [], this.transport),
         database,
         onProgress: (s) => Object.assign(job.progress, { written: s.done, existing: s.existing, problems: s.problems, bytes_done: s.bytesDone, bytes_total: s.bytesTotal }),
@@ -115,16 +107,11 @@ function progress(): TransferJob['progress'] {
 }
 
 /** The body into `dir`, named by what it holds (gzip, a JSON array, or lines) so the readers take it. */
-async function saveUpload(body: Readable, dir: string): Promise<string> {
-  const raw = join(dir, 'upload');
-  await pipeline(body, createWriteStream(raw));
-  const fh = await open(raw, 'r');
-  const head = Buffer.alloc(64);
-  const { bytesRead } = await fh.read(head, 0, 64, 0);
-  await fh.close();
-  const gzip = bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-  const array = !gzip && head.subarray(0, bytesRead).toString('utf8').trimStart().startsWith('[');
+async function saveUpload(body: Buffer, dir: string): Promise<string> {
+  const gzip = body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b;
+  const array = !gzip && body.subarray(0, 64).toString('utf8').trimStart().startsWith('[');
   const named = join(dir, gzip ? 'upload.ndjson.gz' : array ? 'upload.json' : 'upload.ndjson');
-  await rename(raw, named);
+  await mkdir(dir, { recursive: true });
+  await writeFile(named, body);
   return named;
 }

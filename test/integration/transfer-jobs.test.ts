@@ -62,6 +62,8 @@ test('an export job: started, polled until Complete, its files downloaded; the f
   assert.equal((await call('GET', `/api/v1/exports/${started.json!.id}`, `${srv.secret}:other:admin`)).status, 404);
   assert.equal((await call('GET', `/api/v1/exports/${started.json!.id}/files/..%2F..%2Ftransfers`, appAdmin)).status, 404);
   assert.equal((await call('GET', `/api/v1/exports/${started.json!.id}/files/db/schema.ndjson`, appAdmin)).status, 404);
+  const malformed = await call('GET', `/api/v1/exports/${started.json!.id}/files/%E0`, appAdmin);
+  assert.deepEqual([malformed.status, malformed.json!.message], [404, `Export '${started.json!.id}' has no file '%E0'.`], 'a malformed escape names no file');
 
   // The collection's file is a driver dump: an import job takes it as its body.
   const imported = await call('POST', '/api/v1/imports?database=copy', srv.secret, file.bytes);
