@@ -24,6 +24,14 @@ const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Progress is saved at most this often. */
 const SAVE_EVERY_MS = 500;
 
+/** The jobs this process is running: a job file naming this pid but not listed here was left by an earlier process that had the same pid (a restarted container's PID 1). */
+const runningHere = new Set<string>();
+
+/** Whether the process that wrote a Running job is still running it. */
+function stillRunning(job: FileJob): boolean {
+  return job.pid === process.pid ? runningHere.has(job.id) : alive(job.pid);
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -49,7 +57,13 @@ export class JobFiles<J extends FileJob> {
     await mkdir(this.dir, { recursive: true });
     const now = new Date().toISOString();
     const job = { ...fields, id: randomUUID(), state: 'Running', created: now, updated: now, pid: process.pid } as J;
-    await this.save(job);
+    runningHere.add(job.id);
+    try {
+      await this.save(job);
+    } catch (e) {
+      runningHere.delete(job.id);
+      throw e;
+    }
     return job;
   }
 
@@ -80,6 +94,7 @@ export class JobFiles<J extends FileJob> {
       await saving;
     }
     await this.save(job).catch((e: unknown) => console.error(`flora: cannot save ${this.what} job ${job.id}: ${(e as Error).message}`));
+    runningHere.delete(job.id); // after its final state is written: a reader never sees it Running and not running
   }
 
   /** A job by id; undefined when there is none. */
@@ -92,7 +107,7 @@ export class JobFiles<J extends FileJob> {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
-    if (job.state === 'Running' && !alive(job.pid)) return { ...job, state: 'Failed', error: `the process running this ${this.what} stopped before it was complete` };
+    if (job.state === 'Running' && !stillRunning(job)) return { ...job, state: 'Failed', error: `the process running this ${this.what} stopped before it was complete` };
     return job;
   }
 

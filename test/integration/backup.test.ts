@@ -380,7 +380,7 @@ describe('backup and restore', () => {
     assert.match(check.err, new RegExp(`the file is whole: ${job!.records} records`));
     const unknown = await httpRequest(src.url, { path: '/api/v1/backups/00000000-0000-4000-8000-000000000000', headers: auth });
     assert.equal(unknown.status, 404);
-    // Listed, newest first, as polled; another key may not list them.
+    // Listed as polled (the order is unit/jobFiles's); another key may not list them.
     const list = await httpRequest(src.url, { path: '/api/v1/backups', headers: auth });
     assert.equal(list.status, 200, list.body);
     const jobs = JSON.parse(list.body).jobs as { id: string; state: string; download?: string }[];
