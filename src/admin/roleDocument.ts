@@ -100,18 +100,25 @@ const predicateText = (v: JsonValue): string => renderExpr(v, { width: 1e9 });
 /** An answer's role document for the editor; an Error names what it cannot show (never dropped). */
 export function readRole(doc: JsonValue): LoadedRole {
   const name = String(field(doc, 'name') ?? '');
-  const privileges = asList(field(doc, 'privileges')).map((p) => {
+  // One row per resource: entries naming the same resource (the server takes them, and applies
+  // each) are merged, so the editor shows, and saving keeps, every action of each.
+  const byResource = new Map<string, { resource: Resource; actions: Map<string, true | string> }>();
+  for (const p of asList(field(doc, 'privileges'))) {
     const resource = resourceOfRef(field(p, 'resource'));
     if (!resource) throw new Error(`Role ${name} grants privileges on ${predicateText(field(p, 'resource') ?? null)}, which this editor cannot show; change it in the query editor.`);
-    const actions = new Map<string, true | string>();
+    const entry = byResource.get(resourceText(resource)) ?? { resource, actions: new Map<string, true | string>() };
+    byResource.set(resourceText(resource), entry);
     const given = field(p, 'actions');
     for (const [action, grant] of given instanceof Map ? given : []) {
-      if (grant === true) actions.set(action, true);
-      else if (grant instanceof Map) actions.set(action, predicateText(grant));
       // false and null grant nothing: the editor shows them unchecked and saving leaves them out.
+      const granted = grant === true ? true : grant instanceof Map ? predicateText(grant) : undefined;
+      if (granted === undefined) continue;
+      const before = entry.actions.get(action);
+      if (before !== undefined && before !== granted) throw new Error(`Role ${name} grants ${action} on ${resourceText(resource)} twice, differently; change it in the query editor.`);
+      entry.actions.set(action, granted);
     }
-    return { resource, actions };
-  });
+  }
+  const privileges = [...byResource.values()];
   const membership = asList(field(doc, 'membership')).map((m) => {
     const resource = resourceOfRef(field(m, 'resource'));
     if (resource?.kind !== 'collection') throw new Error(`Role ${name} has a member resource this editor cannot show; change it in the query editor.`);

@@ -130,6 +130,20 @@ test('a stored role reads back with its predicates in the driver syntax, and sav
   assert.throws(() => readRole(parseJson('{"name":"odd","privileges":[{"resource":{"@ref":{"id":"1","collection":{"@ref":{"id":"users","collection":{"@ref":{"id":"collections"}}}}}},"actions":{}}]}')), /Role odd grants privileges on Ref\(Collection\("users"\), "1"\), which this editor cannot show/);
 });
 
+test('entries naming the same resource are one row with every action (none lost on saving); a clash is refused', () => {
+  const users = '{"@ref":{"id":"users","collection":{"@ref":{"id":"collections"}}}}';
+  const twice = (second: string) =>
+    parseJson(`{"name":"t","privileges":[{"resource":${users},"actions":{"read":true}},{"resource":${users},"actions":${second}}]}`);
+  const role = readRole(twice('{"write":true,"read":true}'));
+  assert.equal(role.privileges.length, 1);
+  assert.deepEqual(role.privileges[0].resource, { kind: 'collection', name: 'users' });
+  assert.deepEqual([...role.privileges[0].actions], [['read', true], ['write', true]]);
+  assert.throws(
+    () => readRole(twice('{"read":{"@query":{"api_version":"4","lambda":"x","expr":true}}}')),
+    /^Error: Role t grants read on Collection\("users"\) twice, differently; change it in the query editor\.$/,
+  );
+});
+
 test('resources: refs of answers named, and the actions each kind has', () => {
   assert.deepEqual(resourceOfRef(parseJson('{"@ref":{"id":"keys"}}')), { kind: 'schema', name: 'keys' });
   assert.deepEqual(resourceOfRef(parseJson('{"@ref":{"id":"f","collection":{"@ref":{"id":"functions"}}}}')), { kind: 'function', name: 'f' });
