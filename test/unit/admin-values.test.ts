@@ -34,6 +34,8 @@ test('document data must be a JSON object; a syntax error says so', () => {
   assert.equal(wireText(parseDocumentData('{"n": 9007199254740993}')), '{"n":9007199254740993}');
   assert.throws(() => parseDocumentData('{"a": }'), /^Error: The data is not valid JSON: /);
   assert.throws(() => parseDocumentData('[1]'), /must be a JSON object/);
+  assert.throws(() => parseDocumentData('{"n": 99999999999999999999}'), /^Error: The data has an integer outside the 64-bit range/);
+  assert.equal(wireText(parseDocumentData('{"n": -9223372036854775808}')), '{"n":-9223372036854775808}', 'the edge of the range is taken');
 });
 
 test('a document page carries the cursor it is given, as it came', () => {
