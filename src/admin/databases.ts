@@ -39,12 +39,21 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
   const move = h('form', { id: 'move-db' }, h('label', { for: 'move-db-to' }, 'Move the selected database into'), destination, h('button', { type: 'submit' }, 'Move'));
   let root: DatabaseNode = { path: [], children: [] };
 
-  const select = (path: string[]) => {
+  /** The path the screens were last opened for. */
+  let opened: string | undefined;
+  /**
+   * Selects `path`; its screens are (re)opened when it is picked, or when it is another database
+   * than they show: reading the tree again after a create leaves them as they are (a new key's
+   * secret, shown once, stays shown).
+   */
+  const select = (path: string[], picked = true) => {
     current = path;
     // The database the secret belongs to is not deleted, renamed or moved from here.
     remove.disabled = path.length === 0;
     rename.hidden = move.hidden = path.length === 0;
     for (const li of tree.querySelectorAll('[data-path]')) li.classList.toggle('selected', li.getAttribute('data-path') === path.join('/'));
+    if (!picked && opened === path.join('/')) return;
+    opened = path.join('/');
     selected(path);
   };
   const item = (node: DatabaseNode): HTMLElement => {
@@ -65,7 +74,7 @@ export function databasesPanel(client: FloraClient, selected: (path: string[]) =
       replace(tree, item(root));
       replace(destination, h('option', { value: '' }, 'choose a database…'), ...destinations(root));
     }
-    select(current);
+    select(current, false);
   };
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();

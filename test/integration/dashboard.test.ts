@@ -158,6 +158,11 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     const secret = (await page().locator('#new-key-secret-value').textContent()) ?? '';
     await see('#keys tbody tr', 'reports');
     assert.match((await page().locator('#keys tbody tr', { hasText: 'reports' }).textContent()) ?? '', /reader/);
+    // Creating a database reads the tree again but leaves the open screen as it was: the secret stays shown.
+    await page().fill('#new-db-name', 'reports');
+    await page().click('#create-db button[type=submit]');
+    await see('#databases .notice', 'Created database shop/reports.');
+    assert.equal(await page().locator('#new-key-secret-value').textContent(), secret);
     const ask = (body: string) => httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body });
     assert.equal((await ask('{"count":{"documents":{"collection":"orders"}}}')).status, 200, 'the role reads orders');
     assert.equal((await ask('{"create":{"collection":"orders"},"params":{"object":{}}}')).status, 403, 'and may not write them');
