@@ -48,8 +48,10 @@ export function documentsPanel(): Panel {
 
   const showPage = async (cursor: Cursor) => {
     const c = client!;
-    const page = await attempt(box, `read the documents of ${collection}`, () => c.query(documentPage(collection, PAGE_SIZE, cursor)));
-    if (!page) return;
+    const coll = collection;
+    const page = await attempt(box, `read the documents of ${coll}`, () => c.query(documentPage(coll, PAGE_SIZE, cursor)));
+    // Another collection or database chosen meanwhile: its own read draws the table.
+    if (!page || coll !== collection || c !== client) return;
     const docs = pageItems(page.value);
     replace(
       table,
@@ -81,7 +83,8 @@ export function documentsPanel(): Panel {
   /** One document: its JSON, its history (each version restorable), and its deletion. */
   const view = async (doc: JsonValue) => {
     const c = client!;
-    const coll = collection;
+    // The document's own collection (its ref's), whatever the table shows by now.
+    const coll = refId(field(field(field(doc, 'ref'), '@ref'), 'collection'));
     const id = refId(field(doc, 'ref'));
     const history = h('ol', { id: 'document-history' });
     const remove = h('button', { type: 'button', id: 'delete-document' }, 'Delete document');

@@ -124,6 +124,32 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     assert.equal(await page().locator('#documents tbody tr').count(), 20);
   });
 
+  await t.test("a collection's page that answers after another collection was picked is not drawn", async () => {
+    await runQuery('Do(CreateCollection({name: "late"}), Create(Collection("late"), {data: {from: "late"}}))');
+    await see('#result-fql', 'late');
+    await openTab('documents');
+    // Hold the first read of late's documents until orders' page has been drawn.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    await page().route(`${file.flora.url}/`, async (route) => {
+      if ((route.request().postData() ?? '').includes('"late"')) await held;
+      await route.continue();
+    });
+    await page().click('#collections button.collection >> text=late');
+    await page().click('#collections button.collection >> text=orders');
+    await page().locator('#documents tbody tr:nth-child(20)').waitFor(STEP);
+    const lateAnswered = page().waitForResponse((r) => (r.request().postData() ?? '').includes('"late"'));
+    release();
+    await lateAnswered;
+    await page().unroute(`${file.flora.url}/`);
+    // late's answer came last; a page read after it is drawn over orders' table, which late's never replaced.
+    await page().click('#next-page');
+    await page().locator('#previous-page:enabled').waitFor(STEP);
+    await see('#documents-panel h2', 'Collection orders');
+    assert.equal(await page().locator('#documents tbody td', { hasText: 'late' }).count(), 0);
+    assert.equal(await page().locator('#documents tbody tr').count(), 5);
+  });
+
   await t.test('keys: one created shows its secret once, is listed, and is revoked after a confirmation', async () => {
     await openTab('keys');
     await page().selectOption('#new-key-role', 'server');
