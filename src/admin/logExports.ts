@@ -95,7 +95,7 @@ export function logExports(regionGroup: () => string): { element: HTMLElement; o
     const c = client!;
     const path = database.value.trim().replace(/^\/+|\/+$/g, '');
     void attempt(box, 'request a log export', async () => {
-      const group = regionGroup() || (await recentRecords(c, 1)).region_group;
+      const group = regionGroup() || (await recentRecords(c, 1, 1)).region_group;
       const job = await requestExport(c, group, path, range.start, range.end);
       await list();
       show(box, `Requested log export ${job.request_id}; it is ${job.state}.`, 'notice');

@@ -30,8 +30,11 @@ export const FINAL_STATES = ['Complete', 'DoesNotExist', 'Failed', 'TimedOut'];
  * requesting an export: polled every few seconds, exports would pile up (each is kept a week and
  * listed below) and each waits until its end time has passed and behind other exports.
  */
-export const recentRecords = (client: FloraClient, minutes: number): Promise<RecentAnswer> =>
-  apiJson<RecentAnswer>(client, `/api/v1/logs/_recent?type=query&minutes=${minutes}&limit=5000`, { headers: { 'x-fauna-source': OWN_SOURCE } });
+export const recentRecords = (client: FloraClient, minutes: number, limit = RECENT_LIMIT): Promise<RecentAnswer> =>
+  apiJson<RecentAnswer>(client, `/api/v1/logs/_recent?type=query&minutes=${minutes}&limit=${limit}`, { headers: { 'x-fauna-source': OWN_SOURCE } });
+
+/** Records the live view reads at most (the newest of its window). */
+export const RECENT_LIMIT = 5000;
 
 export const listExports = (client: FloraClient): Promise<{ results: LogExport[] }> =>
   apiJson(client, '/api/v1/logs/_list?type=query', { method: 'POST', body: { max_results: 100 } });

@@ -64,6 +64,16 @@ export function toRow(record: Record<string, unknown>): LogRow {
   };
 }
 
+/**
+ * The time a read of the window `[readAt - spanMs, readAt]` covers: the whole window, or, when the
+ * read was cut at `limit` records (newest first, so the window's start is missing), from the oldest
+ * record read, so that a chart shows no made-up quiet before it.
+ */
+export function coveredWindow(rows: readonly LogRow[], readAt: number, spanMs: number, limit: number): { fromMs: number; cut: boolean } {
+  const cut = rows.length >= limit && rows.length > 0;
+  return { fromMs: cut ? Math.max(readAt - spanMs, rows[rows.length - 1].ms) : readAt - spanMs, cut };
+}
+
 export type StatusFilter = { kind: 'any' } | { kind: 'ok' } | { kind: 'errors' } | { kind: 'code'; code: number };
 
 export interface LogFilter {

@@ -8,8 +8,8 @@ import type { FloraClient } from './client';
 import { lineChart } from './chart';
 import { h, replace } from './dom';
 import { logExports } from './logExports';
-import { matches, parseFilter, toRow, type LogFilter, type LogRow } from './logRecords';
-import { recentRecords } from './logQueries';
+import { coveredWindow, matches, parseFilter, toRow, type LogFilter, type LogRow } from './logRecords';
+import { RECENT_LIMIT, recentRecords } from './logQueries';
 import { attempt, show } from './messages';
 import type { Panel } from './panel';
 import { buckets } from './percentiles';
@@ -79,10 +79,11 @@ export function queryLogPanel(): Panel {
 
   const render = () => {
     const shown = rows.filter((r) => matches(r, filter));
-    const span = Number(minutes.value) * 60_000;
+    const { fromMs, cut } = coveredWindow(rows, readAt, Number(minutes.value) * 60_000, RECENT_LIMIT);
     summary.textContent = `${shown.length} matching request(s) of ${rows.length} read from the ${minutes.selectedOptions[0]?.textContent ?? ''}` +
+      (cut ? ` (only the newest ${RECENT_LIMIT}, since ${clock(fromMs)})` : '') +
       (shown.length > SHOWN_ROWS ? `; the newest ${SHOWN_ROWS} are listed.` : '.') + ` Updated ${clock(readAt)}.`;
-    const series = buckets(shown.map((r) => ({ ms: r.ms, value: r.timeMs })), readAt - span, readAt, span / CHART_BUCKETS);
+    const series = buckets(shown.map((r) => ({ ms: r.ms, value: r.timeMs })), fromMs, readAt, Math.max(1, readAt - fromMs) / CHART_BUCKETS);
     const labels = series.map((b) => clock(b.start));
     replace(
       charts,

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buckets, percentile } from '../../src/admin/percentiles';
-import { matches, OWN_SOURCE, parseFilter, toRow, tsMs, type LogRow } from '../../src/admin/logRecords';
+import { coveredWindow, matches, OWN_SOURCE, parseFilter, toRow, tsMs, type LogRow } from '../../src/admin/logRecords';
 import { exportRange } from '../../src/admin/logExports';
 import { jobCounts, jobTitle } from '../../src/admin/jobs';
 import { axisNumber } from '../../src/admin/chart';
@@ -116,4 +116,13 @@ test("a listed job's title: kind, database, options and start time", () => {
   assert.equal(jobTitle('export', { id: 'x', state: 'Running', created, database: '', format: 'fauna-simple' }, []), 'Export of (root) (fauna-simple; 2026-11-26 23:59:01 UTC)');
   assert.equal(jobTitle('import', { id: 'x', state: 'Failed', created, database: 'copy' }, []), 'Import into copy (2026-11-26 23:59:01 UTC)');
   assert.equal(jobTitle('backup', { id: 'x', state: 'Complete', created }, []), 'Backup of every database (2026-11-26 23:59:01 UTC)');
+});
+
+test('the window a read covers: all of it, or from the oldest record when the read was cut at the limit', () => {
+  const at = (...ms: number[]) => ms.map((m) => row({ ms: m }));
+  const readAt = 100_000;
+  assert.deepEqual(coveredWindow(at(99_000, 98_000), readAt, 60_000, 5), { fromMs: 40_000, cut: false }, 'fewer than the limit: the whole window');
+  assert.deepEqual(coveredWindow(at(99_000, 98_000, 97_000), readAt, 60_000, 3), { fromMs: 97_000, cut: true }, 'cut: from the oldest read');
+  assert.deepEqual(coveredWindow(at(99_000, 30_000), readAt, 60_000, 2), { fromMs: 40_000, cut: true }, 'never before the window');
+  assert.deepEqual(coveredWindow([], readAt, 60_000, 0), { fromMs: 40_000, cut: false });
 });
