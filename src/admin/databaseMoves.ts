@@ -6,6 +6,7 @@
 // the secret's own database cannot be a destination: no ref names it from inside.
 
 import type { DatabaseNode } from './databases';
+import { pathLabel } from './values';
 
 /** One MoveDatabase, run in the secret's own database: the database at `from` into the one at `to`. */
 export interface Move {
@@ -13,7 +14,6 @@ export interface Move {
   to: string[];
 }
 
-export const pathLabel = (path: readonly string[]): string => (path.length ? path.join('/') : '(root)');
 
 const isPrefix = (prefix: readonly string[], path: readonly string[]) => prefix.length <= path.length && prefix.every((n, i) => path[i] === n);
 

@@ -4,11 +4,10 @@
 
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
-import { moveDatabase, renameDatabase } from './databaseQueries';
-import { pathLabel, planMove, renameProblem } from './databaseMoves';
+import { planMove, renameProblem } from './databaseMoves';
 import { attempt, show } from './messages';
-import { createDatabase, databaseContents, deleteDatabase, listDatabases } from './queries';
-import { pageItems, partialListNote, refId } from './values';
+import { createDatabase, databaseContents, deleteDatabase, listDatabases, moveDatabase, renameDatabase } from './queries';
+import { pageItems, partialListNote, pathLabel, refId } from './values';
 
 export interface DatabaseNode {
   path: string[];

@@ -8,6 +8,7 @@ import { loadGraphiql } from './graphiqlLoader';
 import { IMPORT_MODES, graphqlFetcher, importMadeQuery, importSchema, overrideWarning, readImportMade, type ImportMode } from './graphqlQueries';
 import { attempt, show } from './messages';
 import type { Panel } from './panel';
+import { pathLabel } from './values';
 
 const EXAMPLE = `type User {
   email: String! @unique
@@ -21,7 +22,6 @@ type Query {
 /** The file names a schema file may have. */
 const SCHEMA_FILE = /\.(graphql|gql)$/i;
 
-const databaseLabel = (path: readonly string[]) => (path.length ? path.join('/') : '(root)');
 
 export function graphqlPanel(): Panel {
   let client: FloraClient | undefined;
@@ -74,7 +74,7 @@ export function graphqlPanel(): Panel {
     const c = client!;
     const text = sdl.value;
     const mode = (form.querySelector<HTMLInputElement>('input[name=import-mode]:checked')?.value ?? 'merge') as ImportMode;
-    const db = databaseLabel(c.path);
+    const db = pathLabel(c.path);
     if (text.trim() === '') return show(box, 'The schema is empty: type one (see the example in the box) or pick a .graphql file.');
     void attempt(box, 'import the schema', async () => {
       if (mode === 'override') {
@@ -104,7 +104,7 @@ export function graphqlPanel(): Panel {
     element,
     open(c) {
       client = c;
-      scope.textContent = `in ${databaseLabel(c.path)}`;
+      scope.textContent = `in ${pathLabel(c.path)}`;
       void showGraphiql();
     },
   };

@@ -13,7 +13,8 @@ export interface Piece {
 }
 
 const FUNCTIONS = new Set(FUNCTION_NAMES);
-const LITERALS = new Set(['true', 'false', 'null', 'undefined']);
+/** acorn's labels of the literal keywords (`undefined` is a name to it, not a keyword). */
+const LITERALS = new Set(['true', 'false', 'null']);
 
 /** The source cut into pieces that cover all of it, each with its kind (spaces and comments are plain). */
 export function highlightPieces(source: string): Piece[] {

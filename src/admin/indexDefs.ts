@@ -5,7 +5,7 @@
 import { FqlJsError } from '../fqljs/errors';
 import type { JsonValue } from '../wire/expr';
 import { parseJson } from '../wire/json';
-import { fql } from './queries';
+import { fql, str } from './queries';
 import { field, literal, obj } from './values';
 
 export interface IndexForm {
@@ -20,8 +20,6 @@ export interface IndexForm {
   unique: boolean;
   serialized: boolean;
 }
-
-const str = (s: string): string => JSON.stringify(s);
 
 /** Top-level document fields an index can read by a one-part path. */
 const DOCUMENT_FIELDS = ['ref', 'ts', 'ttl', 'data'];
@@ -97,13 +95,6 @@ export function sourceNames(source: JsonValue | undefined): string[] {
   const ref = field(source, 'collection') ?? field(source, 'class') ?? source;
   const id = field(field(ref, '@ref'), 'id');
   return typeof id === 'string' ? [id] : [];
-}
-
-/** The names of the bindings an index's sources define. */
-export function bindingNames(source: JsonValue | undefined): string[] {
-  if (Array.isArray(source)) return source.flatMap(bindingNames);
-  const fields = field(source, 'fields');
-  return fields instanceof Map ? [...fields.keys()] : [];
 }
 
 /**

@@ -64,7 +64,7 @@ export const startExport = (client: FloraClient, options: ExportOptions): Promis
   apiJson(client, PATHS.export, { method: 'POST', body: options });
 
 /** An import of one uploaded file into the client's database. */
-export const startImport = (client: FloraClient, file: Blob): Promise<Job> => apiJson(client, `${PATHS.import}?database=`, { method: 'POST', body: file });
+export const startImport = (client: FloraClient, file: Blob): Promise<Job> => apiJson(client, PATHS.import, { method: 'POST', body: file });
 
 /** A backup of the whole store (the root secret, or an admin key of the top database). */
 export const startBackup = (client: FloraClient): Promise<Job> => apiJson(client, PATHS.backup, { method: 'POST' });

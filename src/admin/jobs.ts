@@ -10,10 +10,10 @@ import { downloadWithKey } from './httpApi';
 import { listJobs, readJob, startBackup, startExport, startImport, UPLOAD_LIMIT, type ExportOptions, type Job, type JobKind } from './jobQueries';
 import { attempt, show } from './messages';
 import type { Panel } from './panel';
+import { pathLabel } from './values';
 
 const WATCH_MS = 500;
 
-const dbName = (path: readonly string[]) => (path.length ? path.join('/') : '(root)');
 
 /** What a job has done so far, in words. */
 export function jobCounts(kind: JobKind, job: Job): string {
@@ -26,12 +26,14 @@ export function jobCounts(kind: JobKind, job: Job): string {
 /** A listed job's title: what it was, of which database (its `database` is below the key's, `keyPath`), when. */
 export function jobTitle(kind: JobKind, job: Job, keyPath: readonly string[]): string {
   const when = job.created.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-  const db = dbName([...keyPath, ...(job.database ?? '').split('/').filter((p) => p !== '')]);
+  const db = pathLabel([...keyPath, ...(job.database ?? '').split('/').filter((p) => p !== '')]);
   if (kind === 'backup') return `Backup of every database (${when})`;
   if (kind === 'import') return `Import into ${db} (${when})`;
-  const what = `${job.format ?? 'flora'}${job.history ? ', with history' : ''}${job.keys ? ', with keys' : ''}`;
-  return `Export of ${db} (${what}; ${when})`;
+  return `Export of ${db} (${exportOptions({ format: job.format ?? 'flora', history: job.history ?? false, keys: job.keys ?? false })}; ${when})`;
 }
+
+/** An export's options in words: `flora, with history`. */
+const exportOptions = (o: ExportOptions): string => `${o.format}${o.history ? ', with history' : ''}${o.keys ? ', with keys' : ''}`;
 
 /** An import's report; `upload` names the file as the user chose it (the report names the server's copy). */
 function importReport(job: Job, upload: string): HTMLElement | false {
@@ -133,8 +135,7 @@ export function jobsPanel(): Panel {
     ev.preventDefault();
     const c = client!;
     const options: ExportOptions = { format: format.value as ExportOptions['format'], history: history.checked, keys: keys.checked };
-    const what = `${options.format}${options.history ? ', with history' : ''}${options.keys ? ', with keys' : ''}`;
-    void attempt(box, `export ${dbName(c.path)}`, async () => follow('export', `Export of ${dbName(c.path)} (${what})`, await startExport(c, options), c));
+    void attempt(box, `export ${pathLabel(c.path)}`, async () => follow('export', `Export of ${pathLabel(c.path)} (${exportOptions(options)})`, await startExport(c, options), c));
   });
   importForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -143,8 +144,8 @@ export function jobsPanel(): Panel {
     if (!chosen) return show(box, 'Choose a file to import first: a driver dump or an export\u2019s collection file (.ndjson, .json or .gz).');
     if (chosen.size === 0) return show(box, `The file ${chosen.name} is empty: there is nothing to import.`);
     if (chosen.size > UPLOAD_LIMIT) return show(box, `The file ${chosen.name} is larger than ${UPLOAD_LIMIT / 1024 / 1024} MiB: import it with 'flora import' instead.`);
-    void attempt(box, `import into ${dbName(c.path)}`, async () => {
-      follow('import', `Import of ${chosen.name} into ${dbName(c.path)}`, await startImport(c, chosen), c, chosen.name);
+    void attempt(box, `import into ${pathLabel(c.path)}`, async () => {
+      follow('import', `Import of ${chosen.name} into ${pathLabel(c.path)}`, await startImport(c, chosen), c, chosen.name);
       file.value = '';
     });
   });
@@ -161,7 +162,7 @@ export function jobsPanel(): Panel {
     h('p', { class: 'hint' }, 'Writes the selected database (its schema and documents, and with the flora format its history and keys if asked) into files on the server, to download.'),
     exportForm,
     h('h3', {}, 'Import'),
-    h('p', { class: 'hint' }, 'Adds the documents of a file to the selected database: a driver dump (one JSON document a line, or a JSON array), or a collection file of an export; gzipped or not, up to 64 MiB. Documents already there are kept.'),
+    h('p', { class: 'hint' }, `Adds the documents of a file to the selected database: a driver dump (one JSON document a line, or a JSON array), or a collection file of an export; gzipped or not, up to ${UPLOAD_LIMIT / 1024 / 1024} MiB. Documents already there are kept.`),
     importForm,
     h('h3', {}, 'Backup'),
     h('p', { class: 'hint' }, 'Copies every database, consistent at one moment, into one file on the server. It needs the root secret (or an admin key of the top database).'),
@@ -200,7 +201,7 @@ export function jobsPanel(): Panel {
       client = c;
       generation++;
       replace(list);
-      where.textContent = `in ${dbName(c.path)}`;
+      where.textContent = `in ${pathLabel(c.path)}`;
       void showJobs(c);
     },
   };

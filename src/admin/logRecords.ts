@@ -2,6 +2,8 @@
 // and its filters: a database path prefix, a status (ok, errors, a code), a slowness threshold.
 // Pure, so that a filter's parsing and matching are tested without a browser.
 
+import { parseTs } from '../logs/record';
+
 /** The `x-fauna-source` the dashboard sends with its own log reads, so that they can be hidden. */
 export const OWN_SOURCE = 'flora-dashboard-log';
 
@@ -29,12 +31,6 @@ export interface LogRow {
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** The ms since the epoch of a record's TS, NaN when it is not one. */
-export function tsMs(ts: string): number {
-  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d{3})/.exec(ts);
-  return m ? Date.parse(`${m[1]}T${m[2]}Z`) : NaN;
-}
-
 /** One record (parsed JSON) as a row; missing fields read as empty. */
 export function toRow(record: Record<string, unknown>): LogRow {
   const ts = text(record.TS);
@@ -48,7 +44,7 @@ export function toRow(record: Record<string, unknown>): LogRow {
   }
   return {
     ts,
-    ms: tsMs(ts),
+    ms: parseTs(ts),
     database: db.slice(1).join('/'),
     method: text(record.REQUEST_METHOD),
     status: Number(text(record.RESPONSE_CODE)) || 0,

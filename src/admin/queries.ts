@@ -7,12 +7,22 @@ import { obj } from './values';
 
 export const fql = parseFqlJs;
 
-const str = (s: string): string => JSON.stringify(s);
+/** A name as a JSON string, safe to splice into a query's text. */
+export const str = (s: string): string => JSON.stringify(s);
 
 export const listDatabases = (): JsonValue => fql('Paginate(Databases(), {size: 1000})');
 export const listCollections = (): JsonValue => fql('Paginate(Collections(), {size: 1000})');
 export const createDatabase = (name: string): JsonValue => fql(`CreateDatabase({name: ${str(name)}})`);
 export const deleteDatabase = (name: string): JsonValue => fql(`Delete(Database(${str(name)}))`);
+// Rename and move (databaseMoves.ts says which moves FQL can make).
+export const renameDatabase = (name: string, newName: string): JsonValue => fql(`Update(Database(${str(name)}), {name: ${str(newName)}})`);
+/** `Database("c", Database("b", Database("a")))` for the path a/b/c below the query's database. */
+function databaseRef(path: readonly string[]): string {
+  return path.reduce((inner, name) => `Database(${str(name)}${inner ? `, ${inner}` : ''})`, '');
+}
+
+/** Moves the database at `from` into the one at `to` (both paths below the query's database, neither empty). */
+export const moveDatabase = (from: readonly string[], to: readonly string[]): JsonValue => fql(`MoveDatabase(${databaseRef(from)}, ${databaseRef(to)})`);
 /** What deleting a database loses, counted inside it: [collections, child databases, keys]. */
 export const databaseContents = (): JsonValue => fql('[Count(Collections()), Count(Databases()), Count(Keys())]');
 export const listKeys = (): JsonValue => fql('Map(Paginate(Keys(), {size: 1000}), Lambda("k", Get(Var("k"))))');
@@ -29,10 +39,16 @@ export interface Cursor {
 
 /** A page of a collection's documents, read whole; the cursor is the `after`/`before` of an earlier page, as it came. */
 export function documentPage(collection: string, size: number, cursor: Cursor): JsonValue {
-  const page = fql(`Paginate(Documents(Collection(${str(collection)})), {size: ${size}})`) as Map<string, JsonValue>;
+  const page = withCursor(fql(`Paginate(Documents(Collection(${str(collection)})), {size: ${size}})`), cursor);
+  return obj({ map: fql('Lambda("ref", Get(Var("ref")))'), collection: page });
+}
+
+/** A Paginate call (a wire object) given the `after` or `before` of an earlier page, as it came. */
+export function withCursor(paginate: JsonValue, cursor: Cursor): JsonValue {
+  const page = paginate as Map<string, JsonValue>;
   if (cursor.after !== undefined) page.set('after', cursor.after);
   else if (cursor.before !== undefined) page.set('before', cursor.before);
-  return obj({ map: fql('Lambda("ref", Get(Var("ref")))'), collection: page });
+  return page;
 }
 
 const docRef = (collection: string, id: string) => `Ref(Collection(${str(collection)}), ${str(id)})`;

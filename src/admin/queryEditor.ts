@@ -10,7 +10,7 @@ import { h, replace } from './dom';
 import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { fql } from './queries';
-import { prettyJson } from './values';
+import { pathLabel, prettyJson } from './values';
 import { highlightPieces } from './highlight';
 import { valueTree } from './valueTree';
 
@@ -73,7 +73,7 @@ export function queryEditor(): Panel {
     element,
     open(c) {
       client = c;
-      scope.textContent = c.path.length ? `in ${c.path.join('/')}` : 'in (root)';
+      scope.textContent = `in ${pathLabel(c.path)}`;
     },
   };
 }

@@ -3,10 +3,8 @@
 // already and are placed into the objects as the driver would place them.
 
 import type { JsonValue } from '../wire/expr';
-import { fql } from './queries';
+import { fql, str } from './queries';
 import { callArguments } from './fqlChecks';
-
-const str = (s: string): string => JSON.stringify(s);
 
 /** `{…}` as the driver sends an object literal; entries whose value is undefined are left out. */
 export function objectExpr(entries: Record<string, JsonValue | undefined>): JsonValue {

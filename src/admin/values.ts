@@ -19,6 +19,9 @@ export function userRoleName(v: JsonValue | undefined): string {
   return field(field(field(field(v, '@ref'), 'collection'), '@ref'), 'id') === 'roles' ? refId(v) : '';
 }
 
+/** A database path as the dashboard names it: `a/b`, or `(root)` for the secret's own database. */
+export const pathLabel = (path: readonly string[]): string => (path.length ? path.join('/') : '(root)');
+
 /** The page's items (`data`) of a Paginate answer. */
 export function pageItems(page: JsonValue): JsonValue[] {
   const data = field(page, 'data');

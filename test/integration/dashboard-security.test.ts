@@ -11,7 +11,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query as q, type Client } from 'faunadb';
 import { dashboardSession, SKIP, STEP } from '../helpers/browser';
-import { clients, serverForFile, type DriverClients } from '../helpers/server';
+import { clients, serverForFile, waitFor, type DriverClients } from '../helpers/server';
 
 const file = serverForFile();
 const ui = dashboardSession(() => file.flora);
@@ -244,7 +244,7 @@ test('the Functions, Roles and Access providers tabs', { skip: SKIP, timeout: 18
     await page().locator('#delete-role').waitFor(STEP);
     let asked = confirmNext(false);
     await page().click('#delete-role');
-    await assertEventually(() => asked() !== '');
+    await waitFor('the confirmation', () => asked() !== '', STEP.timeout);
     assert.equal(
       asked(),
       `Delete role customer? These lose the access it gives: key ${key.ref.id} ("mobile"); function increment (runs with this role); access provider auth0 (the JWTs it accepts); ` +
@@ -305,11 +305,3 @@ test('the Functions, Roles and Access providers tabs', { skip: SKIP, timeout: 18
     assert.deepEqual(unexpected, []);
   });
 });
-
-async function assertEventually(cond: () => boolean, ms = STEP.timeout): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -9,8 +9,7 @@ import { wireText } from '../../src/fqljs/wireText';
 import { describeField, indexParams, sourceNames, termValue, type IndexForm } from '../../src/admin/indexDefs';
 import { matchPage } from '../../src/admin/indexQueries';
 import { planMove, renameProblem } from '../../src/admin/databaseMoves';
-import { moveDatabase } from '../../src/admin/databaseQueries';
-import { fql } from '../../src/admin/queries';
+import { fql, moveDatabase } from '../../src/admin/queries';
 import type { DatabaseNode } from '../../src/admin/databases';
 
 const form = (over: Partial<IndexForm> = {}): IndexForm => ({
