@@ -68,8 +68,8 @@ export class FloraClient {
     return new FloraClient(this.secret, path);
   }
 
-  /** The Authorization header of this key in this database (the /api/v1 job APIs, /import and /graphql send it too). */
-  authorization(): string {
+  /** The Authorization header of this key in this database. */
+  private authorization(): string {
     const scoped = this.path.length === 0 ? this.secret : `${this.secret}:${this.path.join('/')}:admin`;
     return `Bearer ${scoped}`;
   }
@@ -84,19 +84,26 @@ export class FloraClient {
     return this.request(path, { method: 'GET' });
   }
 
-  private async request(path: string, init: { method: string; body?: string }): Promise<QueryResult> {
-    let res: Response;
+  /**
+   * A request to this server with the key's Authorization; no answer at all is a FloraError. Every
+   * call of the dashboard goes through here (queries, the job APIs, /import, /graphql).
+   */
+  async fetch(path: string, init: { method: string; body?: BodyInit; headers?: Record<string, string> }): Promise<Response> {
     try {
-      res = await fetch(path, {
+      return await fetch(path, {
         ...init,
         // A refused secret is a 401 with a Basic challenge (as Fauna sends): with credentials the
         // browser would hold the request for a login prompt instead of handing the answer over.
         credentials: 'omit',
-        headers: { authorization: this.authorization(), ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+        headers: { authorization: this.authorization(), ...init.headers },
       });
     } catch (err) {
       throw new FloraError(0, 'network error', `The server did not answer (${(err as Error).message}).`);
     }
+  }
+
+  private async request(path: string, init: { method: string; body?: string }): Promise<QueryResult> {
+    const res = await this.fetch(path, { ...init, headers: init.body !== undefined ? { 'content-type': 'application/json' } : {} });
     const text = await res.text();
     let body: JsonValue;
     try {

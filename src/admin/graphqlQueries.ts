@@ -16,15 +16,8 @@ export const IMPORT_MODES: readonly { mode: ImportMode; explains: string }[] = [
   { mode: 'override', explains: 'DELETES every collection (with all its documents), index and function an earlier GraphQL import made, then imports this schema.' },
 ];
 
-/** POSTs `body` to `path` of this server with the client's secret; no answer at all is a FloraError. */
-async function post(client: FloraClient, path: string, body: string, contentType: string): Promise<Response> {
-  try {
-    // credentials omitted for the reason given in FloraClient.query: a refused secret's Basic challenge.
-    return await fetch(path, { method: 'POST', credentials: 'omit', headers: { authorization: client.authorization(), 'content-type': contentType }, body });
-  } catch (err) {
-    throw new FloraError(0, 'network error', `The server did not answer (${(err as Error).message}).`);
-  }
-}
+const post = (client: FloraClient, path: string, body: string, contentType: string): Promise<Response> =>
+  client.fetch(path, { method: 'POST', headers: { 'content-type': contentType }, body });
 
 /**
  * Imports `sdl` into the client's database and returns the server's first line ("Schema imported

@@ -11,20 +11,13 @@ export interface ApiRequest {
   headers?: Record<string, string>;
 }
 
-async function send(client: FloraClient, path: string, req: ApiRequest): Promise<Response> {
-  const headers: Record<string, string> = { authorization: client.authorization(), ...req.headers };
-  let body: BodyInit | undefined;
-  if (req.body instanceof Blob) body = req.body;
-  else if (req.body !== undefined) {
-    body = JSON.stringify(req.body);
-    headers['content-type'] = 'application/json';
-  }
-  try {
-    // credentials: 'omit' for the reason given in client.ts (no login prompt for a refused secret).
-    return await fetch(path, { method: req.method ?? 'GET', credentials: 'omit', headers, body });
-  } catch (err) {
-    throw new FloraError(0, 'network error', `The server did not answer (${(err as Error).message}).`);
-  }
+function send(client: FloraClient, path: string, req: ApiRequest): Promise<Response> {
+  const json = req.body !== undefined && !(req.body instanceof Blob);
+  return client.fetch(path, {
+    method: req.method ?? 'GET',
+    headers: { ...req.headers, ...(json && { 'content-type': 'application/json' }) },
+    body: json ? JSON.stringify(req.body) : (req.body as Blob | undefined),
+  });
 }
 
 async function failure(res: Response): Promise<FloraError> {

@@ -240,6 +240,20 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await see('#result-fql', '25');
   });
 
+  await t.test('an answer that is not JSON, and no answer at all, are shown as such', async () => {
+    const root = `${file.flora.url}/`;
+    await page().route(root, (route) => route.fulfill({ status: 502, contentType: 'text/plain', body: 'Bad Gateway' }));
+    await runQuery('Now()');
+    await see('#query-panel .error', 'Could not run the query: bad answer: The server answered 502 with a body that is not JSON.');
+    await page().unroute(root);
+    await page().route(root, (route) => route.abort('connectionrefused'));
+    await runQuery('Now()');
+    await see('#query-panel .error', 'Could not run the query: network error: The server did not answer');
+    await page().unroute(root);
+    await runQuery('Add(1, 1)');
+    await see('#result-fql', '2');
+  });
+
   await t.test("a key whose role may not list databases: the UI says so", async () => {
     await signInWithRole('client');
     await see('#databases .error', "Not allowed: the signed-in key's role cannot list databases");
@@ -248,8 +262,9 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
 
   await t.test('the page reported no errors and asked no other origin for anything', () => {
     // The browser logs the error answers this test provoked as failed requests: the refused secret's
-    // 401, the invalid ref's 400 and the client key's 403s. Anything else is a fault of the page().
-    const unexpected = pageErrors.filter((e) => !/^console: Failed to load resource: the server responded with a status of 40[013] /.test(e));
+    // 401, the invalid ref's 400, the client key's 403s, and the 502 and refused connection made up
+    // above. Anything else is a fault of the page.
+    const unexpected = pageErrors.filter((e) => !/^console: Failed to load resource: (the server responded with a status of (40[013]|502) |net::ERR_CONNECTION_REFUSED)/.test(e));
     assert.deepEqual(unexpected, []);
   });
 });
