@@ -7,17 +7,14 @@
 // JSON: `{"resource": {"builds": […]}}`, or `{"errors": [{code, description}]}`.
 
 import type { QueryService } from '../fql/api';
-import { QueryTimeout } from '../fql/budget';
 import { buildProgress } from '../model/indexBuild';
 import { indexDefOf } from '../model/indexSchema';
 import { allowed } from '../model/permissions';
 import { schemaOf } from '../model/resolve';
-import { StorageUnavailable } from '../storage/engine';
-import { ProtocolError, QueryError } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { parseQueryHeaders } from './headers';
 import { unauthorized } from './query';
-import { protocolError, queryError, type Outcome } from './responses';
+import { outcomeOfError, type Outcome } from './responses';
 import type { Handler } from './router';
 
 export const INDEX_BUILDS_PATH = '/api/v1/index-builds';
@@ -48,11 +45,7 @@ export function indexBuildsApi(service: QueryService): Handler {
       );
       return { status: 200, body: JSON.stringify({ resource: { builds: result } }), txnTime: ts, metrics };
     } catch (e) {
-      if (e instanceof ProtocolError) return protocolError(e.status, e.code, e.description, e.headers);
-      if (e instanceof QueryError) return queryError(e.status, e.code, e.description, e.position);
-      if (e instanceof QueryTimeout) return protocolError(503, 'time out', 'Read timed out');
-      if (e instanceof StorageUnavailable) return protocolError(503, 'unavailable', 'The store cannot be reached; try again.');
-      throw e; // → 500 internal server error
+      return outcomeOfError(e);
     }
   };
 }

@@ -2,13 +2,13 @@
 
 import type { QueryResult, QueryService } from '../fql/api';
 import { TooBusy } from '../fql/budget';
-import { errors, ProtocolError, QueryError } from '../values/errors';
+import { errors } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyUtf8 } from './bodies';
 import { turnFor } from './turn';
 import type { RequestContext } from './context';
 import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
-import { protocolError, queryError, type Outcome } from './responses';
+import { outcomeOfError, protocolError, type Outcome } from './responses';
 import type { Handler } from './router';
 
 export function queryHandlers(service: QueryService): { post: Handler; get: Handler } {
@@ -78,7 +78,7 @@ async function runQuery(
 
   const log = { fql: body, database: answer !== TIMED_OUT && !(answer instanceof Error) ? answer.database : undefined };
   if (answer === TIMED_OUT || answer instanceof Error) {
-    const failed = answer === TIMED_OUT ? protocolError(503, 'time out', 'Read timed out') : fromThrown(answer);
+    const failed = answer === TIMED_OUT ? protocolError(503, 'time out', 'Read timed out') : outcomeOfError(answer);
     return withTags({ ...failed, bytesIn, queryTimeMs, log }, headers);
   }
   // Built in one shape, not spread: this runs for every query.
@@ -124,10 +124,3 @@ function withTimeout(work: Promise<QueryResult>, ms: number): Promise<QueryResul
 }
 
 /** The service reports errors as results, but one thrown in Fauna's shapes is rendered faithfully. */
-function fromThrown(err: Error): Outcome {
-  if (err instanceof ProtocolError) {
-    return protocolError(err.status, err.code, err.description, err.headers);
-  }
-  if (err instanceof QueryError) return queryError(err.status, err.code, err.description, err.position);
-  throw err; // → 500 internal server error
-}

@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueryMetrics } from '../fql/api';
 import type { OutcomeLog } from '../logs/types';
-import type { Position } from '../values/errors';
+import { ProtocolError, QueryError, type Position } from '../values/errors';
+import { QueryTimeout } from '../fql/budget';
+import { StorageUnavailable } from '../storage/engine';
 import type { StreamSink } from './streamSink';
 
 /** What a route produces; the server turns it into an HttpResponse with the standard headers. */
@@ -52,6 +54,23 @@ export function protocolError(
 /** A query (parse/evaluation) error: always with a position, `[]` for the root. */
 export function queryError(status: number, code: string, description: string, position: Position = []): Outcome {
   return { status, body: JSON.stringify({ errors: [{ position, code, description }] }) };
+}
+
+/**
+ * The answer to an error a query or a transaction threw: Fauna's own errors as they are; a time
+ * out and an unreachable store as the query endpoint answers them (503). Anything else is a fault
+ * of the server's: rethrown, for the HTTP layer's 500 with a request id.
+ */
+export function outcomeOfError(e: unknown): Outcome {
+  if (e instanceof ProtocolError) return protocolError(e.status, e.code, e.description, e.headers);
+  if (e instanceof QueryError) return queryError(e.status, e.code, e.description, e.position);
+  if (e instanceof QueryTimeout) return protocolError(503, 'time out', 'Read timed out');
+  if (e instanceof StorageUnavailable) {
+    // The reason (a host, a connection string) goes to the server's log, not to the client.
+    console.error(`flora: ${e.message}`);
+    return protocolError(503, 'unavailable', 'The storage is unavailable.');
+  }
+  throw e;
 }
 
 /**

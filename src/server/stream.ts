@@ -4,12 +4,11 @@
 
 import type { StreamHub } from '../streams/hub';
 import { parseFields } from '../streams/events';
-import { ProtocolError, QueryError } from '../values/errors';
 import { parseQueryHeaders } from './headers';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyText } from './bodies';
 import { unauthorized } from './query';
-import { protocolError, queryError, type Outcome } from './responses';
+import { outcomeOfError } from './responses';
 import type { Handler } from './router';
 
 export function streamRoute(hub: StreamHub): Handler {
@@ -22,7 +21,7 @@ export function streamRoute(hub: StreamHub): Handler {
     const opened = await hub.open({ authorization: ctx.headers.authorization, body, fields, lastSeenTxn: headers.lastSeenTxn, timeoutMs: headers.timeoutMs });
     const log = { database: opened.database, fql: body };
     const bytesIn = Buffer.byteLength(body, 'utf8');
-    if (!opened.ok) return { ...errorOutcome(opened.error), bytesIn, log };
+    if (!opened.ok) return { ...outcomeOfError(opened.error), bytesIn, log };
     const { session } = opened;
     return {
       status: 200,
@@ -37,8 +36,3 @@ export function streamRoute(hub: StreamHub): Handler {
   };
 }
 
-function errorOutcome(e: unknown): Outcome {
-  if (e instanceof ProtocolError) return protocolError(e.status, e.code, e.description, e.headers);
-  if (e instanceof QueryError) return queryError(e.status, e.code, e.description, e.position);
-  throw e; // → 500 internal server error
-}
