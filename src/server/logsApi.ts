@@ -88,6 +88,16 @@ export function logsApi(service: QueryService, logs: LogSystem | undefined): Rec
 }
 
 /** A whole-number query parameter from 1 to `max`, `fallback` when absent, else a 400. */
+/**
+ * The scope id of the database `names` (shown as `shown`) when it is the bearer's (`own`) or below
+ * it; a 404 otherwise: a database outside the bearer's subtree is as unknown as one that does not exist.
+ */
+async function databaseWithin(ctx: EvalContext, own: bigint, names: readonly string[], shown: string): Promise<bigint> {
+  const chain = await resolvePath(ctx, names);
+  if (!chain || !chain.includes(own)) throw new LogApiError(404, `Database '${shown}' not found.`);
+  return chain[chain.length - 1];
+}
+
 function intParam(query: URLSearchParams, name: string, fallback: number, max: number): number {
   const text = query.get(name);
   if (text === null || text === '') return fallback;
@@ -149,15 +159,7 @@ class LogsApi {
       // A repeat is answered even if its database has gone since.
       const same = req.token ? await jobReads.idempotent(ectx.txn, ownerDb, req.token, Date.now()) : undefined;
       if (same) return { existing: same };
-      let scopeDb: bigint;
-      if (req.database) {
-        const chain = await resolvePath(ectx, req.database.names);
-        // A database outside the bearer's subtree is as unknown as one that does not exist.
-        if (!chain || !chain.includes(who.db)) throw new LogApiError(404, `Database '${req.database.path}' not found.`);
-        scopeDb = chain[chain.length - 1];
-      } else {
-        scopeDb = who.db;
-      }
+      const scopeDb = req.database ? await databaseWithin(ectx, who.db, req.database.names, req.database.path) : who.db;
       const now = Date.now();
       const job: ExportJob = {
         request_id: randomUUID(),
@@ -210,14 +212,8 @@ class LogsApi {
       checkType(ctx.query, false);
       const minutes = intParam(ctx.query, 'minutes', DEFAULT_RECENT_MINUTES, MAX_RECENT_MINUTES);
       const limit = intParam(ctx.query, 'limit', DEFAULT_RECENT_LIMIT, MAX_RECENT_LIMIT);
-      let db = who.db;
       const database = ctx.query.get('database');
-      if (database !== null && database !== '') {
-        const names = this.databaseNames(database);
-        const chain = await resolvePath(ectx, names);
-        if (!chain || !chain.includes(who.db)) throw new LogApiError(404, `Database '${database}' not found.`);
-        db = chain[chain.length - 1];
-      }
+      const db = database !== null && database !== '' ? await databaseWithin(ectx, who.db, this.databaseNames(database), database) : who.db;
       // The root sees every record, also those of requests that named no database (refused secrets).
       const dbs = db === 0n ? null : new Set([...(await subtreeOf(ectx, db))].map(String));
       return { minutes, limit, dbs };
