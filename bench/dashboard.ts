@@ -5,24 +5,20 @@
 // workspace) is in the document. Also: the time to the signed-in workspace with the databases tree
 // read, and the bytes of each file, raw and gzipped.
 
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { ROOT, startFlora } from '../test/helpers/server';
 import { printTable } from './harness';
-
-const CHROMIUM = process.env.FLORA_CHROMIUM ?? '/usr/bin/chromium';
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
+import { percentile } from './load';
+import { CHROMIUM, SKIP } from '../test/helpers/browser';
 
 export async function main(argv: string[]): Promise<void> {
   const i = argv.indexOf('--loads');
   const loads = i >= 0 ? Number(argv[i + 1]) : 20;
   if (!Number.isInteger(loads) || loads < 1) throw new Error('--loads takes a whole number ≥ 1');
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (apt-get install chromium, or FLORA_CHROMIUM=…)`);
+  if (!CHROMIUM) throw new Error(String(SKIP));
 
   const dir = path.join(ROOT, 'dist', 'admin');
   const sizes = readdirSync(dir).map((f) => {
@@ -56,7 +52,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const row = (label: string, xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
-    return [label, s[0].toFixed(0), quantile(s, 0.5).toFixed(0), quantile(s, 0.95).toFixed(0), s[s.length - 1].toFixed(0)];
+    return [label, s[0].toFixed(0), percentile(s, 0.5).toFixed(0), percentile(s, 0.95).toFixed(0), s[s.length - 1].toFixed(0)];
   };
   console.log(`\n${loads} cold loads (ms):`);
   printTable(['step', 'min', 'median', 'p95', 'max'], [row('first screen (navigation → sign-in form)', first), row('sign-in → databases tree shown', workspace)]);

@@ -10,9 +10,9 @@ import * as path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { FLORA_BIN, ROOT, startFlora, type FloraProcess } from '../test/helpers/server';
 import { terminalHtml } from './terminalHtml';
+import { CHROMIUM, SKIP } from '../test/helpers/browser';
 
 const OUT = path.join(ROOT, 'docs', 'images');
-const CHROMIUM = process.env.FLORA_CHROMIUM ?? '/usr/bin/chromium';
 
 async function query(flora: FloraProcess, body: unknown, scope = ''): Promise<void> {
   const secret = scope ? `${flora.secret}:${scope}:admin` : flora.secret;
@@ -123,6 +123,7 @@ async function dashboardShots(page: Page, flora: FloraProcess): Promise<void> {
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const flora = await startFlora();
+  if (!CHROMIUM) throw new Error(String(SKIP));
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
   try {
     await seed(flora);

@@ -57,12 +57,12 @@ export class BackupJobs {
     }
   }
 
-  /** A job by id; undefined when there is none. */
   /** The newest backup jobs first, at most `limit`. */
   list(limit: number): Promise<BackupJob[]> {
     return this.files.list(() => true, limit);
   }
 
+  /** A job by id; undefined when there is none. */
   get(id: string): Promise<BackupJob | undefined> {
     return this.files.get(id);
   }

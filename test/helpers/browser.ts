@@ -11,7 +11,8 @@ import { httpRequest, ROOT, type FloraProcess } from './server';
 
 // FLORA_CHROMIUM, when set, is the only browser tried.
 const CANDIDATES = process.env.FLORA_CHROMIUM ? [process.env.FLORA_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-const CHROMIUM = CANDIDATES.find((p): p is string => !!p && existsSync(p));
+/** The Chromium the browser tests (and the dashboard benchmark and README pictures) drive, if any. */
+export const CHROMIUM = CANDIDATES.find((p): p is string => !!p && existsSync(p));
 export const SKIP: string | false = CHROMIUM
   ? false
   : `no Chromium${process.env.FLORA_CHROMIUM ? ` at ${process.env.FLORA_CHROMIUM}` : ''}: install it with \`apt-get install -y chromium\` (or set FLORA_CHROMIUM=/path/to/chrome) to run the browser tests`;
