@@ -21,7 +21,7 @@ import {
   encodeBuildState,
   indexDocument,
   PENDING_BUILDS_KEY,
-  sourceCollections,
+  docsAhead,
 } from '../model/indexBuild';
 import { schemaOf } from '../model/resolve';
 import type { EvalContext } from './context';
@@ -139,19 +139,15 @@ export class IndexBuilder {
     }
     const def = indexDefOf(db, entry);
     const state = decodeBuildState(stored);
-    const colls = (await sourceCollections(ctx, def)).filter((c) => c.id >= state.coll);
     let budget = BATCH;
-    for (const coll of colls) {
-      const fromId = coll.id === state.coll ? state.nextId : 0n;
-      for await (const doc of ctx.txn.scan(db, coll.id, { fromId })) {
-        if (budget === 0) {
-          ctx.txn.putMeta(stateKey, encodeBuildState({ coll: coll.id, nextId: doc.id, done: state.done }));
-          return { done: state.done, finished: false, name: def.name };
-        }
-        await indexDocument(ctx, def, coll, doc.id);
-        state.done++;
-        budget--;
+    for await (const { coll, id } of docsAhead(ctx, def, state)) {
+      if (budget === 0) {
+        ctx.txn.putMeta(stateKey, encodeBuildState({ coll: coll.id, nextId: id, done: state.done }));
+        return { done: state.done, finished: false, name: def.name };
       }
+      await indexDocument(ctx, def, coll, id);
+      state.done++;
+      budget--;
     }
     // Every source scanned: the index is complete.
     const fields = new Map(entry.fields);

@@ -146,6 +146,17 @@ export async function scheduleBuild(ctx: EvalContext, def: IndexDef): Promise<vo
 }
 
 
+/**
+ * The source documents a build has still to index, in the builder's order: collections by internal
+ * id from the one reached, documents by id from the position reached in it.
+ */
+export async function* docsAhead(ctx: EvalContext, def: IndexDef, state: BuildState): AsyncGenerator<{ coll: SourceCollection; id: bigint }> {
+  for (const coll of (await sourceCollections(ctx, def)).filter((c) => c.id >= state.coll)) {
+    const fromId = coll.id === state.coll ? state.nextId : 0n;
+    for await (const doc of ctx.txn.scan(def.db, coll.id, { fromId })) yield { coll, id: doc.id };
+  }
+}
+
 /** How far a background build has got (GET /api/v1/index-builds, docs/index-builds-api.md). */
 export interface BuildProgress {
   /** Documents indexed so far. */
@@ -168,13 +179,8 @@ export async function buildProgress(ctx: EvalContext, def: IndexDef, countLimit:
   if (!stored) return undefined;
   const state = decodeBuildState(stored);
   const colls = await sourceCollections(ctx, def);
-  // The builder's order (indexBuilder.ts): collections by internal id, documents by id.
-  const ahead = colls.filter((c) => c.id >= state.coll);
   let remaining = 0;
-  count: for (const c of ahead) {
-    const fromId = c.id === state.coll ? state.nextId : 0n;
-    for await (const _ of ctx.txn.scan(def.db, c.id, { fromId })) if (++remaining > countLimit) break count;
-  }
+  for await (const _ of docsAhead(ctx, def, state)) if (++remaining > countLimit) break;
   const reached = colls.find((c) => c.id === state.coll); // none before the first batch (coll 0)
   return {
     done: state.done,

@@ -7,7 +7,7 @@
 // JSON: `{"resource": {"builds": […]}}`, or `{"errors": [{code, description}]}`.
 
 import type { QueryService } from '../fql/api';
-import { buildProgress } from '../model/indexBuild';
+import { buildProgress, decodeBuildList, PENDING_BUILDS_KEY } from '../model/indexBuild';
 import { indexDefOf } from '../model/indexSchema';
 import { allowed } from '../model/permissions';
 import { schemaOf } from '../model/resolve';
@@ -20,7 +20,7 @@ import type { Handler } from './router';
 export const INDEX_BUILDS_PATH = '/api/v1/index-builds';
 
 /** Documents still to scan are counted up to this many per build (a poll's cost stays bounded). */
-export const COUNT_LIMIT = 50_000;
+const COUNT_LIMIT = 50_000;
 
 export function indexBuildsApi(service: QueryService): Handler {
   return async (ctx): Promise<Outcome> => {
@@ -32,8 +32,12 @@ export function indexBuildsApi(service: QueryService): Handler {
         ctx.headers.authorization,
         async (ectx) => {
           const db = ectx.scope.db;
+          const schema = await schemaOf(ectx, db);
           const builds = [];
-          for (const entry of (await schemaOf(ectx, db)).all('indexes')) {
+          // The pending builds are listed under one key: a poll reads those, not every index.
+          for (const pending of decodeBuildList(await ectx.txn.getMeta(PENDING_BUILDS_KEY))) {
+            const entry = pending.db === db ? schema.getById('indexes', BigInt(pending.index)) : undefined;
+            if (!entry) continue;
             const target = { kind: 'schema', db, native: 'indexes', name: entry.name, entry, scoped: false } as const;
             if (!(await allowed(ectx, 'read', target))) continue;
             const progress = await buildProgress(ectx, indexDefOf(db, entry), COUNT_LIMIT);
