@@ -12,6 +12,12 @@ export function signInScreen(signedIn: (client: FloraClient) => void): HTMLEleme
   const form = h('form', { id: 'sign-in', class: 'card' }, h('h1', {}, 'Flora'), h('label', { for: 'secret' }, 'Secret'), secret, h('button', { type: 'submit' }, 'Sign in'), box);
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
+    // The dashboard scopes the secret to each database it shows (`secret:a/b:admin`); a secret
+    // scoped already cannot be scoped again (the shell refuses it the same way).
+    if (secret.value.includes(':')) {
+      show(box, "This secret is scoped already (it has a ':'): sign in with the key's own secret, then pick the database in the tree.");
+      return;
+    }
     const client = new FloraClient(secret.value);
     show(box, 'Checking…', 'notice');
     client.query(fql('Now()')).then(

@@ -26,6 +26,8 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
   await t.test('a wrong secret is refused with a clear message', async () => {
     await signIn('not-the-secret');
     await see('#sign-in-message .error', 'The secret was refused');
+    await signIn(`${file.flora.secret}:shop:admin`);
+    await see('#sign-in-message .error', "This secret is scoped already (it has a ':'): sign in with the key's own secret, then pick the database in the tree.");
     await shot('02-wrong-secret');
     assert.equal(await page().locator('#workspace').count(), 0);
   });
