@@ -2,10 +2,10 @@
 // page of a Match (next/previous with the page's own cursors, as the documents table pages).
 
 import type { JsonValue } from '../wire/expr';
-import { fql, str, withCursor, type Cursor } from './queries';
+import { everyDocument, fql, str, withCursor, type Cursor } from './queries';
 import { obj } from './values';
 
-export const listIndexes = (): JsonValue => fql('Map(Paginate(Indexes(), {size: 1000}), Lambda("i", Get(Var("i"))))');
+export const listIndexes = (): JsonValue => everyDocument('Indexes()');
 /** CreateIndex with `params` already an expression (indexDefs.indexParams). */
 export const createIndex = (params: JsonValue): JsonValue => obj({ create_index: params });
 export const deleteIndex = (name: string): JsonValue => fql(`Delete(Index(${str(name)}))`);

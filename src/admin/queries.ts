@@ -25,7 +25,9 @@ function databaseRef(path: readonly string[]): string {
 export const moveDatabase = (from: readonly string[], to: readonly string[]): JsonValue => fql(`MoveDatabase(${databaseRef(from)}, ${databaseRef(to)})`);
 /** What deleting a database loses, counted inside it: [collections, child databases, keys]. */
 export const databaseContents = (): JsonValue => fql('[Count(Collections()), Count(Databases()), Count(Keys())]');
-export const listKeys = (): JsonValue => fql('Map(Paginate(Keys(), {size: 1000}), Lambda("k", Get(Var("k"))))');
+/** Every document of a set (a native collection such as Keys()), read whole: one page of 1,000. */
+export const everyDocument = (set: string): JsonValue => fql(`Map(Paginate(${set}, {size: 1000}), Lambda("d", Get(Var("d"))))`);
+export const listKeys = (): JsonValue => everyDocument('Keys()');
 export const revokeKey = (id: string): JsonValue => fql(`Delete(Ref(Keys(), ${str(id)}))`);
 /** CreateKey with a role (a built-in's name or a Role ref, as a rolePicker gives it), named in its data when a name is given. */
 export function createKey(role: JsonValue, name: string): JsonValue {

@@ -8,8 +8,7 @@ import type { JsonValue } from '../wire/expr';
 import { renderExpr } from '../fqljs/render';
 import { fql } from './queries';
 import { ACTIONS, type Action } from '../model/roleActions';
-import { field, refId, userRoleName } from './values';
-import { objectExpr } from './securityQueries';
+import { field, objectExpr, refId, userRoleName } from './values';
 
 export { ACTIONS, type Action };
 

@@ -3,24 +3,17 @@
 // already and are placed into the objects as the driver would place them.
 
 import type { JsonValue } from '../wire/expr';
-import { fql, str } from './queries';
+import { everyDocument, fql, listCollections, listKeys, str } from './queries';
 import { callArguments } from './fqlChecks';
+import { objectExpr } from './values';
 
-/** `{…}` as the driver sends an object literal; entries whose value is undefined are left out. */
-export function objectExpr(entries: Record<string, JsonValue | undefined>): JsonValue {
-  return new Map([['object', new Map(Object.entries(entries).filter((e): e is [string, JsonValue] => e[1] !== undefined))]]);
-}
-
-/** Every document of a native collection, read whole. */
-const all = (set: string): JsonValue => fql(`Map(Paginate(${set}, {size: 1000}), Lambda("d", Get(Var("d"))))`);
-
-export const listFunctions = (): JsonValue => all('Functions()');
-export const listRoles = (): JsonValue => all('Roles()');
-export const listAccessProviders = (): JsonValue => all('AccessProviders()');
+export const listFunctions = (): JsonValue => everyDocument('Functions()');
+export const listRoles = (): JsonValue => everyDocument('Roles()');
+export const listAccessProviders = (): JsonValue => everyDocument('AccessProviders()');
 /** What may use a role: [keys, functions, access providers], each read whole. */
-export const roleUsers = (): JsonValue => [all('Keys()'), all('Functions()'), all('AccessProviders()')];
+export const roleUsers = (): JsonValue => [listKeys(), listFunctions(), listAccessProviders()];
 /** What a role's privileges can name: [collections, indexes, functions] (pages of refs). */
-export const roleResources = (): JsonValue => fql('[Paginate(Collections(), {size: 1000}), Paginate(Indexes(), {size: 1000}), Paginate(Functions(), {size: 1000})]');
+export const roleResources = (): JsonValue => [listCollections(), fql('Paginate(Indexes(), {size: 1000})'), fql('Paginate(Functions(), {size: 1000})')];
 
 /** CreateFunction with a body (Query(Lambda) wire) and a role expression, or none. */
 export const createFunction = (name: string, body: JsonValue, role: JsonValue): JsonValue =>

@@ -46,6 +46,11 @@ export function literal(v: JsonValue): JsonValue {
   return v;
 }
 
+/** `{…}` as the driver sends an object literal; entries whose value is undefined are left out. */
+export function objectExpr(entries: Record<string, JsonValue | undefined>): JsonValue {
+  return new Map([['object', new Map(Object.entries(entries).filter((e): e is [string, JsonValue] => e[1] !== undefined))]]);
+}
+
 /** `{key: value, …}` as a wire object (keys in order). */
 export function obj(entries: Record<string, JsonValue>): JsonValue {
   return new Map(Object.entries(entries));
