@@ -80,6 +80,13 @@ export function documentsPanel(): Panel {
       void attempt(box, action(), () => write(value));
     });
 
+  /** After a write: the table read again, the written document opened, and `notice` said. */
+  const shown = async (doc: JsonValue, notice: string) => {
+    await showPage({});
+    await view(doc);
+    show(box, notice, 'notice');
+  };
+
   /** One document: its JSON, its history (each version restorable), and its deletion. */
   const view = async (doc: JsonValue) => {
     const c = client!;
@@ -92,12 +99,12 @@ export function documentsPanel(): Panel {
     edited.value = prettyJson(field(doc, 'data') ?? new Map());
     const edit = h('form', { id: 'save-document' }, h('label', { for: 'edit-document' }, 'Data (JSON): edit and save to replace it'), edited, h('button', { type: 'submit' }, 'Save'));
     replace(viewer, h('h3', {}, `Document ${id}`), valueTree(doc), edit, remove, h('h3', {}, 'History'), history);
-    onData(edit, edited, () => `save document ${id}`, async (data) => {
+    /** `data` made the document's current version, then shown with `notice`. */
+    const replaceWith = async (data: JsonValue, notice: string) => {
       const { value } = await c.query(replaceDocument(coll, id, literal(data)));
-      await showPage({});
-      await view(value);
-      show(box, `Saved document ${id}.`, 'notice');
-    });
+      await shown(value, notice);
+    };
+    onData(edit, edited, () => `save document ${id}`, (data) => replaceWith(data, `Saved document ${id}.`));
     remove.addEventListener('click', () => {
       if (!window.confirm(`Delete document ${id} of ${coll}? Its history stays readable for the collection's history_days.`)) return;
       void attempt(box, `delete document ${id}`, async () => {
@@ -117,12 +124,7 @@ export function documentsPanel(): Panel {
           type: 'button',
           class: 'restore',
           onclick: () =>
-            void attempt(box, `restore the version at ${String(ts)}`, async () => {
-              const { value } = await c.query(replaceDocument(coll, id, literal(data)));
-              await showPage({});
-              await view(value);
-              show(box, `Restored the version of ${String(ts)} as the current one.`, 'notice');
-            }),
+            void attempt(box, `restore the version at ${String(ts)}`, () => replaceWith(data, `Restored the version of ${String(ts)} as the current one.`)),
         }, 'Restore');
       history.append(h('li', { 'data-ts': String(ts) }, `${String(ts)} ${String(action)} `, data instanceof Map ? renderValue(data, { width: 1e9 }) : '', restore));
     }
@@ -140,9 +142,7 @@ export function documentsPanel(): Panel {
   onData(form, data, () => `create a document in ${collection}`, async (value) => {
     const { value: doc } = await client!.query(createDocument(collection, literal(value)));
     data.value = '';
-    await showPage({});
-    await view(doc);
-    show(box, `Created document ${refId(field(doc, 'ref'))}.`, 'notice');
+    await shown(doc, `Created document ${refId(field(doc, 'ref'))}.`);
   });
 
   /** Reopened in the same database (the tab shown again), the open collection stays open, re-read. */
