@@ -48,18 +48,18 @@ export function progressView(p: BuildProgress | undefined): HTMLElement[] {
 
 /**
  * Polls the builds of the indexes in `cells` (status cell by index name), redrawing each, until some
- * are no longer building (then `finished` with their names, and which of them were never seen
- * building), `alive()` turns false (the screen was left or reopened), or the read fails (`failed`).
+ * are no longer building (then `finished`, given the ones never seen building: those the first read
+ * already missed), `alive()` turns false (the screen was left or reopened), or the read fails (`failed`).
  */
 export function watchBuilds(
   client: FloraClient,
   cells: ReadonlyMap<string, HTMLElement>,
   alive: () => boolean,
-  finished: (gone: string[], neverSeen: string[]) => void,
+  finished: (neverSeen: string[]) => void,
   failed: (message: string) => void,
 ): void {
   if (cells.size === 0) return;
-  const seen = new Set<string>();
+  let first = true;
   const tick = async () => {
     if (!alive()) return;
     let builds: BuildProgress[];
@@ -71,8 +71,8 @@ export function watchBuilds(
     if (!alive()) return;
     const byName = new Map(builds.map((b) => [b.index, b]));
     const gone = [...cells.keys()].filter((name) => !byName.has(name));
-    if (gone.length) return finished(gone, gone.filter((name) => !seen.has(name)));
-    for (const name of cells.keys()) seen.add(name);
+    if (gone.length) return finished(first ? gone : []);
+    first = false;
     for (const [name, cell] of cells) replace(cell, ...progressView(byName.get(name)));
     setTimeout(() => void tick(), POLL_MS);
   };

@@ -99,7 +99,7 @@ export function indexesPanel(): Panel {
     const partial = partialListNote(answer.value, 'indexes');
     if (partial) table.append(h('caption', { class: 'partial' }, partial));
     const alive = () => mine === generation && table.isConnected;
-    watchBuilds(c, building, alive, (_gone, neverSeen) => {
+    watchBuilds(c, building, alive, (neverSeen) => {
       // Not building: active now, or (never seen building, and still inactive on reload) stalled.
       for (const name of neverSeen) stalled.add(name);
       void reload();
