@@ -4,6 +4,7 @@
 
 import type { JsonValue } from '../wire/expr';
 import { FloraError, type FloraClient } from './client';
+import type { GraphqlFetcher } from './graphiqlLoader';
 import { fql } from './queries';
 import { pageItems, refId } from './values';
 
@@ -32,7 +33,7 @@ export async function importSchema(client: FloraClient, sdl: string, mode: Impor
 }
 
 /** GraphiQL's fetcher: one operation to /graphql, the answer's JSON (GraphQL errors come as `errors`). */
-export function graphqlFetcher(client: FloraClient): (params: unknown) => Promise<unknown> {
+export function graphqlFetcher(client: FloraClient): GraphqlFetcher {
   return async (params) => {
     const res = await post(client, '/graphql', JSON.stringify(params), 'application/json');
     const text = await res.text();

@@ -3,24 +3,20 @@
 // documents done out of the total. When a build leaves the list its index is active: the caller
 // re-reads the indexes.
 
+import type { BuildProgress as ServerBuildProgress } from '../model/indexBuild';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
 import { describeError } from './messages';
 import { field } from './values';
 
-export const INDEX_BUILDS_PATH = '/api/v1/index-builds';
+const INDEX_BUILDS_PATH = '/api/v1/index-builds';
 /** How often the builds are read while one is shown. */
-export const POLL_MS = 700;
+const POLL_MS = 700;
 
-export interface BuildProgress {
-  index: string;
-  done: number;
-  /** null when too many documents remain for the server to count them. */
-  total: number | null;
-  collection: string | null;
-}
+/** One build as the API answers it: the server's BuildProgress (model/indexBuild.ts) with its index's name. */
+type BuildProgress = { index: string } & Pick<ServerBuildProgress, 'done' | 'total' | 'collection'>;
 
-export async function readBuilds(client: FloraClient): Promise<BuildProgress[]> {
+async function readBuilds(client: FloraClient): Promise<BuildProgress[]> {
   const { value } = await client.get(INDEX_BUILDS_PATH);
   const builds = field(value, 'builds');
   return (Array.isArray(builds) ? builds : []).map((b) => {
