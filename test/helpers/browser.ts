@@ -33,8 +33,13 @@ export interface DashboardSession {
   signIn(secret: string): Promise<void>;
   /** Shows the workspace tab `id` (documents, keys, query, …). */
   openTab(id: string): Promise<void>;
-  /** Signs out and in again with a new key of `role` (created in the root database); returns its secret. */
-  signInWithRole(role: string): Promise<string>;
+  /**
+   * Signs out and in again with a new key of `role`, made with `creator` (default the root secret;
+   * a scoped one makes the key in that database); waits for the workspace; returns its secret.
+   */
+  signInWithRole(role: string, creator?: string): Promise<string>;
+  /** The page's errors but the failed loads of answers with these statuses, which a test provoked on purpose. */
+  unexpectedErrors(statuses: readonly number[]): string[];
   /** Types a query in the editor (its tab opened) and runs it with Ctrl+Enter. */
   runQuery(source: string): Promise<void>;
   /** Answers the next confirmation dialog (accepted unless `accept` is false) and returns its message once it came. */
@@ -95,16 +100,21 @@ export function dashboardSession(flora: () => FloraProcess, options: SessionOpti
       await p.fill('#secret', secret);
       await p.click('#sign-in button[type=submit]');
     },
-    async signInWithRole(role) {
+    async signInWithRole(role, creator = flora().secret) {
       const created = await httpRequest(flora().url, {
         method: 'POST',
-        headers: { authorization: `Bearer ${flora().secret}` },
+        headers: { authorization: `Bearer ${creator}` },
         body: JSON.stringify({ select: 'secret', from: { create_key: { object: { role } } } }),
       });
       const secret = (JSON.parse(created.body) as { resource: string }).resource;
       await session.page.click('#sign-out');
       await session.signIn(secret);
+      await session.page.locator('#workspace').waitFor(STEP);
       return secret;
+    },
+    unexpectedErrors(statuses) {
+      const provoked = new RegExp(`^console: Failed to load resource: the server responded with a status of (${statuses.join('|')}) `);
+      return pageErrors.filter((e) => !provoked.test(e));
     },
     async openTab(id) {
       await session.page.click(`#tab-${id}`);

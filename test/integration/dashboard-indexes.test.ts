@@ -16,7 +16,7 @@ const BIG = 1000;
 /** Each batch waits this long after it commits: every part-way state lasts longer than a poll (700 ms). */
 const file = serverForFile({ env: { FLORA_TEST_BUILD_DELAY_MS: '1000' } });
 const ui = dashboardSession(() => file.flora);
-const { see, shot, signIn, openTab, confirmNext, pageErrors } = ui;
+const { see, shot, signIn, openTab, confirmNext } = ui;
 const page = () => ui.page;
 
 /** Runs FQL wire JSON with `secret` (the root secret by default), returning the resource. */
@@ -81,14 +81,6 @@ async function browse(name: string, term: string): Promise<void> {
 }
 
 /** Signs out, then in with a new key of `role` made with `secret`, and opens the Indexes tab. */
-async function signInWithKey(role: string, secret: string): Promise<void> {
-  const key = (await fql({ select: 'secret', from: { create_key: { object: { role } } } }, secret)) as string;
-  await page().click('#sign-out');
-  await signIn(key);
-  await page().locator('#workspace').waitFor(STEP);
-  await openTab('indexes');
-}
-
 const indexRow = (name: string) => page().locator(`#indexes tr[data-index="${name}"]`);
 const cells = async (name: string) => (await indexRow(name).locator('td').allTextContents()).map((t) => t.trim());
 
@@ -255,14 +247,17 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
     const deadline = Date.now() + 60_000;
     while (!(await cells('big_by_i'))[6]?.startsWith('active')) {
       assert.ok(Date.now() < deadline, 'the build did not finish within a minute');
-      const text = (await indexRow('big_by_i').locator('.build-text').allTextContents())[0] ?? '';
+      // The row's text and bar read at once: the build may end, and the row be redrawn, between two reads.
+      const { text, max } = await indexRow('big_by_i').evaluate((row) => ({
+        text: row.querySelector('.build-text')?.textContent ?? '',
+        max: row.querySelector('progress.build')?.getAttribute('max') ?? null,
+      }));
       const m = /^building: (\d+) of (\d+) documents/.exec(text);
       if (m) {
         assert.equal(Number(m[2]), BIG);
         const done = Number(m[1]);
         seen.add(done);
-        const bar = indexRow('big_by_i').locator('progress.build');
-        assert.equal(await bar.getAttribute('max'), String(BIG));
+        assert.equal(max, String(BIG));
         if (done > 0 && !shotTaken) {
           await shot('indexes-06-building');
           shotTaken = true;
@@ -291,7 +286,8 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
   });
 
   await t.test('a server-readonly key lists and browses, and is told it may not create or delete', async () => {
-    await signInWithKey('server-readonly', store);
+    await ui.signInWithRole('server-readonly', store);
+    await openTab('indexes');
     await indexRow('orders_by_customer').waitFor(STEP);
     await browse('orders_by_customer', '"bob"');
     await page().locator('#index-entries tbody tr:nth-child(5)').waitFor(STEP);
@@ -305,14 +301,15 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
   });
 
   await t.test('a client key is told it may not list indexes', async () => {
-    await signInWithKey('client', store);
+    await ui.signInWithRole('client', store);
+    await openTab('indexes');
     await see('#indexes-panel .error', "Not allowed: the signed-in key's role cannot list indexes");
   });
 
   await t.test('the page reported no errors and asked no other origin for anything', () => {
     // The error answers this test provoked (400 validation and instance errors, the keys' 403s)
     // are logged by the browser as failed requests; anything else is a fault of the page.
-    const unexpected = pageErrors.filter((e) => !/^console: Failed to load resource: the server responded with a status of 40[03] /.test(e));
+    const unexpected = ui.unexpectedErrors([400, 403]);
     assert.deepEqual(unexpected, []);
   });
 });

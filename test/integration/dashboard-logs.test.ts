@@ -17,7 +17,7 @@ import { httpRequest, serverForFile } from '../helpers/server';
 
 const file = serverForFile({ env: { FLORA_LOG_FLUSH_MS: '50' } });
 const ui = dashboardSession(() => file.flora, { clock: true });
-const { see, shot, signIn, openTab, pageErrors } = ui;
+const { see, shot, signIn, openTab } = ui;
 const page = () => ui.page;
 
 /** A query as `secret`; its status and x-query-time. */
@@ -265,7 +265,7 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
   await t.test('the page reported no errors and asked no other origin for anything', () => {
     // The browser logs the error answers provoked on purpose as failed requests: the 90-day range's
     // 400, the refused backup's and the server key's 403s. Anything else is a fault of the page.
-    const unexpected = pageErrors.filter((e) => !/^console: Failed to load resource: the server responded with a status of 40[03] /.test(e));
+    const unexpected = ui.unexpectedErrors([400, 403]);
     assert.deepEqual(unexpected, []);
   });
 });

@@ -15,7 +15,7 @@ import { clients, serverForFile, waitFor, type DriverClients } from '../helpers/
 
 const file = serverForFile();
 const ui = dashboardSession(() => file.flora);
-const { see, shot, signIn, openTab, confirmNext, pageErrors } = ui;
+const { see, shot, signIn, openTab, confirmNext } = ui;
 const page = () => ui.page;
 
 /** The driver, as admin of the database `app` the screens are used in. */
@@ -301,7 +301,7 @@ test('the Functions, Roles and Access providers tabs', { skip: SKIP, timeout: 18
 
   await t.test('the page reported no errors and asked no other origin for anything', () => {
     // The refusals this test provoked (400 call error and duplicate, 403s) are logged by the browser as failed requests.
-    const unexpected = pageErrors.filter((e) => !/^console: Failed to load resource: the server responded with a status of 40[03] /.test(e));
+    const unexpected = ui.unexpectedErrors([400, 403]);
     assert.deepEqual(unexpected, []);
   });
 });

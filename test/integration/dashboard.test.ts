@@ -11,7 +11,7 @@ import { httpRequest, serverForFile } from '../helpers/server';
 
 const file = serverForFile();
 const ui = dashboardSession(() => file.flora);
-const { see, shot, signIn, signInWithRole, openTab, runQuery, confirmNext, pageErrors } = ui;
+const { see, shot, signIn, signInWithRole, openTab, runQuery, confirmNext } = ui;
 const page = () => ui.page;
 
 test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, timeout: 120_000 }, async (t) => {
@@ -266,7 +266,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     // The browser logs the error answers this test provoked as failed requests: the refused secret's
     // 401, the invalid ref's 400, the client key's 403s, and the 502 and refused connection made up
     // above. Anything else is a fault of the page.
-    const unexpected = pageErrors.filter((e) => !/^console: Failed to load resource: (the server responded with a status of (40[013]|502) |net::ERR_CONNECTION_REFUSED)/.test(e));
+    const unexpected = ui.unexpectedErrors([400, 401, 403, 502]).filter((e) => !e.startsWith('console: Failed to load resource: net::ERR_CONNECTION_REFUSED'));
     assert.deepEqual(unexpected, []);
   });
 });
