@@ -100,15 +100,22 @@ export class JobFiles<J extends FileJob> {
   /** A job by id; undefined when there is none. */
   async get(id: string): Promise<J | undefined> {
     if (!ID.test(id)) return undefined;
-    let job: J;
+    const job = await this.read(id);
+    if (job?.state !== 'Running' || stillRunning(job)) return job;
+    // A job of this process may have finished between the read and the check (its final state is
+    // written before it leaves runningHere): read once more before calling it stopped.
+    const again = job.pid === process.pid ? await this.read(id) : job;
+    if (again?.state !== 'Running') return again;
+    return { ...again, state: 'Failed', error: `the process running this ${this.what} stopped before it was complete` };
+  }
+
+  private async read(id: string): Promise<J | undefined> {
     try {
-      job = JSON.parse(await readFile(this.path(id, '.json'), 'utf8')) as J;
+      return JSON.parse(await readFile(this.path(id, '.json'), 'utf8')) as J;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
-    if (job.state === 'Running' && !stillRunning(job)) return { ...job, state: 'Failed', error: `the process running this ${this.what} stopped before it was complete` };
-    return job;
   }
 
   /** The jobs that pass `keep`, newest first, at most `limit` (each read as `get` reads it). */
