@@ -14,6 +14,7 @@ import { viaDriver, viaEndpoint, viaHttp, type CellInput, type Exchange } from '
 import { answerLeaks, found, shapeLeaks, storedHashes, type Needles } from './accessLeaks';
 import { runRevocations, type RevocationCase } from './accessRevocation';
 import type { Part, PartOptions, PartResult } from './part';
+import { runTargeted, withTargeted } from './targeted/run';
 
 type Ref = faunadb.values.Ref;
 
@@ -217,6 +218,6 @@ export const accessPart: Part = {
     const { row, details } = summarize(report);
     const problems = accessProblems(report);
     if (problems.length) details.push(`access: reproduce with npm run torture -- --part access --seed ${report.seed} --seconds 1 --clients 1 (the table is in torture/accessMatrix.ts)`);
-    return { row, details, problems };
+    return withTargeted({ row, details, problems }, await runTargeted('access', { size: 'torture', log: opts.log }));
   },
 };

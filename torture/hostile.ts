@@ -9,6 +9,7 @@ import { drawAttack, fqlAttack, jsonText, SETUP, type Attack, type Target } from
 import { PingProbe, RssSampler, Sender, type Outcome } from './probes';
 import { shrink } from './shrink';
 import type { Part } from './part';
+import { runTargeted, withTargeted } from './targeted/run';
 
 export interface HostileOptions {
   seconds: number;
@@ -83,7 +84,7 @@ export const hostilePart: Part = {
   async run(opts) {
     const report = await runHostile(opts);
     const { row, details } = summarize(report);
-    return { row, details, problems: hostileVerdict(report) };
+    return withTargeted({ row, details, problems: hostileVerdict(report) }, await runTargeted('hostile', { size: 'torture', log: opts.log }));
   },
 };
 

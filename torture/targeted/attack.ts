@@ -1,0 +1,37 @@
+// A targeted attack: one way a client key, a user token or no key at all once stopped, starved or
+// read across Flora (issue 30), replayed against real processes. Unlike the hostile part's random
+// draws, each attack is aimed, and its verdict is a count that must be 0: requests that got what they
+// must not, pings the attack held up, bytes it read that were not its own.
+//
+// The torture suite runs every attack of a part after that part's own run (`hostile`, `access`), at
+// full size; `npm test` runs each in its own regression test at the smaller `test` size.
+
+export interface TargetedOptions {
+  /** `test`: the short form of npm test; `torture`: the full form of npm run torture. */
+  size: 'test' | 'torture';
+  /** Progress lines. */
+  log: (line: string) => void;
+}
+
+export interface TargetedResult {
+  /** Must be 0: each is something the attack achieved that it must not (details say which). */
+  violations: number;
+  /** Measured figures for the report (ping max, CPU, RSS, requests sent), as printed. */
+  figures: Record<string, string>;
+  /** One line per violation, with what to run to reproduce it; and notes. */
+  details: string[];
+}
+
+export interface TargetedAttack {
+  /** Short name, e.g. `h2-reserve`: the report's row label. */
+  name: string;
+  /** The torture part that runs it. */
+  part: 'hostile' | 'access';
+  /** One line: the attack and what must hold. */
+  about: string;
+  /** Starts the servers it needs (test/helpers/server startFlora), attacks, stops them. Never throws for a verdict. */
+  run(opts: TargetedOptions): Promise<TargetedResult>;
+}
+
+/** A ping answered later than this while an attack runs counts as a violation: another client waited. */
+export const PROMPT_PING_MS = 500;

@@ -1,0 +1,6 @@
+// Every targeted attack (attack.ts), each in its own module. One line each.
+
+import type { TargetedAttack } from './attack';
+
+export const TARGETED: readonly TargetedAttack[] = [
+];
