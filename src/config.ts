@@ -2,6 +2,7 @@
 // Flags win over the environment, which wins over the defaults. Each setting is declared once in
 // SETTINGS so that adding one (log retention, GraphQL port, …) is a single table entry.
 
+import { BlockList, isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './fql/budget';
@@ -73,6 +74,9 @@ function parseStorage(raw: string, source: string): string {
   throw new ConfigError(`Invalid storage '${raw}' (from ${source}): expected lmdb or a postgres:// URL.`);
 }
 
+/** The root secret when none is set: anyone who has read the README knows it. */
+export const DEFAULT_ROOT_SECRET = 'secret';
+
 /** More processes than this would only compete for the same cores and the store's commit lock. */
 const MAX_WORKERS = 256;
 
@@ -99,6 +103,10 @@ export const SETTINGS = [
     help: 'Interface to listen on', parse: nonEmpty('host'),
   }),
   setting({
+    key: 'allowDefaultSecret', flag: '--allow-default-secret', env: 'FLORA_ALLOW_DEFAULT_SECRET', defaultValue: false,
+    help: `Listen beyond loopback with the default root secret '${DEFAULT_ROOT_SECRET}' (throw-away setups only)`, parse: parseBool,
+  }),
+  setting({
     key: 'dataDir', flag: '--data-dir', env: 'FLORA_DATA_DIR', defaultValue: './data',
     help: 'Directory holding the database files', parse: nonEmpty('data directory'),
   }),
@@ -111,7 +119,7 @@ export const SETTINGS = [
     help: 'Server processes sharing the port and the store (default: the number of cores)', parse: workerCount,
   }),
   setting({
-    key: 'rootSecret', flag: '--root-secret', env: 'FLORA_ROOT_SECRET', defaultValue: 'secret',
+    key: 'rootSecret', flag: '--root-secret', env: 'FLORA_ROOT_SECRET', defaultValue: DEFAULT_ROOT_SECRET,
     help: 'Secret of the root key', parse: nonEmpty('root secret'),
   }),
   setting({
@@ -266,7 +274,36 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     if (flagValue !== undefined) config[s.key] = s.parse(flagValue, s.flag);
     else if (envValue !== undefined && envValue !== '') config[s.key] = s.parse(envValue, s.env);
   }
+  refuseOpenDefaultSecret(config as unknown as FloraConfig);
   return config as unknown as FloraConfig;
+}
+
+/** Addresses only this machine can reach. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1, IPv4-mapped 127.x). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  const family = isIP(h);
+  if (family === 0) return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+  return mapped ? LOOPBACK.check(mapped[1], 'ipv4') : LOOPBACK.check(h, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The default root secret opens every database to whoever reaches the port: listening beyond this
+ * machine with it is refused unless the operator says it is a throw-away setup.
+ */
+function refuseOpenDefaultSecret(c: FloraConfig): void {
+  if (c.rootSecret !== DEFAULT_ROOT_SECRET || c.allowDefaultSecret || isLoopbackHost(c.host)) return;
+  throw new ConfigError(
+    `Refusing to listen on ${c.host} with the default root secret '${DEFAULT_ROOT_SECRET}': anyone who can reach the port ` +
+      `would be root. Set a secret of your own with --root-secret (or FLORA_ROOT_SECRET), listen on 127.0.0.1, ` +
+      `or pass --allow-default-secret for a throw-away setup.`,
+  );
 }
 
 /** The options table shown by `flora --help`. */

@@ -89,6 +89,8 @@ export interface ServiceTier {
 
 export interface FloraConfig {
   host: string;
+  /** Listen beyond loopback even with the default root secret (config.ts refuses it otherwise). */
+  allowDefaultSecret?: boolean;
   port: number;
   dataDir: string;
   /** '' = LMDB in dataDir; else a postgres:// URL (the query log and exports then live there too). */

@@ -1,5 +1,8 @@
 // CORS (fql-v4.md §1.14): any request with an Origin gets the allow headers; OPTIONS with an Origin is
-// answered as a preflight on every path, before routing.
+// answered as a preflight on every path, before routing. Unlike Fauna, no Allow-Credentials (issue 30):
+// with it and the origin reflected, any web page could read answers to requests its visitor's browser
+// made with credentials it holds for this server (a Basic login the browser remembers). The drivers
+// set Authorization themselves and never ask for credentials mode, so they need none.
 
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 const ALLOW_HEADERS = [
@@ -27,7 +30,6 @@ export function corsHeaders(origin: string, responseHeaders: Readonly<Record<str
   const exposed = Object.keys(responseHeaders).filter((name) => name.startsWith('x-'));
   return {
     'access-control-allow-origin': origin,
-    'access-control-allow-credentials': 'true',
     'access-control-expose-headers': exposed.join(', '),
   };
 }

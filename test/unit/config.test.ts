@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, defaultConfig, loadConfig } from '../../src/config';
+import { ConfigError, defaultConfig, isLoopbackHost, loadConfig } from '../../src/config';
 
 test('defaults: port 8443, root secret "secret", data in ./data', () => {
   const c = loadConfig([], {});
@@ -43,4 +43,24 @@ test('the dashboard is on by default; --no-admin, --admin false and FLORA_ADMIN=
     assert.throws(() => loadConfig(argv, {}), /Unknown option/, argv.join(' '));
   }
   assert.throws(() => loadConfig([], { FLORA_ADMIN: 'maybe' }), /Invalid boolean 'maybe' \(from FLORA_ADMIN\)/);
+});
+
+test('the default root secret is refused beyond loopback, naming the flags; a secret of its own or the override passes', () => {
+  for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', 'db.example.com', '::ffff:10.0.0.1']) {
+    assert.throws(
+      () => loadConfig(['--host', host], {}),
+      (e: unknown) => e instanceof ConfigError && e.exitCode === 2 && /default root secret 'secret'/.test(e.message) && /--root-secret/.test(e.message) && /--allow-default-secret/.test(e.message),
+      host,
+    );
+    assert.equal(loadConfig(['--host', host, '--root-secret', 'long-and-mine'], {}).host, host);
+    assert.equal(loadConfig(['--host', host], { FLORA_ROOT_SECRET: 'long-and-mine' }).host, host);
+    assert.equal(loadConfig(['--host', host, '--allow-default-secret', 'true'], {}).host, host);
+    assert.equal(loadConfig([], { FLORA_HOST: host, FLORA_ALLOW_DEFAULT_SECRET: 'true' }).host, host);
+  }
+  assert.throws(() => loadConfig([], { FLORA_HOST: '0.0.0.0' }), ConfigError);
+  for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) {
+    assert.ok(isLoopbackHost(host), host);
+    assert.equal(loadConfig(['--host', host], {}).rootSecret, 'secret', host);
+  }
+  for (const host of ['0.0.0.0', '::', '128.0.0.1', 'localhost.evil.example', '::2']) assert.ok(!isLoopbackHost(host), host);
 });
