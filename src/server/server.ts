@@ -14,6 +14,7 @@ import {
   type RequestContext,
 } from './context';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors';
+import { browserAttachedCredentials, isBrowserNavigation } from './browsers';
 import { responseTraceparent } from './headers';
 import { listen, type AnyResponse } from './listener';
 import { TooBusy, type MemoryPool } from '../fql/budget';
@@ -112,6 +113,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     headers.traceparent = responseTraceparent(ctx.headers.traceparent);
     // Service and error headers may come in any case (e.g. `WWW-Authenticate`); HTTP/2 needs lower case.
     if (outcome.headers) for (const name in outcome.headers) headers[name.toLowerCase()] = outcome.headers[name];
+    if (headers['www-authenticate'] !== undefined && isBrowserNavigation(ctx.headers)) delete headers['www-authenticate'];
     const origin = ctx.headers.origin;
     if (origin !== undefined) Object.assign(headers, corsHeaders(origin, headers));
     return { status: outcome.status, headers, body };
@@ -128,6 +130,8 @@ export async function startServer(service: QueryService, config: ServerConfig, o
       return;
     }
     const { ctx, send } = exchange;
+    // A secret a browser attached to another site's form or image is not taken (browsers.ts).
+    if (browserAttachedCredentials(ctx.headers)) delete (ctx.headers as Record<string, string>).authorization;
     const startedMs = Date.now();
     // Presigned log-export downloads stream a file: they bypass the JSON Outcome path.
     if (logs && isDownloadPath(ctx.path)) {

@@ -29,6 +29,37 @@ for (const http2 of [false, true]) {
   });
 }
 
+for (const http2 of [false, true]) {
+  test(`a secret a browser attached to another site's form is not taken; a navigation gets no Basic challenge (${http2 ? 'h2' : 'HTTP/1.1'})`, { timeout: 30_000 }, async () => {
+    const basic = `Basic ${Buffer.from(`${srv.flora.secret}:`).toString('base64')}`;
+    const name = `forged_${http2 ? 'h2' : 'h1'}`;
+    const create = JSON.stringify({ create_database: { object: { name } } });
+    // What a page on evil.example makes the browser send: a form post, or a no-cors fetch, to Flora.
+    for (const mode of ['navigate', 'no-cors']) {
+      for (const site of ['cross-site', 'same-site']) {
+        const headers = { authorization: basic, 'content-type': 'text/plain', 'sec-fetch-site': site, 'sec-fetch-mode': mode, origin: 'https://evil.example' };
+        const res = await httpRequest(srv.flora.url, { method: 'POST', headers, body: create, http2 });
+        assert.equal(res.status, 401, `${mode} ${site}: ${res.body}`);
+        assert.deepEqual(JSON.parse(res.body), { errors: [{ code: 'unauthorized', description: 'Unauthorized' }] });
+      }
+    }
+    const exists = await httpRequest(srv.flora.url, { method: 'POST', headers: { authorization: `Bearer ${srv.flora.secret}` }, body: JSON.stringify({ exists: { database: name } }), http2 });
+    assert.equal(JSON.parse(exists.body).resource, false, 'nothing ran');
+    // The same secret set by a page's own code (CORS mode), or by a page of Flora's origin, is taken.
+    const cors = await httpRequest(srv.flora.url, { method: 'POST', headers: { authorization: basic, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors', origin: 'https://app.example' }, body: '{"add":[1,2]}', http2 });
+    assert.equal(cors.status, 200, cors.body);
+    const own = await httpRequest(srv.flora.url, { method: 'POST', headers: { authorization: basic, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' }, body: '{"add":[1,2]}', http2 });
+    assert.equal(own.status, 200, own.body);
+    // A browser opening Flora's address is not asked for a login it would then remember; a driver still is.
+    const opened = await httpRequest(srv.flora.url, { headers: { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', accept: 'text/html' }, http2 });
+    assert.equal(opened.status, 401);
+    assert.equal(opened.headers['www-authenticate'], undefined);
+    const driver = await httpRequest(srv.flora.url, { method: 'POST', body: '{"add":[1,2]}', http2 });
+    assert.equal(driver.status, 401);
+    assert.equal(driver.headers['www-authenticate'], 'Basic realm="Unauthorized"');
+  });
+}
+
 test('the default root secret is refused beyond loopback before anything is opened; the message names the flags', { timeout: 30_000 }, async () => {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'flora-exposure-'));
   try {
