@@ -213,6 +213,13 @@ export const SETTINGS = [
     key: 'sliceMs', flag: '--slice-ms', env: 'FLORA_SLICE_MS', defaultValue: 10,
     help: 'Longest a query runs before other requests get their turn (ms)', parse: positiveNumber('slice', true),
   }),
+  // --- abandoned queries (issue 30) ---
+  setting({
+    key: 'maxNonAdminQueryTimeoutMs', flag: '--max-non-admin-query-timeout-ms', env: 'FLORA_MAX_NON_ADMIN_QUERY_TIMEOUT_MS', defaultValue: 30_000,
+    help: 'Longest X-Query-Timeout of a secret other than the root secret or an admin key; a longer one is lowered to it (ms)',
+    parse: positiveNumber('non-admin query timeout', true),
+  }),
+  // --- end abandoned queries ---
   setting({
     key: 'maxBodyMb', flag: '--max-body-mb', env: 'FLORA_MAX_BODY_MB', defaultValue: 8,
     help: 'Largest request body; beyond it 413 (MiB)', parse: positiveNumber('body size'),
@@ -332,5 +339,6 @@ export function queryLimits(c: FloraConfig): QueryLimits {
     queryMemoryBytes: Math.floor(c.queryMemoryMb * MiB),
     sliceMs: c.sliceMs,
     maxBodyBytes: Math.floor(c.maxBodyMb * MiB),
+    maxNonAdminTimeoutMs: c.maxNonAdminQueryTimeoutMs,
   };
 }

@@ -7,9 +7,10 @@
 // query whose turn has not come by then is refused (429 `too many requests`, Retry-After), and so is
 // one that arrives while the line is `queued` long or its head has already waited `queueMs` (it
 // would wait as long): at once, so that its client can retry while the queries admitted keep a
-// bounded wait. Below `running`, nothing is ever refused.
+// bounded wait. Below `running`, nothing is ever refused. A query whose client is gone leaves the
+// line without running (QueryCancelled): when its turn comes, or at the next sweep if sooner.
 
-import { TooBusy } from './budget';
+import { QueryCancelled, TooBusy, type ClientLink } from './budget';
 
 export interface AdmissionLimits {
   /** Queries evaluating at once. */
@@ -24,9 +25,10 @@ interface Waiter {
   since: number;
   admit: () => void;
   refuse: (err: Error) => void;
+  client: ClientLink | undefined;
 }
 
-/** Waiters past their time are found when the line moves, and at least this often (ms). */
+/** Waiters past their time are found when the line moves, and at least this often (ms), as are those whose client is gone. */
 const SWEEP_MS = 100;
 
 export class Admission {
@@ -59,24 +61,25 @@ export class Admission {
   }
 
   /**
-   * Resolves once the query may run, with the function that ends its turn (call it once, when the
-   * query is done); throws TooBusy when the process is full, or when the turn did not come in time.
+   * A turn at once when one is free (no promise: this is every request's path), else a wait in line:
+   * resolves once the query may run, with the function that ends its turn (call it once, when the
+   * query is done); throws TooBusy when the process is full, or when the turn did not come in time,
+   * and QueryCancelled when `client` left before it came.
    */
-  /** A turn at once when one is free (no promise: this is every request's path), else a wait in line. */
-  enter(): (() => void) | Promise<() => void> {
+  enter(client?: ClientLink): (() => void) | Promise<() => void> {
     if (this.active < this.limits.running && this.queued === 0) {
       this.active++;
       return this.turn();
     }
-    return this.wait();
+    return this.wait(client);
   }
 
-  private async wait(): Promise<() => void> {
+  private async wait(client: ClientLink | undefined): Promise<() => void> {
     this.refuseLate();
     if (this.full) throw new TooBusy();
-    const admitted = new Promise<void>((admit, refuse) => this.waiting.push({ since: this.now(), admit, refuse }));
+    const admitted = new Promise<void>((admit, refuse) => this.waiting.push({ since: this.now(), admit, refuse, client }));
     // When no turn ends for a while (long queries), the line is still looked at.
-    this.sweeper ??= setInterval(() => this.refuseLate(), SWEEP_MS).unref();
+    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
     await admitted;
     return this.turn();
   }
@@ -90,14 +93,34 @@ export class Admission {
     };
   }
 
-  /** A turn ends: it passes to the first in line still in time, if any. */
+  /** A turn ends: it passes to the first in line still in time and still awaited, if any. */
   private leave(): void {
     this.refuseLate();
-    if (this.queued === 0) {
-      this.active--;
-      return;
+    while (this.queued > 0) {
+      const next = this.shift();
+      if (!next.client?.clientGone) {
+        next.admit();
+        return;
+      }
+      next.refuse(new QueryCancelled());
     }
-    this.shift().admit();
+    this.active--;
+  }
+
+  private sweep(): void {
+    this.dropAbandoned();
+    this.refuseLate();
+  }
+
+  /** Waiters whose client is gone leave the line (in place, keeping its order). */
+  private dropAbandoned(): void {
+    let kept = this.head;
+    for (let i = this.head; i < this.waiting.length; i++) {
+      const w = this.waiting[i];
+      if (w.client?.clientGone) w.refuse(new QueryCancelled());
+      else this.waiting[kept++] = w;
+    }
+    this.waiting.length = kept;
   }
 
   /** Refuses the waiters at the head of the line whose time is up. */

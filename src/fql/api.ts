@@ -5,7 +5,7 @@ import type { EvalContext } from './context';
 import type { CommitListener, Store } from '../storage/types';
 import type { Leases } from '../tier/leases';
 import type { Admission } from './admission';
-import type { Budget, MemoryPool, QueryLimits } from './budget';
+import type { Budget, ClientLink, MemoryPool, QueryLimits } from './budget';
 
 export interface QueryRequest {
   /** Raw request body text (UTF-8). */
@@ -22,6 +22,10 @@ export interface QueryRequest {
   apiVersion?: string;
   /** X-Max-Retries-On-Contention (0..7), already validated: re-runs after a conflict before a 409. */
   maxRetriesOnContention?: number;
+  /** The request's client: the query is cancelled once it is gone (status CLIENT_CLOSED_STATUS). */
+  client?: ClientLink;
+  /** Called once the secret is accepted, with the timeout the query runs under (TransactOptions). */
+  authenticated?: (timeoutMs: number) => void;
 }
 
 export interface QueryMetrics {
@@ -133,6 +137,10 @@ export interface FloraConfig {
   /** Longest a query waits in line for its turn (ms); then 429. */
   maxQueueMs: number;
   sliceMs: number;
+  // --- abandoned queries (issue 30) ---
+  /** Longest X-Query-Timeout of a secret that does not act as admin; longer ones are lowered to it (ms). */
+  maxNonAdminQueryTimeoutMs: number;
+  // --- end abandoned queries ---
   maxBodyMb: number;
   /** Longest a request (head and body) may take to arrive. */
   bodyTimeoutMs: number;
@@ -149,8 +157,13 @@ export interface TransactOptions {
   lastSeenTxn?: bigint;
   /** Re-runs after a conflict before giving up with 409 contended transaction (default 7). */
   maxRetries?: number;
-  /** Called once the secret is accepted (before `fn` runs). */
-  authenticated?: () => void;
+  /**
+   * Called once the secret is accepted (before `fn` runs), with the timeout the request runs under:
+   * `timeoutMs`, or less for a secret that does not act as admin (QueryLimits.maxNonAdminTimeoutMs).
+   */
+  authenticated?: (timeoutMs: number) => void;
+  /** The request's client: the work is cancelled (QueryCancelled) once it is gone. */
+  client?: ClientLink;
   /** The request's budget when the caller made one (it then releases it); else one per call. */
   budget?: Budget;
 }

@@ -36,6 +36,12 @@ export interface QueryLimits {
   sliceMs: number;
   /** Largest request body (413 beyond it). */
   maxBodyBytes: number;
+  /**
+   * Longest timeout (ms) of a query whose secret does not act as admin (client and server keys,
+   * tokens, user-role keys, JWTs): a longer X-Query-Timeout is lowered to it, not refused, since
+   * drivers send the timeout they were configured with.
+   */
+  maxNonAdminTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
@@ -45,6 +51,7 @@ export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
   queryMemoryBytes: 192 * MiB,
   sliceMs: 10,
   maxBodyBytes: 8 * MiB,
+  maxNonAdminTimeoutMs: 30_000,
 });
 
 /** A query went over one of its limits: 400 `bad request`, as Fauna reports its own (no position). */
@@ -92,8 +99,32 @@ const STRIDE_MASK = 4095;
 const CLOCK_EVERY = 64;
 
 export class QueryTimeout extends Error {
+  constructor(message = 'Read timed out') {
+    super(message);
+  }
+}
+
+/**
+ * Whoever waits for a query's answer (server/: the request): once it is gone, the query is
+ * cancelled at its next look at the clock. A getter polled there, so that a request costs no
+ * listener or timer.
+ */
+export interface ClientLink {
+  /** True once nobody can receive the answer (the connection closed, the HTTP/2 stream reset). */
+  readonly clientGone: boolean;
+}
+
+/** nginx's 'client closed request': what the query log records for a query cancelled so (never sent). */
+export const CLIENT_CLOSED_STATUS = 499;
+
+/**
+ * The query's client is gone: the query stops where it stands and its transaction is not committed.
+ * A QueryTimeout, so that every path that stops on a timeout (predicates, GraphQL resolvers) stops
+ * on it too; those that answer tell it apart (CLIENT_CLOSED_STATUS).
+ */
+export class QueryCancelled extends QueryTimeout {
   constructor() {
-    super('Read timed out');
+    super('Client closed the request');
   }
 }
 
@@ -116,9 +147,11 @@ export class Budget {
 
   constructor(
     readonly limits: QueryLimits,
-    /** Date.now() after which the query times out. */
-    readonly deadline: number,
+    /** Date.now() after which the query times out (capDeadline may bring it forward). */
+    private deadlineAt: number,
     private readonly pool: MemoryPool = UNBOUNDED_POOL,
+    /** The query is cancelled once its client is gone. */
+    private readonly client?: ClientLink,
   ) {
     this.unitLimit = limits.computeOps * UNITS_PER_COMPUTE_OP;
     this.sliceEnd = performance.now() + limits.sliceMs;
@@ -168,8 +201,25 @@ export class Budget {
     if (performance.now() >= this.sliceEnd) this.yieldDue = true;
   }
 
+  /** Date.now() after which the query times out. */
+  get deadline(): number {
+    return this.deadlineAt;
+  }
+
+  /** Brings the deadline forward to `at` (a secret allowed a shorter timeout than it asked for). */
+  capDeadline(at: number): void {
+    if (at < this.deadlineAt) this.deadlineAt = at;
+  }
+
   checkDeadline(): void {
-    if (Date.now() > this.deadline) throw new QueryTimeout();
+    if (Date.now() > this.deadlineAt) this.stop(new QueryTimeout());
+    if (this.client?.clientGone) this.stop(new QueryCancelled());
+  }
+
+  /** The next charge looks at the clock again: the query stops there too if something catches this. */
+  private stop(reason: QueryTimeout): never {
+    this.clockIn = 1;
+    throw reason;
   }
 
   /** Lets the rest of the process run (I/O, other requests), then starts a new slice. */

@@ -5,15 +5,24 @@ import { legacyStyle } from '../wire/encode';
 import type { QueryMetrics, QueryRequest, QueryResult, QueryService, ServiceTier, TransactOptions, TransactResult } from './api';
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog, NAMED_NATIVES, NATIVE_IDS } from '../model/catalog';
-import { Authenticator, secretFromHeader } from '../model/auth';
+import { Authenticator, secretFromHeader, type Scope } from '../model/auth';
 import { runPurges } from '../model/purge';
 import { decodeRequest } from '../wire/decode';
 import { failpoint } from '../failpoints';
 import type { Expr } from '../wire/expr';
 import { errors, ProtocolError, QueryError } from '../values/errors';
-import type { Obj } from '../values/types';
+import type { Obj, Value } from '../values/types';
 import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
-import { Budget, DEFAULT_LIMITS, UNBOUNDED_POOL, type MemoryPool, type QueryLimits } from './budget';
+import {
+  Budget,
+  CLIENT_CLOSED_STATUS,
+  DEFAULT_LIMITS,
+  QueryCancelled,
+  UNBOUNDED_POOL,
+  type ClientLink,
+  type MemoryPool,
+  type QueryLimits,
+} from './budget';
 import { UNBOUNDED_ADMISSION, type Admission } from './admission';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
@@ -125,13 +134,18 @@ export class Executor implements QueryService {
   ): Promise<TransactResult<T>> {
     const secret = secretFromHeader(authorization);
     if (!secret) throw errors.unauthorized();
-    const budget = opts.budget ?? this.budget(opts.timeoutMs);
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const budget = opts.budget ?? this.budget(timeoutMs, opts.client);
     try {
       const run = await this.store.run<{ value: T; ctx: EvalContext }>(
         async (txn) => {
           const scope = await this.auth.authenticate(secret, txn);
           if (!scope) throw errors.unauthorized();
-          opts.authenticated?.();
+          // Known only now: a secret that does not act as admin gets a shorter timeout, counted
+          // from the request's start like the one it asked for.
+          const allowedMs = actsAsAdmin(scope) ? timeoutMs : Math.min(timeoutMs, this.limits.maxNonAdminTimeoutMs);
+          if (allowedMs < timeoutMs) budget.capDeadline(budget.deadline - (timeoutMs - allowedMs));
+          opts.authenticated?.(allowedMs);
           budget.startAttempt();
           txn.metrics.reader = budget;
           const ctx = new EvalContext(txn, scope, this.catalog, budget, !!opts.readOnly);
@@ -154,9 +168,12 @@ export class Executor implements QueryService {
     }
   }
 
-  /** A fresh budget for one request: this server's limits, its memory pool, the request's timeout. */
-  budget(timeoutMs = 120_000): Budget {
-    return new Budget(this.limits, Date.now() + timeoutMs, this.pool);
+  /**
+   * A fresh budget for one request: this server's limits, its memory pool, the request's timeout,
+   * and its client (the query is cancelled once the client is gone).
+   */
+  budget(timeoutMs = DEFAULT_TIMEOUT_MS, client?: ClientLink): Budget {
+    return new Budget(this.limits, Date.now() + timeoutMs, this.pool, client);
   }
 
   /** True when the Authorization header names a secret that authenticates (read-only, no body needed). */
@@ -188,11 +205,12 @@ export class Executor implements QueryService {
   }
 
   private async run(req: QueryRequest): Promise<QueryResult> {
-    const budget = this.budget(req.timeoutMs);
+    const budget = this.budget(req.timeoutMs, req.client);
     let parsed: Expr | undefined;
     let last: EvalContext | undefined; // the latest attempt, for the metrics of an error response
+    let run: TransactResult<Value> | undefined; // set once committed (the answer is rendered after)
     try {
-      const run = await this.transact(
+      run = await this.transact(
         req.authorization,
         async (ctx) => {
           last = ctx;
@@ -204,7 +222,14 @@ export class Executor implements QueryService {
           failpoint('query.evaluate');
           return evalExpr(parsed, Env.empty, ctx);
         },
-        { readOnly: req.readOnly, timeoutMs: req.timeoutMs, lastSeenTxn: req.lastSeenTxn, maxRetries: req.maxRetriesOnContention, budget },
+        {
+          readOnly: req.readOnly,
+          timeoutMs: req.timeoutMs,
+          lastSeenTxn: req.lastSeenTxn,
+          maxRetries: req.maxRetriesOnContention,
+          budget,
+          authenticated: req.authenticated,
+        },
       );
       const fresh = run.result instanceof Map && run.ctx.isFresh(run.result as Obj);
       const body = resourceBytes(run.result, run.ts, this.limits.maxResponseBytes, budget, legacyStyle(req.apiVersion));
@@ -216,6 +241,7 @@ export class Executor implements QueryService {
         database: databaseOf(run.ctx),
       };
     } catch (e) {
+      if (e instanceof QueryCancelled) return this.cancelled(run, last);
       if (e instanceof QueryError) {
         // fql-v4.md §1.5: an error resets the metrics (~0 ops, compute 1), except Abort, which keeps what it read.
         const m = last?.txn.metrics;
@@ -237,6 +263,18 @@ export class Executor implements QueryService {
     } finally {
       budget.release();
     }
+  }
+
+  /**
+   * The record of a query whose client left (nothing is sent): what it spent, its writes only if
+   * it had committed before it was cancelled (while its answer was rendered).
+   */
+  private cancelled(run: TransactResult<Value> | undefined, last: EvalContext | undefined): QueryResult {
+    const m = last?.txn.metrics;
+    const metrics = run
+      ? run.metrics
+      : toMetrics(m && { bytesRead: m.bytesRead, reads: m.reads, bytesWritten: 0, writes: 0 }, last?.computeUnits ?? 0, 0);
+    return { status: CLIENT_CLOSED_STATUS, body: '', txnTime: run?.ts ?? this.store.now(), metrics, database: databaseOf(last) };
   }
 
   /** Background work (purges) is awaited on close so storage is not closed under it. */
@@ -268,6 +306,17 @@ export class Executor implements QueryService {
     this.pool.stop();
     await this.store.close();
   }
+}
+
+/** X-Query-Timeout when a request sends none (fql-v4.md §1.4). */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * The root secret, and secrets acting with the built-in admin role, keep the longest X-Query-Timeout;
+ * every other secret (client and server keys, tokens, user-role keys, JWTs) gets maxNonAdminTimeoutMs.
+ */
+function actsAsAdmin(scope: Scope): boolean {
+  return scope.root || (scope.role === 'admin' && !scope.roles && !scope.identity && !scope.jwt);
 }
 
 /** The authenticated scope's database, for the query log (QueryResult.database). */

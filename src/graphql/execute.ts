@@ -6,6 +6,7 @@ import { GraphQLError, execute, getOperationAST, parse, validate } from 'graphql
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
+import { CLIENT_CLOSED_STATUS, QueryCancelled, type ClientLink } from '../fql/budget';
 import { secretFromHeader } from '../model/auth';
 import { failpoint } from '../failpoints';
 import { ProtocolError, QueryError } from '../values/errors';
@@ -38,6 +39,8 @@ export interface RunOptions {
   lastSeenTxn?: bigint;
   /** GET requests may only run queries. */
   queriesOnly?: boolean;
+  /** The request's client: the operation is cancelled once it is gone. */
+  client?: ClientLink;
 }
 
 interface Payload {
@@ -149,7 +152,7 @@ export async function runGraphql(
         if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
         return payload;
       },
-      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn },
+      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client },
     );
     return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {
@@ -166,6 +169,7 @@ function failureAnswer(e: unknown): GraphqlAnswer {
     if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
     return { status: e.status, body: errorBody(e.description) };
   }
+  if (e instanceof QueryCancelled) return { status: CLIENT_CLOSED_STATUS, body: '' }; // nobody to tell
   if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
   if (e instanceof SchemaImportError)
     return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: `The stored GraphQL schema cannot be served: ${e.message} Import a schema again.` }] }) };

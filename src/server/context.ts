@@ -7,8 +7,10 @@ import * as http2 from 'node:http2';
 import { once } from 'node:events';
 import { failureBody, onRequestFailure, type AnyRequest, type AnyResponse, type FailureStatus, type Protocol } from './listener';
 import { closedSink, openStreamSink, type StreamSink } from './streamSink';
+import type { ClientLink } from '../fql/budget';
 
-export interface RequestContext {
+/** `clientGone`: true once the answer cannot reach the client (the query working on it is cancelled). */
+export interface RequestContext extends ClientLink {
   readonly protocol: Protocol;
   /** Upper-case method, e.g. `POST`. */
   readonly method: string;
@@ -151,6 +153,14 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     headers,
     discardBody: () => {
       if (!bodyDone) rejectBody();
+    },
+    // Read where a query looks at the clock: a getter, not a listener per request. HTTP/1.1: the
+    // response (or, for one queued behind another, the connection) was destroyed: the client
+    // closed or reset it (Node ends the connection on a half-close too). HTTP/2: the stream was
+    // reset, or its session is gone.
+    get clientGone(): boolean {
+      if (protocol === 'h2') return (res as http2.Http2ServerResponse).stream?.destroyed !== false;
+      return (res as http.ServerResponse).destroyed || req.socket.destroyed;
     },
     readBody(limit) {
       return new Promise<Buffer>((resolve, reject) => {

@@ -12,8 +12,8 @@ import { lastSeenOf, parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
 import { turnFor } from './turn';
-import { TooBusy } from '../fql/budget';
-import { internalErrorText, logInternalError, type Outcome } from './responses';
+import { QueryCancelled, TooBusy } from '../fql/budget';
+import { clientClosed, internalErrorText, logInternalError, type Outcome } from './responses';
 import type { Handler } from './router';
 
 const JSON_TYPE = 'application/json;charset=utf-8';
@@ -52,15 +52,17 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   // The request waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    leave = await turnFor(service, bodyBytes);
+    leave = await turnFor(service, bodyBytes, ctx);
   } catch (err) {
     if (err instanceof TooBusy) return busy(ctx);
+    if (err instanceof QueryCancelled) return clientClosed();
     throw err;
   }
   const started = process.hrtime.bigint();
   let a: GraphqlAnswer;
   try {
-    a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers) });
+    const opts = { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers), client: ctx };
+    a = await runGraphql(service, ctx.headers.authorization, request, opts);
   } catch (err) {
     const id = logInternalError(err, 'POST /graphql');
     return json(500, errorBody(internalErrorText(id)), { headers: { 'x-request-id': id } });

@@ -1,7 +1,7 @@
 // The FQL v4 query routes: POST / (read-write) and GET /?q= (read-only) (fql-v4.md §1.2).
 
 import type { QueryResult, QueryService } from '../fql/api';
-import { TooBusy } from '../fql/budget';
+import { QueryCancelled, TooBusy } from '../fql/budget';
 import { errors } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyUtf8 } from './bodies';
@@ -54,26 +54,33 @@ async function runQuery(
   // The query waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    const turn = turnFor(service, bytesIn);
+    const turn = turnFor(service, bytesIn, ctx);
     leave = typeof turn === 'function' ? turn : await turn;
   } catch (err) {
     if (err instanceof TooBusy) return withTags({ ...refuseBusy(ctx), bytesIn, log: { fql: body } }, headers);
+    if (err instanceof QueryCancelled) return withTags({ ...outcomeOfError(err), bytesIn, log: { fql: body } }, headers);
     throw err;
   }
   // An empty body is the service's 'No query provided.', reported after authentication (401 first).
   const started = process.hrtime.bigint();
+  // The timeout the query runs under: lowered once its secret is known, if that does not act as admin.
+  let timeoutMs = headers.timeoutMs;
   const work = service.query({
     body,
     authorization: ctx.headers.authorization,
     lastSeenTxn: headers.lastSeenTxn,
-    timeoutMs: headers.timeoutMs,
+    timeoutMs,
     readOnly,
     apiVersion: headers.apiVersion,
     maxRetriesOnContention: headers.maxRetriesOnContention,
+    client: ctx, // once it is gone, the query stops at its next look at the clock
+    authenticated: (ms) => (timeoutMs = ms),
   });
   // The turn ends when the query does, not when its client stops waiting for it.
   work.then(leave, leave);
-  const answer = await withTimeout(work, headers.timeoutMs);
+  // Armed for the shorter of the two timeouts a query may get: the secret is not known yet.
+  const firstMs = Math.min(headers.timeoutMs, service.limits.maxNonAdminTimeoutMs);
+  const answer = await withTimeout(work, firstMs, () => timeoutMs - Number((process.hrtime.bigint() - started) / 1_000_000n));
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
 
   const log = { fql: body, database: answer !== TIMED_OUT && !(answer instanceof Error) ? answer.database : undefined };
@@ -105,11 +112,17 @@ const TIMED_OUT = Symbol('timed out');
 
 /**
  * The service aborts a query that runs past its timeout itself; this is the HTTP layer's guarantee
- * that the client hears back in time even if it does not. A late result is dropped.
+ * that the client hears back in time even if it does not. A late result is dropped. The guard fires
+ * after `ms`, or later if `leftMs()` then says the query has time left (an admin's long timeout).
  */
-function withTimeout(work: Promise<QueryResult>, ms: number): Promise<QueryResult | Error | typeof TIMED_OUT> {
+function withTimeout(work: Promise<QueryResult>, ms: number, leftMs: () => number): Promise<QueryResult | Error | typeof TIMED_OUT> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(TIMED_OUT), ms);
+    const expire = () => {
+      const left = leftMs();
+      if (left > 0) timer = setTimeout(expire, left);
+      else resolve(TIMED_OUT);
+    };
+    let timer = setTimeout(expire, ms);
     work.then(
       (result) => {
         clearTimeout(timer);

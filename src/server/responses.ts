@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import type { QueryMetrics } from '../fql/api';
 import type { OutcomeLog } from '../logs/types';
 import { ProtocolError, QueryError, type Position } from '../values/errors';
-import { QueryTimeout } from '../fql/budget';
+import { CLIENT_CLOSED_STATUS, QueryCancelled, QueryTimeout } from '../fql/budget';
 import { StorageUnavailable } from '../storage/engine';
 import type { StreamSink } from './streamSink';
 
 /** What a route produces; the server turns it into an HttpResponse with the standard headers. */
 export interface Outcome {
   status: number;
-  /** Complete JSON body ('' only for a CORS preflight and HEAD), as text or UTF-8 bytes. */
+  /** Complete JSON body ('' only for a CORS preflight, HEAD and CLIENT_CLOSED_STATUS), as text or UTF-8 bytes. */
   body: string | Buffer;
   /** X-Txn-Time; the service clock when no transaction ran. */
   txnTime?: bigint;
@@ -64,6 +64,7 @@ export function queryError(status: number, code: string, description: string, po
 export function outcomeOfError(e: unknown): Outcome {
   if (e instanceof ProtocolError) return protocolError(e.status, e.code, e.description, e.headers);
   if (e instanceof QueryError) return queryError(e.status, e.code, e.description, e.position);
+  if (e instanceof QueryCancelled) return clientClosed();
   if (e instanceof QueryTimeout) return protocolError(503, 'time out', 'Read timed out');
   if (e instanceof StorageUnavailable) {
     // The reason (a host, a connection string) goes to the server's log, not to the client.
@@ -71,6 +72,11 @@ export function outcomeOfError(e: unknown): Outcome {
     return protocolError(503, 'unavailable', 'The storage is unavailable.');
   }
   throw e;
+}
+
+/** The record of a request whose client left before its answer: nothing is sent, nothing said. */
+export function clientClosed(): Outcome {
+  return { status: CLIENT_CLOSED_STATUS, body: '' };
 }
 
 /**

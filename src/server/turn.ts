@@ -3,17 +3,18 @@
 // (bodies.ts): a line of large bodies gets 429 rather than growing the process.
 
 import type { QueryService } from '../fql/api';
-import { TooBusy } from '../fql/budget';
+import { TooBusy, type ClientLink } from '../fql/budget';
 
 /**
  * The function that ends the turn (call it once, when the work is done), at once or once the
- * request's turn comes; TooBusy (thrown or rejected) when the process is too full for it to wait.
+ * request's turn comes; TooBusy (thrown or rejected) when the process is too full for it to wait;
+ * QueryCancelled (rejected) when `client` left the line before its turn came.
  */
-export function turnFor(service: QueryService, bodyBytes: number): (() => void) | Promise<() => void> {
+export function turnFor(service: QueryService, bodyBytes: number, client?: ClientLink): (() => void) | Promise<() => void> {
   if (!service.pool.tryReserve(bodyBytes)) throw new TooBusy();
   let turn: (() => void) | Promise<() => void>;
   try {
-    turn = service.admission.enter();
+    turn = service.admission.enter(client);
   } catch (e) {
     service.pool.release(bodyBytes);
     throw e;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Admission } from '../../src/fql/admission';
-import { TooBusy } from '../../src/fql/budget';
+import { QueryCancelled, TooBusy } from '../../src/fql/budget';
 
 /** Lets the promise callbacks queued so far run. */
 const settle = () => new Promise((r) => setImmediate(r));
@@ -102,5 +102,31 @@ test('a long line is compacted as it is served, and keeps its order', async () =
   first();
   await Promise.all(all);
   assert.deepEqual(served, Array.from({ length: 3000 }, (_, i) => i));
+  assert.equal(gate.running, 0);
+});
+
+test('a query whose client left the line never gets a turn: skipped when its turn comes, or gone at the next sweep', async () => {
+  const gate = new Admission({ running: 1, queued: 10, queueMs: 60_000 });
+  const first = await gate.enter();
+  const gone = { clientGone: false };
+  const skipped = Promise.resolve(gate.enter(gone));
+  const next = Promise.resolve(gate.enter({ clientGone: false }));
+  gone.clientGone = true;
+  first(); // the turn passes over the query whose client left
+  await assert.rejects(skipped, QueryCancelled);
+  const leave = await next;
+  assert.equal(gate.queued, 0);
+
+  const sweptClient = { clientGone: false };
+  const swept = Promise.resolve(gate.enter(sweptClient));
+  const kept = Promise.resolve(gate.enter());
+  assert.equal(gate.queued, 2);
+  sweptClient.clientGone = true;
+  const alive = setInterval(() => undefined, 1000); // the sweep does not keep the process alive itself
+  await assert.rejects(swept, QueryCancelled); // no turn ended: the sweep found it
+  clearInterval(alive);
+  assert.equal(gate.queued, 1);
+  leave();
+  (await kept)();
   assert.equal(gate.running, 0);
 });
