@@ -1,7 +1,7 @@
 // One guarded GET of a JWKS document. The host is resolved once, every address checked
-// (addresses.ts), and the connection made to the checked address itself, so DNS cannot answer
-// differently between the check and the connect (rebinding); the URL's host stays the Host header and,
-// for https, the TLS server name. Redirects are not followed (as jose, PyJWT's PyJWKClient and
+// (addresses.ts), and the connection made to the checked addresses themselves, so DNS cannot answer
+// differently between the check and the connect (rebinding); the URL's host stays the Host header
+// and, for https, the TLS server name. Redirects are not followed (as jose, PyJWT's PyJWKClient and
 // Go's keyfunc do by default): a 3xx is a failure, so a JWKS URL can only ever reach its own host.
 // The body is read as it arrives and cut beyond `maxBytes`; the whole fetch, DNS included, has one
 // deadline.
@@ -35,8 +35,8 @@ export async function fetchJwksDocument(uri: string, limits: FetchLimits): Promi
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new JwksFetchFailed(`unsupported scheme ${url.protocol}`);
   const deadline = Date.now() + limits.timeoutMs;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const address = await allowedAddress(host, limits.allowPrivate, deadline);
-  const body = await get(url, host, address, limits.maxBytes, deadline);
+  const addresses = await allowedAddresses(host, limits.allowPrivate, deadline);
+  const body = await get(url, host, addresses, limits.maxBytes, deadline);
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
@@ -44,17 +44,21 @@ export async function fetchJwksDocument(uri: string, limits: FetchLimits): Promi
   }
 }
 
-/** The first address of `host` the fetch may connect to; refuses when there is none. */
-async function allowedAddress(host: string, allowPrivate: boolean, deadline: number): Promise<{ address: string; family: number }> {
+interface Address {
+  address: string;
+  family: number;
+}
+
+/** The addresses of `host` the fetch may connect to, in the resolver's order; refuses when there is none. */
+async function allowedAddresses(host: string, allowPrivate: boolean, deadline: number): Promise<Address[]> {
   const family = isIP(host);
   const candidates = family
     ? [{ address: host, family }]
     : await withDeadline(dnsLookup(host, { all: true, verbatim: true }), deadline, `resolving ${host}`).catch((e: unknown) => {
         throw e instanceof JwksFetchFailed ? e : new JwksFetchFailed(`cannot resolve ${host}: ${(e as Error).message}`);
       });
-  if (allowPrivate && candidates.length > 0) return candidates[0];
-  const allowed = candidates.find((c) => refusedRange(c.address) === undefined);
-  if (allowed) return allowed;
+  const allowed = allowPrivate ? candidates : candidates.filter((c) => refusedRange(c.address) === undefined);
+  if (allowed.length > 0) return allowed;
   const first = candidates[0];
   throw new JwksFetchFailed(
     first
@@ -71,12 +75,12 @@ function withDeadline<T>(p: Promise<T>, deadline: number, what: string): Promise
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-function get(url: URL, host: string, to: { address: string; family: number }, maxBytes: number, deadline: number): Promise<Buffer> {
-  // Every lookup the socket makes answers with the checked address (the `all` form for Node's
-  // happy-eyeballs connect).
+function get(url: URL, host: string, to: Address[], maxBytes: number, deadline: number): Promise<Buffer> {
+  // Every lookup the socket makes answers with the checked addresses (all of them for Node's
+  // happy-eyeballs connect, which tries each in turn).
   const lookup = ((_h: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
-    if (opts?.all) cb(null, [to]);
-    else cb(null, to.address, to.family);
+    if (opts?.all) cb(null, to);
+    else cb(null, to[0].address, to[0].family);
   }) as unknown as LookupFunction;
   const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<Buffer>((resolve, reject) => {
