@@ -1,9 +1,10 @@
 // JWT authentication through access providers (fql-v4.md §6.4): a Bearer secret that looks like a
 // JWT (`ey…` with dots) is an RS256 token whose `aud` names a database
 // (`https://db.fauna.com/db/<global_id>`), whose `iss` matches the `issuer` of an access provider
-// in that database, signed with a key from the provider's `jwks_uri`, within `nbf`…`exp`. It
-// authenticates as a client in that database with the provider's roles (`jwtRoles`, mapped by the
-// roles code); CurrentIdentity() is `sub`, CurrentToken() the payload. Any failure → 401.
+// in that database, signed with a key from the provider's `jwks_uri` (fetched, bounded and cached
+// by jwks/cache.ts: one key tried, the kid's), within `nbf`…`exp`. It authenticates as a client in
+// that database with the provider's roles (`jwtRoles`, mapped by the roles code); CurrentIdentity()
+// is `sub`, CurrentToken() the payload. Any failure → 401.
 
 import { verify } from 'node:crypto';
 import type { Txn } from '../storage/types';
