@@ -134,6 +134,12 @@ export const SETTINGS = [
     key: 'graphqlPort', flag: '--graphql-port', env: 'FLORA_GRAPHQL_PORT', defaultValue: undefined,
     help: 'Extra port serving only the GraphQL API (/graphql, /import, /ping), e.g. 8084', parse: parsePort,
   }),
+  // --- JWKS fetches (issue 30) ---
+  setting({
+    key: 'jwksAllowPrivate', flag: '--jwks-allow-private', env: 'FLORA_JWKS_ALLOW_PRIVATE', defaultValue: false,
+    help: "Let access providers' jwks_uri reach private, loopback and link-local addresses (true/false)", parse: parseBool,
+  }),
+  // --- end JWKS fetches ---
   setting({
     key: 'admin', flag: '--admin', env: 'FLORA_ADMIN', defaultValue: true,
     help: 'Serve the web dashboard at /admin (true/false; --no-admin = false)', parse: parseBool,

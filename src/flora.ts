@@ -42,6 +42,7 @@ export async function createFlora(config: FloraConfig, role: FloraRole = {}): Pr
     limits: queryLimits(config),
     pool: new MemoryPool(config.memoryMb * 1024 * 1024).watch(),
     admission: new Admission(admissionLimits(config)),
+    jwks: { allowPrivate: config.jwksAllowPrivate ?? false },
   });
   await executor.start();
   return executor;

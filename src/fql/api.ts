@@ -108,6 +108,10 @@ export interface FloraConfig {
   historyGraceSeconds: number;
   /** A second port serving only /graphql, /import and /ping (DECISIONS #6); off when undefined. */
   graphqlPort?: number;
+  // --- JWKS fetches (issue 30) ---
+  /** Access providers' `jwks_uri` may reach private, loopback and link-local addresses (default false). */
+  jwksAllowPrivate?: boolean;
+  // --- end JWKS fetches ---
   /** The dashboard at /admin on the main port (default true; `--no-admin` turns it off). */
   admin?: boolean;
   // --- query log and log export (src/logs; defaults in src/config.ts) ---

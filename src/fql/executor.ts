@@ -6,6 +6,7 @@ import type { QueryMetrics, QueryRequest, QueryResult, QueryService, ServiceTier
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog, NAMED_NATIVES, NATIVE_IDS } from '../model/catalog';
 import { Authenticator, secretFromHeader, type Scope } from '../model/auth';
+import { JwksCache, type JwksOptions } from '../model/jwks/cache';
 import { runPurges } from '../model/purge';
 import { decodeRequest } from '../wire/decode';
 import { failpoint } from '../failpoints';
@@ -45,6 +46,8 @@ export interface ExecutorOptions {
   pool?: MemoryPool;
   /** Turns to evaluate queries in, shared by every request (admission.ts). */
   admission?: Admission;
+  /** How access providers' key sets are fetched (model/jwks/cache.ts). */
+  jwks?: Partial<JwksOptions>;
 }
 
 export class Executor implements QueryService {
@@ -73,7 +76,7 @@ export class Executor implements QueryService {
     this.admission = opts.admission ?? UNBOUNDED_ADMISSION;
     this.leases = new Leases(store);
     this.collector = new HistoryCollector(store, this.catalog, this.leases, opts.collectIntervalMs ?? 300_000);
-    this.auth = new Authenticator(rootSecret, this.catalog);
+    this.auth = new Authenticator(rootSecret, this.catalog, new JwksCache(opts.jwks));
     this.builder = new IndexBuilder(store, this.catalog, this.leases, (db, ts) => {
       this.catalog.changed([db], ts);
       this.auth.invalidate(ts);

@@ -10,6 +10,7 @@ import { decodeSecret, verifySecret } from './secrets';
 import { roleIdsOf } from './permissions';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { JwtVerifier, looksLikeJwt } from './jwt'; // JWT hook (access providers)
+import type { JwksCache } from './jwks/cache';
 
 import { BUILTIN_ROLES, type BuiltinRole } from './roleActions';
 
@@ -133,8 +134,9 @@ export class Authenticator {
   constructor(
     private readonly rootSecret: string,
     private readonly catalog: Catalog,
+    jwks?: JwksCache,
   ) {
-    this.jwt = new JwtVerifier(catalog); // JWT hook
+    this.jwt = new JwtVerifier(catalog, jwks); // JWT hook
   }
 
   /** Drops every cached resolution (keys or databases changed by a commit at `ts`). */

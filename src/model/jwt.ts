@@ -1,99 +1,21 @@
 // JWT authentication through access providers (fql-v4.md §6.4): a Bearer secret that looks like a
 // JWT (`ey…` with dots) is an RS256 token whose `aud` names a database
 // (`https://db.fauna.com/db/<global_id>`), whose `iss` matches the `issuer` of an access provider
-// in that database, signed with a key from the provider's `jwks_uri`, within `nbf`…`exp`. It
-// authenticates as a client in that database with the provider's roles (`jwtRoles`, mapped by the
-// roles code); CurrentIdentity() is `sub`, CurrentToken() the payload. Any failure → 401.
+// in that database, signed with a key from the provider's `jwks_uri` (fetched, bounded and cached
+// by jwks/cache.ts: one key tried, the kid's), within `nbf`…`exp`. It authenticates as a client in
+// that database with the provider's roles (`jwtRoles`, mapped by the roles code); CurrentIdentity()
+// is `sub`, CurrentToken() the payload. Any failure → 401.
 
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { verify } from 'node:crypto';
 import type { Txn } from '../storage/types';
 import type { Obj, Value } from '../values/types';
 import type { Catalog } from './catalog';
 import { dbParentKey, type Scope } from './auth';
+import { JwksCache } from './jwks/cache';
 
 /** True for secrets that should be verified as JWTs. */
 export function looksLikeJwt(secret: string): boolean {
   return secret.startsWith('ey') && secret.includes('.');
-}
-
-export interface JwksOptions {
-  /** Per-request fetch timeout (ms). */
-  timeoutMs: number;
-  /** How long a fetched key set is trusted (ms). */
-  ttlMs: number;
-  /** Minimum interval between refetches caused by an unknown `kid` (ms). */
-  refetchIntervalMs: number;
-}
-
-const DEFAULTS: JwksOptions = { timeoutMs: 5_000, ttlMs: 10 * 60_000, refetchIntervalMs: 1_000 };
-
-interface KeySet {
-  byKid: Map<string, KeyObject>;
-  all: KeyObject[];
-  fetchedAt: number;
-}
-
-/** Fetches JWKS documents with a timeout and caches them per URI. */
-export class JwksCache {
-  private readonly sets = new Map<string, KeySet>();
-  private readonly pending = new Map<string, Promise<KeySet | undefined>>();
-
-  constructor(private readonly opts: JwksOptions = DEFAULTS) {}
-
-  /** Keys to try for a token with header `kid` (all RSA keys when no kid is given). */
-  async keysFor(uri: string, kid: string | undefined): Promise<KeyObject[]> {
-    let set = this.sets.get(uri);
-    if (!set || Date.now() - set.fetchedAt > this.opts.ttlMs) set = await this.fetch(uri);
-    if (!set) return [];
-    if (kid === undefined) return set.all;
-    let key = set.byKid.get(kid);
-    if (!key && Date.now() - set.fetchedAt >= this.opts.refetchIntervalMs) {
-      // The provider may have rotated its keys: refetch once.
-      set = await this.fetch(uri);
-      key = set?.byKid.get(kid);
-    }
-    return key ? [key] : [];
-  }
-
-  private fetch(uri: string): Promise<KeySet | undefined> {
-    let p = this.pending.get(uri);
-    if (!p) {
-      p = this.load(uri).finally(() => this.pending.delete(uri));
-      this.pending.set(uri, p);
-    }
-    return p;
-  }
-
-  private async load(uri: string): Promise<KeySet | undefined> {
-    let body: unknown;
-    try {
-      const res = await fetch(uri, { signal: AbortSignal.timeout(this.opts.timeoutMs), headers: { accept: 'application/json' } });
-      if (!res.ok) return this.sets.get(uri);
-      body = await res.json();
-    } catch {
-      // Unreachable or slow: keep serving a previously fetched set, if any.
-      return this.sets.get(uri);
-    }
-    const set: KeySet = { byKid: new Map(), all: [], fetchedAt: Date.now() };
-    const keys = (body as { keys?: unknown })?.keys;
-    if (Array.isArray(keys)) {
-      for (const jwk of keys) {
-        if (!jwk || typeof jwk !== 'object') continue;
-        const { kty, use, alg, kid } = jwk as Record<string, unknown>;
-        if (kty !== 'RSA' || (use !== undefined && use !== 'sig') || (alg !== undefined && alg !== 'RS256')) continue;
-        let key: KeyObject;
-        try {
-          key = createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
-        } catch {
-          continue;
-        }
-        set.all.push(key);
-        if (typeof kid === 'string') set.byKid.set(kid, key);
-      }
-    }
-    this.sets.set(uri, set);
-    return set;
-  }
 }
 
 function b64urlJson(part: string): Record<string, unknown> | undefined {
@@ -186,8 +108,8 @@ export class JwtVerifier {
     if (typeof uri !== 'string') return undefined;
     const signed = Buffer.from(`${parts[0]}.${parts[1]}`, 'latin1');
     const signature = Buffer.from(parts[2], 'base64url');
-    const keys = await this.jwks.keysFor(uri, header.kid as string | undefined);
-    if (!keys.some((k) => verify('RSA-SHA256', signed, k, signature))) return undefined;
+    const key = await this.jwks.keyFor(uri, header.kid as string | undefined);
+    if (!key || !verify('RSA-SHA256', signed, key, signature)) return undefined;
     const roles = provider.fields.get('roles');
     return {
       db,

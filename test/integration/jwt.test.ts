@@ -26,7 +26,8 @@ const ISSUER = 'https://issuer.example.com/';
 type Doc = Record<string, unknown> & { ref: faunadb.values.Ref };
 
 before(async () => {
-  srv = await startFlora();
+  // The JWKS server below listens on loopback, which JWKS fetches refuse unless allowed.
+  srv = await startFlora({ env: { FLORA_JWKS_ALLOW_PRIVATE: 'true' } });
   pool = new ClientPool(srv.url);
   root = pool.client(srv.secret);
   const jwk = { ...signing.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' };
@@ -152,7 +153,7 @@ describe('JWT authentication', () => {
     assert.deepEqual(((await c.query(q.Get(doc.ref))) as Doc).data, { x: 1 });
   });
 
-  test('a JWT without a kid is checked against every key of the set', async () => {
+  test("a JWT without a kid is checked against the set's only key", async () => {
     const c = client(jwt(claims({ sub: 'no-kid' }), { kid: null }));
     assert.equal(await c.query(q.CurrentIdentity()), 'no-kid');
   });

@@ -2,7 +2,9 @@
 
 import type { TargetedAttack } from './attack';
 import { abandonedQueries } from './abandoned';
+import { jwksAbuse } from './jwksAbuse';
 
 export const TARGETED: readonly TargetedAttack[] = [
   abandonedQueries,
+  jwksAbuse,
 ];

@@ -1,0 +1,153 @@
+// The pure parts of JWKS fetches (src/model/jwks): which addresses a fetch may connect to, and which
+// keys of a JWKS document are kept; and the torture attack's view of the back-off schedule.
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { ipv6Hextets, refusedRange } from '../../src/model/jwks/addresses';
+import { JWKS_KEY_LIMITS, JwksInvalid, keySetOf, rs256Key } from '../../src/model/jwks/keySet';
+import { JWKS_DEFAULTS } from '../../src/model/jwks/cache';
+import { BACKOFF_FIRST_MS, BACKOFF_MAX_MS, backoffBreaches } from '../../torture/targeted/jwksAbuse';
+
+describe('refusedRange', () => {
+  test('refuses every non-public IPv4 range', () => {
+    const refused: [string, string][] = [
+      ['0.0.0.0', 'unspecified'],
+      ['0.1.2.3', 'unspecified'],
+      ['10.0.0.1', 'private'],
+      ['100.64.0.1', 'shared (carrier-grade NAT)'],
+      ['127.0.0.1', 'loopback'],
+      ['127.255.255.254', 'loopback'],
+      ['169.254.169.254', 'link-local'],
+      ['172.16.0.1', 'private'],
+      ['172.31.255.255', 'private'],
+      ['192.0.0.8', 'reserved'],
+      ['192.0.2.1', 'documentation'],
+      ['192.168.1.1', 'private'],
+      ['198.18.0.1', 'benchmarking'],
+      ['224.0.0.251', 'multicast'],
+      ['239.255.255.250', 'multicast'],
+      ['240.0.0.1', 'reserved'],
+      ['255.255.255.255', 'reserved'],
+    ];
+    for (const [ip, range] of refused) assert.equal(refusedRange(ip), range, ip);
+  });
+
+  test('accepts public IPv4 addresses, including the neighbours of refused ranges', () => {
+    for (const ip of ['8.8.8.8', '1.1.1.1', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '169.253.0.1', '192.167.1.1', '223.255.255.255'])
+      assert.equal(refusedRange(ip), undefined, ip);
+  });
+
+  test('refuses every non-public IPv6 range', () => {
+    const refused: [string, string][] = [
+      ['::', 'unspecified'],
+      ['::1', 'loopback'],
+      ['0:0:0:0:0:0:0:1', 'loopback'],
+      ['::7f00:1', 'reserved'],
+      ['fe80::1', 'link-local'],
+      ['febf:ffff::1', 'link-local'],
+      ['fec0::1', 'site-local'],
+      ['fc00::1', 'unique-local'],
+      ['fd12:3456::1', 'unique-local'],
+      ['ff02::1', 'multicast'],
+      ['2001:db8::1', 'documentation'],
+      ['2001::1', 'reserved'],
+      ['100::1', 'reserved'],
+      ['64:ff9b:1::1', 'private'],
+    ];
+    for (const [ip, range] of refused) assert.equal(refusedRange(ip), range, ip);
+  });
+
+  test('IPv6 forms of IPv4 addresses are judged by the IPv4 address', () => {
+    const cases: [string, string | undefined][] = [
+      ['::ffff:127.0.0.1', 'loopback'],
+      ['::ffff:7f00:1', 'loopback'],
+      ['0:0:0:0:0:ffff:a00:1', 'private'],
+      ['::ffff:169.254.169.254', 'link-local'],
+      ['::ffff:8.8.8.8', undefined],
+      ['64:ff9b::10.0.0.1', 'private'],
+      ['64:ff9b::808:808', undefined],
+      ['2002:7f00:1::', 'loopback'],
+      ['2002:c0a8:101::1', 'private'],
+      ['2002:808:808::1', undefined],
+    ];
+    for (const [ip, range] of cases) assert.equal(refusedRange(ip), range, ip);
+  });
+
+  test('accepts public IPv6 addresses; anything that is not an address is refused', () => {
+    for (const ip of ['2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450::1']) assert.equal(refusedRange(ip), undefined, ip);
+    for (const s of ['', 'localhost', 'example.com', '1.2.3', '256.1.1.1', '[::1]']) assert.equal(refusedRange(s), 'not an IP address', s);
+    assert.equal(refusedRange('fe80::1%eth0'), 'link-local');
+  });
+
+  test('ipv6Hextets expands :: and a trailing dotted quad', () => {
+    assert.deepEqual(ipv6Hextets('::'), [0, 0, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(ipv6Hextets('1::'), [1, 0, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(ipv6Hextets('fe80::1:2'), [0xfe80, 0, 0, 0, 0, 0, 1, 2]);
+    assert.deepEqual(ipv6Hextets('::ffff:1.2.3.4'), [0, 0, 0, 0, 0, 0xffff, 0x102, 0x304]);
+    assert.deepEqual(ipv6Hextets('1:2:3:4:5:6:7:8'), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(ipv6Hextets('1.2.3.4'), undefined);
+  });
+});
+
+describe('keySetOf', () => {
+  const rsa2048 = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+  const b64 = (bytes: number[]) => Buffer.from(bytes).toString('base64url');
+
+  test('keeps RS256 signature keys by kid, the first of a repeated kid', () => {
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+    const set = keySetOf({ keys: [{ ...rsa2048, kid: 'a', use: 'sig', alg: 'RS256' }, { ...other, kid: 'a' }, { ...other, kid: 'b' }, { ...other }] });
+    assert.equal(set.keys.length, 4);
+    assert.deepEqual([...set.byKid.keys()], ['a', 'b']);
+    assert.equal(set.byKid.get('a')?.export({ format: 'jwk' }).n, rsa2048.n);
+  });
+
+  test('leaves out keys of another type, use or alg, and malformed ones', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+    for (const jwk of [ec, { kty: 'oct', k: 'AAAA' }, { ...rsa2048, use: 'enc' }, { ...rsa2048, alg: 'RS512' }, { ...rsa2048, alg: 'PS256' }, { kty: 'RSA' }, { kty: 'RSA', n: 1, e: 'AQAB' }, { ...rsa2048, n: 'not base64 ***' }, null, 'x', [rsa2048]])
+      assert.equal(rs256Key(jwk), undefined, JSON.stringify(jwk).slice(0, 80));
+  });
+
+  test('moduli of 2048 to 8192 bits only', () => {
+    const modulus = (bits: number) => {
+      const b = randomBytes(bits / 8);
+      b[0] |= 0x80;
+      b[b.length - 1] |= 1;
+      return b.toString('base64url');
+    };
+    assert.equal(rs256Key({ kty: 'RSA', n: modulus(1024), e: 'AQAB' }), undefined);
+    assert.equal(rs256Key({ kty: 'RSA', n: modulus(2040), e: 'AQAB' }), undefined);
+    assert.ok(rs256Key({ kty: 'RSA', n: modulus(2048), e: 'AQAB' }));
+    assert.ok(rs256Key({ kty: 'RSA', n: modulus(8192), e: 'AQAB' }));
+    assert.equal(rs256Key({ kty: 'RSA', n: modulus(8200), e: 'AQAB' }), undefined);
+    // Leading zero bytes do not count.
+    assert.ok(rs256Key({ kty: 'RSA', n: Buffer.concat([Buffer.alloc(3), Buffer.from(modulus(2048), 'base64url')]).toString('base64url'), e: 'AQAB' }));
+  });
+
+  test('odd exponents from 3 to 2^31-1 only', () => {
+    const key = (e: string) => rs256Key({ kty: 'RSA', n: rsa2048.n, e });
+    assert.ok(key('AQAB')); // 65537
+    assert.ok(key(b64([3])));
+    assert.ok(key(b64([0x7f, 0xff, 0xff, 0xff])));
+    assert.ok(key(b64([0, 0, 1, 0, 1])));
+    assert.equal(JWKS_KEY_LIMITS.maxExponent, 2 ** 31 - 1);
+    for (const e of [b64([1]), b64([2]), b64([0x80, 0, 0, 1]), b64([1, 0, 0, 0, 1]), b64([1, 0, 0]), '', randomBytes(375).toString('base64url')])
+      assert.equal(key(e), undefined, e.slice(0, 20));
+  });
+
+  test('a document of more than 100 keys, or without a keys array, is refused whole', () => {
+    const keys = Array.from({ length: JWKS_KEY_LIMITS.maxKeys }, () => ({ ...rsa2048 }));
+    assert.equal(keySetOf({ keys }).keys.length, 100);
+    assert.throws(() => keySetOf({ keys: [...keys, { kty: 'EC' }] }), (e: unknown) => e instanceof JwksInvalid && e.message === '101 keys (at most 100)');
+    for (const doc of [null, [], {}, { keys: {} }, 'x']) assert.throws(() => keySetOf(doc), JwksInvalid);
+    assert.equal(keySetOf({ keys: [] }).keys.length, 0);
+  });
+});
+
+test("the torture attack's back-off schedule is the server's", () => {
+  assert.equal(BACKOFF_FIRST_MS, JWKS_DEFAULTS.backoffMs);
+  assert.equal(BACKOFF_MAX_MS, JWKS_DEFAULTS.maxBackoffMs);
+  assert.equal(backoffBreaches([0, 1000, 3000, 7000]), 0);
+  assert.equal(backoffBreaches([0, 10, 1000]), 2);
+  assert.equal(backoffBreaches([0, 1000, 2500]), 1);
+});
