@@ -38,6 +38,8 @@ export interface RunOptions {
   lastSeenTxn?: bigint;
   /** GET requests may only run queries. */
   queriesOnly?: boolean;
+  /** The client's network address (the failed-login throttle of Login in a resolver function). */
+  clientAddress?: string;
 }
 
 interface Payload {
@@ -149,7 +151,7 @@ export async function runGraphql(
         if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
         return payload;
       },
-      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn },
+      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, clientAddress: opts.clientAddress },
     );
     return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {

@@ -60,7 +60,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   const started = process.hrtime.bigint();
   let a: GraphqlAnswer;
   try {
-    a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers) });
+    a = await runGraphql(service, ctx.headers.authorization, request, { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers), clientAddress: ctx.remoteAddress });
   } catch (err) {
     const id = logInternalError(err, 'POST /graphql');
     return json(500, errorBody(internalErrorText(id)), { headers: { 'x-request-id': id } });

@@ -70,6 +70,7 @@ async function runQuery(
     readOnly,
     apiVersion: headers.apiVersion,
     maxRetriesOnContention: headers.maxRetriesOnContention,
+    clientAddress: ctx.remoteAddress,
   });
   // The turn ends when the query does, not when its client stops waiting for it.
   work.then(leave, leave);
