@@ -27,7 +27,7 @@ function errorOf(res: RawResponse): { code: string; description: string } {
 }
 
 function assertTooMuchCompute(res: RawResponse): void {
-  assert.equal(res.status, 400, res.body);
+  assert.equal(res.status, 400, res.body.slice(0, 200));
   const e = errorOf(res);
   assert.equal(e.code, 'bad request');
   const m = /^Transaction does too much compute: got (\d+), limit: 12000$/.exec(e.description);
@@ -67,7 +67,7 @@ describe('BCrypt charged as compute (issue 30 row 2)', () => {
 
   test('a handful fits: ten Identify in one query answer, charged 1,000 ops each', { timeout: 60_000 }, async () => {
     const res = await post(srv, client, Array.from({ length: 10 }, () => ({ identify: user('2'), password: PASSWORD })));
-    assert.equal(res.status, 200, res.body);
+    assert.equal(res.status, 200, res.body.slice(0, 200));
     assert.deepEqual(JSON.parse(res.body).resource, Array(10).fill(true));
     const ops = Number(res.headers['x-compute-ops']);
     assert.ok(ops >= 10_000 && ops < 10_100, `x-compute-ops ${ops}`);
