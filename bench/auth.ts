@@ -10,7 +10,7 @@ import { Client, query as q } from 'faunadb';
 import { startFlora } from '../test/helpers/server';
 import { closedLoop, numberArg } from './harness';
 
-const BCRYPT_COST = 5; // model/credentialsType.ts (bcryptjs)
+const BCRYPT_COST = 5; // model/secrets.ts (@node-rs/bcrypt, on libuv's thread pool)
 
 async function main(): Promise<void> {
   const seconds = numberArg('--seconds', 1);
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     const login = () => q.Login(user, { password: 'secret-password', ttl: q.TimeAdd(q.Now(), 1, 'hour') });
     await closedLoop(() => root.query(login()), 0.5, 8); // warm-up
     const l = await closedLoop(() => root.query(login()), Math.max(3, seconds * 3), 8);
-    console.log(`Login (BCrypt cost ${BCRYPT_COST}, bcryptjs), 8 in flight: ${(l.ops / l.secs).toFixed(0)} logins/s`);
+    console.log(`Login (BCrypt cost ${BCRYPT_COST}, @node-rs/bcrypt), 8 in flight: ${(l.ops / l.secs).toFixed(0)} logins/s`);
   } finally {
     for (const c of clients) await c.close({ force: true });
     jwks.close();

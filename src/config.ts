@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './fql/budget';
 import type { AdmissionLimits } from './fql/admission';
+import type { LoginThrottleLimits } from './model/loginThrottle';
 
 /** Invalid configuration: the CLI prints the message and exits with code 2. */
 export class ConfigError extends Error {
@@ -122,6 +123,24 @@ export const SETTINGS = [
     key: 'rootSecret', flag: '--root-secret', env: 'FLORA_ROOT_SECRET', defaultValue: DEFAULT_ROOT_SECRET,
     help: 'Secret of the root key', parse: nonEmpty('root secret'),
   }),
+  // --- secrets and logins (issue 30; src/model/loginThrottle.ts) ---
+  setting({
+    key: 'failedLoginBurst', flag: '--failed-login-burst', env: 'FLORA_FAILED_LOGIN_BURST', defaultValue: 10,
+    help: 'Wrong passwords (Login, Identify) one identity may be tried with at once; then 429 with Retry-After (per process)', parse: positiveNumber('failed-login burst', true),
+  }),
+  setting({
+    key: 'failedLoginsPerMinute', flag: '--failed-logins-per-minute', env: 'FLORA_FAILED_LOGINS_PER_MINUTE', defaultValue: 20,
+    help: 'Failed logins an identity gets back per minute (its rightful user waits at most 60/this s after a flood)', parse: positiveNumber('failed-login rate'),
+  }),
+  setting({
+    key: 'addressFailedLoginBurst', flag: '--address-failed-login-burst', env: 'FLORA_ADDRESS_FAILED_LOGIN_BURST', defaultValue: 60,
+    help: 'Wrong passwords one client address (an IPv6 /64) may send at once, whatever the identities; then 429 (per process)', parse: positiveNumber('address failed-login burst', true),
+  }),
+  setting({
+    key: 'addressFailedLoginsPerMinute', flag: '--address-failed-logins-per-minute', env: 'FLORA_ADDRESS_FAILED_LOGINS_PER_MINUTE', defaultValue: 60,
+    help: 'Failed logins a client address gets back per minute', parse: positiveNumber('address failed-login rate'),
+  }),
+  // --- end secrets and logins ---
   setting({
     key: 'collectIntervalMs', flag: '--collect-interval-ms', env: 'FLORA_COLLECT_INTERVAL_MS', defaultValue: 300_000,
     help: 'Milliseconds between passes of the history and ttl collector', parse: nonNegativeInteger('collector interval', 1),
@@ -334,6 +353,16 @@ const MiB = 1024 * 1024;
 /** How many queries a configuration lets a process evaluate at once and keep waiting. */
 export function admissionLimits(c: FloraConfig): AdmissionLimits {
   return { running: c.maxConcurrentQueries, queued: c.maxQueuedQueries, queueMs: c.maxQueueMs };
+}
+
+/** The failed-login throttle a configuration sets. */
+export function loginThrottleLimits(c: FloraConfig): LoginThrottleLimits {
+  return {
+    identityBurst: c.failedLoginBurst,
+    identityPerMinute: c.failedLoginsPerMinute,
+    addressBurst: c.addressFailedLoginBurst,
+    addressPerMinute: c.addressFailedLoginsPerMinute,
+  };
 }
 
 /** The per-query limits a configuration sets. */

@@ -9,7 +9,7 @@ import type { Engine } from './storage/engine';
 import { openStore } from './storage/store';
 import { upgradeStorage } from './upgrade';
 import { retention } from './model/retention';
-import { admissionLimits, queryLimits } from './config';
+import { admissionLimits, loginThrottleLimits, queryLimits } from './config';
 import { Admission } from './fql/admission';
 import { MemoryPool } from './fql/budget';
 import { onSiblingDeath } from './tier/messages';
@@ -43,6 +43,7 @@ export async function createFlora(config: FloraConfig, role: FloraRole = {}): Pr
     pool: new MemoryPool(config.memoryMb * 1024 * 1024).watch(),
     admission: new Admission(admissionLimits(config)),
     jwks: { allowPrivate: config.jwksAllowPrivate ?? false },
+    loginThrottle: loginThrottleLimits(config),
   });
   await executor.start();
   return executor;

@@ -26,6 +26,8 @@ export interface QueryRequest {
   client?: ClientLink;
   /** Called once the secret is accepted, with the timeout the query runs under (TransactOptions). */
   authenticated?: (timeoutMs: number) => void;
+  /** The client's network address (the failed-login throttle counts per address). */
+  clientAddress?: string;
 }
 
 export interface QueryMetrics {
@@ -102,6 +104,16 @@ export interface FloraConfig {
   /** Processes serving the port: 1 = this process alone; more = a supervisor and that many workers (tier/). */
   workers: number;
   rootSecret: string;
+  // --- secrets and logins (issue 30; defaults in src/config.ts; model/loginThrottle.ts) ---
+  /** Wrong passwords (Login, Identify) one identity may be tried with at once; then 429. */
+  failedLoginBurst: number;
+  /** Failed logins an identity gets back per minute. */
+  failedLoginsPerMinute: number;
+  /** Wrong passwords one client address may send at once, whatever the identities; then 429. */
+  addressFailedLoginBurst: number;
+  /** Failed logins an address gets back per minute. */
+  addressFailedLoginsPerMinute: number;
+  // --- end secrets and logins ---
   /** Milliseconds between passes of the history/expiry collector. */
   collectIntervalMs: number;
   /** Grace added below `history_days` before history may be collected and reads are refused (fql-v4.md §4.4). */
@@ -170,6 +182,8 @@ export interface TransactOptions {
   client?: ClientLink;
   /** The request's budget when the caller made one (it then releases it); else one per call. */
   budget?: Budget;
+  /** The client's network address, for requests from one (the failed-login throttle). */
+  clientAddress?: string;
 }
 
 export interface TransactResult<T> {

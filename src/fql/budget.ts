@@ -182,6 +182,11 @@ export class Budget {
     if (this.clockIn <= 0) this.readClock();
   }
 
+  /** `ops` compute ops at once: work whose cost is known in ops (a BCrypt run, model/secrets.ts). */
+  chargeOps(ops: number): void {
+    this.charge(ops * UNITS_PER_COMPUTE_OP);
+  }
+
   /** A native loop over `elements` elements (merges, distinct): one unit per ELEMENTS_PER_UNIT. */
   elements(elements: number): void {
     this.charge(Math.ceil(elements / ELEMENTS_PER_UNIT));

@@ -4,6 +4,7 @@ import type { Txn } from '../storage/types';
 import type { Catalog } from '../model/catalog';
 import { RefNames } from '../model/refNames';
 import type { Scope } from '../model/auth';
+import type { LoginThrottle } from '../model/loginThrottle';
 import type { Purge } from '../model/purge';
 import type { BindingEvaluator } from '../model/indexDef';
 import { QueryError, type Position } from '../values/errors';
@@ -39,6 +40,10 @@ export class EvalContext {
   applyLambda: (lambda: Lambda, args: Value[], ctx: EvalContext) => Promise<Value> = NO_LAMBDAS;
   /** Resolves a secret as the Authorization header would (set by the executor; used by KeyFromSecret for JWTs). */
   authenticate: (secret: string) => Promise<Scope | undefined> = NO_SECRETS;
+  /** The client's network address (HTTP requests), for the failed-login throttle. */
+  clientAddress: string | undefined;
+  /** The process's failed-login throttle (set by the executor; none for background work). */
+  loginThrottle: LoginThrottle | undefined;
   /** Valid time for reads under At(); undefined = the snapshot. */
   readAt: bigint | undefined;
   /** Why writes are refused right now ("get requests", "set filters", "auth predicates"), if they are. */

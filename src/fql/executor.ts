@@ -5,8 +5,10 @@ import { legacyStyle } from '../wire/encode';
 import type { QueryMetrics, QueryRequest, QueryResult, QueryService, ServiceTier, TransactOptions, TransactResult } from './api';
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog, NAMED_NATIVES, NATIVE_IDS } from '../model/catalog';
-import { Authenticator, secretFromHeader, type Scope } from '../model/auth';
+import { Authenticator, keyLocationKey, secretFromHeader, tokenLocationKey, type LearnedCheck, type Scope } from '../model/auth';
 import { JwksCache, type JwksOptions } from '../model/jwks/cache';
+import { LoginThrottle, type LoginThrottleLimits } from '../model/loginThrottle';
+import { decodeSecretLocation, encodeSecretLocation } from '../model/secretLocation';
 import { runPurges } from '../model/purge';
 import { decodeRequest } from '../wire/decode';
 import { failpoint } from '../failpoints';
@@ -48,6 +50,8 @@ export interface ExecutorOptions {
   admission?: Admission;
   /** How access providers' key sets are fetched (model/jwks/cache.ts). */
   jwks?: Partial<JwksOptions>;
+  /** Failed logins allowed per identity and per client address (model/loginThrottle.ts); none when absent. */
+  loginThrottle?: LoginThrottleLimits;
 }
 
 export class Executor implements QueryService {
@@ -56,6 +60,9 @@ export class Executor implements QueryService {
   readonly admission: Admission;
   private readonly catalog = new Catalog();
   private readonly auth: Authenticator;
+  private readonly loginThrottle: LoginThrottle | undefined;
+  /** Secret checks being written (one transaction per key or token at a time). */
+  private readonly learning = new Set<string>();
   private readonly builder: IndexBuilder;
   private inFlight = 0;
   private drained: (() => void) | undefined;
@@ -76,7 +83,8 @@ export class Executor implements QueryService {
     this.admission = opts.admission ?? UNBOUNDED_ADMISSION;
     this.leases = new Leases(store);
     this.collector = new HistoryCollector(store, this.catalog, this.leases, opts.collectIntervalMs ?? 300_000);
-    this.auth = new Authenticator(rootSecret, this.catalog, new JwksCache(opts.jwks));
+    this.auth = new Authenticator(rootSecret, this.catalog, (learned) => this.storeCheck(learned), new JwksCache(opts.jwks));
+    this.loginThrottle = opts.loginThrottle && new LoginThrottle(opts.loginThrottle);
     this.builder = new IndexBuilder(store, this.catalog, this.leases, (db, ts) => {
       this.catalog.changed([db], ts);
       this.auth.invalidate(ts);
@@ -153,6 +161,8 @@ export class Executor implements QueryService {
           txn.metrics.reader = budget;
           const ctx = new EvalContext(txn, scope, this.catalog, budget, !!opts.readOnly);
           if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
+          ctx.clientAddress = opts.clientAddress;
+          ctx.loginThrottle = this.loginThrottle;
           ctx.evalBinding = bindingEvaluator(ctx);
           ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
           ctx.authenticate = (s) => this.auth.authenticate(s, txn);
@@ -232,6 +242,7 @@ export class Executor implements QueryService {
           maxRetries: req.maxRetriesOnContention,
           budget,
           authenticated: req.authenticated,
+          clientAddress: req.clientAddress,
         },
       );
       const fresh = run.result instanceof Map && run.ctx.isFresh(run.result as Obj);
@@ -280,12 +291,35 @@ export class Executor implements QueryService {
     return { status: CLIENT_CLOSED_STATUS, body: '', txnTime: run?.ts ?? this.store.now(), metrics, database: databaseOf(last) };
   }
 
-  /** Background work (purges) is awaited on close so storage is not closed under it. */
+  /** Background work (purges, secret checks) is awaited on close so storage is not closed under it. */
   private readonly backgroundWork = new Set<Promise<void>>();
 
-  private background(work: Promise<void>): void {
-    const tracked = work.catch((e) => console.error('background purge failed:', e)).finally(() => this.backgroundWork.delete(tracked));
+  private background(work: Promise<void>, what = 'purge'): void {
+    const tracked = work.catch((e) => console.error(`background ${what} failed:`, e)).finally(() => this.backgroundWork.delete(tracked));
     this.backgroundWork.add(tracked);
+  }
+
+  /**
+   * Writes a check learned from a BCrypt verification into the secret's location record, in a
+   * transaction of its own (the request's may be read-only or fail), if the record still names the
+   * same database and has no check yet.
+   */
+  private storeCheck(learned: LearnedCheck): void {
+    const name = `${learned.kind}:${learned.id}`;
+    if (this.learning.has(name)) return;
+    this.learning.add(name);
+    const locKey = learned.kind === 'key' ? keyLocationKey(learned.id) : tokenLocationKey(learned.id);
+    const work = this.store.run(async (txn) => {
+      const raw = await txn.getMeta(locKey);
+      if (!raw) return;
+      const loc = decodeSecretLocation(raw);
+      if (loc.check || loc.db !== learned.db) return;
+      txn.putMeta(locKey, encodeSecretLocation(loc.db, learned.check));
+    });
+    this.background(
+      work.then(() => undefined).finally(() => this.learning.delete(name)),
+      'secret check',
+    );
   }
 
   private protocolError(e: ProtocolError): QueryResult {

@@ -41,6 +41,8 @@ export interface RunOptions {
   queriesOnly?: boolean;
   /** The request's client: the operation is cancelled once it is gone. */
   client?: ClientLink;
+  /** The client's network address (the failed-login throttle of Login in a resolver function). */
+  clientAddress?: string;
 }
 
 interface Payload {
@@ -152,7 +154,7 @@ export async function runGraphql(
         if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
         return payload;
       },
-      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client },
+      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress },
     );
     return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {

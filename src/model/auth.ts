@@ -1,12 +1,17 @@
 // Authentication: Authorization header → secret → Scope (the database a request acts in, and
-// with which built-in role). Resolutions are cached by secret so BCrypt runs only on a miss; the
-// cache is dropped whenever keys or any schema change.
+// with which built-in role). Resolutions are cached by secret; the cache is dropped whenever keys or
+// any schema change. A key or token secret is checked against the fast check in its location record
+// (secrets.ts); only a record written before checks existed needs BCrypt, whose failures are
+// throttled per key or token, and whose first success writes the check.
 
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DocKey, Txn } from '../storage/types';
 import type { Catalog } from './catalog';
 import { namedIn } from './refNames';
 import { NATIVE_IDS } from './catalog';
-import { decodeSecret, verifySecret } from './secrets';
+import { decodeSecret, matchesSecretCheck, newSecretCheck, verifySecret, type DecodedSecret } from './secrets';
+import { decodeSecretLocation, type SecretLocation } from './secretLocation';
+import { TokenBuckets } from './tokenBuckets';
 import { roleIdsOf } from './permissions';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { JwtVerifier, looksLikeJwt } from './jwt'; // JWT hook (access providers)
@@ -123,6 +128,26 @@ export function secretFromHeader(header: string | undefined): string | undefined
 /** Secrets longer than this are resolved every time rather than cached. */
 const MAX_CACHED_SECRET = 512;
 
+/**
+ * BCrypt verifications of one key or token without a fast check (written before them): a burst,
+ * then one every 2 s. A forged secret against such a key costs two BCrypt runs at most that often;
+ * the key's first successful use writes its check, and from then on BCrypt is not needed.
+ */
+const LEGACY_VERIFY_RATE = { burst: 8, perMinute: 30 };
+
+/** A secret's check learned from a BCrypt verification, for the caller to store (Executor). */
+export interface LearnedCheck {
+  kind: 'key' | 'token';
+  id: bigint;
+  /** The location record's database, as read: the check is written only if it still holds it. */
+  db: bigint;
+  check: Uint8Array;
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
 export class Authenticator {
   private readonly cache = new Map<string, Scope>();
   private generation = 0;
@@ -130,13 +155,20 @@ export class Authenticator {
   private invalidatedAt = 0n;
   /** JWT hook: verifies `ey…` bearer secrets against access providers. */
   readonly jwt: JwtVerifier;
+  /** SHA-256 of the root secret: secrets are compared with it in constant time. */
+  private readonly rootDigest: Buffer;
+  /** BCrypt verifications left per key or token without a fast check. */
+  private readonly legacyVerifies = new TokenBuckets(LEGACY_VERIFY_RATE);
 
   constructor(
     private readonly rootSecret: string,
     private readonly catalog: Catalog,
+    /** Stores a check learned from a BCrypt verification (in its own transaction). */
+    private readonly learn: (learned: LearnedCheck) => void = () => {},
     jwks?: JwksCache,
   ) {
     this.jwt = new JwtVerifier(catalog, jwks); // JWT hook
+    this.rootDigest = sha256(rootSecret);
   }
 
   /** Drops every cached resolution (keys or databases changed by a commit at `ts`). */
@@ -180,9 +212,9 @@ export class Authenticator {
   private async resolve(secret: string, txn: Txn): Promise<Scope | undefined> {
     let base: Scope | undefined;
     let rest: string[];
-    if (secret === this.rootSecret || secret.startsWith(this.rootSecret + ':')) {
+    if (this.isRoot(secret)) {
       base = { db: 0n, path: [], role: 'admin', root: true };
-      rest = secret === this.rootSecret ? [] : secret.slice(this.rootSecret.length + 1).split(':');
+      rest = secret.length === this.rootSecret.length ? [] : secret.slice(this.rootSecret.length + 1).split(':');
     } else {
       const [head, ...tail] = secret.split(':');
       // Tokens ignore any scope suffix.
@@ -194,8 +226,15 @@ export class Authenticator {
     return this.applyScope(base, rest, txn);
   }
 
+  /** The root secret, alone or with a `:…` scope: compared in constant time (over digests). */
+  private isRoot(secret: string): boolean {
+    const n = this.rootSecret.length;
+    const same = timingSafeEqual(sha256(secret.slice(0, n)), this.rootDigest);
+    return same && (secret.length === n || secret[n] === ':');
+  }
+
   private async resolveKey(secret: string, txn: Txn): Promise<Scope | undefined> {
-    const doc = await secretDocument(this.catalog, txn, secret, 'key');
+    const doc = await this.secretDocument(txn, secret, 'key');
     if (!doc) return undefined;
     const { db: keyDb, fields, expiresAt } = doc;
     const roleField = fields.get('role');
@@ -224,7 +263,7 @@ export class Authenticator {
   }
 
   private async resolveToken(secret: string, txn: Txn): Promise<Scope | undefined> {
-    const doc = await secretDocument(this.catalog, txn, secret, 'token');
+    const doc = await this.secretDocument(txn, secret, 'token');
     if (!doc) return undefined;
     const { db, fields, expiresAt } = doc;
     const identity = fields.get('instance');
@@ -285,6 +324,47 @@ export class Authenticator {
     return { ...base, db, path, role: 'client', identity: doc, docScoped: true, roles: undefined };
   }
 
+  /**
+   * The live key or token document a secret names (found through its location record), the secret
+   * checked and its `ttl` not passed at the snapshot; undefined otherwise. A secret that fails the
+   * fast check is refused before its document is read: it costs what a missing one does.
+   */
+  private async secretDocument(txn: Txn, secret: string, kind: 'key' | 'token'): Promise<{ db: bigint; id: bigint; fields: Obj; expiresAt?: bigint } | undefined> {
+    const decoded = decodeSecret(secret);
+    if (!decoded || decoded.kind !== kind) return undefined;
+    const raw = await txn.getMeta(kind === 'key' ? keyLocationKey(decoded.id) : tokenLocationKey(decoded.id));
+    if (!raw) return undefined;
+    const loc = decodeSecretLocation(raw);
+    if (loc.check && !matchesSecretCheck(loc.check, decoded.random)) return undefined;
+    const { db } = loc;
+    // A token secret also names its database.
+    if (decoded.db !== undefined && decoded.db !== BigInt.asUintN(64, db)) return undefined;
+    const version = await txn.getVersion({ db, coll: kind === 'key' ? NATIVE_IDS.keys : NATIVE_IDS.tokens, id: decoded.id });
+    if (!version || version.action === 'delete' || !version.data) return undefined;
+    // Refs in it (role, database, instance) with the names they have now, relative to its database.
+    const fields = await namedIn(this.catalog, txn, db, version.data);
+    const hash = fields.get('hashed_secret');
+    if (typeof hash !== 'string') return undefined;
+    if (!loc.check && !(await this.verifyLegacy(decoded, secret, hash, loc))) return undefined;
+    const ttl = fields.get('ttl');
+    const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
+    if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
+    return { db, id: decoded.id, fields, expiresAt };
+  }
+
+  /**
+   * BCrypt verification of a secret whose location record has no check yet, within its key's
+   * allowance (LEGACY_VERIFY_RATE); a success gives its allowance back and has the check stored.
+   */
+  private async verifyLegacy(decoded: DecodedSecret, secret: string, hash: string, loc: SecretLocation): Promise<boolean> {
+    const name = `${decoded.kind}:${decoded.id}`;
+    if (this.legacyVerifies.take(name) > 0) return false;
+    if (!(await verifySecret(decoded, secret, hash))) return false;
+    this.legacyVerifies.give(name);
+    this.learn({ kind: decoded.kind, id: decoded.id, db: loc.db, check: newSecretCheck(decoded.random) });
+    return true;
+  }
+
   /** Names of database `db` from the top, found by walking the parent links. */
   private async pathOf(db: bigint, txn: Txn): Promise<string[] | undefined> {
     const path: string[] = [];
@@ -307,30 +387,6 @@ export class Authenticator {
 function docScope(role: string): Ref | undefined {
   const m = /^(?:@doc|classes|collections)\/([^/]+)\/(\d+)$/.exec(role);
   return m ? new Ref(m[2], Ref.collection(m[1])) : undefined;
-}
-
-/**
- * The live key or token document a secret names (found through its location record), its hash
- * verified and its `ttl` not passed at the snapshot; undefined otherwise.
- */
-async function secretDocument(catalog: Catalog, txn: Txn, secret: string, kind: 'key' | 'token'): Promise<{ db: bigint; id: bigint; fields: Obj; expiresAt?: bigint } | undefined> {
-  const decoded = decodeSecret(secret);
-  if (!decoded || decoded.kind !== kind) return undefined;
-  const loc = await txn.getMeta(kind === 'key' ? keyLocationKey(decoded.id) : tokenLocationKey(decoded.id));
-  if (!loc) return undefined;
-  const db = Buffer.from(loc).readBigUInt64BE(0);
-  // A token secret also names its database.
-  if (decoded.db !== undefined && decoded.db !== BigInt.asUintN(64, db)) return undefined;
-  const version = await txn.getVersion({ db, coll: kind === 'key' ? NATIVE_IDS.keys : NATIVE_IDS.tokens, id: decoded.id });
-  if (!version || version.action === 'delete' || !version.data) return undefined;
-  // Refs in it (role, database, instance) with the names they have now, relative to its database.
-  const fields = await namedIn(catalog, txn, db, version.data);
-  const hash = fields.get('hashed_secret');
-  if (typeof hash !== 'string' || !(await verifySecret(decoded, secret, hash))) return undefined;
-  const ttl = fields.get('ttl');
-  const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
-  if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
-  return { db, id: decoded.id, fields, expiresAt };
 }
 
 /** Meta key holding a database's parent scope id (databases can move). */

@@ -10,7 +10,7 @@ import { credentialsLocationKey, encodeDbId, identityExists, identityKey } from 
 import { NATIVE_IDS } from './catalog';
 import { Failures } from './data';
 import { newId } from './ids';
-import { hashPassword, verifyPassword } from './secrets';
+import { BCRYPT_COMPUTE_OPS, hashPassword, verifyPassword } from './secrets';
 import type { NativeType } from './nativeTypes';
 
 /** The storage address of a user document ref in database `db` (as this transaction sees the schema). */
@@ -30,7 +30,7 @@ export async function credentialsOf(ctx: EvalContext, identity: DocKey): Promise
 
 /** Creates or updates the credentials of an identity (with server privileges). */
 export async function setPassword(ctx: EvalContext, identity: DocKey, instance: Ref, password: string): Promise<void> {
-  const hashed = hashPassword(password);
+  const hashed = await hashNew(ctx, password);
   const existing = await credentialsOf(ctx, identity);
   if (existing) {
     const fields: Obj = new Map(existing.fields);
@@ -45,11 +45,19 @@ export async function setPassword(ctx: EvalContext, identity: DocKey, instance: 
   ctx.secretsChanged = true; // token scopes remember their identity's credentials id
 }
 
-/** Checks a password against an identity's credentials; false when it has none. */
+/** Checks a password against an identity's credentials (a BCrypt run, charged); false when it has none. */
 export async function checkPassword(ctx: EvalContext, identity: DocKey, password: string): Promise<boolean> {
   const cred = await credentialsOf(ctx, identity);
   const hash = cred?.fields.get('hashed_password');
-  return typeof hash === 'string' && verifyPassword(password, hash);
+  if (typeof hash !== 'string') return false;
+  ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
+  return verifyPassword(password, hash);
+}
+
+/** The BCrypt hash of a new password, charged to the query before it runs. */
+function hashNew(ctx: EvalContext, password: string): Promise<string> {
+  ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
+  return hashPassword(password);
 }
 
 /** Validates the `credentials` param of a user document write; returns the new password, if any. */
@@ -67,18 +75,23 @@ export function credentialsParam(params: Obj, pos: Position): string | undefined
   return typeof p === 'string' ? p : undefined;
 }
 
-function validatePassword(params: Obj, f: Failures): string | undefined {
+/** The password (to hash once the params are valid) or ready hash a write gives, if any. */
+function validatePassword(params: Obj, f: Failures): { password: string } | { hashed: string } | undefined {
   const password = params.get('password');
   if (password !== undefined && password !== null) {
     if (typeof password !== 'string') f.invalidType(['password'], password, 'String');
-    else return hashPassword(password);
+    else return { password };
   }
   const hashed = params.get('hashed_password');
   if (hashed !== undefined && hashed !== null) {
     if (typeof hashed !== 'string') f.invalidType(['hashed_password'], hashed, 'String');
-    else return hashed;
+    else return { hashed };
   }
   return undefined;
+}
+
+async function hashOf(ctx: EvalContext, given: { password: string } | { hashed: string }): Promise<string> {
+  return 'hashed' in given ? given.hashed : hashNew(ctx, given.password);
 }
 
 export const credentialsType: NativeType = {
@@ -91,22 +104,24 @@ export const credentialsType: NativeType = {
     else if (!(instance instanceof Ref)) f.invalidType(['instance'], instance, 'Ref');
     else if (!(key = await identityKeyIn(ctx, db, instance)) || !(await identityExists(ctx.catalog, ctx.txn, db, instance, ctx.schemaWrites.has(db))))
       f.add(['instance'], 'invalid reference', 'Reference was not found.');
-    const hashed = validatePassword(params, f);
-    if (hashed === undefined && !params.has('password') && !params.has('hashed_password')) f.required(['password']);
+    const given = validatePassword(params, f);
+    if (given === undefined && !params.has('password') && !params.has('hashed_password')) f.required(['password']);
     f.throwIfAny(pos);
     if (await credentialsOf(ctx, key!)) throw errors.alreadyExists('Credentials already exists.', pos);
+    const hash = given && (await hashOf(ctx, given));
     const id = newId();
     ctx.txn.putMeta(credentialsLocationKey(key!), encodeDbId(id));
     ctx.secretsChanged = true;
-    return { id, fields: new Map<string, Value>([['instance', instance as Ref], ['hashed_password', hashed!]]) };
+    return { id, fields: new Map<string, Value>([['instance', instance as Ref], ['hashed_password', hash!]]) };
   },
-  async update(_ctx, _db, _id, old, params, _replace, pos) {
+  async update(ctx, _db, _id, old, params, _replace, pos) {
     const f = new Failures();
-    const hashed = validatePassword(params, f);
+    const given = validatePassword(params, f);
     f.throwIfAny(pos);
+    const hash = given && (await hashOf(ctx, given));
     const out: Obj = new Map();
     if (old.has('instance')) out.set('instance', old.get('instance') as Value);
-    const keep = hashed ?? old.get('hashed_password');
+    const keep = hash ?? old.get('hashed_password');
     if (keep !== undefined) out.set('hashed_password', keep);
     return out;
   },

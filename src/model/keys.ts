@@ -9,7 +9,8 @@ import { NATIVE_IDS } from './catalog';
 import { dbRefFromCaller } from './databases';
 import { render } from './documents';
 import { allowed } from './permissions';
-import { decodeSecret, verifySecret } from './secrets';
+import { BCRYPT_COMPUTE_OPS, decodeSecret, matchesSecretCheck, verifySecret, type DecodedSecret } from './secrets';
+import { decodeSecretLocation } from './secretLocation';
 import type { Target } from './resolve';
 
 export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Position): Promise<Obj> {
@@ -17,9 +18,10 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
   if (looksLikeJwt(secret)) return jwtDatabase(ctx, secret, notFound);
   const decoded = decodeSecret(secret.split(':')[0]);
   if (!decoded || decoded.kind !== 'key') throw notFound();
-  const loc = await ctx.txn.getMeta(keyLocationKey(decoded.id));
-  if (!loc) throw notFound();
-  const db = Buffer.from(loc).readBigUInt64BE(0);
+  const raw = await ctx.txn.getMeta(keyLocationKey(decoded.id));
+  if (!raw) throw notFound();
+  const loc = decodeSecretLocation(raw);
+  const db = loc.db;
   const key = { db, coll: NATIVE_IDS.keys, id: decoded.id };
   const version = await ctx.txn.getVersion(key);
   const hash = version?.data?.get('hashed_secret');
@@ -27,8 +29,15 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
   const dbRef = await dbRefFromCaller(ctx, db);
   if (dbRef === null) throw notFound();
   const t: Target = { kind: 'secretDoc', db, native: 'keys', id: decoded.id, self: false, scoped: dbRef !== undefined };
-  if (!(await allowed(ctx, 'read', t)) || !(await verifySecret(decoded, secret.split(':')[0], hash))) throw notFound();
+  if (!(await allowed(ctx, 'read', t)) || !(await secretMatches(ctx, loc.check, decoded, secret.split(':')[0], hash))) throw notFound();
   return render(t, dbRef, { key, version });
+}
+
+/** The key's fast check when it has one; else BCrypt (up to two runs), charged to the query. */
+function secretMatches(ctx: EvalContext, check: Uint8Array | undefined, decoded: DecodedSecret, head: string, hash: string): Promise<boolean> | boolean {
+  if (check) return matchesSecretCheck(check, decoded.random);
+  ctx.budget.chargeOps(2 * BCRYPT_COMPUTE_OPS);
+  return verifySecret(decoded, head, hash);
 }
 
 /**

@@ -4,10 +4,11 @@
 import type { EvalContext } from '../fql/context';
 import { type Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
-import { encodeDbId, identityExists, tokenLocationKey } from './auth';
+import { identityExists, tokenLocationKey } from './auth';
+import { encodeSecretLocation } from './secretLocation';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
-import { issueTokenSecret } from './secrets';
+import { BCRYPT_COMPUTE_OPS, issueTokenSecret } from './secrets';
 import type { CreatedFields, NativeType } from './nativeTypes';
 
 async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
@@ -24,16 +25,17 @@ async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failu
 }
 
 /** Creates the fields of a new token for `instance` in database `db` (no permission check). */
-export function newToken(ctx: EvalContext, db: bigint, instance: Ref, params: Obj): CreatedFields {
+export async function newToken(ctx: EvalContext, db: bigint, instance: Ref, params: Obj): Promise<CreatedFields> {
   const id = newId();
-  const { secret, hashedSecret } = issueTokenSecret(id, db);
+  ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
+  const { secret, hashedSecret, check } = await issueTokenSecret(id, db);
   const fields: Obj = new Map<string, Value>([['instance', instance]]);
   const data = params.get('data');
   if (data instanceof Map) fields.set('data', stripNulls(data));
   const ttl = params.get('ttl');
   if (ttl instanceof Time) fields.set('ttl', ttl);
   fields.set('hashed_secret', hashedSecret);
-  ctx.txn.putMeta(tokenLocationKey(id), encodeDbId(db));
+  ctx.txn.putMeta(tokenLocationKey(id), encodeSecretLocation(db, check));
   return { id, fields, once: new Map([['secret', secret]]) };
 }
 
@@ -43,7 +45,7 @@ export const tokenType: NativeType = {
     const f = new Failures();
     await validateToken(ctx, db, params, f, true);
     f.throwIfAny(pos);
-    return newToken(ctx, db, params.get('instance') as Ref, params);
+    return await newToken(ctx, db, params.get('instance') as Ref, params);
   },
   async update(ctx, db, _id, old, params, replace, pos) {
     const f = new Failures();

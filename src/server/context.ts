@@ -19,6 +19,8 @@ export interface RequestContext extends ClientLink {
   readonly query: URLSearchParams;
   /** Lower-case names; repeated headers joined with ", "; HTTP/2 pseudo-headers removed. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The peer's IP address (the failed-login throttle counts per address); undefined once it is gone. */
+  readonly remoteAddress?: string;
   /**
    * The whole request body. Rejects with BodyTooLarge as soon as more than `limit` bytes are
    * declared or received, without buffering the rest; with BodyTimeout when the body has not arrived
@@ -151,6 +153,7 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     path,
     query: new URLSearchParams(search),
     headers,
+    remoteAddress: req.socket?.remoteAddress,
     discardBody: () => {
       if (!bodyDone) rejectBody();
     },

@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import bcrypt from 'bcryptjs';
 import { Client, query as q } from 'faunadb';
 import { FLORA_BIN, ROOT, startFlora, type FloraProcess } from '../helpers/server';
 import { COLLECTIONS, DOCS, dumpCredential, dumpRecord, floraData, writeDump, writeSnapshot, type Encoding, type FixtureCredential, type Placed } from '../helpers/faunaExports';
@@ -19,7 +18,9 @@ import { parseIsoTime } from '../../src/wire/time';
 import type { Obj, Value } from '../../src/values/types';
 
 const PASSWORD = 'correct horse battery staple';
-const CREDENTIAL: FixtureCredential = { id: '601', ts: '2025-01-09T19:07:26.642703Z', document: { coll: 'Coll0', id: '411' }, hashedPassword: bcrypt.hashSync(PASSWORD, 4) };
+/** BCrypt (cost 4) of PASSWORD as Fauna's jBCrypt writes it (`$2a$`). */
+const PASSWORD_HASH = '$2a$04$mvBd/SSiZ42aUMmxr/thS.1bzuxVFy301XzL7m9r3Bkff1KnBC2OW';
+const CREDENTIAL: FixtureCredential = { id: '601', ts: '2025-01-09T19:07:26.642703Z', document: { coll: 'Coll0', id: '411' }, hashedPassword: PASSWORD_HASH };
 const RECORDS: Placed[] = [...DOCS.map((doc) => ({ doc })), { cred: CREDENTIAL }];
 
 interface Run {

@@ -2,9 +2,15 @@
 
 import type { TargetedAttack } from './attack';
 import { abandonedQueries } from './abandoned';
+import { bcryptQuery } from './bcryptQuery';
+import { forgedSecret } from './forgedSecret';
 import { jwksAbuse } from './jwksAbuse';
+import { loginFlood } from './loginFlood';
 
 export const TARGETED: readonly TargetedAttack[] = [
   abandonedQueries,
+  bcryptQuery,
+  forgedSecret,
   jwksAbuse,
+  loginFlood,
 ];

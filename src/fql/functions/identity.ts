@@ -40,6 +40,18 @@ async function identityOf(ctx: EvalContext, call: CallExpr, key: string, env: En
   return { key: doc.key, ref: refOf(t, undefined), dbRef: dbRefOf(v) };
 }
 
+/**
+ * Whether `password` is the identity's: a guess, taken from the identity's and the client's
+ * allowance of failed logins first (429 when either has none left, before any BCrypt runs).
+ */
+async function passwordMatches(ctx: EvalContext, identity: Identity | undefined, password: string): Promise<boolean> {
+  const { key } = identity ?? {};
+  const attempt = ctx.loginThrottle?.attempt(key && `${key.db}/${key.coll}/${key.id}`, ctx.clientAddress);
+  const ok = identity !== undefined && (await checkPassword(ctx, identity.key, password));
+  if (ok) attempt?.succeeded();
+  return ok;
+}
+
 function authenticationFailed(pos: Position): QueryError {
   return new QueryError('authentication failed', 'The document was not found or provided password was incorrect.', pos, 400);
 }
@@ -55,11 +67,11 @@ define('login', async (call, env, ctx) => {
   if (ttl !== undefined && ttl !== null && !(ttl instanceof Time)) f.invalidType(['ttl'], ttl, 'Time');
   f.throwIfAny(argPos(call, 'params'));
   const password = params.get('password');
-  if (!identity || typeof password !== 'string' || !(await checkPassword(ctx, identity.key, password)))
+  if (typeof password !== 'string' || !(await passwordMatches(ctx, identity, password)) || !identity)
     throw authenticationFailed(call.pos);
   // Created with server privileges: the caller needs no write permission on tokens.
   const db = identity.key.db;
-  const created = newToken(ctx, db, identity.ref, params);
+  const created = await newToken(ctx, db, identity.ref, params);
   created.fields = await addressed(ctx, created.fields, call.pos); // `data` may hold refs
   const key: DocKey = { db, coll: NATIVE_IDS.tokens, id: created.id };
   ctx.txn.putVersion(key, 'create', created.fields);
@@ -99,7 +111,7 @@ async function deleteToken(ctx: EvalContext, db: bigint, id: bigint, old: Versio
 define('identify', async (call, env, ctx) => {
   const identity = await identityOf(ctx, call, 'identify', env);
   const password = asString(await evalArg(call, 'password', env, ctx), argPos(call, 'password'));
-  return identity !== undefined && checkPassword(ctx, identity.key, password);
+  return passwordMatches(ctx, identity, password);
 });
 
 define('current_identity', async (call, _env, ctx) => {

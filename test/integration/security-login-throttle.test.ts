@@ -1,0 +1,95 @@
+// Issue 30, row 4: failed logins (Login or Identify with a wrong password) are throttled per
+// identity and per client address (model/loginThrottle.ts): past the burst, 429 `too many requests`
+// with Retry-After, before any BCrypt runs; the rightful user gets in again within one refill
+// interval. The torture attack (login-flood) runs at its test size; the exact answers are asserted here.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { httpRequest, startFlora, type FloraProcess, type RawResponse } from '../helpers/server';
+import { loginFlood } from '../../torture/targeted/loginFlood';
+
+const PASSWORD = 'correct horse battery staple';
+const user = (id: string) => ({ ref: { collection: 'users' }, id });
+const login = (id: string, password: string) => ({ login: user(id), params: { object: { password } } });
+
+function post(srv: FloraProcess, secret: string, body: unknown): Promise<RawResponse> {
+  return httpRequest(srv.url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'x-faunadb-api-version': '4' },
+    body: JSON.stringify(body),
+  });
+}
+
+function errorOf(res: RawResponse): { code: string; description: string } {
+  return (JSON.parse(res.body) as { errors: { code: string; description: string }[] }).errors[0];
+}
+
+function assertThrottled(res: RawResponse): number {
+  assert.equal(res.status, 429, res.body);
+  assert.deepEqual(JSON.parse(res.body), { errors: [{ code: 'too many requests', description: 'Too many failed logins: retry later.' }] });
+  assert.match(res.headers['retry-after'] ?? '', /^\d+$/);
+  return Number(res.headers['retry-after']);
+}
+
+async function world(srv: FloraProcess, users: string[]): Promise<string> {
+  await post(srv, srv.secret, { create_collection: { object: { name: 'users' } } });
+  for (const id of users) await post(srv, srv.secret, { create: user(id), params: { object: { credentials: { object: { password: PASSWORD } } } } });
+  return JSON.parse((await post(srv, srv.secret, { create_key: { object: { role: 'client' } } })).body).resource.secret;
+}
+
+describe('failed logins throttled per identity (issue 30 row 4)', () => {
+  let srv: FloraProcess;
+  let client: string;
+  before(async () => {
+    srv = await startFlora();
+    client = await world(srv, ['1', '2']);
+  });
+  after(async () => {
+    await srv?.stop();
+  });
+
+  test('the login-flood attack at test size: no violations', { timeout: 120_000 }, async () => {
+    const result = await loginFlood.run({ size: 'test', log: () => {} });
+    assert.equal(result.violations, 0, result.details.join('\n'));
+  });
+
+  test('ten wrong passwords, then 429 with Retry-After, for Login and Identify alike; another identity is not held up', { timeout: 60_000 }, async () => {
+    for (let i = 0; i < 10; i++) {
+      const res = await post(srv, client, i % 2 ? login('1', `wrong-${i}`) : { identify: user('1'), password: `wrong-${i}` });
+      if (i % 2) assert.equal(errorOf(res).code, 'authentication failed', res.body);
+      else assert.equal(JSON.parse(res.body).resource, false, res.body);
+    }
+    const retry = assertThrottled(await post(srv, client, login('1', 'wrong-10')));
+    assert.ok(retry >= 1 && retry <= 3, `Retry-After ${retry} (one refill at the default 20 a minute)`);
+    // The right password too: a guess cannot be told from the rightful user before it is checked.
+    assertThrottled(await post(srv, client, { identify: user('1'), password: PASSWORD }));
+    assert.equal((await post(srv, client, login('2', PASSWORD))).status, 200);
+    // Past Retry-After, the rightful user is in.
+    await new Promise((r) => setTimeout(r, retry * 1000 + 100));
+    const res = await post(srv, client, login('1', PASSWORD));
+    assert.equal(res.status, 200, res.body);
+  });
+});
+
+describe('failed logins throttled per client address (issue 30 row 4)', () => {
+  let srv: FloraProcess;
+  let client: string;
+  before(async () => {
+    srv = await startFlora({ args: ['--address-failed-login-burst', '5', '--address-failed-logins-per-minute', '1'] });
+    client = await world(srv, ['1', '2', '3', '4', '5', '6', '7']);
+  });
+  after(async () => {
+    await srv?.stop();
+  });
+
+  test('five wrong passwords over five identities, then 429 for any identity from that address; a success gives nothing back', { timeout: 60_000 }, async () => {
+    for (const id of ['1', '2', '3', '4']) assert.equal(errorOf(await post(srv, client, login(id, 'wrong'))).code, 'authentication failed');
+    // A right password spends nothing, and refills nothing.
+    assert.equal((await post(srv, client, login('6', PASSWORD))).status, 200);
+    assert.equal(errorOf(await post(srv, client, login('5', 'wrong'))).code, 'authentication failed');
+    assertThrottled(await post(srv, client, login('6', PASSWORD)));
+    assertThrottled(await post(srv, client, { identify: user('7'), password: 'wrong' }));
+    // A document that does not exist is a guess as well.
+    assertThrottled(await post(srv, client, login('999', 'wrong')));
+  });
+});

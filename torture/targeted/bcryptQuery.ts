@@ -1,0 +1,85 @@
+// Row 2 of issue 30: BCrypt through queries. A client key sends one Map of Identify over 3,000
+// wrong passwords, then one over 2,000 candidate passwords (the right one among them), each with
+// X-Query-Timeout: 600000. Every BCrypt run is charged 1,000 compute ops (model/secrets.ts), so a
+// query stops after about ten with 400 `bad request` (too much compute), or sooner with 429 once the
+// identity's failed-login allowance is spent. Violations: a query that made more than a handful of
+// BCrypt runs (estimated from the server's CPU against one Identify's), a password found, a slow ping.
+
+import { startFlora } from '../../test/helpers/server';
+import type { TargetedAttack, TargetedResult } from './attack';
+import { pingFigures, whilePinging } from './pingWatch';
+import { cpuMs, docRef, firstError, FqlSession } from './fqlSession';
+
+const PASSWORD = 'correct horse battery staple';
+/** More BCrypt runs than this in one query is a violation (the charge allows about ten). */
+const HANDFUL = 30;
+
+export const bcryptQuery: TargetedAttack = {
+  name: 'bcrypt-query',
+  part: 'hostile',
+  about: 'a client key maps Identify over 3,000 wrong / 2,000 candidate passwords in one query: a handful of BCrypt runs per query, no password found, /ping prompt',
+  async run({ size, log }): Promise<TargetedResult> {
+    const wrong = size === 'torture' ? 3000 : 300;
+    const candidates = size === 'torture' ? 2000 : 200;
+    const flora = await startFlora();
+    const session = new FqlSession(flora.url);
+    const details: string[] = [];
+    let violations = 0;
+    try {
+      const pid = flora.proc.pid!;
+      const root = (body: unknown) => session.post(flora.secret, body);
+      await root({ create_collection: { object: { name: 'users' } } });
+      for (const id of ['1', '2', '3'])
+        await root({ create: docRef('users', id), params: { object: { credentials: { object: { password: PASSWORD } } } } });
+      const key = JSON.parse((await root({ create_key: { object: { role: 'client' } } })).body).resource.secret as string;
+      const client = (body: unknown) => session.post(key, body, { 'x-query-timeout': '600000' });
+
+      // One Identify's CPU, from right passwords (a success takes no failed-login allowance).
+      const rounds = 20;
+      const before = cpuMs(pid);
+      for (let i = 0; i < rounds; i++) await client({ identify: docRef('users', '3'), password: PASSWORD });
+      const perIdentify = Math.max(0.5, (cpuMs(pid) - before) / rounds);
+
+      const { value, ping } = await whilePinging(flora.url, async () => {
+        const mapWrong = { map: { lambda: 'x', expr: { identify: docRef('users', '1'), password: 'wrong' } }, collection: Array.from({ length: wrong }, (_, i) => i) };
+        const list = Array.from({ length: candidates }, (_, i) => `guess-${i}`);
+        list[Math.floor(candidates * 0.75)] = PASSWORD;
+        const mapGuess = {
+          map: { lambda: 'p', expr: { if: { identify: docRef('users', '2'), password: { var: 'p' } }, then: { var: 'p' }, else: null } },
+          collection: list,
+        };
+        const out = [];
+        for (const [label, body] of [[`Identify × ${wrong} wrong`, mapWrong], [`Identify × ${candidates} candidates`, mapGuess]] as const) {
+          const cpu0 = cpuMs(pid);
+          const t0 = Date.now();
+          const answer = await client(body);
+          out.push({ label, answer, cpu: cpuMs(pid) - cpu0, ms: Date.now() - t0 });
+        }
+        return out;
+      });
+      const figures: Record<string, string> = { 'CPU ms per Identify': perIdentify.toFixed(1) };
+      for (const { label, answer, cpu, ms } of value) {
+        const runs = Math.round(cpu / perIdentify);
+        const err = firstError(answer);
+        const said = err ? `${answer.status} ${err.code}: ${err.description}` : `${answer.status}`;
+        log(`    ${label}: ${said}; ${ms} ms, server CPU ${cpu.toFixed(0)} ms (≈ ${runs} BCrypt runs)`);
+        figures[`${label}: status`] = String(answer.status);
+        figures[`${label}: ≈ BCrypt runs`] = String(runs);
+        if (answer.status === 200 || runs > HANDFUL) {
+          violations++;
+          details.push(`${label}: ${said} after ${ms} ms and ≈ ${runs} BCrypt runs (server CPU ${cpu.toFixed(0)} ms): more than ${HANDFUL} in one query`);
+        }
+        if (answer.body.includes(PASSWORD)) {
+          violations++;
+          details.push(`${label}: the password was found in one query`);
+        }
+      }
+      violations += ping.slow;
+      if (ping.slow) details.push(`${ping.slow} pings slower than 500 ms (max ${ping.maxMs.toFixed(0)} ms)`);
+      return { violations, figures: { ...figures, ...pingFigures(ping) }, details };
+    } finally {
+      session.close();
+      await flora.stop();
+    }
+  },
+};

@@ -1,0 +1,75 @@
+// What the secret-and-login attacks share: FQL requests over one HTTP/2 connection (as a driver
+// keeps one), and a server process's CPU time as /proc counts it (every thread: BCrypt runs on
+// libuv's pool, not the main thread).
+
+import http2 from 'node:http2';
+import { readFileSync } from 'node:fs';
+
+export interface FqlAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One HTTP/2 connection carrying FQL requests (POST /), any number in flight. */
+export class FqlSession {
+  private readonly session: http2.ClientHttp2Session;
+
+  constructor(url: string) {
+    this.session = http2.connect(url);
+    this.session.on('error', () => {}); // a request's own error reports it
+  }
+
+  post(secret: string, body: unknown, headers: Record<string, string> = {}): Promise<FqlAnswer> {
+    return new Promise((resolve, reject) => {
+      const stream = this.session.request({
+        ':method': 'POST',
+        ':path': '/',
+        authorization: `Bearer ${secret}`,
+        'x-faunadb-api-version': '4',
+        'content-type': 'application/json',
+        ...headers,
+      });
+      let status = 0;
+      const out: Record<string, string> = {};
+      const chunks: Buffer[] = [];
+      stream.on('response', (h) => {
+        status = Number(h[':status']);
+        for (const [k, v] of Object.entries(h)) if (!k.startsWith(':') && v !== undefined) out[k] = String(v);
+      });
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => resolve({ status, headers: out, body: Buffer.concat(chunks).toString('utf8') }));
+      stream.on('error', reject);
+      stream.end(typeof body === 'string' ? body : JSON.stringify(body));
+    });
+  }
+
+  close(): void {
+    this.session.close();
+  }
+}
+
+/** The first error of an FQL answer, or undefined for a resource. */
+export function firstError(a: FqlAnswer): { code: string; description: string } | undefined {
+  try {
+    return (JSON.parse(a.body) as { errors?: { code: string; description: string }[] }).errors?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time `pid` has used so far (user + system, all threads), in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of the line (utime, stime) are 12 and 13 after the command name and state.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** Wire form of a ref to a document of a user collection. */
+export function docRef(collection: string, id: string): unknown {
+  return { ref: { collection }, id };
+}

@@ -1,0 +1,100 @@
+// Row 4 of issue 30: wrong-password Logins from 4 connections with a client key, as fast as the
+// server answers, for some seconds. Failed logins are throttled per identity and per client address
+// (model/loginThrottle.ts): beyond the identity's burst and trickle the answer is 429 `too many
+// requests` with Retry-After, before any BCrypt runs. Then the rightful user logs in, retrying as
+// Retry-After says. Violations: more guesses checked than the throttle lets through in the window,
+// a 429 without Retry-After, the rightful user kept out longer than the bound, a slow ping.
+
+import { startFlora } from '../../test/helpers/server';
+import type { TargetedAttack, TargetedResult } from './attack';
+import { pingFigures, whilePinging } from './pingWatch';
+import { docRef, firstError, FqlSession } from './fqlSession';
+
+const PASSWORD = 'correct horse battery staple';
+/** The server's defaults (src/config.ts): an identity's burst and refill. */
+const BURST = 10;
+const PER_MINUTE = 20;
+/** The address's refill (60 a minute) is faster: the identity's interval bounds the wait. */
+const LOCKOUT_BOUND_MS = (60_000 / PER_MINUTE) + 2_000; // plus slack for a loaded machine
+const CONNECTIONS = 4;
+const IN_FLIGHT = 1;
+
+export const loginFlood: TargetedAttack = {
+  name: 'login-flood',
+  part: 'access',
+  about: `wrong-password Logins from ${CONNECTIONS} connections: at most the identity's burst and trickle are checked, the rest 429 with Retry-After; the rightful user gets in within ${LOCKOUT_BOUND_MS / 1000} s after; /ping prompt`,
+  async run({ size, log }): Promise<TargetedResult> {
+    const seconds = size === 'torture' ? 10 : 3;
+    const flora = await startFlora();
+    const sessions = Array.from({ length: CONNECTIONS }, () => new FqlSession(flora.url));
+    const details: string[] = [];
+    let violations = 0;
+    try {
+      const root = (body: unknown) => sessions[0].post(flora.secret, body);
+      await root({ create_collection: { object: { name: 'users' } } });
+      await root({ create: docRef('users', '1'), params: { object: { credentials: { object: { password: PASSWORD } } } } });
+      const key = JSON.parse((await root({ create_key: { object: { role: 'client' } } })).body).resource.secret as string;
+      const login = (s: FqlSession, password: string) => s.post(key, { login: docRef('users', '1'), params: { object: { password } } });
+
+      const counts = { checked: 0, throttled: 0, other: 0, noRetryAfter: 0 };
+      let floodMs = 0;
+      const { value: lockoutMs, ping } = await whilePinging(flora.url, async () => {
+        const started = Date.now();
+        const end = started + seconds * 1000;
+        let n = 0;
+        const worker = async (s: FqlSession) => {
+          while (Date.now() < end) {
+            const a = await login(s, `wrong-${n++}`);
+            const err = firstError(a);
+            if (a.status === 400 && err?.code === 'authentication failed') counts.checked++;
+            else if (a.status === 429 && err?.code === 'too many requests') {
+              counts.throttled++;
+              if (!/^\d+$/.test(a.headers['retry-after'] ?? '')) counts.noRetryAfter++;
+            } else counts.other++;
+          }
+        };
+        await Promise.all(sessions.flatMap((s) => Array.from({ length: IN_FLIGHT }, () => worker(s))));
+        floodMs = Date.now() - started;
+        // The rightful user, as a careful client: retries when Retry-After says (polled more often).
+        const after = Date.now();
+        while (Date.now() - after < LOCKOUT_BOUND_MS + 5_000) {
+          const a = await login(sessions[0], PASSWORD);
+          if (a.status === 200) return Date.now() - after;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return Infinity;
+      });
+      const allowed = Math.floor(BURST + (PER_MINUTE * floodMs) / 60_000) + 1;
+      log(`    ${floodMs} ms: ${counts.checked} guesses checked (allowed ${allowed}), ${counts.throttled} answered 429, ${counts.other} other; rightful login after ${lockoutMs} ms`);
+      if (counts.checked > allowed) {
+        violations += counts.checked - allowed;
+        details.push(`${counts.checked} wrong passwords checked in ${floodMs} ms: the throttle allows ${allowed}`);
+      }
+      if (counts.noRetryAfter) {
+        violations += counts.noRetryAfter;
+        details.push(`${counts.noRetryAfter} answers 429 without a Retry-After`);
+      }
+      if (counts.other) {
+        violations += counts.other;
+        details.push(`${counts.other} answers neither 'authentication failed' nor 429 'too many requests'`);
+      }
+      if (!(lockoutMs <= LOCKOUT_BOUND_MS)) {
+        violations++;
+        details.push(`the rightful user got in ${lockoutMs} ms after the flood (bound ${LOCKOUT_BOUND_MS} ms)`);
+      }
+      violations += ping.slow;
+      if (ping.slow) details.push(`${ping.slow} pings slower than 500 ms (max ${ping.maxMs.toFixed(0)} ms)`);
+      const figures = {
+        'guesses/s': ((counts.checked * 1000) / floodMs).toFixed(1),
+        'guesses checked': String(counts.checked),
+        'answered 429': String(counts.throttled),
+        'rightful login after ms': String(lockoutMs),
+        ...pingFigures(ping),
+      };
+      return { violations, figures, details };
+    } finally {
+      for (const s of sessions) s.close();
+      await flora.stop();
+    }
+  },
+};
