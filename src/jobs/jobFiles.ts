@@ -171,8 +171,14 @@ export class JobFiles<J extends FileJob> {
     runningHere.delete(job.id); // after its final state is written: a reader never sees it Running and not running
   }
 
-  /** A job by id; undefined when there is none. */
+  /** A job by id; undefined when there is none (or it is past the retention, about to be removed). */
   async get(id: string): Promise<J | undefined> {
+    const job = await this.load(id);
+    return job && !this.expired(job) ? job : undefined;
+  }
+
+  /** A job by id as it stands: a Running one whose process is gone reads as Failed. */
+  private async load(id: string): Promise<J | undefined> {
     if (!ID.test(id)) return undefined;
     const job = await this.read(id);
     if (job?.state !== 'Running' || stillRunning(job)) return job;
@@ -192,18 +198,18 @@ export class JobFiles<J extends FileJob> {
     }
   }
 
-  /** The jobs that pass `keep`, newest first, at most `limit` (each read as `get` reads it); none past the retention. */
+  /** The jobs that pass `keep`, newest first, at most `limit`; none past the retention. */
   async list(keep: (job: J) => boolean, limit: number): Promise<J[]> {
     const jobs = (await this.all()).filter((j) => !this.expired(j) && keep(j));
     return jobs.sort((a, b) => byCreated(b, a)).slice(0, limit);
   }
 
-  /** Every job of the folder, as `get` reads it. */
+  /** Every job of the folder, as `load` reads it. */
   private async all(): Promise<J[]> {
     const ids = (await this.names()).filter((n) => n.endsWith('.json') && ID.test(n.slice(0, -'.json'.length))).map((n) => n.slice(0, -'.json'.length));
     // A job removed between the listing and its read is skipped like one never made.
     const jobs: J[] = [];
-    for (const job of await Promise.all(ids.map((id) => this.get(id)))) if (job !== undefined) jobs.push(job);
+    for (const job of await Promise.all(ids.map((id) => this.load(id)))) if (job !== undefined) jobs.push(job);
     return jobs;
   }
 
