@@ -29,7 +29,7 @@ import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { QueryService } from '../fql/api';
 import { TooBusy } from '../fql/budget';
-import { DEFAULT_JOB_LIMITS, TooManyJobs, type JobLimits } from '../jobs/jobFiles';
+import { TooManyJobs, type JobLimits } from '../jobs/jobFiles';
 import { asAdmin, LogApiError, type Requester } from '../logs/access';
 import type { RequestLogger } from '../logs/types';
 import { secretFromHeader } from '../model/auth';
@@ -82,14 +82,12 @@ type Answer = { status: number; bytesOut: number };
 
 export class TransferApi {
   private readonly jobs: TransferJobs;
-  private readonly limits: JobLimits;
 
   constructor(
     private readonly service: QueryService,
     private readonly settings: TransferSettings,
   ) {
-    this.limits = settings.limits ?? DEFAULT_JOB_LIMITS;
-    this.jobs = new TransferJobs(settings.dataDir, serviceTransport(service), this.limits);
+    this.jobs = new TransferJobs(settings.dataDir, serviceTransport(service), settings.limits);
     new JobHousekeeping(service, settings.rootSecret, this.jobs).start();
   }
 
