@@ -149,6 +149,24 @@ export const SETTINGS = [
     key: 'historyGraceSeconds', flag: '--history-grace-seconds', env: 'FLORA_HISTORY_GRACE_SECONDS', defaultValue: 900,
     help: 'Grace period kept below history_days before history is collected', parse: nonNegativeInteger('history grace'),
   }),
+  // --- jobs: exports, imports, backups (issue 30) ---
+  setting({
+    key: 'importDir', flag: '--import-dir', env: 'FLORA_IMPORT_DIR', defaultValue: '',
+    help: "Folder whose files the root secret may import by server path (POST /api/v1/imports?path=); '' = off", parse: (raw) => raw,
+  }),
+  setting({
+    key: 'jobsRunning', flag: '--jobs-running', env: 'FLORA_JOBS_RUNNING', defaultValue: 2,
+    help: 'Export and import jobs (backups: of the top database) one database may run at once; more get 429', parse: nonNegativeInteger('jobs running', 1),
+  }),
+  setting({
+    key: 'jobsKept', flag: '--jobs-kept', env: 'FLORA_JOBS_KEPT', defaultValue: 50,
+    help: 'Jobs one database keeps; the oldest finished ones are removed to make room', parse: nonNegativeInteger('jobs kept', 1),
+  }),
+  setting({
+    key: 'jobRetentionDays', flag: '--job-retention-days', env: 'FLORA_JOB_RETENTION_DAYS', defaultValue: 7,
+    help: 'Days a finished job and its files are kept', parse: positiveNumber('job retention'),
+  }),
+  // --- end jobs ---
   setting({
     key: 'graphqlPort', flag: '--graphql-port', env: 'FLORA_GRAPHQL_PORT', defaultValue: undefined,
     help: 'Extra port serving only the GraphQL API (/graphql, /import, /ping), e.g. 8084', parse: parsePort,

@@ -21,7 +21,9 @@ export interface ImportProblem {
 
 export interface ImportReport {
   collections: Record<string, { written: number; existing: number }>;
+  /** The first problems; `problems_omitted` counts the rest. */
   problems: ImportProblem[];
+  problems_omitted?: number;
   notes: string[];
   versions?: number;
 }
@@ -41,6 +43,7 @@ export interface Job {
   /** Export and import. */
   progress?: { records: number; written: number; existing: number; problems: number; bytes_done?: number; bytes_total?: number };
   files?: JobFile[];
+  /** Import, once Complete: read with the job by id (a list leaves it out). */
   report?: ImportReport;
   /** Backup. */
   records?: number;

@@ -1,8 +1,8 @@
 // The Jobs tab: export the selected database (format, history, keys), import a file into it, back
 // up the whole store. The database's jobs (and, for a key that may back up, the backups) are listed
 // from the APIs, wherever they were started; a running one is watched (polled) until it is done,
-// with a progress bar and its counts, then its files to download, its import report (every record
-// not imported, with where and why), or its error.
+// with a progress bar and its counts, then its files to download, its import report (the records
+// not imported, with where and why: the first ones, and how many more), or its error.
 
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
@@ -47,7 +47,7 @@ function importReport(job: Job, upload: string): HTMLElement | false {
       h('thead', {}, h('tr', {}, h('th', {}, 'collection'), h('th', {}, 'written'), h('th', {}, 'already there'))),
       h('tbody', {}, ...counts.map(([name, c]) => h('tr', {}, h('td', {}, name), h('td', { class: 'number' }, String(c.written)), h('td', { class: 'number' }, String(c.existing)))))),
     r.problems.length
-      ? h('div', { class: 'problems' }, h('p', { class: 'error' }, `${r.problems.length} record(s) not imported:`),
+      ? h('div', { class: 'problems' }, h('p', { class: 'error' }, `${r.problems.length + (r.problems_omitted ?? 0)} record(s) not imported${r.problems_omitted ? ` (the first ${r.problems.length} listed)` : ''}:`),
           h('ul', {}, ...r.problems.map((p) => h('li', {}, `${upload || p.file}, line ${p.line}${p.element !== undefined ? ` (element ${p.element})` : ''}: ${p.reason}`))))
       : h('p', { class: 'notice' }, 'Every record was imported.'),
     ...r.notes.map((n) => h('p', { class: 'hint' }, `Note: ${n}`)),
@@ -119,6 +119,10 @@ export function jobsPanel(): Panel {
       }
     };
     paint(first);
+    // A list leaves an import's report out: a finished import listed is read once for it.
+    if (first.state === 'Complete' && kind === 'import' && !first.report) {
+      readJob(reader, kind, first.id).then((job) => mine === generation && paint(job), () => undefined); // the card stays as listed
+    }
     if (first.state !== 'Running') return;
     const step = async () => {
       if (mine !== generation) return;

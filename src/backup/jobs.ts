@@ -3,11 +3,13 @@
 //
 //   <id>.json            its state (BackupJob), rewritten as it progresses
 //   <id>.flora-backup    the backup, written as <id>.flora-backup.part and renamed once complete
+//
+// They are the top database's jobs, within its limits (JobLimits: running at once, kept, retention).
 
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JobFiles, type FileJob } from '../jobs/jobFiles';
+import { DEFAULT_JOB_LIMITS, JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
 import type { Store } from '../storage/types';
 import { BACKUP_SUFFIX, type EngineKind } from './format';
 import { backupHeader, writeBackup, type BackupProgress } from './writeBackup';
@@ -29,11 +31,12 @@ export class BackupJobs {
     dataDir: string,
     private readonly store: Store,
     private readonly engine: EngineKind,
+    limits: JobLimits = DEFAULT_JOB_LIMITS,
   ) {
-    this.files = new JobFiles(join(dataDir, 'backups'), 'backup');
+    this.files = new JobFiles(join(dataDir, 'backups'), 'backup', limits);
   }
 
-  /** Starts a backup into a file; resolves with the job once its snapshot is open. */
+  /** Starts a backup into a file; resolves with the job once its snapshot is open. TooManyJobs when the limit runs. */
   async start(): Promise<BackupJob> {
     const snapshot = await this.store.openSnapshot();
     try {
@@ -57,8 +60,9 @@ export class BackupJobs {
     }
   }
 
-  /** The newest backup jobs first, at most `limit`. */
-  list(limit: number): Promise<BackupJob[]> {
+  /** The newest backup jobs first, at most `limit` (those past the retention removed first). */
+  async list(limit: number): Promise<BackupJob[]> {
+    await this.files.prune();
     return this.files.list(() => true, limit);
   }
 

@@ -86,10 +86,11 @@ async function start(args: readonly string[]): Promise<number> {
     process.stderr.write(`flora: cannot open the query log: ${(err as Error).message}\n`);
     return 1;
   }
+  const jobLimits = { running: config.jobsRunning, kept: config.jobsKept, retentionMs: config.jobRetentionDays * 86_400_000 };
   const { BackupApi } = await import('../server/backupApi');
-  const backups = new BackupApi(service, service.tier.store, config.dataDir, config.storage ? 'postgres' : 'lmdb');
+  const backups = new BackupApi(service, service.tier.store, config.dataDir, config.storage ? 'postgres' : 'lmdb', jobLimits);
   const { TransferApi } = await import('../server/transferApi');
-  const transfers = new TransferApi(service, config.dataDir);
+  const transfers = new TransferApi(service, { dataDir: config.dataDir, rootSecret: config.rootSecret, importDir: config.importDir, limits: jobLimits });
   try {
     server = await startServer(service, config, { logs, ownsService, backups, transfers, admin: config.admin });
   } catch (err) {

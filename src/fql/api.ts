@@ -118,6 +118,16 @@ export interface FloraConfig {
   collectIntervalMs: number;
   /** Grace added below `history_days` before history may be collected and reads are refused (fql-v4.md §4.4). */
   historyGraceSeconds: number;
+  // --- jobs: exports, imports, backups (issue 30) ---
+  /** The folder server paths may be imported from by the root secret; '' = off. */
+  importDir: string;
+  /** Jobs one database runs at once. */
+  jobsRunning: number;
+  /** Jobs one database keeps. */
+  jobsKept: number;
+  /** Days a finished job is kept. */
+  jobRetentionDays: number;
+  // --- end jobs ---
   /** A second port serving only /graphql, /import and /ping (DECISIONS #6); off when undefined. */
   graphqlPort?: number;
   // --- JWKS fetches (issue 30) ---

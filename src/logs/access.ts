@@ -25,6 +25,8 @@ export interface Requester {
   db: bigint;
   /** Its names from the top. */
   path: readonly string[];
+  /** Authenticated with the root secret (perhaps scoped to a database below the top). */
+  root: boolean;
 }
 
 /** The 401 of this API: no bearer at all, or one that does not authenticate. */
@@ -61,7 +63,7 @@ export async function asAdmin<T>(
         if (s.role !== 'admin' || s.roles || s.token || s.jwt) {
           throw new LogApiError(403, denied);
         }
-        requester = { db: s.db, path: [...s.path] };
+        requester = { db: s.db, path: [...s.path], root: s.root };
         return fn(ctx, requester);
       },
       { readOnly: true, timeoutMs: 30_000, ...(service.tier?.store.shared ? { lastSeenTxn: service.now() } : {}) },

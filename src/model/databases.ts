@@ -1,4 +1,4 @@
-// Database tree operations: moving a database, and naming a database relative to the caller.
+// Database tree operations: moving a database, naming a database relative to the caller or by its id.
 
 import type { EvalContext } from '../fql/context';
 import { errors, QueryError, type Position } from '../values/errors';
@@ -14,6 +14,23 @@ export async function parentOf(ctx: EvalContext, db: bigint): Promise<bigint | u
   if (db === 0n) return undefined;
   const v = await ctx.txn.getMeta(dbParentKey(db));
   return v ? Buffer.from(v).readBigUInt64BE(0) : undefined;
+}
+
+/**
+ * Names of database `db` from the top, found by walking its parents; undefined once it, or a
+ * database above it, has been deleted (a deleted database's id is never given to another).
+ */
+export async function pathOfDatabase(ctx: EvalContext, db: bigint): Promise<string[] | undefined> {
+  const names: string[] = [];
+  for (let current = db; current !== 0n; ) {
+    const parent = await parentOf(ctx, current);
+    if (parent === undefined) return undefined;
+    const entry = (await ctx.catalog.schema(ctx.txn, parent, false)).getById('databases', current);
+    if (!entry) return undefined;
+    names.unshift(entry.name);
+    current = parent;
+  }
+  return names;
 }
 
 /**

@@ -10,12 +10,14 @@
 // Bearer: the root secret or an admin key of the top database only (a backup holds every
 // database). Errors are `{"message": …}` as in the log-export API: 401 missing or invalid
 // credentials, 403 another secret, 404 an unknown job or path, 405 another method (with Allow),
-// 409 a job not Complete yet, 503 the store unreachable. The bodies stream straight to the
-// response (no JSON Outcome), as the log-export downloads do.
+// 409 a job not Complete yet, 429 (with Retry-After) as many backups running as --jobs-running,
+// 503 the store unreachable. The bodies stream straight to the response (no JSON Outcome), as the
+// log-export downloads do. Finished backups go after --job-retention-days (and beyond --jobs-kept).
 
 import type { Readable, Writable } from 'node:stream';
 import type { QueryService } from '../fql/api';
 import { BackupJobs, type BackupJob } from '../backup/jobs';
+import { TooManyJobs, type JobLimits } from '../jobs/jobFiles';
 import { BACKUP_SUFFIX, type EngineKind } from '../backup/format';
 import { backupHeader, writeBackup } from '../backup/writeBackup';
 import { asAdmin, LogApiError, storeUnavailable } from '../logs/access';
@@ -41,6 +43,10 @@ export function isBackupPath(path: string): boolean {
 
 type Answer = { status: number; bytesOut: number };
 
+function tooManyBackups(err: TooManyJobs): LogApiError {
+  return new LogApiError(429, `Too many backups running: at most ${err.running} at once; try again once one is done.`, { 'retry-after': '5' });
+}
+
 export class BackupApi {
   private readonly jobs: BackupJobs;
 
@@ -49,8 +55,9 @@ export class BackupApi {
     private readonly store: Store,
     dataDir: string,
     private readonly engine: EngineKind,
+    limits?: JobLimits,
   ) {
-    this.jobs = new BackupJobs(dataDir, store, engine);
+    this.jobs = new BackupJobs(dataDir, store, engine, limits);
   }
 
   /** Answers a request for a backup path on `res` and logs it. Never throws. */
@@ -60,7 +67,7 @@ export class BackupApi {
     try {
       answer = await this.route(ctx, res, traceparent);
     } catch (err) {
-      const e = err instanceof LogApiError ? err : err instanceof StorageUnavailable ? storeUnavailable() : undefined;
+      const e = err instanceof LogApiError ? err : err instanceof StorageUnavailable ? storeUnavailable() : err instanceof TooManyJobs ? tooManyBackups(err) : undefined;
       if (!e) console.error(`flora: ${ctx.method} ${ctx.path} failed:`, err);
       if (res.headersSent) {
         res.destroy(); // a stream cut short: the client sees no valid trailer

@@ -30,6 +30,12 @@ export interface RequestContext extends ClientLink {
    */
   readBody(limit: number): Promise<Buffer>;
   /**
+   * readBody, each chunk handed to `write` as it arrives instead of kept (an upload to a file): the
+   * request waits while a write is pending. Resolves with the bytes received once every write is
+   * done; a write that fails rejects with its error, and the rest of the body is discarded.
+   */
+  pipeBody(limit: number, write: (chunk: Buffer) => Promise<void>): Promise<number>;
+  /**
    * The body will not be read (the request was refused before it): it is discarded as it arrives,
    * up to a bound, so the client can read the answer on a connection it may keep.
    */
@@ -165,67 +171,90 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       if (protocol === 'h2') return (res as http2.Http2ServerResponse).stream?.destroyed !== false;
       return (res as http.ServerResponse).destroyed || req.socket.destroyed;
     },
-    readBody(limit) {
-      return new Promise<Buffer>((resolve, reject) => {
-        if (failed) {
-          reject(failed);
-          return;
-        }
-        const declared = headers['content-length'];
-        if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    async readBody(limit) {
+      const chunks: Buffer[] = [];
+      const size = await receive(limit, (chunk) => void chunks.push(chunk));
+      return Buffer.concat(chunks, size);
+    },
+    pipeBody: (limit, write) => receive(limit, write),
+  };
+
+  /** The body's chunks to `take` (the request paused while a promise it returns is pending); its size. */
+  function receive(limit: number, take: (chunk: Buffer) => Promise<void> | void): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      if (failed) {
+        reject(failed);
+        return;
+      }
+      const declared = headers['content-length'];
+      if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+        rejectBody();
+        reject(new BodyTooLarge(limit));
+        return;
+      }
+      let size = 0;
+      let settled = false;
+      /** The last chunk's write; the body is done once it is. */
+      let writing: Promise<void> | void;
+      const refuse = (err: unknown) => {
+        cleanup();
+        if (settled) return;
+        settled = true;
+        reject(err);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          cleanup();
           rejectBody();
-          reject(new BodyTooLarge(limit));
+          refuse(new BodyTooLarge(limit));
           return;
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const onData = (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limit) {
+        writing = take(chunk);
+        if (!writing) return;
+        req.pause();
+        writing.then(
+          () => settled || req.resume(),
+          (err: unknown) => {
             cleanup();
             rejectBody();
-            reject(new BodyTooLarge(limit));
-            return;
-          }
-          chunks.push(chunk);
-        };
-        const onEnd = () => {
-          cleanup();
-          // An HTTP/2 reset also ends the request stream: a truncated body must not be run.
-          if (req.aborted) {
-            reject(new ClientClosed());
-            return;
-          }
-          bodyDone = true;
-          resolve(Buffer.concat(chunks, size));
-        };
-        const onError = () => {
-          cleanup();
-          reject(new ClientClosed());
-        };
-        const onAborted = onError;
-        // A trickle that would never end (or a head with a body that never comes): 408. On HTTP/1.1
-        // Node's requestTimeout (the same deadline) reports it through onRequestFailure.
-        const timer = protocol === 'h2' ? setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now())) : undefined;
-        abortRead = (err) => {
-          cleanup();
-          reject(err);
-        };
-        const cleanup = () => {
-          clearTimeout(timer);
-          abortRead = undefined;
-          req.off('data', onData);
-          req.off('end', onEnd);
-          req.off('error', onError);
-          req.off('aborted', onAborted);
-        };
-        req.on('data', onData);
-        req.on('end', onEnd);
-        req.on('error', onError);
-        req.on('aborted', onAborted);
-      });
-    },
-  };
+            refuse(err);
+          },
+        );
+      };
+      const onEnd = () => {
+        cleanup();
+        // An HTTP/2 reset also ends the request stream: a truncated body must not be run.
+        if (req.aborted) {
+          refuse(new ClientClosed());
+          return;
+        }
+        void Promise.resolve(writing).then(() => {
+          if (settled) return;
+          settled = bodyDone = true;
+          resolve(size);
+        }, () => undefined); // a failed write has rejected already
+      };
+      const onError = () => refuse(new ClientClosed());
+      const onAborted = onError;
+      // A trickle that would never end (or a head with a body that never comes): 408. On HTTP/1.1
+      // Node's requestTimeout (the same deadline) reports it through onRequestFailure.
+      const timer = protocol === 'h2' ? setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now())) : undefined;
+      abortRead = refuse;
+      const cleanup = () => {
+        clearTimeout(timer);
+        abortRead = undefined;
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('aborted', onAborted);
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('aborted', onAborted);
+    });
+  }
 
   let sent = false;
   const send = (response: HttpResponse) => {

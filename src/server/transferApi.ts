@@ -8,28 +8,40 @@
 //   GET  /api/v1/exports/<id>/files/<p>  one file of a Complete export (p: as the job lists it)
 //   POST /api/v1/imports?database=a/b    the body is one file (a driver dump: NDJSON or a JSON array,
 //                                        gzipped or not, up to 64 MiB) → 202 the job
-//   POST /api/v1/imports?path=/srv/x     a path on the server instead (root secret only)
-//   GET  /api/v1/imports/<id>            its state and progress; once Complete, its report
+//   POST /api/v1/imports?path=/srv/x     a file or folder on the server instead: the root secret only,
+//                                        inside --import-dir (off by default)
+//   GET  /api/v1/imports/<id>            its state and progress; once Complete, its report (the first
+//                                        100 records not taken, where and why, and a count of the rest)
 //   GET  /api/v1/imports                 the secret's database's import jobs, newest first → {jobs} (≤ 100)
 //
 // Bearer: an admin secret (the root secret, or an admin key of any database); the job runs with
-// it, in its database, and only a secret of that database sees the job. Errors are `{"message"}`
-// as in the log-export API: 400 a bad parameter, 401, 403, 404, 405 (with Allow), 409 an export
-// not Complete yet, 413 an upload too large.
+// it, in its database, and only a secret of that database sees the job (transfer/jobs.ts: by the
+// database's id, so a database created again under a deleted one's name sees none of its jobs). A
+// job shows as `owner` its database's path now. A database runs at most --jobs-running jobs at once
+// and keeps --jobs-kept (the oldest finished go first); finished jobs go after --job-retention-days.
+// Errors are `{"message"}` as in the log-export API: 400 a bad parameter, 401, 403, 404, 405 (with
+// Allow), 408 an upload that did not arrive in time, 409 an export not Complete yet, 413 an upload
+// too large, 429 (with Retry-After) too many jobs running in the database, or no memory for the
+// upload now.
 
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { QueryService } from '../fql/api';
-import { asAdmin, LogApiError } from '../logs/access';
+import { TooBusy } from '../fql/budget';
+import { TooManyJobs, type JobLimits } from '../jobs/jobFiles';
+import { asAdmin, LogApiError, type Requester } from '../logs/access';
 import type { RequestLogger } from '../logs/types';
 import { secretFromHeader } from '../model/auth';
+import { insideImportDir } from '../transfer/importDir';
 import { TransferJobs, type ExportRequest, type TransferJob } from '../transfer/jobs';
 import type { Transport } from '../transfer/queryClient';
-import { BodyTooLarge, type RequestContext } from './context';
+import { BodyTimeout, BodyTooLarge, ClientClosed, MalformedRequest, type RequestContext } from './context';
 import { responseTraceparent } from './headers';
+import { JobHousekeeping } from './jobHousekeeping';
 import type { AnyResponse } from './listener';
 import { pipeFile, sendJson, sendJsonBody } from './logsDownload';
+import { saveUpload } from './uploads';
 
 const EXPORTS = '/api/v1/exports';
 const IMPORTS = '/api/v1/imports';
@@ -40,6 +52,19 @@ const UPLOAD_LIMIT = 64 * 1024 * 1024;
 const LIST_LIMIT = 100;
 const FORMATS = ['flora', 'fauna-simple', 'fauna-tagged'];
 const DENIED = 'Permission denied: exports and imports need the root secret or an admin key.';
+/** A database that runs its limit of jobs: when to try again. */
+const JOBS_RETRY_AFTER_SECONDS = 5;
+/** Every refused server path gets this answer, whatever the reason (outside, missing, a symlink out). */
+const PATH_REFUSED = "Permission denied: 'path' must name a file or folder inside the server's import directory.";
+
+export interface TransferSettings {
+  dataDir: string;
+  /** For the housekeeping's own reads (which databases still exist). */
+  rootSecret: string;
+  /** The folder server paths may be imported from; '' = none. */
+  importDir: string;
+  limits?: JobLimits;
+}
 
 export function isTransferPath(path: string): boolean {
   return path === EXPORTS || path === IMPORTS || path.startsWith(`${EXPORTS}/`) || path.startsWith(`${IMPORTS}/`);
@@ -60,9 +85,10 @@ export class TransferApi {
 
   constructor(
     private readonly service: QueryService,
-    dataDir: string,
+    private readonly settings: TransferSettings,
   ) {
-    this.jobs = new TransferJobs(dataDir, serviceTransport(service));
+    this.jobs = new TransferJobs(settings.dataDir, serviceTransport(service), settings.limits);
+    new JobHousekeeping(service, settings.rootSecret, this.jobs).start();
   }
 
   /** Answers a request for a transfer path on `res` and logs it. Never throws. */
@@ -73,7 +99,7 @@ export class TransferApi {
     try {
       answer = await this.route(ctx, res, traceparent, (n) => (bytesIn = n));
     } catch (err) {
-      const e = err instanceof LogApiError ? err : err instanceof BodyTooLarge ? new LogApiError(413, `An upload is at most ${UPLOAD_LIMIT} bytes: import larger files with 'flora import'.`) : undefined;
+      const e = apiError(err, ctx);
       if (!e) console.error(`flora: ${ctx.method} ${ctx.path} failed:`, err);
       answer = { status: e?.status ?? 500, bytesOut: sendJson(res, e?.status ?? 500, e?.message ?? 'Internal error.', { ...e?.headers, traceparent }) };
     }
@@ -92,42 +118,33 @@ export class TransferApi {
       ctx.discardBody();
       throw e;
     });
-    const owner = requester.path.join('/');
     const secret = secretFromHeader(ctx.headers.authorization)!;
     if ((ctx.path === EXPORTS || ctx.path === IMPORTS) && method === 'GET') {
       const kind = ctx.path === EXPORTS ? 'export' : 'import';
-      const jobs = await this.jobs.files.list((j) => j.kind === kind && j.owner === owner, LIST_LIMIT);
-      return this.json(res, 200, { jobs: jobs.map((j) => this.view(j)) }, traceparent);
+      const jobs = await this.jobs.of(requester.db).list((j) => j.kind === kind, LIST_LIMIT);
+      return this.json(res, 200, { jobs: jobs.map((j) => this.view(j, requester)) }, traceparent);
     }
     if (ctx.path === EXPORTS) {
       const req = exportRequest(await ctx.readBody(64 * 1024).then((b) => (bodyRead(b.length), b)));
-      return this.json(res, 202, this.view(await this.jobs.startExport(secret, owner, req)), traceparent);
+      return this.json(res, 202, this.view(await this.jobs.startExport(secret, requester.db, req), requester), traceparent);
     }
-    if (ctx.path === IMPORTS) {
-      const database = ctx.query.get('database') ?? '';
-      const path = ctx.query.get('path');
-      if (path !== null) {
-        ctx.discardBody();
-        if (requester.path.length > 0) throw new LogApiError(403, 'Permission denied: importing from a path on the server needs the root secret.');
-        return this.json(res, 202, this.view(await this.jobs.startImport(secret, owner, database, { path })), traceparent);
-      }
-      const body = await ctx.readBody(UPLOAD_LIMIT);
-      bodyRead(body.length);
-      if (body.length === 0) throw new LogApiError(400, 'The body is the file to import (or give ?path=… on the server).');
-      return this.json(res, 202, this.view(await this.jobs.startImport(secret, owner, database, { body })), traceparent);
-    }
+    if (ctx.path === IMPORTS) return this.startImport(ctx, res, requester, secret, traceparent, bodyRead);
     const file = EXPORT_FILE.exec(ctx.path);
     const [, kind, id] = file ? ['', 'exports', file[1]] : JOB.exec(ctx.path)!;
-    const job = await this.jobs.files.get(id);
-    // Another database's job is as good as absent.
-    if (!job || job.kind !== (kind === 'exports' ? 'export' : 'import') || job.owner !== owner) return this.fail(res, 404, `No ${kind.slice(0, -1)} '${id}'.`, traceparent);
-    if (!file) return this.json(res, 200, this.view(job), traceparent);
+    // Only the asking database's folder is read: another database's job is as good as absent.
+    const job = await this.jobs.of(requester.db).get(id);
+    if (!job || job.kind !== (kind === 'exports' ? 'export' : 'import')) return this.fail(res, 404, `No ${kind.slice(0, -1)} '${id}'.`, traceparent);
+    if (!file) {
+      const report = job.kind === 'import' && job.state === 'Complete' ? await this.jobs.report(requester.db, job) : undefined;
+      return this.json(res, 200, { ...this.view(job, requester), ...(report !== undefined ? { report } : {}) }, traceparent);
+    }
     if (job.state !== 'Complete') return this.fail(res, 409, `Export '${id}' is ${job.state}, not Complete.`, traceparent);
     const rel = decodedPath(file[2]);
     // Only the files the job lists (and its manifest), never a path out of its tree.
     const listed = rel !== undefined && (rel === 'manifest.json' || job.files?.some((f) => f.path === rel));
-    const full = rel === undefined ? '' : normalize(join(this.jobs.treeOf(job), rel));
-    if (!listed || !full.startsWith(this.jobs.treeOf(job) + sep)) return this.fail(res, 404, `Export '${id}' has no file '${rel ?? file[2]}'.`, traceparent);
+    const tree = this.jobs.treeOf(requester.db, job);
+    const full = rel === undefined ? '' : normalize(join(tree, rel));
+    if (!listed || !full.startsWith(tree + sep)) return this.fail(res, 404, `Export '${id}' has no file '${rel ?? file[2]}'.`, traceparent);
     const { size } = await stat(full);
     res.writeHead(200, {
       'content-type': rel.endsWith('.gz') ? 'application/gzip' : rel.endsWith('.json') ? 'application/json' : 'application/x-ndjson',
@@ -141,8 +158,53 @@ export class TransferApi {
     return { status: 200, bytesOut: await pipeFile(createReadStream(full), res) };
   }
 
-  private view(job: TransferJob): Record<string, unknown> {
-    const { pid: _pid, owner: _owner, ...out } = job;
+  /**
+   * POST /api/v1/imports: the body saved into the job's tree as it arrives, or a server path (the
+   * root secret only, inside the import directory); then the import runs. The job is made before
+   * the body is read, so a database at its limit is refused without reading it.
+   */
+  private async startImport(ctx: RequestContext, res: AnyResponse, requester: Requester, secret: string, traceparent: string, bodyRead: (n: number) => void): Promise<Answer> {
+    const database = ctx.query.get('database') ?? '';
+    const path = ctx.query.get('path');
+    if (path !== null) {
+      ctx.discardBody();
+      // Nothing about the path is looked at before the secret may read server files at all.
+      if (!requester.root || requester.db !== 0n) throw new LogApiError(403, 'Permission denied: importing from a path on the server needs the root secret.');
+      if (this.settings.importDir === '') throw new LogApiError(403, 'Permission denied: importing from a path on the server is off; start Flora with --import-dir <folder> (FLORA_IMPORT_DIR).');
+      const source = await insideImportDir(this.settings.importDir, path);
+      if (source === undefined) throw new LogApiError(403, PATH_REFUSED);
+      const job = await this.jobs.createImport(requester.db, database);
+      return this.json(res, 202, this.view(this.jobs.runImport(requester.db, job, secret, source), requester), traceparent);
+    }
+    const declared = ctx.headers['content-length'];
+    if (declared === '0') {
+      ctx.discardBody();
+      throw new LogApiError(400, 'The body is the file to import (or give ?path=… on the server).');
+    }
+    if (declared !== undefined && Number(declared) > UPLOAD_LIMIT) {
+      ctx.discardBody();
+      throw new BodyTooLarge(UPLOAD_LIMIT);
+    }
+    const job = await this.jobs.createImport(requester.db, database).catch((e: unknown) => {
+      ctx.discardBody();
+      throw e;
+    });
+    let saved;
+    try {
+      saved = await saveUpload(ctx, this.service.pool, UPLOAD_LIMIT, this.jobs.treeOf(requester.db, job));
+      bodyRead(saved.bytes);
+      if (saved.bytes === 0) throw new LogApiError(400, 'The body is the file to import (or give ?path=… on the server).');
+    } catch (e) {
+      await this.jobs.discard(requester.db, job);
+      throw e;
+    }
+    return this.json(res, 202, this.view(this.jobs.runImport(requester.db, job, secret, saved.path), requester), traceparent);
+  }
+
+  /** A job as the API shows it: with its database's path now (`owner`), without its process. */
+  private view(job: TransferJob, owner: Requester): Record<string, unknown> {
+    const { pid: _pid, ...rest } = job;
+    const out = { ...rest, owner: owner.path.join('/') };
     if (job.kind !== 'export' || job.state !== 'Complete') return out;
     return { ...out, files: [{ path: 'manifest.json' }, ...(job.files ?? [])].map((f) => ({ ...f, download: `${EXPORTS}/${job.id}/files/${f.path}` })) };
   }
@@ -154,6 +216,21 @@ export class TransferApi {
   private fail(res: AnyResponse, status: number, message: string, traceparent: string, headers?: Record<string, string>): Answer {
     return { status, bytesOut: sendJson(res, status, message, { ...headers, traceparent }) };
   }
+}
+
+/** The API's answer to an error (undefined: an internal error, 500). */
+function apiError(err: unknown, ctx: RequestContext): LogApiError | undefined {
+  if (err instanceof LogApiError) return err;
+  if (err instanceof BodyTooLarge) return new LogApiError(413, `An upload is at most ${UPLOAD_LIMIT} bytes: import larger files with 'flora import'.`);
+  if (err instanceof TooManyJobs)
+    return new LogApiError(429, `Too many jobs running: a database runs at most ${err.running} export and import job(s) at once; try again once one is done.`, { 'retry-after': String(JOBS_RETRY_AFTER_SECONDS) });
+  if (err instanceof TooBusy) return new LogApiError(429, 'Too busy to take this upload now; try again shortly.', err.headers);
+  // The rest of a late or broken HTTP/1.1 request cannot be told from a next request: close after.
+  const close: Record<string, string> = ctx.protocol === 'http/1.1' ? { connection: 'close' } : {};
+  if (err instanceof BodyTimeout) return new LogApiError(408, `The upload did not arrive within ${err.timeoutMs} ms.`, close);
+  if (err instanceof MalformedRequest) return new LogApiError(err.status, 'The request is malformed.', close);
+  if (err instanceof ClientClosed) return new LogApiError(400, 'The upload was cut off before its end.');
+  return undefined;
 }
 
 /** A path segment's %-escapes decoded; undefined when one is malformed (`%E0`: no such file). */

@@ -1,12 +1,23 @@
 // Export and import jobs (POST /api/v1/exports, /api/v1/imports; server/transferApi.ts): the same
 // `flora export` and `flora import` work, run by the server itself with the caller's secret (so a
-// key sees and writes only what it may), its queries in process. A job is files under
-// <dataDir>/transfers/ (jobs/jobFiles.ts): `<id>.json`, its state; `<id>/`, an export's tree or an
-// import's uploaded source.
+// key sees and writes only what it may), its queries in process.
+//
+// A job belongs to the database that started it by that database's internal id, which no other
+// database ever takes: a database deleted and created again under its name starts with no jobs, and
+// a renamed or moved one keeps its own. Its files (jobs/jobFiles.ts), under
+// <dataDir>/transfers/<database id>/:
+//
+//   <id>.json          its state (small: what a list reads)
+//   <id>.report.json   an import's report, once Complete (read when the job itself is asked for)
+//   <id>/              an export's tree, or an import's upload
+//
+// sweep() removes the jobs of databases that no longer exist and finished jobs past the retention.
+// Job files of earlier versions (transfers/<id>.json, owned by a database's name) are never listed
+// or served: sweep removes them once they are older than the retention.
 
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, rm, stat, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JobFiles, type FileJob } from '../jobs/jobFiles';
+import { DEFAULT_JOB_LIMITS, JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
 import { runExport, type ExportFormat } from './export';
 import type { WrittenFile } from './export/lineFile';
 import type { ExportProgress } from './export/progress';
@@ -15,9 +26,7 @@ import { QueryClient, type Transport } from './queryClient';
 
 export interface TransferJob extends FileJob {
   kind: 'export' | 'import';
-  /** The requester's database (a path), which alone may see the job. */
-  owner: string;
-  /** The database exported, or imported into, below the requester's. */
+  /** The database exported, or imported into, below the one that started the job. */
   database: string;
   /**
    * Export: records written so far; import: documents written, already there, not taken, and the
@@ -30,8 +39,6 @@ export interface TransferJob extends FileJob {
   /** Export, once Complete: its transaction time and files (paths relative to the tree). */
   snapshot_ts?: string;
   files?: WrittenFile[];
-  /** Import, once Complete: its report. */
-  report?: unknown;
 }
 
 export interface ExportRequest {
@@ -43,31 +50,43 @@ export interface ExportRequest {
 
 /** Where the server's own queries go: in process, with the requester's secret. */
 const IN_PROCESS = 'flora (in process)';
+/** A folder of jobs is named by its database's id. */
+const OWNER = /^\d+$/;
+const REPORT = '.report.json';
 
 export class TransferJobs {
-  readonly files: JobFiles<TransferJob>;
+  private readonly root: string;
 
   constructor(
     dataDir: string,
     private readonly transport: Transport,
+    private readonly limits: JobLimits = DEFAULT_JOB_LIMITS,
   ) {
-    this.files = new JobFiles(join(dataDir, 'transfers'), 'transfer');
+    this.root = join(dataDir, 'transfers');
+  }
+
+  /** The jobs of database `db` (its internal id). */
+  of(db: bigint): JobFiles<TransferJob> {
+    return new JobFiles(join(this.root, String(db)), 'transfer', this.limits);
   }
 
   /** The folder of a job's tree (an export's files, an import's upload). */
-  treeOf(job: TransferJob): string {
-    return this.files.path(job.id, '');
+  treeOf(db: bigint, job: TransferJob): string {
+    return this.of(db).path(job.id, '');
   }
 
-  async startExport(secret: string, owner: string, req: ExportRequest): Promise<TransferJob> {
-    const job = await this.files.create({ kind: 'export', owner, database: req.database, progress: progress(), format: req.format, history: req.history, keys: req.keys });
+  /** Starts an export of `req.database` below database `db`, as `secret`; TooManyJobs when `db` runs its limit. */
+  async startExport(secret: string, db: bigint, req: ExportRequest): Promise<TransferJob> {
+    const files = this.of(db);
+    const job = await files.create({ kind: 'export', database: req.database, progress: progress(), format: req.format, history: req.history, keys: req.keys });
+    const tree = this.treeOf(db, job);
     const counts: ExportProgress = { started() {}, records: (n) => void (job.progress.records += n), finished() {}, done() {} };
     const work = async () => {
       const result = await runExport({
         url: IN_PROCESS,
         secret,
         database: req.database.split('/').filter((p) => p !== ''),
-        out: this.treeOf(job),
+        out: tree,
         format: req.format,
         history: req.history,
         keys: req.keys,
@@ -77,41 +96,90 @@ export class TransferJobs {
       });
       return { snapshot_ts: String(result.snapshotTs), files: [...result.files] };
     };
-    void this.files.run(job, work, () => rm(this.treeOf(job), { recursive: true, force: true }));
+    void files.run(job, work, () => rm(tree, { recursive: true, force: true }));
     return { ...job };
   }
 
   /**
-   * Saves `body` (one file: a driver dump, NDJSON or a JSON array, gzipped or not) and imports it;
-   * or, with `path` (the root secret only: it reads the server's files), imports what is there.
-   * Saving is part of the job, so a file that cannot be written fails the job (never left Running).
+   * A Running import into `database` below database `db`, which holds one of its running places
+   * while its source arrives (an upload into treeOf); then runImport, or discard. TooManyJobs when
+   * `db` runs its limit.
    */
-  async startImport(secret: string, owner: string, database: string, source: { body: Buffer } | { path: string }): Promise<TransferJob> {
-    const job = await this.files.create({ kind: 'import', owner, database, progress: progress() });
+  createImport(db: bigint, database: string): Promise<TransferJob> {
+    return this.of(db).create({ kind: 'import', database, progress: progress() });
+  }
+
+  /** Imports `source` (a file or folder: an upload saved, or a server path) as `secret`; the report is kept apart from the state. */
+  runImport(db: bigint, job: TransferJob, secret: string, source: string): TransferJob {
+    const files = this.of(db);
     const work = async () => {
       const report = await runImport({
-        source: 'path' in source ? source.path : await saveUpload(source.body, this.treeOf(job)),
+        source,
         client: new QueryClient(IN_PROCESS, secret, [], this.transport),
-        database,
+        database: job.database,
         onProgress: (s) => Object.assign(job.progress, { written: s.done, existing: s.existing, problems: s.problems, bytes_done: s.bytesDone, bytes_total: s.bytesTotal }),
       });
-      return { report: report.toJSON() };
+      await writeFile(files.path(job.id, REPORT), JSON.stringify(report));
+      return {};
     };
-    void this.files.run(job, work);
+    void files.run(job, work);
     return { ...job };
+  }
+
+  /** An import created whose source never arrived: gone, as if never made. */
+  discard(db: bigint, job: TransferJob): Promise<void> {
+    return this.of(db).discard(job);
+  }
+
+  /** A Complete import's report (undefined when it has none). */
+  async report(db: bigint, job: TransferJob): Promise<unknown> {
+    try {
+      return JSON.parse(await readFile(this.of(db).path(job.id, REPORT), 'utf8')) as unknown;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+
+  /** The databases that have jobs (their ids). */
+  async owners(): Promise<bigint[]> {
+    return (await this.entries()).filter((n) => OWNER.test(n)).map((n) => BigInt(n));
+  }
+
+  /**
+   * Removes the jobs of the databases `exists` says are gone, then in the others the finished jobs
+   * past the retention, and what earlier versions left that is older than the retention.
+   */
+  async sweep(exists: (dbs: bigint[]) => Promise<Set<bigint>>): Promise<void> {
+    const owners = await this.owners();
+    const live = owners.length ? await exists(owners) : new Set<bigint>();
+    for (const db of owners) {
+      if (live.has(db)) await this.of(db).prune();
+      else await rm(join(this.root, String(db)), { recursive: true, force: true });
+    }
+    const cutoff = Date.now() - this.limits.retentionMs;
+    for (const name of await this.entries()) {
+      if (OWNER.test(name)) continue;
+      const s = await stat(join(this.root, name)).catch(() => undefined);
+      if (s && s.mtimeMs <= cutoff) await rm(join(this.root, name), { recursive: true, force: true });
+    }
+  }
+
+  /** What earlier versions left in the folder (jobs owned by a name): never listed; counted for a notice. */
+  async legacyEntries(): Promise<number> {
+    return (await this.entries()).filter((n) => !OWNER.test(n)).length;
+  }
+
+  private async entries(): Promise<string[]> {
+    try {
+      return await readdir(this.root);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
   }
 }
 
 function progress(): TransferJob['progress'] {
   return { records: 0, written: 0, existing: 0, problems: 0 };
-}
-
-/** The body into `dir`, named by what it holds (gzip, a JSON array, or lines) so the readers take it. */
-async function saveUpload(body: Buffer, dir: string): Promise<string> {
-  const gzip = body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b;
-  const array = !gzip && body.subarray(0, 64).toString('utf8').trimStart().startsWith('[');
-  const named = join(dir, gzip ? 'upload.ndjson.gz' : array ? 'upload.json' : 'upload.ndjson');
-  await mkdir(dir, { recursive: true });
-  await writeFile(named, body);
-  return named;
 }

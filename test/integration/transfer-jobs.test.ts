@@ -3,6 +3,9 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { query as q, type Client } from 'faunadb';
 import { ClientPool, startFlora, type FloraProcess } from '../helpers/server';
@@ -10,9 +13,11 @@ import { ClientPool, startFlora, type FloraProcess } from '../helpers/server';
 let srv: FloraProcess;
 let pool: ClientPool;
 let root: Client;
+/** The folder server paths may be imported from (--import-dir). */
+const importDir = mkdtempSync(path.join(tmpdir(), 'flora-import-dir-'));
 
 before(async () => {
-  srv = await startFlora();
+  srv = await startFlora({ env: { FLORA_IMPORT_DIR: importDir } });
   pool = new ClientPool(srv.url);
   root = pool.client(srv.secret);
   await root.query(q.Do(q.CreateDatabase({ name: 'app' }), q.CreateDatabase({ name: 'other' })));
@@ -23,6 +28,7 @@ before(async () => {
 after(async () => {
   await pool?.close();
   await srv?.stop();
+  rmSync(importDir, { recursive: true, force: true });
 });
 
 async function call(method: string, path: string, secret: string | undefined, body?: string | Buffer) {
@@ -86,7 +92,7 @@ test("GET /api/v1/exports and /imports list the jobs of the secret's database, n
   const listed = exports.json!.jobs as { id: string; kind: string; state: string; files?: unknown[]; pid?: number; owner?: string }[];
   assert.ok(listed.length >= 2, 'the earlier export and this one');
   assert.equal(listed[0].id, second.json!.id, 'newest first');
-  assert.ok(listed.every((j) => j.kind === 'export' && j.state === 'Complete' && Array.isArray(j.files) && j.pid === undefined && j.owner === undefined));
+  assert.ok(listed.every((j) => j.kind === 'export' && j.state === 'Complete' && Array.isArray(j.files) && j.pid === undefined && j.owner === 'app'));
   // The root's imports are not app's, and app's exports are not the root's.
   assert.deepEqual((await call('GET', '/api/v1/imports', appAdmin)).json!.jobs, []);
   assert.deepEqual((await call('GET', '/api/v1/exports', srv.secret)).json!.jobs, []);
@@ -108,10 +114,13 @@ test('an import job reports the records it could not take; a failed import of no
   const fromArray = await until(`/api/v1/imports/${array.json!.id}`, srv.secret);
   assert.equal(fromArray.state, 'Complete', fromArray.error);
   assert.deepEqual(fromArray.report.collections, { things: { written: 1, existing: 0 } });
-  const missing = await call('POST', `/api/v1/imports?path=${encodeURIComponent('/nonexistent/flora-export')}`, srv.secret);
-  const failed = await until(`/api/v1/imports/${missing.json!.id}`, srv.secret);
+  // A folder of the import directory with nothing to import in it.
+  mkdirSync(path.join(importDir, 'empty'));
+  const nothing = await call('POST', `/api/v1/imports?path=empty`, srv.secret);
+  assert.equal(nothing.status, 202, JSON.stringify(nothing.json));
+  const failed = await until(`/api/v1/imports/${nothing.json!.id}`, srv.secret);
   assert.equal(failed.state, 'Failed');
-  assert.match(failed.error, /nonexistent/);
+  assert.match(failed.error, /empty: no Fauna export found/);
 });
 
 test('refusals: each in the API shape, with the right status', async () => {

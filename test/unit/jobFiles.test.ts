@@ -1,14 +1,16 @@
 // JobFiles (src/jobs/jobFiles.ts): a job's file follows it to Complete or Failed; a Running job
 // whose process is gone reads as Failed, whether that process has exited or was an earlier one
-// with this same pid (a restarted container's PID 1); list is newest first and filtered.
+// with this same pid (a restarted container's PID 1); list is newest first and filtered. A folder
+// runs at most `running` jobs at once (TooManyJobs), keeps at most `kept` (the oldest finished go),
+// and forgets finished jobs past the retention, with every file named after them.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { JobFiles, type FileJob } from '../../src/jobs/jobFiles';
+import { JobFiles, TooManyJobs, type FileJob, type JobLimits } from '../../src/jobs/jobFiles';
 
 interface TestJob extends FileJob {
   label: string;
@@ -56,4 +58,59 @@ test('list: newest first, only the jobs kept, at most the limit; unknown or malf
   assert.equal(await files.get('00000000-0000-4000-8000-00000000dead'), undefined);
   assert.equal(await files.get('../etc/passwd'), undefined);
   assert.deepEqual(await new JobFiles<TestJob>(path.join(dir, 'none'), 'x').list(() => true, 10), [], 'no folder yet: no jobs');
+});
+
+const DAY = 86_400_000;
+let folders = 0;
+/** JobFiles in a folder of their own, with `limits`. */
+const withLimits = (limits: JobLimits) => new JobFiles<TestJob>(path.join(dir, `limited-${++folders}`), 'test job', limits);
+
+test('running: one job more than the limit is refused, also when asked for at the same moment; a finished one frees its place', async () => {
+  const files = withLimits({ running: 1, kept: 10, retentionMs: DAY });
+  const [a, b] = await Promise.allSettled([files.create({ label: 'a' }), files.create({ label: 'b' })]);
+  assert.equal([a, b].filter((r) => r.status === 'fulfilled').length, 1);
+  const refused = [a, b].find((r) => r.status === 'rejected') as PromiseRejectedResult;
+  assert.ok(refused.reason instanceof TooManyJobs && refused.reason.running === 1);
+  const running = (a.status === 'fulfilled' ? a : (b as PromiseFulfilledResult<TestJob>)).value;
+  await files.run(running, async () => ({}));
+  assert.equal((await files.create({ label: 'c' })).state, 'Running');
+});
+
+test('kept: the oldest finished jobs go, every file named after them with them', async () => {
+  const files = withLimits({ running: 5, kept: 2, retentionMs: DAY });
+  const ids: string[] = [];
+  for (const label of ['1', '2', '3']) {
+    const job = await files.create({ label });
+    mkdirSync(files.path(job.id, ''));
+    writeFileSync(files.path(job.id, '.report.json'), '{}');
+    await files.run(job, async () => ({}));
+    ids.push(job.id);
+  }
+  assert.deepEqual((await files.list(() => true, 10)).map((j) => j.label), ['3', '2']);
+  assert.equal(await files.get(ids[0]), undefined);
+  assert.ok(!readdirSync(files.dir).some((n) => n.startsWith(ids[0])), 'nothing of the first job is left');
+});
+
+test('retention: a finished job past it is neither listed nor read, and prune removes it; a running one stays', async () => {
+  const files = withLimits({ running: 5, kept: 10, retentionMs: 0 });
+  const done = await files.create({ label: 'done' });
+  writeFileSync(files.path(done.id, '.report.json'), '{}');
+  await files.run(done, async () => ({}));
+  assert.deepEqual(await files.list(() => true, 10), []);
+  assert.equal(await files.get(done.id), undefined);
+  assert.equal(await files.prune(), 1);
+  assert.deepEqual(readdirSync(files.dir), []);
+  const running = await files.create({ label: 'running' });
+  assert.equal(await files.prune(), 0);
+  assert.deepEqual((await files.list(() => true, 10)).map((j) => j.id), [running.id]);
+});
+
+test('discard: a job whose source never arrived is gone, its place free again', async () => {
+  const files = withLimits({ running: 1, kept: 10, retentionMs: DAY });
+  const job = await files.create({ label: 'upload' });
+  mkdirSync(files.path(job.id, ''));
+  await files.discard(job);
+  assert.equal(existsSync(files.path(job.id, '')), false);
+  assert.equal(await files.get(job.id), undefined);
+  assert.equal((await files.create({ label: 'next' })).state, 'Running');
 });

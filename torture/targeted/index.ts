@@ -4,6 +4,9 @@ import type { TargetedAttack } from './attack';
 import { abandonedQueries } from './abandoned';
 import { bcryptQuery } from './bcryptQuery';
 import { forgedSecret } from './forgedSecret';
+import { importPath } from './importPath';
+import { jobFlood } from './jobFlood';
+import { jobOwnership } from './jobOwnership';
 import { jwksAbuse } from './jwksAbuse';
 import { loginFlood } from './loginFlood';
 
@@ -11,6 +14,9 @@ export const TARGETED: readonly TargetedAttack[] = [
   abandonedQueries,
   bcryptQuery,
   forgedSecret,
+  importPath,
+  jobFlood,
+  jobOwnership,
   jwksAbuse,
   loginFlood,
 ];

@@ -1,5 +1,6 @@
 // What an import did: per collection how many documents were written and how many were already
-// there, every record it could not take (where and why), and the source's notes.
+// there, the records it could not take (the first MAX_PROBLEMS, where and why; the rest counted),
+// and the source's notes. A source of nothing but bad lines makes a report of bounded size.
 
 import type { Origin } from '../sources';
 
@@ -15,6 +16,11 @@ export interface CollectionCounts {
   existing: number;
 }
 
+/** Problems a report lists; beyond them it counts (problemsOmitted). */
+export const MAX_PROBLEMS = 100;
+/** A problem's reason is cut to this many characters (a parser's message may quote the input). */
+const MAX_REASON = 500;
+
 export class ImportReport {
   readonly collections = new Map<string, CollectionCounts>();
   readonly credentials: CollectionCounts = { written: 0, existing: 0 };
@@ -22,6 +28,8 @@ export class ImportReport {
   versions = 0;
   readonly schema: { created: string[]; existing: string[] } = { created: [], existing: [] };
   readonly problems: Problem[] = [];
+  /** Problems beyond the first MAX_PROBLEMS, counted only. */
+  problemsOmitted = 0;
   readonly notes: string[] = [];
 
   counts(collection: string): CollectionCounts {
@@ -31,7 +39,17 @@ export class ImportReport {
   }
 
   problem(origin: Origin | Problem, reason: string): void {
+    if (this.problems.length >= MAX_PROBLEMS) {
+      this.problemsOmitted++;
+      return;
+    }
+    if (reason.length > MAX_REASON) reason = `${reason.slice(0, MAX_REASON)}…`;
     this.problems.push({ file: origin.file, line: origin.line, ...(origin.element !== undefined ? { element: origin.element } : {}), reason });
+  }
+
+  /** Every record not taken, listed or not. */
+  get problemCount(): number {
+    return this.problems.length + this.problemsOmitted;
   }
 
   get written(): number {
@@ -53,6 +71,7 @@ export class ImportReport {
       versions: this.versions,
       schema: this.schema,
       problems: this.problems,
+      problems_omitted: this.problemsOmitted,
       notes: this.notes,
     };
   }
@@ -70,8 +89,9 @@ export class ImportReport {
       lines.push(`${'credentials'.padEnd(width)}  ${String(this.credentials.written).padStart(10)}  ${String(this.credentials.existing).padStart(13)}`);
     if (this.versions) lines.push(`history: ${this.versions} versions written`);
     if (this.problems.length) {
-      lines.push(`${this.problems.length} record(s) not imported:`);
+      lines.push(`${this.problemCount} record(s) not imported${this.problemsOmitted ? ` (the first ${this.problems.length} listed)` : ''}:`);
       for (const p of this.problems) lines.push(`  ${p.file}:${p.line}${p.element !== undefined ? ` (element ${p.element})` : ''}: ${p.reason}`);
+      if (this.problemsOmitted) lines.push(`  … and ${this.problemsOmitted} more`);
     }
     for (const n of this.notes) lines.push(`note: ${n}`);
     return lines.join('\n');

@@ -33,6 +33,11 @@ export interface ImportOptions {
 }
 
 const DEFAULT_BATCH: BatchOptions = { records: 500, bytes: 4 << 20, inFlight: 4 };
+/**
+ * A server runs imports on the event loop every request shares: a source read from memory (a run of
+ * records or bad lines) yields only microtasks, so the loop is let go at least this often.
+ */
+const SLICE_MS = 10;
 
 /** The snapshot's own collection of credentials (ExportInfo.scala): not a collection to create. */
 const CREDENTIAL_COLLECTION = 'Credential';
@@ -57,7 +62,12 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   if (described.format !== 'flora-export') await targets.of([]).collections.ensure(described.collections.filter((c) => c !== CREDENTIAL_COLLECTION));
   const secrets = { key: 0, token: 0 };
 
+  let sliceEnd = performance.now() + SLICE_MS;
   for await (const item of source.items({ onBytes: (n) => (state.bytesDone += n) })) {
+    if (performance.now() > sliceEnd) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceEnd = performance.now() + SLICE_MS;
+    }
     switch (item.kind) {
       case 'document': {
         const t = await targets.ready(item.doc.database);

@@ -1,12 +1,15 @@
 // Cuts a byte stream into lines (JSONL, NDJSON), numbered from 1. Only the line being cut is held,
 // so memory is bounded by the longest line whatever the file's size. Blank lines are not records
 // (Fauna ends every JSONL file with a newline, and writes an empty one as just "\n"). The records
-// of a chunk are given together: one promise per chunk rather than per line.
+// of a chunk are given together, up to BATCH at a time: one promise per batch rather than per line,
+// and a chunk of many short lines is not cut in one go (a reader in the server lets the loop go
+// between batches).
 
 import { failureReason } from './fileBytes';
 import type { RecordOrProblem } from './records';
 
 const NL = 0x0a;
+const BATCH = 1024;
 
 export async function* splitLines(chunks: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<RecordOrProblem[]> {
   const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -37,12 +40,16 @@ export async function* splitLines(chunks: AsyncIterable<Buffer>, maxBytes: numbe
 
   try {
     for await (const chunk of chunks) {
-      const batch: RecordOrProblem[] = [];
+      let batch: RecordOrProblem[] = [];
       let start = 0;
       for (let nl = chunk.indexOf(NL, start); nl >= 0; nl = chunk.indexOf(NL, start)) {
         const item = finish(chunk.subarray(start, nl));
         if (item) batch.push(item);
         start = nl + 1;
+        if (batch.length >= BATCH) {
+          yield batch;
+          batch = [];
+        }
       }
       if (batch.length > 0) yield batch;
       if (start < chunk.length && !overlong) {
