@@ -107,7 +107,7 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
     const pid = flora.proc.pid!;
     opts.log(`    ${size.queries} long queries on one HTTP/2 connection (client key, X-Query-Timeout 600000), dropped after ${DISCONNECT_AFTER_MS} ms`);
     // While they run, pings wait for the slices of every one of them (not counted: they are live queries).
-    const before = await whilePinging(flora.url, () => abandonOnH2(flora.url, secret, size.queries, DISCONNECT_AFTER_MS));
+    const before = await whilePinging(flora.url, () => abandonOnH2(flora.url, secret, size.queries, DISCONNECT_AFTER_MS), opts.size);
     const { value, ping } = await whilePinging(flora.url, async () => {
       const probes = [];
       for (let i = 0; i < ROOT_PROBES; i++) probes.push(await timedRootQuery(flora));
@@ -115,7 +115,7 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
       await new Promise((resolve) => setTimeout(resolve, CPU_WINDOW_MS));
       const cpu = (await cpuSeconds(pid)) - cpu0;
       return { probes, cpuShare: cpu / (CPU_WINDOW_MS / 1000) };
-    });
+    }, opts.size);
     const { probes, cpuShare } = value;
     for (const [i, p] of probes.entries()) {
       if (p.status !== 200 || p.ms > ROOT_PROMPT_MS) {

@@ -56,7 +56,7 @@ export const bcryptQuery: TargetedAttack = {
           out.push({ label, answer, cpu: cpuMs(pid) - cpu0, ms: Date.now() - t0 });
         }
         return out;
-      });
+      }, size);
       const figures: Record<string, string> = { 'CPU ms per Identify': perIdentify.toFixed(1) };
       for (const { label, answer, cpu, ms } of value) {
         const runs = Math.round(cpu / perIdentify);

@@ -70,7 +70,7 @@ export const forgedSecret: TargetedAttack = {
           await fire('forged');
           await fire('missing');
         }
-      });
+      }, size);
       const n = batch * rounds;
       const forgedMs = cpu.forged / n;
       const missingMs = cpu.missing / n;

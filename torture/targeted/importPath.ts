@@ -31,7 +31,7 @@ export const importPath: TargetedAttack = {
   name: 'import-path',
   part: 'access',
   about: 'a top-level admin key and root ask POST /api/v1/imports?path= for /etc/shadow, a missing file, `..` and symlinks out: nothing runs, existing and missing answer alike',
-  async run({ log }): Promise<TargetedResult> {
+  async run({ size, log }): Promise<TargetedResult> {
     const tmp = await mkdtemp(path.join(tmpdir(), 'flora-import-path-'));
     const imports = path.join(tmp, 'imports');
     const outside = path.join(tmp, 'outside');
@@ -92,7 +92,7 @@ export const importPath: TargetedAttack = {
           violations++;
           details.push(`root could not import good.ndjson from the import directory: ${done.status} ${done.text.slice(0, 200)}`);
         }
-      });
+      }, size);
       log(`    import-path: ${pairs.length * 2} refused paths asked`);
       return { violations: violations + asked.ping.slow, figures: { 'paths asked': String(pairs.length * 2), ...pingFigures(asked.ping) }, details };
     } finally {

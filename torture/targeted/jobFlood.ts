@@ -39,7 +39,7 @@ export const jobFlood: TargetedAttack = {
         const started = await api(srv.url, 'POST', '/api/v1/imports', secret, upload);
         if (started.status !== 202) return { started, done: undefined };
         return { started, done: await untilDone(srv.url, `/api/v1/imports/${started.json!.id}`, secret) };
-      });
+      }, size);
       const { started, done } = imported.value;
       if (started.status !== 202) details.push(`the upload was refused (${started.status} ${started.text.slice(0, 200)}): the attack did not run`);
       else if (done?.json?.state !== 'Complete') details.push(`the import ended ${done?.json?.state ?? done?.status}: ${done?.text.slice(0, 200)}`);
@@ -58,7 +58,7 @@ export const jobFlood: TargetedAttack = {
         const rootList = await api(srv.url, 'GET', '/api/v1/exports', srv.secret);
         const ownList = await api(srv.url, 'GET', '/api/v1/imports', secret);
         return { rootList, ownList };
-      });
+      }, size);
       const { rootList, ownList } = listed.value;
       for (const [who, r] of [['root GET /api/v1/exports', rootList], ['tenant GET /api/v1/imports', ownList]] as const) {
         if (r.status !== 200) details.push(`${who}: ${r.status} ${r.text.slice(0, 200)}`);

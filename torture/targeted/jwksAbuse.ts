@@ -180,7 +180,7 @@ async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hosti
         missing.push((await send(flora.url, undefined)).ms);
       }
       return { genuine, cached, missing };
-    });
+    }, opts.size);
     rss.stop();
     const growthMb = (rss.peak - rssBefore) / 1048576;
     const wrong = forged.filter((a) => a.status !== 401);

@@ -63,7 +63,7 @@ export const loginFlood: TargetedAttack = {
           await new Promise((r) => setTimeout(r, 100));
         }
         return Infinity;
-      });
+      }, size);
       const allowed = Math.floor(BURST + (PER_MINUTE * floodMs) / 60_000) + 1;
       log(`    ${floodMs} ms: ${counts.checked} guesses checked (allowed ${allowed}), ${counts.throttled} answered 429, ${counts.other} other; rightful login after ${lockoutMs} ms`);
       if (counts.checked > allowed) {
