@@ -5,6 +5,10 @@
 import type * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { once } from 'node:events';
+import { TooBusy } from '../fql/budget';
+import { secretFromHeader } from '../model/auth';
+import { addressKey, secretKey, type BodyCharge, type BodyLedger, type BodyOwners } from './bodyLedger';
+import { nextCheckMs, tooSlow, type BodyRate } from './bodyRate';
 import { failureBody, onRequestFailure, type AnyRequest, type AnyResponse, type FailureStatus, type Protocol } from './listener';
 import { closedSink, openStreamSink, type StreamSink } from './streamSink';
 
@@ -20,11 +24,15 @@ export interface RequestContext {
   /**
    * The whole request body. Rejects with BodyTooLarge as soon as more than `limit` bytes are
    * declared or received, without buffering the rest; with BodyTimeout when the body has not arrived
-   * `bodyTimeoutMs` after the request started; with MalformedRequest when the rest of the request
-   * cannot be parsed (a bad chunk, a body cut off by a half-close); with ClientClosed when the client
-   * is gone.
+   * `bodyTimeoutMs` after the request started, or arrives slower than the minimum rate (bodyRate.ts);
+   * with TooBusy when its bytes, charged as they arrive, do not fit the shared memory or a share of
+   * its connection, secret or client address (bodyLedger.ts); with MalformedRequest when the rest of
+   * the request cannot be parsed (a bad chunk, a body cut off by a half-close); with ClientClosed when
+   * the client is gone. A body read whole stays charged until releaseBody() or the response's end.
    */
   readBody(limit: number): Promise<Buffer>;
+  /** The body read is no longer held by this request (its query has its turn): its charge is given back. Idempotent. */
+  releaseBody(): void;
   /**
    * The body will not be read (the request was refused before it): it is discarded as it arrives,
    * up to a bound, so the client can read the answer on a connection it may keep.
@@ -77,6 +85,10 @@ export function requestFailure(err: BodyTimeout | MalformedRequest): { status: F
 export interface ExchangeOptions {
   /** A request body not complete this long after the request started is a BodyTimeout. Default 30 s. */
   bodyTimeoutMs?: number;
+  /** Where bodies are charged as they arrive; without it they are not counted (tools, tests). */
+  ledger?: BodyLedger;
+  /** The minimum rate of a body; without it none. */
+  bodyRate?: BodyRate;
 }
 
 /** After a 413, at most this many further bytes are read and thrown away (so the client can read the
@@ -106,6 +118,16 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
   let failed: BodyTimeout | MalformedRequest | undefined;
   /** Rejects the body read in progress (there is at most one). */
   let abortRead: ((err: Error) => void) | undefined;
+  /** What the body holds of the shared memory, from its first byte until released. */
+  let charge: BodyCharge | undefined;
+  const releaseBody = () => charge?.release();
+  const chargeBody = (): BodyCharge | undefined => {
+    if (charge || !opts.ledger) return charge;
+    charge = opts.ledger.open(ownersOf(req, protocol, headers));
+    // Whatever way the exchange ends (answered, reset, the connection gone), the body is given back.
+    res.once('close', releaseBody);
+    return charge;
+  };
 
   const rejectBody = () => {
     if (protocol === 'http/1.1') {
@@ -152,6 +174,7 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     discardBody: () => {
       if (!bodyDone) rejectBody();
     },
+    releaseBody,
     readBody(limit) {
       return new Promise<Buffer>((resolve, reject) => {
         if (failed) {
@@ -164,42 +187,66 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
           reject(new BodyTooLarge(limit));
           return;
         }
+        // Every way the read fails gives back what the body held.
+        const refuse = (err: Error) => {
+          cleanup();
+          releaseBody();
+          reject(err);
+        };
+        const held = chargeBody();
         const chunks: Buffer[] = [];
         let size = 0;
         const onData = (chunk: Buffer) => {
           size += chunk.length;
           if (size > limit) {
-            cleanup();
             rejectBody();
-            reject(new BodyTooLarge(limit));
+            refuse(new BodyTooLarge(limit));
+            return;
+          }
+          // Charged as it arrives, never as declared: a body that says 8 MiB and sends a byte holds a byte.
+          if (held && !held.add(chunk.length)) {
+            rejectBody();
+            refuse(new TooBusy());
             return;
           }
           chunks.push(chunk);
         };
         const onEnd = () => {
-          cleanup();
           // An HTTP/2 reset also ends the request stream: a truncated body must not be run.
           if (req.aborted) {
-            reject(new ClientClosed());
+            refuse(new ClientClosed());
             return;
           }
+          cleanup();
           bodyDone = true;
           resolve(Buffer.concat(chunks, size));
         };
-        const onError = () => {
-          cleanup();
-          reject(new ClientClosed());
-        };
+        const onError = () => refuse(new ClientClosed());
         const onAborted = onError;
         // A trickle that would never end (or a head with a body that never comes): 408. On HTTP/1.1
         // Node's requestTimeout (the same deadline) reports it through onRequestFailure.
         const timer = protocol === 'h2' ? setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now())) : undefined;
-        abortRead = (err) => {
-          cleanup();
-          reject(err);
+        // A body slower than the minimum rate is cut off long before that deadline, on both protocols.
+        const rate = opts.bodyRate;
+        const readStart = Date.now();
+        let rateTimer: NodeJS.Timeout | undefined;
+        let rateLook: NodeJS.Immediate | undefined;
+        const watchRate = (elapsedMs: number) => {
+          rateTimer = setTimeout(() => {
+            // Bytes that came while the loop was busy are read first: the verdict waits for the poll phase.
+            rateLook = setImmediate(() => {
+              const elapsed = Date.now() - readStart;
+              if (tooSlow(rate!, size, elapsed)) fail(new BodyTimeout(elapsed));
+              else watchRate(elapsed);
+            });
+          }, nextCheckMs(rate!, elapsedMs));
         };
+        if (rate && rate.minBytesPerSecond > 0) watchRate(0);
+        abortRead = refuse;
         const cleanup = () => {
           clearTimeout(timer);
+          clearTimeout(rateTimer);
+          clearImmediate(rateLook);
           abortRead = undefined;
           req.off('data', onData);
           req.off('end', onEnd);
@@ -284,6 +331,19 @@ async function writeInPieces(stream: http2.ServerHttp2Stream, body: Buffer): Pro
     }
     if (!stream.write(piece)) await once(stream, 'drain');
   }
+}
+
+/** Whose a body is: its connection (the HTTP/1.1 socket, the HTTP/2 session), secret and client address. */
+function ownersOf(req: AnyRequest, protocol: Protocol, headers: Readonly<Record<string, string>>): BodyOwners {
+  const h2 = protocol === 'h2' ? (req as http2.Http2ServerRequest).stream : undefined;
+  const connection: object = (h2 ? h2.session : req.socket) ?? req;
+  let address: string | undefined;
+  try {
+    address = (h2 ? h2.session?.socket : req.socket)?.remoteAddress;
+  } catch {
+    address = undefined; // the session's socket is gone: the read will fail at once
+  }
+  return { connection, secret: secretKey(secretFromHeader(headers.authorization)), address: addressKey(address) };
 }
 
 /** The path, and the query string. */

@@ -16,6 +16,8 @@ import {
 import { corsHeaders, isPreflight, preflightHeaders } from './cors';
 import { responseTraceparent } from './headers';
 import { listen, type AnyResponse } from './listener';
+import { ledgerOf, type BodyLedger } from './bodyLedger';
+import type { BodyRate } from './bodyRate';
 import { TooBusy, type MemoryPool } from '../fql/budget';
 import type { LogSystem } from '../logs/index';
 import { NO_LOGGER } from '../logs/types';
@@ -71,7 +73,22 @@ export interface ServerOptions {
  * Where to listen, and the HTTP limits (README "Limits"); a missing limit takes its default from
  * src/config.ts. (The body size limit is the query service's: QueryLimits.maxBodyBytes.)
  */
-export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb'>>;
+export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb'>> & BodyConfig;
+
+/** How request bodies are held (bodyLedger.ts, bodyRate.ts); a missing setting takes its default. */
+type BodyConfig = Partial<Pick<FloraConfig, 'bodyMemoryConnectionMb' | 'bodyMemorySecretMb' | 'bodyMemoryAddressMb' | 'bodyMinRate' | 'bodyRateGraceMs'>>;
+
+/** The ledger bodies are charged to (one per pool, shared with the process's other listeners) and their minimum rate. */
+function bodyAccounting(pool: MemoryPool, config: BodyConfig): { ledger: BodyLedger; bodyRate: BodyRate } {
+  const c = { ...defaultConfig(), ...definedOnly(config) };
+  const mib = (n: number) => Math.floor(n * 1024 * 1024);
+  const shares = { perConnection: mib(c.bodyMemoryConnectionMb), perSecret: mib(c.bodyMemorySecretMb), perAddress: mib(c.bodyMemoryAddressMb) };
+  return { ledger: ledgerOf(pool, shares), bodyRate: { minBytesPerSecond: c.bodyMinRate, graceMs: c.bodyRateGraceMs } };
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 export async function startServer(service: QueryService, config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
   const { logs } = opts;
@@ -81,6 +98,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     idleTimeoutMs: config.idleTimeoutMs ?? defaults.idleTimeoutMs,
     maxHeaderKb: config.maxHeaderKb ?? defaults.maxHeaderKb,
   };
+  const bodies = bodyAccounting(service.pool, config);
   const logger = logs?.logger ?? NO_LOGGER;
   const streams = new StreamHub(service);
   const router = opts.router ?? buildRouter(service, streams, logs, opts.admin);
@@ -120,7 +138,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   const listener = await listen(config.host, config.port, (req, res, protocol) => {
     let exchange;
     try {
-      exchange = createExchange(req, res, protocol, { bodyTimeoutMs: limits.bodyTimeoutMs });
+      exchange = createExchange(req, res, protocol, { bodyTimeoutMs: limits.bodyTimeoutMs, ...bodies });
     } catch (err) {
       // Nothing sane to answer with (should not happen): drop the request rather than the process.
       console.error('flora: cannot read request:', err);
