@@ -21,6 +21,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { QueryService } from '../fql/api';
+import { TooBusy } from '../fql/budget';
 import { asAdmin, LogApiError } from '../logs/access';
 import type { RequestLogger } from '../logs/types';
 import { secretFromHeader } from '../model/auth';
@@ -72,7 +73,9 @@ export class TransferApi {
     let bytesIn = 0;
     try {
       answer = await this.route(ctx, res, traceparent, (n) => (bytesIn = n));
-    } catch (err) {
+    } catch (caught) {
+      // An upload past the memory left or its client's share (context.ts readBody): 429, as elsewhere.
+      const err = caught instanceof TooBusy ? new LogApiError(429, 'Too many pending requests.', caught.headers) : caught;
       const e = err instanceof LogApiError ? err : err instanceof BodyTooLarge ? new LogApiError(413, `An upload is at most ${UPLOAD_LIMIT} bytes: import larger files with 'flora import'.`) : undefined;
       if (!e) console.error(`flora: ${ctx.method} ${ctx.path} failed:`, err);
       answer = { status: e?.status ?? 500, bytesOut: sendJson(res, e?.status ?? 500, e?.message ?? 'Internal error.', { ...e?.headers, traceparent }) };
