@@ -228,20 +228,22 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
         const timer = protocol === 'h2' ? setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now())) : undefined;
         // A body slower than the minimum rate is cut off long before that deadline, on both protocols.
         const rate = opts.bodyRate;
-        const readStart = Date.now();
         let rateTimer: NodeJS.Timeout | undefined;
         let rateLook: NodeJS.Immediate | undefined;
-        const watchRate = (elapsedMs: number) => {
-          rateTimer = setTimeout(() => {
-            // Bytes that came while the loop was busy are read first: the verdict waits for the poll phase.
-            rateLook = setImmediate(() => {
-              const elapsed = Date.now() - readStart;
-              if (tooSlow(rate!, size, elapsed)) fail(new BodyTimeout(elapsed));
-              else watchRate(elapsed);
-            });
-          }, nextCheckMs(rate!, elapsedMs));
-        };
-        if (rate && rate.minBytesPerSecond > 0) watchRate(0);
+        if (rate && rate.minBytesPerSecond > 0) {
+          const readStart = Date.now();
+          const watchRate = (elapsedMs: number) => {
+            rateTimer = setTimeout(() => {
+              // Bytes that came while the loop was busy are read first: the verdict waits for the poll phase.
+              rateLook = setImmediate(() => {
+                const elapsed = Date.now() - readStart;
+                if (tooSlow(rate, size, elapsed)) fail(new BodyTimeout(elapsed));
+                else watchRate(elapsed);
+              });
+            }, nextCheckMs(rate, elapsedMs));
+          };
+          watchRate(0);
+        }
         abortRead = refuse;
         const cleanup = () => {
           clearTimeout(timer);

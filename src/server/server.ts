@@ -78,18 +78,6 @@ export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<Flo
 /** How request bodies are held (bodyLedger.ts, bodyRate.ts); a missing setting takes its default. */
 type BodyConfig = Partial<Pick<FloraConfig, 'bodyMemoryConnectionMb' | 'bodyMemorySecretMb' | 'bodyMemoryAddressMb' | 'bodyMinRate' | 'bodyRateGraceMs'>>;
 
-/** The ledger bodies are charged to (one per pool, shared with the process's other listeners) and their minimum rate. */
-function bodyAccounting(pool: MemoryPool, config: BodyConfig): { ledger: BodyLedger; bodyRate: BodyRate } {
-  const c = { ...defaultConfig(), ...definedOnly(config) };
-  const mib = (n: number) => Math.floor(n * 1024 * 1024);
-  const shares = { perConnection: mib(c.bodyMemoryConnectionMb), perSecret: mib(c.bodyMemorySecretMb), perAddress: mib(c.bodyMemoryAddressMb) };
-  return { ledger: ledgerOf(pool, shares), bodyRate: { minBytesPerSecond: c.bodyMinRate, graceMs: c.bodyRateGraceMs } };
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 export async function startServer(service: QueryService, config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
   const { logs } = opts;
   const defaults = defaultConfig();
@@ -212,6 +200,22 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     },
     forceClose: () => listener.destroyAll(),
   };
+}
+
+/**
+ * The ledger bodies are charged to, one per pool: every listener of the process shares it (the shares
+ * the first one names), and its minimum rate.
+ */
+function bodyAccounting(pool: MemoryPool, config: BodyConfig): { ledger: BodyLedger; bodyRate: BodyRate } {
+  const d = defaultConfig();
+  const mib = (n: number) => Math.floor(n * 1024 * 1024);
+  const shares = {
+    perConnection: mib(config.bodyMemoryConnectionMb ?? d.bodyMemoryConnectionMb),
+    perSecret: mib(config.bodyMemorySecretMb ?? d.bodyMemorySecretMb),
+    perAddress: mib(config.bodyMemoryAddressMb ?? d.bodyMemoryAddressMb),
+  };
+  const bodyRate = { minBytesPerSecond: config.bodyMinRate ?? d.bodyMinRate, graceMs: config.bodyRateGraceMs ?? d.bodyRateGraceMs };
+  return { ledger: ledgerOf(pool, shares), bodyRate };
 }
 
 /** Bodies up to this size are not counted against the pool (the hot path stays free of it). */
