@@ -30,7 +30,12 @@ test('the h2-reserve attack: other clients are never refused, /ping stays prompt
 
 describe('the answers', () => {
   const server = serverForFile({
-    env: { FLORA_BODY_RATE_GRACE_MS: String(GRACE_MS), FLORA_BODY_MEMORY_CONNECTION_MB: '16', FLORA_LOG_QUERIES: 'false' },
+    env: {
+      FLORA_BODY_RATE_GRACE_MS: String(GRACE_MS),
+      FLORA_BODY_MEMORY_CONNECTION_MB: '16',
+      FLORA_BODY_MEMORY_SECRET_MB: '24',
+      FLORA_LOG_QUERIES: 'false',
+    },
   });
   let clientKey = '';
 
@@ -125,9 +130,43 @@ describe('the answers', () => {
     }
   });
 
-  test('a body over 8 MiB is still 413 (its size is checked before its share)', LIMIT, async () => {
+  test('a body over 8 MiB is still 413, declared or not (its size is checked before its share)', LIMIT, async () => {
     const a = await query(server.flora.url, clientKey, Buffer.alloc(DECLARED + MB, 0x20), true);
     assert.equal(a.status, 413);
+    const session = http2.connect(server.flora.url, { maxSessionMemory: 1 << 20 });
+    session.on('error', () => undefined);
+    try {
+      const stream = session.request(postHeaders(clientKey), { endStream: false });
+      stream.on('error', () => undefined);
+      stream.write(Buffer.alloc(DECLARED + MB, 0x20));
+      assert.equal((await answerOf(stream)).status, 413);
+    } finally {
+      session.destroy();
+    }
+  });
+
+  test('nothing is left charged: after the trickles, refusals, resets and 413s above, the key holds exactly its 24 MiB share', LIMIT, async () => {
+    const sessions = [0, 1, 2, 3].map(() => {
+      const session = http2.connect(server.flora.url, { maxSessionMemory: 1 << 20 });
+      session.on('error', () => undefined);
+      return session;
+    });
+    try {
+      // Three bodies of exactly 8 MiB, undeclared and never ended, one per connection: 24 MiB held.
+      let answered = 0;
+      for (const session of sessions.slice(0, 3)) {
+        const stream = session.request(postHeaders(clientKey), { endStream: false });
+        stream.on('error', () => undefined);
+        stream.write(Buffer.alloc(DECLARED, 0x20));
+        void answerOf(stream).then(() => answered++, () => answered++);
+      }
+      // Once the server holds all three, one byte more of the key is past its share.
+      await waitFor('the share full', async () => (await h2Post(sessions[3], '/', clientKey, '1')).status === 429, 30_000);
+      // A byte left charged by any earlier body would have refused one of the three instead.
+      assert.equal(answered, 0);
+    } finally {
+      for (const session of sessions) session.destroy();
+    }
   });
 });
 
