@@ -39,8 +39,8 @@ export const h2Reserve: TargetedAttack = {
     const flora = await startFlora({ args: ['--workers', '1'], env: { FLORA_LOG_QUERIES: 'false' } });
     try {
       const clientSecret = await createKey(flora, 'client');
-      // A key in every browser has been seen before: its first check (BCrypt), which 48 streams at once
-      // would each run while the cache is cold, is not this attack's (noted in the report of issue 30).
+      // A key in every browser has been seen before. Its first check (BCrypt), which 48 streams at once
+      // would each run while the cache is cold, is the BCrypt rows' matter, not this one's.
       await query(flora.url, clientSecret, '{"add":[1,2]}', true);
       const details: string[] = [];
       const { value, ping } = await whilePinging(flora.url, async () => {
@@ -242,7 +242,7 @@ export async function trickleStreams(url: string, secret: string, count: number,
  * `count` streams on one connection each send all but one byte of the declared body and stall for
  * `holdMs`, then are reset. How many were still held then, and how many were refused with 429.
  */
-export async function fillStreams(url: string, secret: string, count: number, holdMs: number): Promise<{ held: number; refused: number; statuses: number[] }> {
+export async function fillStreams(url: string, secret: string, count: number, holdMs: number): Promise<{ held: number; refused: number }> {
   const session = connect(url);
   const piece = Buffer.alloc(DECLARED - 1, 0x20);
   const streams: http2.ClientHttp2Stream[] = [];
@@ -259,7 +259,7 @@ export async function fillStreams(url: string, secret: string, count: number, ho
     const held = streams.length - answered;
     for (const s of streams) if (!s.closed) s.close(http2.constants.NGHTTP2_CANCEL);
     const done = await Promise.all(answers.map((a) => Promise.race([a, delay(5_000).then(() => ({ status: 0, ms: holdMs, body: '' }))])));
-    return { held, refused: done.filter((a) => a.status === 429).length, statuses: done.map((a) => a.status) };
+    return { held, refused: done.filter((a) => a.status === 429).length };
   } finally {
     session.destroy();
   }
