@@ -279,6 +279,33 @@ export const SETTINGS = [
     key: 'maxHeaderKb', flag: '--max-header-kb', env: 'FLORA_MAX_HEADER_KB', defaultValue: 16,
     help: 'Largest request head (request line and headers); beyond it 431 (KiB)', parse: positiveNumber('header size', true),
   }),
+  // --- request bodies (issue 30; src/server/bodyLedger.ts, bodyRate.ts) ---
+  setting({
+    key: 'bodyMemoryConnectionMb', flag: '--body-memory-connection-mb', env: 'FLORA_BODY_MEMORY_CONNECTION_MB', defaultValue: 64,
+    help: 'Request bodies one connection (HTTP/1.1 or HTTP/2) may hold in memory at once, counted as they arrive; beyond it 429 with Retry-After (MiB)',
+    parse: positiveNumber('body memory per connection'),
+  }),
+  setting({
+    key: 'bodyMemorySecretMb', flag: '--body-memory-secret-mb', env: 'FLORA_BODY_MEMORY_SECRET_MB', defaultValue: 128,
+    help: 'Request bodies sent with one secret may hold in memory at once, over all connections; beyond it 429 with Retry-After (MiB)',
+    parse: positiveNumber('body memory per secret'),
+  }),
+  setting({
+    key: 'bodyMemoryAddressMb', flag: '--body-memory-address-mb', env: 'FLORA_BODY_MEMORY_ADDRESS_MB', defaultValue: 128,
+    help: 'Request bodies from one client address (IPv6: its /64) may hold in memory at once; beyond it 429 with Retry-After (MiB; 0 = no such share, e.g. behind a proxy on this host)',
+    parse: nonNegativeInteger('body memory per address'),
+  }),
+  setting({
+    key: 'bodyMinRate', flag: '--body-min-rate', env: 'FLORA_BODY_MIN_RATE', defaultValue: 240,
+    help: 'A request body arriving slower than this on average, once the grace has passed, is cut off with 408 (bytes/s; 0 = no minimum)',
+    parse: nonNegativeInteger('body rate'),
+  }),
+  setting({
+    key: 'bodyRateGraceMs', flag: '--body-rate-grace-ms', env: 'FLORA_BODY_RATE_GRACE_MS', defaultValue: 5_000,
+    help: 'How long a request body may arrive at any rate before --body-min-rate applies (ms)',
+    parse: positiveNumber('body rate grace', true),
+  }),
+  // --- end request bodies ---
   // --- end limits ---
 ] as const;
 

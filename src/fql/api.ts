@@ -173,6 +173,15 @@ export interface FloraConfig {
   /** Idle keep-alive connections (HTTP/1.1) and sessions (HTTP/2) are closed after this long. */
   idleTimeoutMs: number;
   maxHeaderKb: number;
+  // --- request bodies (issue 30; defaults in src/config.ts) ---
+  /** Request bodies one connection, one secret, one client address may hold in memory at once (MiB; address 0 = no such share). */
+  bodyMemoryConnectionMb: number;
+  bodyMemorySecretMb: number;
+  bodyMemoryAddressMb: number;
+  /** A request body slower than this on average (bytes/s) once the grace has passed is cut off with 408; 0 = no minimum. */
+  bodyMinRate: number;
+  bodyRateGraceMs: number;
+  // --- end request bodies ---
 }
 
 export interface TransactOptions {

@@ -5,9 +5,12 @@
 import type * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { once } from 'node:events';
+import { TooBusy, type ClientLink } from '../fql/budget';
+import { secretFromHeader } from '../model/auth';
+import { addressKey, secretKey, type BodyCharge, type BodyLedger, type BodyOwners } from './bodyLedger';
+import { nextCheckMs, tooSlow, type BodyRate } from './bodyRate';
 import { failureBody, onRequestFailure, type AnyRequest, type AnyResponse, type FailureStatus, type Protocol } from './listener';
 import { closedSink, openStreamSink, type StreamSink } from './streamSink';
-import type { ClientLink } from '../fql/budget';
 
 /** `clientGone`: true once the answer cannot reach the client (the query working on it is cancelled). */
 export interface RequestContext extends ClientLink {
@@ -24,11 +27,15 @@ export interface RequestContext extends ClientLink {
   /**
    * The whole request body. Rejects with BodyTooLarge as soon as more than `limit` bytes are
    * declared or received, without buffering the rest; with BodyTimeout when the body has not arrived
-   * `bodyTimeoutMs` after the request started; with MalformedRequest when the rest of the request
-   * cannot be parsed (a bad chunk, a body cut off by a half-close); with ClientClosed when the client
-   * is gone.
+   * `bodyTimeoutMs` after the request started, or arrives slower than the minimum rate (bodyRate.ts);
+   * with TooBusy when its bytes, charged as they arrive, do not fit the shared memory or a share of
+   * its connection, secret or client address (bodyLedger.ts); with MalformedRequest when the rest of
+   * the request cannot be parsed (a bad chunk, a body cut off by a half-close); with ClientClosed when
+   * the client is gone. A body read whole stays charged until releaseBody() or the response's end.
    */
   readBody(limit: number): Promise<Buffer>;
+  /** The body read is no longer held by this request (its query has its turn): its charge is given back. Idempotent. */
+  releaseBody(): void;
   /**
    * readBody, each chunk handed to `write` as it arrives instead of kept (an upload to a file): the
    * request waits while a write is pending. Resolves with the bytes received once every write is
@@ -87,6 +94,10 @@ export function requestFailure(err: BodyTimeout | MalformedRequest): { status: F
 export interface ExchangeOptions {
   /** A request body not complete this long after the request started is a BodyTimeout. Default 30 s. */
   bodyTimeoutMs?: number;
+  /** Where bodies are charged as they arrive; without it they are not counted (tools, tests). */
+  ledger?: BodyLedger;
+  /** The minimum rate of a body; without it none. */
+  bodyRate?: BodyRate;
 }
 
 /** After a 413, at most this many further bytes are read and thrown away (so the client can read the
@@ -116,6 +127,16 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
   let failed: BodyTimeout | MalformedRequest | undefined;
   /** Rejects the body read in progress (there is at most one). */
   let abortRead: ((err: Error) => void) | undefined;
+  /** What the body holds of the shared memory, from its first byte until released. */
+  let charge: BodyCharge | undefined;
+  const releaseBody = () => charge?.release();
+  const chargeBody = (): BodyCharge | undefined => {
+    if (charge || !opts.ledger) return charge;
+    charge = opts.ledger.open(ownersOf(req, protocol, headers));
+    // Whatever way the exchange ends (answered, reset, the connection gone), the body is given back.
+    res.once('close', releaseBody);
+    return charge;
+  };
 
   const rejectBody = () => {
     if (protocol === 'http/1.1') {
@@ -171,15 +192,25 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       if (protocol === 'h2') return (res as http2.Http2ServerResponse).stream?.destroyed !== false;
       return (res as http.ServerResponse).destroyed || req.socket.destroyed;
     },
+    releaseBody,
     async readBody(limit) {
+      const held = chargeBody();
       const chunks: Buffer[] = [];
-      const size = await receive(limit, (chunk) => void chunks.push(chunk));
+      const size = await receive(limit, (chunk) => {
+        // Charged as it arrives, never as declared: a body that says 8 MiB and sends a byte holds a byte.
+        if (held && !held.add(chunk.length)) throw new TooBusy();
+        chunks.push(chunk);
+      });
       return Buffer.concat(chunks, size);
     },
+    // Written out as it arrives: the writer charges what it has in flight (uploads.ts), nothing is held here.
     pipeBody: (limit, write) => receive(limit, write),
   };
 
-  /** The body's chunks to `take` (the request paused while a promise it returns is pending); its size. */
+  /**
+   * The body's chunks to `take` (the request paused while a promise it returns is pending; one it
+   * throws refuses the body); its size. Every way the read fails gives back what the body held.
+   */
   function receive(limit: number, take: (chunk: Buffer) => Promise<void> | void): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       if (failed) {
@@ -198,6 +229,7 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       let writing: Promise<void> | void;
       const refuse = (err: unknown) => {
         cleanup();
+        releaseBody();
         if (settled) return;
         settled = true;
         reject(err);
@@ -205,30 +237,34 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       const onData = (chunk: Buffer) => {
         size += chunk.length;
         if (size > limit) {
-          cleanup();
           rejectBody();
           refuse(new BodyTooLarge(limit));
           return;
         }
-        writing = take(chunk);
+        try {
+          writing = take(chunk);
+        } catch (err) {
+          rejectBody();
+          refuse(err);
+          return;
+        }
         if (!writing) return;
         req.pause();
         writing.then(
           () => settled || req.resume(),
           (err: unknown) => {
-            cleanup();
             rejectBody();
             refuse(err);
           },
         );
       };
       const onEnd = () => {
-        cleanup();
         // An HTTP/2 reset also ends the request stream: a truncated body must not be run.
         if (req.aborted) {
           refuse(new ClientClosed());
           return;
         }
+        cleanup();
         void Promise.resolve(writing).then(() => {
           if (settled) return;
           settled = bodyDone = true;
@@ -240,9 +276,29 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
       // A trickle that would never end (or a head with a body that never comes): 408. On HTTP/1.1
       // Node's requestTimeout (the same deadline) reports it through onRequestFailure.
       const timer = protocol === 'h2' ? setTimeout(() => fail(new BodyTimeout(bodyTimeoutMs)), Math.max(0, deadline - Date.now())) : undefined;
+      // A body slower than the minimum rate is cut off long before that deadline, on both protocols.
+      const rate = opts.bodyRate;
+      let rateTimer: NodeJS.Timeout | undefined;
+      let rateLook: NodeJS.Immediate | undefined;
+      if (rate && rate.minBytesPerSecond > 0) {
+        const readStart = Date.now();
+        const watchRate = (elapsedMs: number) => {
+          rateTimer = setTimeout(() => {
+            // Bytes that came while the loop was busy are read first: the verdict waits for the poll phase.
+            rateLook = setImmediate(() => {
+              const elapsed = Date.now() - readStart;
+              if (tooSlow(rate, size, elapsed)) fail(new BodyTimeout(elapsed));
+              else watchRate(elapsed);
+            });
+          }, nextCheckMs(rate, elapsedMs));
+        };
+        watchRate(0);
+      }
       abortRead = refuse;
       const cleanup = () => {
         clearTimeout(timer);
+        clearTimeout(rateTimer);
+        clearImmediate(rateLook);
         abortRead = undefined;
         req.off('data', onData);
         req.off('end', onEnd);
@@ -326,6 +382,19 @@ async function writeInPieces(stream: http2.ServerHttp2Stream, body: Buffer): Pro
     }
     if (!stream.write(piece)) await once(stream, 'drain');
   }
+}
+
+/** Whose a body is: its connection (the HTTP/1.1 socket, the HTTP/2 session), secret and client address. */
+function ownersOf(req: AnyRequest, protocol: Protocol, headers: Readonly<Record<string, string>>): BodyOwners {
+  const h2 = protocol === 'h2' ? (req as http2.Http2ServerRequest).stream : undefined;
+  const connection: object = (h2 ? h2.session : req.socket) ?? req;
+  let address: string | undefined;
+  try {
+    address = (h2 ? h2.session?.socket : req.socket)?.remoteAddress;
+  } catch {
+    address = undefined; // the session's socket is gone: the read will fail at once
+  }
+  return { connection, secret: secretKey(secretFromHeader(headers.authorization)), address: addressKey(address) };
 }
 
 /** The path, and the query string. */

@@ -46,13 +46,13 @@ function timeoutOf(ctx: RequestContext): number | undefined {
   }
 }
 
-async function answer(service: QueryService, ctx: RequestContext, request: GraphqlRequest, queriesOnly: boolean, bodyBytes = 0): Promise<Outcome> {
+async function answer(service: QueryService, ctx: RequestContext, request: GraphqlRequest, queriesOnly: boolean): Promise<Outcome> {
   const preview = badPreview(ctx);
   if (preview) return json(400, errorBody(preview));
   // The request waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    leave = await turnFor(service, bodyBytes, ctx);
+    leave = await turnFor(service, ctx.releaseBody, ctx);
   } catch (err) {
     if (err instanceof TooBusy) return busy(ctx);
     if (err instanceof QueryCancelled) return clientClosed();
@@ -103,7 +103,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       if (refused) return refused;
       let body: string;
       try {
-        body = await readBodyText(ctx, service.pool, maxBody);
+        body = await readBodyText(ctx, maxBody);
       } catch (err) {
         if (err instanceof BodyTooLarge) return json(413, errorBody('The request body is too large.'));
         if (err instanceof TooBusy) return busy(ctx);
@@ -125,7 +125,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
           return json(400, errorBody('The request body must be a JSON object with a `query`.'));
         request = parsed as GraphqlRequest;
       }
-      return answer(service, ctx, request, false, Buffer.byteLength(body, 'utf8'));
+      return answer(service, ctx, request, false);
     },
     get: async (ctx) => {
       const variables = ctx.query.get('variables');
@@ -151,7 +151,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
       if (refused) return refused;
       let body: string;
       try {
-        body = await readBodyText(ctx, service.pool, maxBody);
+        body = await readBodyText(ctx, maxBody);
       } catch (err) {
         if (err instanceof BodyTooLarge) return text(413, 'The schema is too large.');
         if (err instanceof TooBusy) return text(429, 'Too many pending requests.', { headers: err.headers });

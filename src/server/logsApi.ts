@@ -22,6 +22,7 @@ import type { LogSystem } from '../logs/index';
 import { decodeToken, isLogState, jobReads, listPage, LOG_STATES, type ExportJob, type LogState } from '../logs/jobs';
 import { StorageUnavailable } from '../storage/engine';
 import { ProtocolError } from '../values/errors';
+import { TooBusy } from '../fql/budget';
 import type { LoggedDatabase } from '../logs/types';
 import type { EvalContext } from '../fql/context';
 import { BodyTooLarge, type RequestContext } from './context';
@@ -62,6 +63,7 @@ export function logsApi(service: QueryService, logs: LogSystem | undefined): Rec
     } catch (err) {
       if (err instanceof LogApiError) return fromError(err);
       if (err instanceof BodyTooLarge) return message(413, `The request body is larger than ${BODY_LIMIT} bytes.`);
+      if (err instanceof TooBusy) return message(429, 'Too many pending requests.', undefined, err.headers);
       if (err instanceof StorageUnavailable) return fromError(storeUnavailable());
       // Changes to one request that kept colliding with other processes' (re-run several times).
       if (err instanceof ProtocolError && err.status === 409) return message(503, 'The log store is busy; try again.', undefined, { 'retry-after': '1' });

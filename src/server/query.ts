@@ -22,9 +22,16 @@ export function queryHandlers(service: QueryService): { post: Handler; get: Hand
       const check = refuseUnauthenticated(service, ctx, unauthorized);
       const refused = check instanceof Promise ? await check : check;
       if (refused) return withTags(refused, headers);
-      // fql-v4.md §9: request bodies over the limit (8 MiB) are refused with 413.
-      const { text, bytes } = await readBodyUtf8(ctx, service.pool, service.limits.maxBodyBytes);
-      return runQuery(service, ctx, headers, text, false, bytes);
+      // fql-v4.md §9: request bodies over the limit (8 MiB) are refused with 413; one that does not
+      // fit the memory left, or its client's share of it, with 429 (the rest is discarded).
+      let read: { text: string; bytes: number };
+      try {
+        read = await readBodyUtf8(ctx, service.limits.maxBodyBytes);
+      } catch (err) {
+        if (err instanceof TooBusy) return withTags(busy(err), headers);
+        throw err;
+      }
+      return runQuery(service, ctx, headers, read.text, false, read.bytes);
     },
     get: async (ctx) => runQuery(service, ctx, parseQueryHeaders(ctx.headers), ctx.query.get('q') ?? '', true),
   };
@@ -39,8 +46,11 @@ export function unauthorized(): Outcome {
 /** 429 `too many requests` with Retry-After, the request's body left unread. */
 function refuseBusy(ctx: RequestContext): Outcome {
   ctx.discardBody();
-  const busy = new TooBusy();
-  return protocolError(busy.status, busy.code, busy.description, busy.headers);
+  return busy(new TooBusy());
+}
+
+function busy(err: TooBusy): Outcome {
+  return protocolError(err.status, err.code, err.description, err.headers);
 }
 
 async function runQuery(
@@ -54,7 +64,7 @@ async function runQuery(
   // The query waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    const turn = turnFor(service, bytesIn, ctx);
+    const turn = turnFor(service, ctx.releaseBody, ctx);
     leave = typeof turn === 'function' ? turn : await turn;
   } catch (err) {
     if (err instanceof TooBusy) return withTags({ ...refuseBusy(ctx), bytesIn, log: { fql: body } }, headers);

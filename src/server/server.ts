@@ -17,6 +17,8 @@ import { corsHeaders, isPreflight, preflightHeaders } from './cors';
 import { browserAttachedCredentials, isBrowserNavigation } from './browsers';
 import { responseTraceparent } from './headers';
 import { listen, type AnyResponse } from './listener';
+import { ledgerOf, type BodyLedger } from './bodyLedger';
+import type { BodyRate } from './bodyRate';
 import { TooBusy, type MemoryPool } from '../fql/budget';
 import type { LogSystem } from '../logs/index';
 import { NO_LOGGER } from '../logs/types';
@@ -72,7 +74,10 @@ export interface ServerOptions {
  * Where to listen, and the HTTP limits (README "Limits"); a missing limit takes its default from
  * src/config.ts. (The body size limit is the query service's: QueryLimits.maxBodyBytes.)
  */
-export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb'>>;
+export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb'>> & BodyConfig;
+
+/** How request bodies are held (bodyLedger.ts, bodyRate.ts); a missing setting takes its default. */
+type BodyConfig = Partial<Pick<FloraConfig, 'bodyMemoryConnectionMb' | 'bodyMemorySecretMb' | 'bodyMemoryAddressMb' | 'bodyMinRate' | 'bodyRateGraceMs'>>;
 
 export async function startServer(service: QueryService, config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
   const { logs } = opts;
@@ -82,6 +87,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     idleTimeoutMs: config.idleTimeoutMs ?? defaults.idleTimeoutMs,
     maxHeaderKb: config.maxHeaderKb ?? defaults.maxHeaderKb,
   };
+  const bodies = bodyAccounting(service.pool, config);
   const logger = logs?.logger ?? NO_LOGGER;
   const streams = new StreamHub(service);
   const router = opts.router ?? buildRouter(service, streams, logs, opts.admin);
@@ -122,7 +128,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   const listener = await listen(config.host, config.port, (req, res, protocol) => {
     let exchange;
     try {
-      exchange = createExchange(req, res, protocol, { bodyTimeoutMs: limits.bodyTimeoutMs });
+      exchange = createExchange(req, res, protocol, { bodyTimeoutMs: limits.bodyTimeoutMs, ...bodies });
     } catch (err) {
       // Nothing sane to answer with (should not happen): drop the request rather than the process.
       console.error('flora: cannot read request:', err);
@@ -198,6 +204,22 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     },
     forceClose: () => listener.destroyAll(),
   };
+}
+
+/**
+ * The ledger bodies are charged to, one per pool: every listener of the process shares it (the shares
+ * the first one names), and its minimum rate.
+ */
+function bodyAccounting(pool: MemoryPool, config: BodyConfig): { ledger: BodyLedger; bodyRate: BodyRate } {
+  const d = defaultConfig();
+  const mib = (n: number) => Math.floor(n * 1024 * 1024);
+  const shares = {
+    perConnection: mib(config.bodyMemoryConnectionMb ?? d.bodyMemoryConnectionMb),
+    perSecret: mib(config.bodyMemorySecretMb ?? d.bodyMemorySecretMb),
+    perAddress: mib(config.bodyMemoryAddressMb ?? d.bodyMemoryAddressMb),
+  };
+  const bodyRate = { minBytesPerSecond: config.bodyMinRate ?? d.bodyMinRate, graceMs: config.bodyRateGraceMs ?? d.bodyRateGraceMs };
+  return { ledger: ledgerOf(pool, shares), bodyRate };
 }
 
 /** Bodies up to this size are not counted against the pool (the hot path stays free of it). */

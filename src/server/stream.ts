@@ -17,8 +17,11 @@ export function streamRoute(hub: StreamHub): Handler {
     const fields = parseFields(ctx.query);
     const refused = await refuseUnauthenticated(hub.service, ctx, unauthorized);
     if (refused) return refused;
-    const body = await readBodyText(ctx, hub.service.pool, hub.service.limits.maxBodyBytes);
-    const opened = await hub.open({ authorization: ctx.headers.authorization, body, fields, lastSeenTxn: headers.lastSeenTxn, timeoutMs: headers.timeoutMs });
+    const body = await readBodyText(ctx, hub.service.limits.maxBodyBytes);
+    // A stream lives long after its request: its body is let go of once the stream is open (or refused).
+    const opened = await hub
+      .open({ authorization: ctx.headers.authorization, body, fields, lastSeenTxn: headers.lastSeenTxn, timeoutMs: headers.timeoutMs })
+      .finally(ctx.releaseBody);
     const log = { database: opened.database, fql: body };
     const bytesIn = Buffer.byteLength(body, 'utf8');
     if (!opened.ok) return { ...outcomeOfError(opened.error), bytesIn, log };

@@ -342,7 +342,7 @@ describe('limits set by configuration', () => {
   });
 });
 
-describe('bodies are reserved from the shared memory before they are read', () => {
+describe('bodies are charged to the shared memory as they arrive', () => {
   const server = serverForFile({ env: { FLORA_MEMORY_MB: '1' } });
 
   test('a body larger than the memory left gets 429 on every route, each in its own shape', async () => {

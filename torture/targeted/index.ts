@@ -4,6 +4,7 @@ import type { TargetedAttack } from './attack';
 import { abandonedQueries } from './abandoned';
 import { bcryptQuery } from './bcryptQuery';
 import { forgedSecret } from './forgedSecret';
+import { h2Reserve } from './h2Reserve';
 import { importPath } from './importPath';
 import { jobFlood } from './jobFlood';
 import { jobOwnership } from './jobOwnership';
@@ -14,6 +15,7 @@ export const TARGETED: readonly TargetedAttack[] = [
   abandonedQueries,
   bcryptQuery,
   forgedSecret,
+  h2Reserve,
   importPath,
   jobFlood,
   jobOwnership,
