@@ -6,14 +6,17 @@ import { GraphQLError, execute, getOperationAST, parse, validate } from 'graphql
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
+import { LimitExceeded, type Budget } from '../fql/budget';
 import { secretFromHeader } from '../model/auth';
 import { failpoint } from '../failpoints';
 import { ProtocolError, QueryError } from '../values/errors';
 import { apiFor, type PreparedOperation, type ServedApi } from './api';
-import { selectionDepthError, textDepthError } from './depth';
+import { MAX_TOKENS, selectionDepthError, textDepthError } from './depth';
 import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
+import { secondIntrospectionError } from './introspection';
 import { GqlContext } from './resolvers';
+import { responseText } from './response';
 import { responseJson } from './values';
 import { variablesFor } from './variables';
 
@@ -26,6 +29,7 @@ export interface GraphqlRequest {
 export interface GraphqlAnswer {
   status: number;
   body: string;
+  headers?: Record<string, string>;
   txnTime?: bigint;
   metrics?: QueryMetrics;
   /** The database the secret acts in, once authenticated (for the query log). */
@@ -62,8 +66,6 @@ class HttpFailure extends Error {
 }
 
 const MAX_CACHED_OPERATIONS = 1000;
-/** graphql-js parses and validates in one go: an operation is bounded so that doing so stays short. */
-const MAX_TOKENS = 100_000;
 /** Longer operations are prepared each time: the cache must not keep megabytes of query text alive. */
 const MAX_CACHED_QUERY_CHARS = 16 * 1024;
 /** All the cached operations of one API together (their syntax trees are many times this). */
@@ -78,8 +80,8 @@ function prepare(api: ServedApi, query: string): PreparedOperation {
   else
     try {
       const document = parse(query, { maxTokens: MAX_TOKENS });
-      const tooDeep = selectionDepthError(document);
-      const errors = tooDeep ? [tooDeep] : validate(api.schema, document);
+      const refused = selectionDepthError(document) ?? secondIntrospectionError(document);
+      const errors = refused ? [refused] : validate(api.schema, document);
       prepared = errors.length ? { errors } : { document };
     } catch (e) {
       if (!(e instanceof GraphQLError)) throw e;
@@ -116,11 +118,13 @@ export async function runGraphql(
     return { status: 400, body: errorBody('`operationName` must be a string.') };
 
   let database: LoggedDatabase | undefined;
+  let budget: Budget | undefined;
   try {
     const run = await service.transact(
       authorization,
       async (ctx): Promise<Payload> => {
         database = { id: ctx.scope.db, path: ctx.scope.path };
+        budget = ctx.budget;
         failpoint('graphql.execute');
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
@@ -134,13 +138,15 @@ export async function runGraphql(
           if (op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
         }
         const rc = new GqlContext(ctx, api.model, api.ids);
-        const result = await execute({
-          schema: api.schema,
-          document,
-          contextValue: rc,
-          variableValues: variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined),
-          operationName: name,
-        });
+        const variableValues = variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined);
+        let result;
+        try {
+          result = await rc.meter.run(() => execute({ schema: api.schema, document, contextValue: rc, variableValues, operationName: name }));
+        } catch (e) {
+          // The meter stopped the operation (a limit, the timeout): its evaluations end before the transaction does.
+          await rc.settled();
+          throw e;
+        }
         const errors = result.errors ?? [];
         for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;
         if (!('data' in result) || result.data === undefined) return { data: null, errors: errors.map(requestError) };
@@ -151,7 +157,7 @@ export async function runGraphql(
       },
       { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn },
     );
-    return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics, database };
+    return { status: 200, body: await responseText(run.result, run.ts, service.limits.maxResponseBytes, budget!), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {
     const answer = failureAnswer(e);
     return database ? { ...answer, database } : answer;
@@ -162,9 +168,12 @@ export async function runGraphql(
 function failureAnswer(e: unknown): GraphqlAnswer {
   if (e instanceof Rollback) return { status: 200, body: responseJson(e.payload, 0n) };
   if (e instanceof HttpFailure) return { status: e.status, body: errorBody(e.message) };
+  // A limit of the request as a whole (compute, memory, response size): a GraphQL error, as any
+  // resolver error is; `data` is null since the operation did not run to its end.
+  if (e instanceof LimitExceeded) return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
   if (e instanceof ProtocolError) {
     if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
-    return { status: e.status, body: errorBody(e.description) };
+    return { status: e.status, body: errorBody(e.description), headers: e.headers };
   }
   if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
   if (e instanceof SchemaImportError)
