@@ -2,11 +2,12 @@
 // served API, parse and validate (cached per API), execute with graphql-js, and answer in the
 // GraphQL shape. An operation that wrote and then failed is rolled back whole.
 
-import { GraphQLError, execute, getOperationAST, parse, validate } from 'graphql';
+import { GraphQLError, execute, getOperationAST, parse, type DocumentNode } from 'graphql';
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
 import { LimitExceeded, type Budget } from '../fql/budget';
+import type { Pacer } from '../wire/json';
 import { secretFromHeader } from '../model/auth';
 import { failpoint } from '../failpoints';
 import { ProtocolError, QueryError } from '../values/errors';
@@ -17,6 +18,7 @@ import { executionError, syntaxError, validationError, type ErrorJson } from './
 import { secondIntrospectionError } from './introspection';
 import { GqlContext } from './resolvers';
 import { responseText } from './response';
+import { repeatedFieldsError, validateOperation } from './validation';
 import { responseJson } from './values';
 import { variablesFor } from './variables';
 
@@ -71,22 +73,26 @@ const MAX_CACHED_QUERY_CHARS = 16 * 1024;
 /** All the cached operations of one API together (their syntax trees are many times this). */
 const MAX_CACHED_CHARS = 256 * 1024;
 
-function prepare(api: ServedApi, query: string): PreparedOperation {
+async function prepare(api: ServedApi, query: string, pacer: Pacer): Promise<PreparedOperation> {
   const hit = api.operations.get(query);
   if (hit) return hit;
   let prepared: PreparedOperation;
   const deep = textDepthError(query);
+  let document: DocumentNode | undefined;
   if (deep) prepared = { errors: [deep] };
   else
     try {
-      const document = parse(query, { maxTokens: MAX_TOKENS });
-      const refused = selectionDepthError(document) ?? secondIntrospectionError(document);
-      const errors = refused ? [refused] : validate(api.schema, document);
-      prepared = errors.length ? { errors } : { document };
+      document = parse(query, { maxTokens: MAX_TOKENS });
+      prepared = { document };
     } catch (e) {
       if (!(e instanceof GraphQLError)) throw e;
       prepared = { errors: [e], syntax: true };
     }
+  if (document) {
+    const refused = selectionDepthError(document) ?? secondIntrospectionError(document) ?? repeatedFieldsError(document);
+    const errors = refused ? [refused] : await validateOperation(api.schema, document, pacer);
+    if (errors.length) prepared = { errors };
+  }
   if (query.length > MAX_CACHED_QUERY_CHARS) return prepared;
   if (api.operations.size >= MAX_CACHED_OPERATIONS || api.cachedChars + query.length > MAX_CACHED_CHARS) {
     api.operations.clear();
@@ -128,7 +134,7 @@ export async function runGraphql(
         failpoint('graphql.execute');
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
-        const prepared = prepare(api, query);
+        const prepared = await prepare(api, query, ctx.budget);
         if (prepared.errors)
           return { data: null, errors: prepared.errors.map((e) => (prepared.syntax ? syntaxError(e) : validationError(e))) };
         const document = prepared.document!;
