@@ -59,7 +59,7 @@ export function parseSdl(text: string): DocumentNode {
   try {
     return parse(source, { maxTokens: MAX_TOKENS });
   } catch (e) {
-    if (e instanceof GraphQLError && /more th[ae]n \d+ tokens/.test(e.message))
+    if (e instanceof GraphQLError && /contains more th\w+ \d+ tokens/.test(e.message))
       throw new SchemaImportError(`The schema is too large: at most ${MAX_TOKENS} tokens are allowed.`);
     if (e instanceof GraphQLError && e.source && e.positions?.length) {
       const message = e.message.replace(/^Syntax Error: /, '');

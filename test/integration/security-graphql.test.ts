@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { query as q } from 'faunadb';
 import { buildClientSchema, getIntrospectionQuery } from 'graphql';
 import { ClientPool, httpRequest, startFlora, type FloraProcess } from '../helpers/server';
-import { gql, mustImport } from '../helpers/graphql';
+import { gql, importSchema, mustImport } from '../helpers/graphql';
 import { aliasedNames, graphqlIntrospection } from '../../torture/targeted/graphqlIntrospection';
 import { PROMPT_PING_MS } from '../../torture/targeted/attack';
 import { whilePinging } from '../../torture/targeted/pingWatch';
@@ -43,13 +43,14 @@ function secondIntrospection(query: string, key: string, line: number, column: n
 describe('GraphQL work charged and sliced, introspection once per operation (issue 30)', () => {
   let srv: FloraProcess;
   let pool: ClientPool;
+  let admin: string;
   let client: string;
   let reader: string;
   before(async () => {
     srv = await startFlora();
     pool = new ClientPool(srv.url);
     await pool.client(srv.secret).query(q.CreateDatabase({ name: 'gqlsec' }));
-    const admin = `${srv.secret}:gqlsec:admin`;
+    admin = `${srv.secret}:gqlsec:admin`;
     await mustImport(srv.url, admin, SCHEMA);
     const db = pool.client(admin);
     await db.query(q.Map(Array.from({ length: 1000 }, (_, i) => `thing ${i}`), q.Lambda('n', q.Create(q.Collection('Thing'), { data: { name: q.Var('n') } }))));
@@ -131,5 +132,15 @@ describe('GraphQL work charged and sliced, introspection once per operation (iss
     // 200,000 fields, 100 documents, their page: ~4,000 compute ops of 50 units.
     const ops = Number(res.headers['x-compute-ops']);
     assert.ok(ops >= 4000 && ops < 4200, `x-compute-ops ${ops}`);
+  });
+
+  test('/import parses a schema only for a secret that may import, and within 100,000 tokens', { timeout: 60_000 }, async () => {
+    const huge = `type Big { ${Array.from({ length: 34_000 }, (_, i) => `f${i}: String`).join(' ')} }`;
+    const byClient = await importSchema(srv.url, client, huge);
+    assert.equal(byClient.status, 403);
+    assert.equal(byClient.body, 'Insufficient privileges to import a schema: an admin or server secret is needed.');
+    const byAdmin = await importSchema(srv.url, admin, huge);
+    assert.equal(byAdmin.status, 400);
+    assert.equal(byAdmin.body, 'The schema is too large: at most 100000 tokens are allowed.');
   });
 });
