@@ -2,8 +2,9 @@
 // unit, the memory its place in the result takes, and its share of the answer's text (so a request
 // stops at the compute, memory or response limit, not when it runs out of aliases, fragments or
 // list items to multiply). graphql-js resolves synchronous fields in one go, so execution is sliced
-// here too: once the slice is used up, each field it reaches is deferred and resolved by a drainer
-// that runs deferred fields a slice at a time, giving the event loop away in between. Resolvers of
+// here too: once the slice is used up, each object field and list item it reaches is deferred and
+// resolved by a drainer that runs them a slice at a time, giving the event loop away in between
+// (leaves are resolved at once: their work is bounded by the operation's text). Resolvers of
 // graphql-js's own (introspection, `__typename`, fields without a resolver) are wrapped as well.
 
 import {
@@ -69,7 +70,7 @@ export class FieldMeter {
   /** Rejects with the error that stopped the request: the partner of graphql-js's execution in run(). */
   private readonly stopped = new Promise<never>((_, reject) => (this.stop = reject));
   /** What fields reached after the stop return: they never settle, so graphql-js goes no deeper. */
-  readonly never = new Promise<never>(() => undefined);
+  private readonly never = new Promise<never>(() => undefined);
   /** Estimated length of the answer's text so far. */
   private text = 0;
   private readonly maxText: number;
@@ -77,10 +78,6 @@ export class FieldMeter {
   constructor(private readonly budget: Budget) {
     this.maxText = budget.limits.maxResponseBytes;
     this.stopped.catch(() => undefined);
-  }
-
-  get failed(): boolean {
-    return this.failure !== undefined;
   }
 
   /**
