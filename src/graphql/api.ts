@@ -4,6 +4,7 @@
 import { GraphQLScalarType, buildASTSchema, parse, validateSchema, type DocumentNode, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Txn } from '../storage/types';
 import { analyze, type GModel } from './model';
+import { meterSchema } from './meter';
 import { attachResolvers } from './resolvers';
 import { installScalars } from './scalars';
 import { SchemaImportError, checkDocument, parseSdl } from './sdl';
@@ -50,6 +51,7 @@ export function buildApi(sdl: string | DocumentNode, version = '', ids?: SchemaI
     Long: schema.getType('Long') as GraphQLScalarType,
   });
   attachResolvers(schema, model);
+  meterSchema(schema);
   return { version, model, ids, schema, served, operations: new Map(), cachedChars: 0 };
 }
 

@@ -16,16 +16,20 @@ function tooDeep(source?: Source, position?: number): GraphQLError {
   });
 }
 
+/** Tokens an operation or a schema may have (graphql-js's parser stops past them). */
+export const MAX_TOKENS = 100_000;
+
 /**
  * Where the text first nests braces, brackets or parentheses deeper than MAX_DEPTH, found with the
  * (iterative) lexer so that the recursive parser never sees such a text. Lexer errors are left to
- * the parser.
+ * the parser, and so are texts longer than MAX_TOKENS (it refuses them at once).
  */
 export function overDepthAt(source: Source): number | undefined {
   const lexer = new Lexer(source);
   let depth = 0;
+  let tokens = 0;
   try {
-    for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance()) {
+    for (let t = lexer.advance(); t.kind !== TokenKind.EOF && ++tokens <= MAX_TOKENS; t = lexer.advance()) {
       if (OPEN.has(t.kind) && ++depth > MAX_DEPTH) return t.start;
       if (CLOSE.has(t.kind)) depth--;
     }

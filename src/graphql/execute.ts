@@ -2,19 +2,23 @@
 // served API, parse and validate (cached per API), execute with graphql-js, and answer in the
 // GraphQL shape. An operation that wrote and then failed is rolled back whole.
 
-import { GraphQLError, execute, getOperationAST, parse, validate } from 'graphql';
+import { GraphQLError, execute, getOperationAST, parse, type DocumentNode } from 'graphql';
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
-import { CLIENT_CLOSED_STATUS, QueryCancelled, type ClientLink } from '../fql/budget';
+import { CLIENT_CLOSED_STATUS, LimitExceeded, QueryCancelled, type Budget, type ClientLink } from '../fql/budget';
+import type { Pacer } from '../wire/json';
 import { secretFromHeader } from '../model/auth';
 import { failpoint } from '../failpoints';
 import { ProtocolError, QueryError } from '../values/errors';
 import { apiFor, type PreparedOperation, type ServedApi } from './api';
-import { selectionDepthError, textDepthError } from './depth';
+import { MAX_TOKENS, selectionDepthError, textDepthError } from './depth';
 import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
+import { secondIntrospectionError } from './introspection';
 import { GqlContext } from './resolvers';
+import { responseText } from './response';
+import { repeatedFieldsError, validateOperation } from './validation';
 import { responseJson } from './values';
 import { variablesFor } from './variables';
 
@@ -27,6 +31,7 @@ export interface GraphqlRequest {
 export interface GraphqlAnswer {
   status: number;
   body: string;
+  headers?: Record<string, string>;
   txnTime?: bigint;
   metrics?: QueryMetrics;
   /** The database the secret acts in, once authenticated (for the query log). */
@@ -67,29 +72,31 @@ class HttpFailure extends Error {
 }
 
 const MAX_CACHED_OPERATIONS = 1000;
-/** graphql-js parses and validates in one go: an operation is bounded so that doing so stays short. */
-const MAX_TOKENS = 100_000;
 /** Longer operations are prepared each time: the cache must not keep megabytes of query text alive. */
 const MAX_CACHED_QUERY_CHARS = 16 * 1024;
 /** All the cached operations of one API together (their syntax trees are many times this). */
 const MAX_CACHED_CHARS = 256 * 1024;
 
-function prepare(api: ServedApi, query: string): PreparedOperation {
+async function prepare(api: ServedApi, query: string, pacer: Pacer): Promise<PreparedOperation> {
   const hit = api.operations.get(query);
   if (hit) return hit;
   let prepared: PreparedOperation;
   const deep = textDepthError(query);
+  let document: DocumentNode | undefined;
   if (deep) prepared = { errors: [deep] };
   else
     try {
-      const document = parse(query, { maxTokens: MAX_TOKENS });
-      const tooDeep = selectionDepthError(document);
-      const errors = tooDeep ? [tooDeep] : validate(api.schema, document);
-      prepared = errors.length ? { errors } : { document };
+      document = parse(query, { maxTokens: MAX_TOKENS });
+      prepared = { document };
     } catch (e) {
       if (!(e instanceof GraphQLError)) throw e;
       prepared = { errors: [e], syntax: true };
     }
+  if (document) {
+    const refused = selectionDepthError(document) ?? secondIntrospectionError(document) ?? repeatedFieldsError(document);
+    const errors = refused ? [refused] : await validateOperation(api.schema, document, pacer);
+    if (errors.length) prepared = { errors };
+  }
   if (query.length > MAX_CACHED_QUERY_CHARS) return prepared;
   if (api.operations.size >= MAX_CACHED_OPERATIONS || api.cachedChars + query.length > MAX_CACHED_CHARS) {
     api.operations.clear();
@@ -121,15 +128,17 @@ export async function runGraphql(
     return { status: 400, body: errorBody('`operationName` must be a string.') };
 
   let database: LoggedDatabase | undefined;
+  let budget: Budget | undefined;
   try {
     const run = await service.transact(
       authorization,
       async (ctx): Promise<Payload> => {
         database = { id: ctx.scope.db, path: ctx.scope.path };
+        budget = ctx.budget;
         failpoint('graphql.execute');
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
-        const prepared = prepare(api, query);
+        const prepared = await prepare(api, query, ctx.budget);
         if (prepared.errors)
           return { data: null, errors: prepared.errors.map((e) => (prepared.syntax ? syntaxError(e) : validationError(e))) };
         const document = prepared.document!;
@@ -139,13 +148,15 @@ export async function runGraphql(
           if (op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
         }
         const rc = new GqlContext(ctx, api.model, api.ids);
-        const result = await execute({
-          schema: api.schema,
-          document,
-          contextValue: rc,
-          variableValues: variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined),
-          operationName: name,
-        });
+        const variableValues = variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined);
+        let result;
+        try {
+          result = await rc.meter.run(() => execute({ schema: api.schema, document, contextValue: rc, variableValues, operationName: name }));
+        } catch (e) {
+          // The meter stopped the operation (a limit, the timeout): its evaluations end before the transaction does.
+          await rc.settled();
+          throw e;
+        }
         const errors = result.errors ?? [];
         for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;
         if (!('data' in result) || result.data === undefined) return { data: null, errors: errors.map(requestError) };
@@ -156,7 +167,7 @@ export async function runGraphql(
       },
       { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress },
     );
-    return { status: 200, body: responseJson(run.result, run.ts), txnTime: run.ts, metrics: run.metrics, database };
+    return { status: 200, body: await responseText(run.result, run.ts, service.limits.maxResponseBytes, budget!), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {
     const answer = failureAnswer(e);
     return database ? { ...answer, database } : answer;
@@ -167,9 +178,12 @@ export async function runGraphql(
 function failureAnswer(e: unknown): GraphqlAnswer {
   if (e instanceof Rollback) return { status: 200, body: responseJson(e.payload, 0n) };
   if (e instanceof HttpFailure) return { status: e.status, body: errorBody(e.message) };
+  // A limit of the request as a whole (compute, memory, response size): a GraphQL error, as any
+  // resolver error is; `data` is null since the operation did not run to its end.
+  if (e instanceof LimitExceeded) return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
   if (e instanceof ProtocolError) {
     if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
-    return { status: e.status, body: errorBody(e.description) };
+    return { status: e.status, body: errorBody(e.description), headers: e.headers };
   }
   if (e instanceof QueryCancelled) return { status: CLIENT_CLOSED_STATUS, body: '' }; // nobody to tell
   if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };

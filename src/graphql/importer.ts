@@ -92,11 +92,13 @@ async function importNow(
       });
 
     failpoint('graphql.import');
-    // 1. Check the schema and the database (nothing is written yet).
-    const next = checkDocument(parseSdl(text));
-    let effective: DocumentNode = next;
+    // 1. Check the schema and the database (nothing is written yet). The text is parsed once the
+    // secret is known to be one that may import: a client key's schema is not worth parsing.
+    let next: DocumentNode | undefined;
+    let effective!: DocumentNode;
     let model!: GModel;
     await run(async (ctx) => {
+      next ??= checkDocument(parseSdl(text));
       const stored = await readSchema(ctx.txn, ctx.scope.db);
       const inv = await inventory(ctx);
       // A schema none of whose resources carries data.gql any more was forgotten (graphql.md A.4.1).

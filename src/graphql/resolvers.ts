@@ -25,6 +25,7 @@ import { Page, Ref, type Obj, type Value } from '../values/types';
 import type { Expr } from '../wire/expr';
 import * as F from './fql';
 import { isLinkField, type GField, type GModel, type GOp, type GRelation, type GType } from './model';
+import { FieldMeter } from './meter';
 import { DocSrc, EmbSrc, GqlError, decodeCursor, inputToFql, pageOut, scalarOut, scalarToFql, type PageOut } from './values';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -40,6 +41,9 @@ export class GqlContext {
   /** Reads are checked document by document (tokens, keys with user roles, client keys). */
   readonly restricted: boolean;
 
+  /** Charges and slices every field resolved (meter.ts). */
+  readonly meter: FieldMeter;
+
   constructor(
     readonly ctx: EvalContext,
     readonly model: GModel,
@@ -47,6 +51,12 @@ export class GqlContext {
     private readonly ids?: SchemaIds,
   ) {
     this.restricted = usesRoles(ctx.scope) || ctx.scope.role === 'client';
+    this.meter = new FieldMeter(ctx.budget);
+  }
+
+  /** Resolves once the evaluations queued so far have ended. */
+  async settled(): Promise<void> {
+    await this.chain;
   }
 
   // The schema documents the API uses, by the name the import gave them: a ref carrying the

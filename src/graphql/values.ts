@@ -180,6 +180,21 @@ export function responseJson(value: unknown, txnTs: bigint): string {
 }
 
 function write(v: unknown, txnTs: bigint): string {
+  const scalar = scalarJson(v, txnTs);
+  if (scalar !== undefined) return scalar;
+  if (Array.isArray(v)) return '[' + v.map((x) => write(x, txnTs)).join(',') + ']';
+  let out = '{';
+  let first = true;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (x === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + write(x, txnTs);
+    first = false;
+  }
+  return out + '}';
+}
+
+/** The JSON text of a value of a response that is neither a list nor an object; undefined for those. */
+export function scalarJson(v: unknown, txnTs: bigint): string | undefined {
   switch (typeof v) {
     case 'string':
       return JSON.stringify(v);
@@ -193,16 +208,8 @@ function write(v: unknown, txnTs: bigint): string {
       return 'null';
   }
   if (v === null) return 'null';
-  if (Array.isArray(v)) return '[' + v.map((x) => write(x, txnTs)).join(',') + ']';
   if (v instanceof TxnTime) return txnTs.toString();
   if (v instanceof Time) return JSON.stringify(formatGqlTime(v.nanos));
   if (v instanceof DateV) return JSON.stringify(formatDate(v.days));
-  let out = '{';
-  let first = true;
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    if (x === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + write(x, txnTs);
-    first = false;
-  }
-  return out + '}';
+  return undefined;
 }

@@ -71,7 +71,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   }
   const queryTimeMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
   const log = { database: a.database, fqlShape: typeof request.query === 'string' ? shapeGraphQL(request.query) : undefined };
-  return json(a.status, a.body, { txnTime: a.txnTime, metrics: a.metrics, queryTimeMs, log });
+  return json(a.status, a.body, { headers: a.headers, txnTime: a.txnTime, metrics: a.metrics, queryTimeMs, log });
 }
 
 /** 429 with Retry-After in GraphQL's shape; the request's body is left unread. */

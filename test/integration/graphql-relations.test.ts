@@ -73,13 +73,15 @@ describe('relations', () => {
     assert.deepEqual(byUser.terms, [{ field: ['data', 'userID'] }]);
     const byBoth = await idx('group_members_by_group_and_user');
     assert.deepEqual(byBoth.terms, [{ field: ['data', 'groupID'] }, { field: ['data', 'userID'] }]);
-    // The relation inputs.
-    const types = await run(`{
-      a: __type(name: "UserPostsRelation") { inputFields { name type { name kind ofType { name } } } }
-      b: __type(name: "PostAuthorRelation") { inputFields { name } }
-      c: __type(name: "CommentPostRelation") { inputFields { name } }
-      d: __type(name: "PostInput") { inputFields { name type { name } } }
-    }`);
+    // The relation inputs (one `__type` per operation: issue 30).
+    const lookups = {
+      a: '__type(name: "UserPostsRelation") { inputFields { name type { name kind ofType { name } } } }',
+      b: '__type(name: "PostAuthorRelation") { inputFields { name } }',
+      c: '__type(name: "CommentPostRelation") { inputFields { name } }',
+      d: '__type(name: "PostInput") { inputFields { name type { name } } }',
+    };
+    const types: Record<string, any> = {};
+    for (const [alias, field] of Object.entries(lookups)) types[alias] = (await run(`{ ${alias}: ${field} }`))[alias];
     assert.deepEqual(types.a.inputFields.map((f: { name: string }) => f.name), ['create', 'connect', 'disconnect']);
     assert.equal(types.a.inputFields[0].type.kind, 'LIST');
     assert.equal(types.a.inputFields[0].type.ofType.name, 'PostInput');

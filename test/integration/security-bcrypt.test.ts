@@ -59,7 +59,7 @@ describe('BCrypt charged as compute (issue 30 row 2)', () => {
   test('a Map of 3,000 Identify with a client key stops at the compute limit, promptly, /ping answered', { timeout: 60_000 }, async () => {
     const body = { map: { lambda: 'x', expr: { identify: user('1'), password: 'wrong' } }, collection: Array.from({ length: 3000 }, (_, i) => i) };
     const started = Date.now();
-    const { value: res, ping } = await whilePinging(srv.url, () => post(srv, client, body));
+    const { value: res, ping } = await whilePinging(srv.url, () => post(srv, client, body), 'test');
     assertTooMuchCompute(res);
     assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
     assert.equal(ping.slow, 0, `pings: max ${ping.maxMs} ms`);

@@ -130,7 +130,7 @@ test("row 7: an import's report lists the first 100 problems and counts the rest
   assert.equal(done.json!.report.problems.length, 100);
   assert.equal(done.json!.report.problems_omitted, 4900);
   assert.deepEqual(done.json!.report.problems[99], { file: done.json!.report.problems[99].file, line: 100, reason: done.json!.report.problems[0].reason });
-  const { value: list, ping } = await whilePinging(srv.url, () => api(srv.url, 'GET', '/api/v1/imports', key));
+  const { value: list, ping } = await whilePinging(srv.url, () => api(srv.url, 'GET', '/api/v1/imports', key), 'test');
   const listed = (list.json!.jobs as Record<string, unknown>[]).find((j) => j.id === started.json!.id)!;
   assert.equal(listed.state, 'Complete');
   assert.equal(listed.report, undefined, 'a list leaves the report out');

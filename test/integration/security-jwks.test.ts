@@ -200,7 +200,7 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
   test('a JWKS server that never answers: 401 within the fetch timeout, /ping prompt meanwhile', { timeout: 60_000 }, async () => {
     jwks.routes.set('/hang', () => undefined);
     const p = await provider('/hang');
-    const { value, ping } = await whilePinging(flora.url, () => send(flora.url, p.genuine('k1')));
+    const { value, ping } = await whilePinging(flora.url, () => send(flora.url, p.genuine('k1')), 'test');
     assertUnauthorized(value, 'hanging JWKS');
     assert.ok(value.ms < 15_000, `answered after ${value.ms} ms`);
     assert.equal(ping.slow, 0, `ping max ${ping.maxMs} ms`);

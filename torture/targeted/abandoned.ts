@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import * as http2 from 'node:http2';
 import { httpRequest, startFlora, type FloraProcess } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { pingFigures, whilePinging } from './pingWatch';
+import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (64 on one connection, the default 64 turns), and npm test's. */
 const SIZES = {
@@ -128,7 +128,7 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
       details.push(`abandoned queries still running: the server used ${(cpuShare * 100).toFixed(0)}% of a core over ${CPU_WINDOW_MS} ms after the root queries`);
     }
     violations += ping.slow;
-    if (ping.slow) details.push(`${ping.slow} pings after the disconnect slower than 500 ms or failed`);
+    if (ping.slow) details.push(slowPings(ping, 'after the disconnect'));
     return {
       violations,
       figures: {

@@ -7,7 +7,7 @@
 
 import { startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
-import { pingFigures, whilePinging } from './pingWatch';
+import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { cpuMs, docRef, firstError, FqlSession } from './fqlSession';
 
 const PASSWORD = 'correct horse battery staple';
@@ -75,7 +75,7 @@ export const bcryptQuery: TargetedAttack = {
         }
       }
       violations += ping.slow;
-      if (ping.slow) details.push(`${ping.slow} pings slower than 500 ms (max ${ping.maxMs.toFixed(0)} ms)`);
+      if (ping.slow) details.push(slowPings(ping));
       return { violations, figures: { ...figures, ...pingFigures(ping) }, details };
     } finally {
       session.close();

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
-import { pingFigures, whilePinging } from './pingWatch';
+import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { cpuMs, FqlSession } from './fqlSession';
 
 /** Forged is "markedly dearer" above this ratio of missing's CPU per 401, plus the margin below. */
@@ -84,7 +84,7 @@ export const forgedSecret: TargetedAttack = {
         details.push(`${accepted} forged or made-up secrets were not refused with 401`);
       }
       violations += ping.slow;
-      if (ping.slow) details.push(`${ping.slow} pings slower than 500 ms (max ${ping.maxMs.toFixed(0)} ms)`);
+      if (ping.slow) details.push(slowPings(ping));
       return {
         violations,
         figures: { 'forged CPU ms/401': forgedMs.toFixed(3), 'missing CPU ms/401': missingMs.toFixed(3), ...pingFigures(ping) },

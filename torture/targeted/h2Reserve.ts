@@ -11,7 +11,7 @@ import { defaultConfig } from '../../src/config';
 import { BODY_RATE_CHECK_MS } from '../../src/server/bodyRate';
 import { httpRequest, startFlora, type FloraProcess } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { pingFigures, whilePinging } from './pingWatch';
+import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
 /** What every attacking stream declares: the issue's `content-length: 8388608`. */
 export const DECLARED = 8 * 1024 * 1024;
@@ -55,7 +55,7 @@ export const h2Reserve: TargetedAttack = {
         // Everything the attack held is given back: a full body of the same key is served.
         const after = await query(flora.url, clientSecret, fullBody(), true);
         return { trickles, fill, others, after };
-      });
+      }, opts.size);
       const { trickles, fill, others, after } = value;
       const limit = cutWithinMs();
       const late = trickles.filter((t) => t.status !== 408 || t.ms > limit);
@@ -69,7 +69,7 @@ export const h2Reserve: TargetedAttack = {
         details.push(`${late.length} of ${trickles.length} trickling streams not cut with 408 within ${limit} ms, e.g. ${e.status || 'no answer'} after ${e.ms} ms`);
       }
       if (afterRefused) details.push(`after the attack a full ${DECLARED}-byte body of the client key got ${after.status} ${after.body.slice(0, 120)}`);
-      if (ping.slow > 0) details.push(`${ping.slow} pings slower than 500 ms`);
+      if (ping.slow > 0) details.push(slowPings(ping));
       if (violations > 0) details.push('reproduce: npm run torture -- --part hostile (targeted h2-reserve)');
       const cuts = trickles.filter((t) => t.status === 408).map((t) => t.ms);
       return {

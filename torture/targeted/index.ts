@@ -4,6 +4,7 @@ import type { TargetedAttack } from './attack';
 import { abandonedQueries } from './abandoned';
 import { bcryptQuery } from './bcryptQuery';
 import { forgedSecret } from './forgedSecret';
+import { graphqlIntrospection } from './graphqlIntrospection';
 import { h2Reserve } from './h2Reserve';
 import { importPath } from './importPath';
 import { jobFlood } from './jobFlood';
@@ -15,6 +16,7 @@ export const TARGETED: readonly TargetedAttack[] = [
   abandonedQueries,
   bcryptQuery,
   forgedSecret,
+  graphqlIntrospection,
   h2Reserve,
   importPath,
   jobFlood,

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { ClientPool, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { api, filesBelow, untilDone } from './jobApi';
-import { pingFigures, whilePinging } from './pingWatch';
+import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
 /** Bytes of `x\n` uploaded: the issue's 1.2 MB, or a tenth for npm test. */
 const UPLOAD_BYTES = { torture: 1_200_000, test: 120_000 };
@@ -70,7 +70,7 @@ export const jobFlood: TargetedAttack = {
       for (const [phase, p] of [['the import', imported.ping], ['the lists', listed.ping]] as const) {
         if (p.slow > 0) {
           violations += p.slow;
-          details.push(`${p.slow} ping(s) slower than 500 ms during ${phase} (max ${p.maxMs.toFixed(0)} ms)`);
+          details.push(slowPings(p, `during ${phase}`));
         }
       }
       const ping = imported.ping.maxMs >= listed.ping.maxMs ? imported.ping : listed.ping;

@@ -17,7 +17,7 @@
 import { rawQuery, startFlora, httpRequest, type FloraProcess } from '../../test/helpers/server';
 import { RssSampler, rssOf } from '../probes';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { pingFigures, whilePinging } from './pingWatch';
+import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { Canary, CASES, forgedJwt, genuineJwt, HonestJwks, HostileJwks, type Case, type Claims } from './jwksServers';
 
 const SIZES = {
@@ -187,7 +187,7 @@ async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hosti
     const breaches = CASES.map((c) => backoffBreaches(hostile.fetches[c]));
     const violations =
       ping.slow + (growthMb > RSS_BOUND_MB ? 1 : 0) + breaches.reduce((a, b) => a + b, 0) + wrong.length + hostile.hugeCompleted + (value.genuine.status === 200 ? 0 : 1);
-    if (ping.slow > 0) details.push(`${ping.slow} pings slower than 500 ms (max ${ping.maxMs.toFixed(0)} ms)`);
+    if (ping.slow > 0) details.push(slowPings(ping));
     if (growthMb > RSS_BOUND_MB) details.push(`RSS grew by ${growthMb.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
     CASES.forEach((c, i) => {
       if (breaches[i] > 0) details.push(`${c}: ${breaches[i]} fetches sooner than the back-off allows (fetched at +${hostile.fetches[c].map((t) => t - hostile.fetches[c][0]).join(', +')} ms)`);

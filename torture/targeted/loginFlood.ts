@@ -7,7 +7,7 @@
 
 import { startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
-import { pingFigures, whilePinging } from './pingWatch';
+import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { docRef, firstError, FqlSession } from './fqlSession';
 
 const PASSWORD = 'correct horse battery staple';
@@ -83,7 +83,7 @@ export const loginFlood: TargetedAttack = {
         details.push(`the rightful user got in ${lockoutMs} ms after the flood (bound ${LOCKOUT_BOUND_MS} ms)`);
       }
       violations += ping.slow;
-      if (ping.slow) details.push(`${ping.slow} pings slower than 500 ms (max ${ping.maxMs.toFixed(0)} ms)`);
+      if (ping.slow) details.push(slowPings(ping));
       const figures = {
         'guesses/s': ((counts.checked * 1000) / floodMs).toFixed(1),
         'guesses checked': String(counts.checked),

@@ -74,7 +74,11 @@ if (!isMainThread && parentPort && (workerData as { url?: string })?.url) {
   const port = parentPort;
   const probe = new PingProbe((workerData as { url: string }).url);
   probe.start();
-  port.once('message', () => {
+  port.once('message', async () => {
+    // A ping the work held up is answered only now: wait for the next answer so that it is counted.
+    const seen = probe.latencies.length + probe.failures;
+    const until = Date.now() + 30_000;
+    while (probe.latencies.length + probe.failures === seen && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     probe.stop();
     port.postMessage({ latencies: probe.latencies, failures: probe.failures } satisfies Probed);
   });

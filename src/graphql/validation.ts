@@ -1,0 +1,79 @@
+// graphql-js's validation of an operation, kept from holding the event loop: it is synchronous, and
+// an operation of up to MAX_TOKENS tokens takes hundreds of ms to validate, so large ones are
+// validated a few rules at a time, giving the loop away in between. One rule is superlinear:
+// OverlappingFieldsCanBeMerged compares every pair of fields of the same response name in a
+// selection set (fragments included), so a few thousand `x: f { … }` take seconds. Such an
+// operation is refused first, by a cheap count of those pairs.
+
+import { GraphQLError, Kind, specifiedRules, validate, type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import type { Pacer } from '../wire/json';
+
+/** Pairs of same-named fields in one selection set (what OverlappingFieldsCanBeMerged compares). */
+export const MAX_FIELD_PAIRS = 250_000;
+/** Selections looked at by that count, fragments followed into every selection set that spreads them. */
+const MAX_VISITS = 1_000_000;
+/** Operations shorter than this (characters) are validated at once. */
+const SLICED_FROM = 16 * 1024;
+/** Rules run in one go, between two pauses. */
+const RULES_AT_ONCE = 6;
+
+function tooComplex(message: string, node: ASTNode): GraphQLError {
+  return new GraphQLError(`The query is too complex to validate: ${message}`, { nodes: node });
+}
+
+/** Refuses an operation that makes graphql-js compare too many pairs of fields. */
+export function repeatedFieldsError(document: DocumentNode): GraphQLError | undefined {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  let visits = 0;
+  // The fields a selection set merges, counted by response key through fragments.
+  const check = (set: SelectionSetNode): void => {
+    const counts = new Map<string, number>();
+    const spread = new Set<string>();
+    let pairs = 0;
+    const collect = (s: SelectionSetNode): void => {
+      for (const sel of s.selections) {
+        if (++visits > MAX_VISITS) throw tooComplex('its fragments are spread in too many places.', sel);
+        if (sel.kind === Kind.FIELD) {
+          const key = sel.alias?.value ?? sel.name.value;
+          const count = (counts.get(key) ?? 0) + 1;
+          counts.set(key, count);
+          pairs += count - 1;
+          if (pairs > MAX_FIELD_PAIRS) throw tooComplex(`'${key}' is selected too many times in one selection set.`, sel);
+        } else if (sel.kind === Kind.INLINE_FRAGMENT) collect(sel.selectionSet);
+        else if (!spread.has(sel.name.value)) {
+          spread.add(sel.name.value);
+          const fragment = fragments.get(sel.name.value);
+          if (fragment) collect(fragment.selectionSet);
+        }
+      }
+    };
+    collect(set);
+  };
+  // Every selection set of the document (depth.ts has bounded their nesting).
+  const walk = (set: SelectionSetNode): void => {
+    check(set);
+    for (const sel of set.selections) if (sel.kind !== Kind.FRAGMENT_SPREAD && sel.selectionSet) walk(sel.selectionSet);
+  };
+  try {
+    for (const def of document.definitions)
+      if (def.kind === Kind.OPERATION_DEFINITION || def.kind === Kind.FRAGMENT_DEFINITION) walk(def.selectionSet);
+  } catch (e) {
+    if (e instanceof GraphQLError) return e;
+    throw e;
+  }
+  return undefined;
+}
+
+/** graphql-js's validation; a long operation's a few rules at a time, with `pacer` pausing between. */
+export async function validateOperation(schema: GraphQLSchema, document: DocumentNode, pacer: Pacer): Promise<readonly GraphQLError[]> {
+  if ((document.loc?.end ?? 0) < SLICED_FROM) return validate(schema, document);
+  const errors: GraphQLError[] = [];
+  for (let i = 0; i < specifiedRules.length; i += RULES_AT_ONCE) {
+    await pacer.pause();
+    errors.push(...validate(schema, document, specifiedRules.slice(i, i + RULES_AT_ONCE)));
+  }
+  // In the order of the text, as one pass over the document would have found them.
+  const at = (e: GraphQLError) => e.positions?.[0] ?? Infinity;
+  return errors.sort((a, b) => at(a) - at(b) || 0).slice(0, 100);
+}
