@@ -3,8 +3,10 @@
 import type { TargetedAttack } from './attack';
 import { abandonedQueries } from './abandoned';
 import { jwksAbuse } from './jwksAbuse';
+import { longQueries } from './longQueries';
 
 export const TARGETED: readonly TargetedAttack[] = [
   abandonedQueries,
   jwksAbuse,
+  longQueries,
 ];
