@@ -18,6 +18,11 @@
 //
 // Work whose owner has stopped caring (its client left, its time ran out) is woken out of turn, at
 // the dispatcher's next run, so that it stops at once rather than after a full round of the line.
+// While work waits, the dispatcher's immediate keeps the process alive, as the work's own immediates
+// did: at shutdown the work in line runs to its end, or, its connections dropped, is woken to stop.
+//
+// Immediates that gather work into one batch (group commit, stream delivery) are not slices of work
+// and keep their own: behind the line, every commit would wait a whole round of it.
 
 /** Work waiting in line may say that it would only stop once resumed: it is then woken out of turn. */
 export interface Waiting {

@@ -4,7 +4,8 @@
 // answers. Each query yields the loop every --slice-ms, but their pauses used to be immediates that
 // all ran back to back in the next check phase: 64 slices of 10 ms before the loop read a socket again,
 // so /ping took ~850 ms for as long as they ran. Now paused work takes turns from one line, one slice
-// per turn of the event loop, and /ping waits about one slice.
+// per turn of the event loop, and the queries that start in one turn share one first slice: /ping
+// waits about one slice.
 //
 // The queries stay within the default compute limit (nested Foreach loops of lambda calls that build
 // nothing); what they cost together (the wall time until the last answer) is a figure to compare
