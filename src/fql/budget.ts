@@ -9,6 +9,7 @@
 //  - time on the loop: the evaluator yields every `sliceMs` so no query holds the others up.
 // Sizes are estimates of what the values cost in V8's heap, not of their JSON.
 
+import { firstSliceEnd, nextTurn } from '../loop/turns';
 import { ProtocolError } from '../values/errors';
 import { UNBOUNDED_POOL, type MemoryPool } from './memoryPool';
 
@@ -142,6 +143,8 @@ export class Budget {
   private clockIn = CLOCK_EVERY;
   /** Set once the slice is used up: the evaluator yields at its next call. */
   yieldDue = false;
+  /** Until the first look at the clock: the first slice is shared with the queries started in the same turn of the loop. */
+  private firstSlice = true;
   /** Memory charged before the first transaction attempt (the decoded request). */
   private baseline: number | undefined;
 
@@ -203,6 +206,11 @@ export class Budget {
   private readClock(): void {
     this.clockIn = CLOCK_EVERY;
     this.checkDeadline();
+    if (this.firstSlice) {
+      // Here rather than in the constructor: a query that never looks at the clock (a point read) costs nothing more.
+      this.firstSlice = false;
+      this.sliceEnd = firstSliceEnd(this.sliceEnd);
+    }
     if (performance.now() >= this.sliceEnd) this.yieldDue = true;
   }
 
@@ -227,9 +235,19 @@ export class Budget {
     throw reason;
   }
 
-  /** Lets the rest of the process run (I/O, other requests), then starts a new slice. */
+  /** True once the query would stop at its next look at the clock (timed out, client gone). */
+  get stopDue(): boolean {
+    return Date.now() > this.deadlineAt || this.client?.clientGone === true;
+  }
+
+  /**
+   * Lets the rest of the process run (I/O, other requests), then starts a new slice. The paused
+   * queries of the process take turns, one slice per turn of the loop (loop/turns.ts); one that
+   * stopDue is woken out of turn and stops here.
+   */
   async pause(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn(this);
+    this.firstSlice = false;
     this.yieldDue = false;
     this.clockIn = CLOCK_EVERY;
     this.sliceEnd = performance.now() + this.limits.sliceMs;

@@ -2,6 +2,7 @@
 // Differences from JSON.parse that Fauna needs: integers stay exact 64-bit bigints, "1.0" stays a
 // Double, objects are Maps where the first duplicate key wins, and nesting is limited.
 
+import { firstSliceEnd, nextTurn } from '../loop/turns';
 import { errors } from '../values/errors';
 import type { JsonObject, JsonValue } from './expr';
 
@@ -38,9 +39,13 @@ export interface Pacer {
   pause(): Promise<void>;
 }
 
-/** A Pacer for work outside any query: slices of `sliceMs`, pausing until the next turn of the loop. */
+/**
+ * A Pacer for work outside any query: slices of `sliceMs`, pausing until its turn in the line the
+ * paused queries take theirs from (loop/turns.ts), so that many bodies parsed at once take one slice
+ * per turn of the loop between them, not one each.
+ */
 export function loopPacer(sliceMs: number): Pacer {
-  return { sliceMs, pause: () => new Promise((resolve) => setImmediate(resolve)) };
+  return { sliceMs, pause: () => nextTurn() };
 }
 
 /**
@@ -49,7 +54,8 @@ export function loopPacer(sliceMs: number): Pacer {
  */
 export async function parseJsonSliced(text: string, pacer: Pacer, onStep?: (values: number) => void): Promise<JsonValue> {
   const parser = new JsonParser(text);
-  let sliceEnd = performance.now() + pacer.sliceMs;
+  // Large bodies read in the same turn of the loop share their first slice (loop/turns.ts).
+  let sliceEnd = firstSliceEnd(performance.now() + pacer.sliceMs);
   while (!parser.step(PARSE_STEP)) {
     onStep?.(PARSE_STEP);
     if (performance.now() >= sliceEnd) {

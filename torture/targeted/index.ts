@@ -11,6 +11,7 @@ import { jobFlood } from './jobFlood';
 import { jobOwnership } from './jobOwnership';
 import { jwksAbuse } from './jwksAbuse';
 import { loginFlood } from './loginFlood';
+import { longQueries } from './longQueries';
 
 export const TARGETED: readonly TargetedAttack[] = [
   abandonedQueries,
@@ -23,4 +24,5 @@ export const TARGETED: readonly TargetedAttack[] = [
   jobOwnership,
   jwksAbuse,
   loginFlood,
+  longQueries,
 ];
