@@ -60,6 +60,13 @@ function positiveNumber(what: string, integer = false) {
   };
 }
 
+/** A fraction of a whole: more than 0, at most 1. */
+function share(raw: string, source: string): number {
+  const n = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw.trim()) || !(n > 0) || n > 1) throw new ConfigError(`Invalid share '${raw}' (from ${source}): expected a number above 0 and at most 1.`);
+  return n;
+}
+
 function parseBool(raw: string, source: string): boolean {
   const v = raw.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(v)) return true;
@@ -253,6 +260,10 @@ export const SETTINGS = [
     help: 'Longest a query waits in line for its turn; then, and for new queries while the line is that slow, 429 with Retry-After (ms)', parse: positiveNumber('queue wait', true),
   }),
   setting({
+    key: 'clientQueryShare', flag: '--client-query-share', env: 'FLORA_CLIENT_QUERY_SHARE', defaultValue: 0.5,
+    help: "Share of the query turns and of the line one secret or one client address may take (0-1; 1 = no share); its other queries wait, beyond its share of the line 429", parse: share,
+  }),
+  setting({
     key: 'sliceMs', flag: '--slice-ms', env: 'FLORA_SLICE_MS', defaultValue: 10,
     help: 'Longest a query runs before other requests get their turn (ms)', parse: positiveNumber('slice', true),
   }),
@@ -397,7 +408,7 @@ const MiB = 1024 * 1024;
 
 /** How many queries a configuration lets a process evaluate at once and keep waiting. */
 export function admissionLimits(c: FloraConfig): AdmissionLimits {
-  return { running: c.maxConcurrentQueries, queued: c.maxQueuedQueries, queueMs: c.maxQueueMs };
+  return { running: c.maxConcurrentQueries, queued: c.maxQueuedQueries, queueMs: c.maxQueueMs, ownerShare: c.clientQueryShare };
 }
 
 /** The failed-login throttle a configuration sets. */

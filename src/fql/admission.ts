@@ -5,10 +5,15 @@
 // latency and memory then grow with the load instead of the throughput. So at most `running`
 // queries evaluate at once and the rest wait in line, first come first served, `queueMs` at most: a
 // query whose turn has not come by then is refused (429 `too many requests`, Retry-After), and so is
-// one that arrives while the line is `queued` long or its head has already waited `queueMs` (it
-// would wait as long): at once, so that its client can retry while the queries admitted keep a
-// bounded wait. Below `running`, nothing is ever refused. A query whose client is gone leaves the
-// line without running (QueryCancelled): when its turn comes, or at the next sweep if sooner.
+// one that arrives while the line is `queued` long or its oldest query that could run has already
+// waited `queueMs` (it would wait as long): at once, so that its client can retry while the queries
+// admitted keep a bounded wait. A query whose client is gone leaves the line without running
+// (QueryCancelled): when its turn comes, or at the next sweep if sooner.
+//
+// One client (a secret, a client address: its `owners`) may hold only a share of the turns and of
+// the line (issue 30): a client key is public, and 64 long queries sent with it must not make every
+// other client wait for one of them to end. Its queries beyond the share wait while others' pass
+// them; beyond its share of the line it is refused. Below its share and `running`, nothing waits.
 
 import { QueryCancelled, TooBusy, type ClientLink } from './budget';
 
@@ -19,6 +24,8 @@ export interface AdmissionLimits {
   queued: number;
   /** Longest a query waits for its turn (ms). */
   queueMs: number;
+  /** Share (0–1] of `running` and of `queued` one owner may take; 1 (or absent) = no share. */
+  ownerShare?: number;
 }
 
 interface Waiter {
@@ -26,22 +33,37 @@ interface Waiter {
   admit: () => void;
   refuse: (err: Error) => void;
   client: ClientLink | undefined;
+  owners: readonly string[];
+}
+
+/** What one owner holds: turns and places in line. */
+interface Held {
+  running: number;
+  queued: number;
 }
 
 /** Waiters past their time are found when the line moves, and at least this often (ms), as are those whose client is gone. */
 const SWEEP_MS = 100;
+const NO_OWNERS: readonly string[] = [];
 
 export class Admission {
   private active = 0;
-  /** The line: `waiting[head…]` (a ring would save the occasional compaction; this is simpler). */
+  /** The line, oldest first. A waiter whose owner is at its share is passed by later ones. */
   private waiting: Waiter[] = [];
-  private head = 0;
   private sweeper: NodeJS.Timeout | undefined;
+  /** Per owner, only while it holds something. */
+  private readonly held = new Map<string, Held>();
+  private readonly ownerRunning: number;
+  private readonly ownerQueued: number;
 
   constructor(
     readonly limits: AdmissionLimits,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    const share = limits.ownerShare ?? 1;
+    this.ownerRunning = share >= 1 ? Infinity : Math.max(1, Math.floor(limits.running * share));
+    this.ownerQueued = share >= 1 ? Infinity : Math.max(1, Math.floor(limits.queued * share));
+  }
 
   /** Queries evaluating now. */
   get running(): number {
@@ -50,96 +72,131 @@ export class Admission {
 
   /** Queries waiting for a turn now. */
   get queued(): number {
-    return this.waiting.length - this.head;
+    return this.waiting.length;
   }
 
-  /** True when a query arriving now would be refused: every turn taken and the line full or standing still. */
+  /** True when a query arriving now would be refused whoever sent it: every turn taken and the line full or standing still. */
   get full(): boolean {
     if (this.active < this.limits.running) return false;
     if (this.queued >= this.limits.queued) return true;
-    return this.queued > 0 && this.now() - this.waiting[this.head].since >= this.limits.queueMs;
+    const oldest = this.oldestRunnable();
+    return oldest !== undefined && this.now() - oldest.since >= this.limits.queueMs;
   }
 
   /**
    * A turn at once when one is free (no promise: this is every request's path), else a wait in line:
    * resolves once the query may run, with the function that ends its turn (call it once, when the
-   * query is done); throws TooBusy when the process is full, or when the turn did not come in time,
-   * and QueryCancelled when `client` left before it came.
+   * query is done); throws TooBusy when the process is full, or the owners' share of the line is, or
+   * when the turn did not come in time, and QueryCancelled when `client` left before it came.
+   * `owners`: who the query counts against (its secret, its client address), as opaque keys.
    */
-  enter(client?: ClientLink): (() => void) | Promise<() => void> {
-    if (this.active < this.limits.running && this.queued === 0) {
-      this.active++;
-      return this.turn();
+  enter(client?: ClientLink, owners: readonly string[] = NO_OWNERS): (() => void) | Promise<() => void> {
+    if (this.active < this.limits.running && this.waiting.length === 0 && this.mayRun(owners)) {
+      this.start(owners);
+      return this.turn(owners);
     }
-    return this.wait(client);
+    return this.wait(client, owners);
   }
 
-  private async wait(client: ClientLink | undefined): Promise<() => void> {
+  private async wait(client: ClientLink | undefined, owners: readonly string[]): Promise<() => void> {
     this.refuseLate();
-    if (this.full) throw new TooBusy();
-    const admitted = new Promise<void>((admit, refuse) => this.waiting.push({ since: this.now(), admit, refuse, client }));
+    if (this.full || !this.mayQueue(owners)) throw new TooBusy();
+    this.count(owners, 'queued', 1);
+    const admitted = new Promise<void>((admit, refuse) => this.waiting.push({ since: this.now(), admit, refuse, client, owners }));
     // When no turn ends for a while (long queries), the line is still looked at.
     this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
+    // A free turn its owners' share kept it from (a share held by queries still running) comes at a leave.
+    this.admitWaiting();
     await admitted;
-    return this.turn();
+    return this.turn(owners);
   }
 
-  private turn(): () => void {
+  private turn(owners: readonly string[]): () => void {
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      this.leave();
+      this.active--;
+      this.count(owners, 'running', -1);
+      this.refuseLate();
+      this.admitWaiting();
     };
   }
 
-  /** A turn ends: it passes to the first in line still in time and still awaited, if any. */
-  private leave(): void {
-    this.refuseLate();
-    while (this.queued > 0) {
-      const next = this.shift();
-      if (!next.client?.clientGone) {
-        next.admit();
-        return;
-      }
-      next.refuse(new QueryCancelled());
+  /** Free turns pass to the oldest waiters whose owners are within their share and whose client still waits. */
+  private admitWaiting(): void {
+    for (let i = 0; i < this.waiting.length && this.active < this.limits.running; ) {
+      const w = this.waiting[i];
+      if (w.client?.clientGone) {
+        this.remove(i).refuse(new QueryCancelled());
+      } else if (this.mayRun(w.owners)) {
+        this.remove(i);
+        this.start(w.owners);
+        w.admit();
+      } else i++;
     }
-    this.active--;
+    this.stopSweeperIfIdle();
+  }
+
+  private start(owners: readonly string[]): void {
+    this.active++;
+    this.count(owners, 'running', 1);
+  }
+
+  private mayRun(owners: readonly string[]): boolean {
+    for (const o of owners) if ((this.held.get(o)?.running ?? 0) >= this.ownerRunning) return false;
+    return true;
+  }
+
+  private mayQueue(owners: readonly string[]): boolean {
+    for (const o of owners) if ((this.held.get(o)?.queued ?? 0) >= this.ownerQueued) return false;
+    return true;
+  }
+
+  /** The oldest waiter that a free turn would go to (its owners within their share). */
+  private oldestRunnable(): Waiter | undefined {
+    for (const w of this.waiting) if (this.mayRun(w.owners)) return w;
+    return undefined;
+  }
+
+  private count(owners: readonly string[], what: keyof Held, by: 1 | -1): void {
+    for (const o of owners) {
+      const h = this.held.get(o) ?? { running: 0, queued: 0 };
+      h[what] += by;
+      if (h.running === 0 && h.queued === 0) this.held.delete(o);
+      else this.held.set(o, h);
+    }
+  }
+
+  private remove(i: number): Waiter {
+    const [w] = this.waiting.splice(i, 1);
+    this.count(w.owners, 'queued', -1);
+    return w;
   }
 
   private sweep(): void {
-    this.dropAbandoned();
+    for (let i = 0; i < this.waiting.length; ) {
+      if (this.waiting[i].client?.clientGone) this.remove(i).refuse(new QueryCancelled());
+      else i++;
+    }
     this.refuseLate();
   }
 
-  /** Waiters whose client is gone leave the line (in place, keeping its order). */
-  private dropAbandoned(): void {
-    let kept = this.head;
-    for (let i = this.head; i < this.waiting.length; i++) {
-      const w = this.waiting[i];
-      if (w.client?.clientGone) w.refuse(new QueryCancelled());
-      else this.waiting[kept++] = w;
-    }
-    this.waiting.length = kept;
-  }
-
-  /** Refuses the waiters at the head of the line whose time is up. */
+  /** Refuses the waiters whose time is up (anywhere in the line: a waiter over its share is passed by later ones). */
   private refuseLate(): void {
     const now = this.now();
-    while (this.queued > 0 && now - this.waiting[this.head].since >= this.limits.queueMs) this.shift().refuse(new TooBusy());
-    if (this.queued === 0 && this.sweeper) {
+    for (let i = 0; i < this.waiting.length; ) {
+      if (now - this.waiting[i].since >= this.limits.queueMs) this.remove(i).refuse(new TooBusy());
+      else i++;
+    }
+    this.stopSweeperIfIdle();
+  }
+
+  private stopSweeperIfIdle(): void {
+    if (this.waiting.length === 0 && this.sweeper) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
     }
-  }
-
-  private shift(): Waiter {
-    const next = this.waiting[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
-      this.waiting = this.waiting.slice(this.head);
-      this.head = 0;
-    }
-    return next;
   }
 }
 

@@ -162,6 +162,8 @@ export interface FloraConfig {
   maxQueuedQueries: number;
   /** Longest a query waits in line for its turn (ms); then 429. */
   maxQueueMs: number;
+  /** Share (0–1] of the turns and of the line one secret or one client address may take. */
+  clientQueryShare: number;
   sliceMs: number;
   // --- abandoned queries (issue 30) ---
   /** Longest X-Query-Timeout of a secret that does not act as admin; longer ones are lowered to it (ms). */

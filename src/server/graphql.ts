@@ -11,7 +11,7 @@ import { BodyTooLarge, type RequestContext } from './context';
 import { lastSeenOf, parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
-import { turnFor } from './turn';
+import { ownersOf, turnFor } from './turn';
 import { QueryCancelled, TooBusy } from '../fql/budget';
 import { clientClosed, internalErrorText, logInternalError, type Outcome } from './responses';
 import type { Handler } from './router';
@@ -52,7 +52,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   // The request waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    leave = await turnFor(service, ctx.releaseBody, ctx);
+    leave = await turnFor(service, ctx.releaseBody, ctx, ownersOf(ctx.headers.authorization, ctx.remoteAddress));
   } catch (err) {
     if (err instanceof TooBusy) return busy(ctx);
     if (err instanceof QueryCancelled) return clientClosed();

@@ -5,7 +5,7 @@ import { QueryCancelled, TooBusy } from '../fql/budget';
 import { errors } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyUtf8 } from './bodies';
-import { turnFor } from './turn';
+import { ownersOf, turnFor } from './turn';
 import type { RequestContext } from './context';
 import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
 import { outcomeOfError, protocolError, type Outcome } from './responses';
@@ -64,7 +64,7 @@ async function runQuery(
   // The query waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    const turn = turnFor(service, ctx.releaseBody, ctx);
+    const turn = turnFor(service, ctx.releaseBody, ctx, ownersOf(ctx.headers.authorization, ctx.remoteAddress));
     leave = typeof turn === 'function' ? turn : await turn;
   } catch (err) {
     if (err instanceof TooBusy) return withTags({ ...refuseBusy(ctx), bytesIn, log: { fql: body } }, headers);

@@ -1,7 +1,8 @@
 // Admission control (src/fql/admission.ts): a process evaluates --max-concurrent-queries queries at
 // once and keeps --max-queued-queries waiting; one more is refused at once with 429 `too many
 // requests` and a Retry-After, in the shape of the API it came to — and the faunadb driver reports it
-// as TooManyRequests. Below the bound nothing is ever refused.
+// as TooManyRequests. Below the bound nothing is ever refused. (These servers have no client share,
+// --client-query-share 1, so that one client fills the turns; the share is security-fairness's.)
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -51,7 +52,7 @@ describe('a process with one turn and no line', () => {
   let srv: FloraProcess;
 
   test('starts', async () => {
-    srv = await startFlora({ args: ['--max-concurrent-queries', '1', '--max-queued-queries', '0'], env: { FLORA_LOG_QUERIES: 'false' } });
+    srv = await startFlora({ args: ['--max-concurrent-queries', '1', '--max-queued-queries', '0', '--client-query-share', '1'], env: { FLORA_LOG_QUERIES: 'false' } });
   });
 
   test('refuses a query while another runs: 429 too many requests, Retry-After, over HTTP/1.1 and HTTP/2', async () => {
@@ -99,7 +100,7 @@ describe('below the bound', () => {
   test('as many clients as turns and places in line are never refused', async () => {
     // Two turns, four places, a line that may stand still for a minute: six clients always fit.
     const srv = await startFlora({
-      args: ['--max-concurrent-queries', '2', '--max-queued-queries', '4', '--max-queue-ms', '60000'],
+      args: ['--max-concurrent-queries', '2', '--max-queued-queries', '4', '--max-queue-ms', '60000', '--client-query-share', '1'],
       env: { FLORA_LOG_QUERIES: 'false' },
     });
     const drivers = clients(srv.url, srv.secret);
@@ -127,7 +128,7 @@ describe('below the bound', () => {
 describe('a line of large bodies', () => {
   test('past --memory-mb the next body gets 429, not a place in line: waiting bodies are held in the pool', async () => {
     const srv = await startFlora({
-      args: ['--max-concurrent-queries', '1', '--max-queued-queries', '100', '--max-queue-ms', '60000', '--memory-mb', '24'],
+      args: ['--max-concurrent-queries', '1', '--max-queued-queries', '100', '--max-queue-ms', '60000', '--memory-mb', '24', '--client-query-share', '1'],
       env: { FLORA_LOG_QUERIES: 'false' },
     });
     // A cheap query in a 4 MiB body: six of them waiting would hold 24 MiB.

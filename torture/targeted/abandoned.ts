@@ -30,8 +30,12 @@ const ROOT_PROBES = 10;
 const CPU_WINDOW_MS = 2_000;
 const IDLE_CPU = 0.25;
 
-/** Server flags: the compute limit raised so that longQuery runs for minutes, not its 12,000 ops. */
-export const LONG_QUERY_FLAGS = ['--compute-ops-limit', '1000000000'];
+/**
+ * Server flags: the compute limit raised so that longQuery runs for minutes, not its 12,000 ops; and
+ * no client share of the turns, so that one client key can take every turn: what frees them for
+ * others here is cancellation alone (the share is long-queries' matter).
+ */
+export const LONG_QUERY_FLAGS = ['--compute-ops-limit', '1000000000', '--client-query-share', '1'];
 
 /**
  * An expression of `outer` × `width`^`depth` lambda calls and no memory to speak of (Foreach builds

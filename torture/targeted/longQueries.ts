@@ -7,15 +7,19 @@
 // per turn of the event loop, and the queries that start in one turn share one first slice: /ping
 // waits about one slice.
 //
+// Meanwhile root sends a point query every 100 ms: the client key holds only its share of the turns
+// (--client-query-share), so root's queries run at once instead of waiting for one of the 64 to end.
+//
 // The queries stay within the default compute limit (nested Foreach loops of lambda calls that build
 // nothing); what they cost together (the wall time until the last answer) is a figure to compare
 // before and after: taking turns must not cost throughput.
 
+import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
 import { cpuSeconds, longExpr, makeKey } from './abandoned';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { pingFigures, promptPingMs, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (the default 64 turns, queries of ~0.3 s of CPU each) and npm test's (shorter queries). */
 const SIZES = {
@@ -66,6 +70,34 @@ export async function concurrentOnH2(url: string, secret: string, n: number, bod
   }
 }
 
+/** Root's point queries every 100 ms until `done` settles: their latencies, and the answers that were not 200. */
+async function rootQueries(url: string, secret: string, done: Promise<unknown>): Promise<{ latencies: number[]; failures: string[] }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let over = false;
+  void done.finally(() => (over = true));
+  try {
+    while (!over) {
+      const started = performance.now();
+      const answer = await new Promise<string | undefined>((resolve) => {
+        const req = http.request(new URL('/', url), { method: 'POST', agent, headers: { authorization: `Bearer ${secret}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode === 200 ? undefined : `root: ${res.statusCode}`));
+        });
+        req.on('error', (e) => resolve(`root: ${e.message}`));
+        req.end('{"add":[1,2]}');
+      });
+      latencies.push(performance.now() - started);
+      if (answer) failures.push(answer);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    agent.destroy();
+  }
+  return { latencies, failures };
+}
+
 async function run(opts: TargetedOptions): Promise<TargetedResult> {
   const size = SIZES[opts.size];
   const flora = await startFlora();
@@ -79,10 +111,22 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
     if (alone.failures.length > 0) throw new Error(`the query alone: ${alone.failures[0]}`);
     const cpu0 = await cpuSeconds(flora.proc.pid!);
     opts.log(`    ${size.queries} CPU-bound queries (${size.outer * size.width ** 2} lambda calls each) at once on one HTTP/2 connection (client key)`);
-    const { value, ping } = await whilePinging(flora.url, () => concurrentOnH2(flora.url, secret, size.queries, body), opts.size);
+    const { value, ping } = await whilePinging(
+      flora.url,
+      async () => {
+        const queries = concurrentOnH2(flora.url, secret, size.queries, body);
+        const [answers, root] = await Promise.all([queries, rootQueries(flora.url, flora.secret, queries)]);
+        return { ...answers, root };
+      },
+      opts.size,
+    );
     const cpu = (await cpuSeconds(flora.proc.pid!)) - cpu0;
     let violations = ping.slow;
     if (ping.slow) details.push(slowPings(ping, 'while the queries ran'));
+    const rootSlow = value.root.latencies.filter((ms) => ms > promptPingMs(opts.size)).length;
+    violations += rootSlow + value.root.failures.length;
+    if (rootSlow) details.push(`${rootSlow} of root's queries answered after more than ${promptPingMs(opts.size)} ms (max ${Math.max(...value.root.latencies).toFixed(0)} ms)`);
+    if (value.root.failures.length) details.push(`root's queries refused: ${value.root.failures.slice(0, 3).join(', ')}`);
     if (value.failures.length > 0) {
       violations += value.failures.length;
       details.push(`${value.failures.length} queries not answered 200, e.g. ${value.failures[0]}`);
@@ -94,6 +138,8 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
         'ping p99 ms': ping.p99Ms.toFixed(0),
         'pings': String(ping.pings),
         'answered 200': String(size.queries - value.failures.length),
+        'root queries': String(value.root.latencies.length),
+        'root max ms': Math.max(0, ...value.root.latencies).toFixed(0),
         'one alone ms': alone.totalMs.toFixed(0),
         [`${size.queries} at once ms`]: value.totalMs.toFixed(0),
         'server CPU s': cpu.toFixed(1),
@@ -108,6 +154,6 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
 export const longQueries: TargetedAttack = {
   name: 'long-queries',
   part: 'hostile',
-  about: '64 live CPU-bound client-key queries at once: /ping stays prompt (one slice, not 64), every query answered',
+  about: "64 live CPU-bound client-key queries at once: /ping and root's queries stay prompt, every query answered",
   run,
 };
