@@ -147,6 +147,8 @@ export class Executor implements QueryService {
     if (!secret) throw errors.unauthorized();
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const budget = opts.budget ?? this.budget(timeoutMs, opts.client);
+    // The deadline asked for, read once: every attempt (a re-run after a conflict) caps from it.
+    const askedDeadline = budget.deadline;
     try {
       const run = await this.store.run<{ value: T; ctx: EvalContext }>(
         async (txn) => {
@@ -155,7 +157,7 @@ export class Executor implements QueryService {
           // Known only now: a secret that does not act as admin gets a shorter timeout, counted
           // from the request's start like the one it asked for.
           const allowedMs = actsAsAdmin(scope) ? timeoutMs : Math.min(timeoutMs, this.limits.maxNonAdminTimeoutMs);
-          if (allowedMs < timeoutMs) budget.capDeadline(budget.deadline - (timeoutMs - allowedMs));
+          if (allowedMs < timeoutMs) budget.capDeadline(askedDeadline - (timeoutMs - allowedMs));
           opts.authenticated?.(allowedMs);
           budget.startAttempt();
           txn.metrics.reader = budget;

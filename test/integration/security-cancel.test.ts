@@ -267,6 +267,23 @@ describe('X-Query-Timeout of non-admin secrets', () => {
     assert.ok(ms < CAP_MS, `answered after ${ms.toFixed(0)} ms`);
   });
 
+  test('a non-admin write re-run after a conflict keeps the time it was allowed (the cap is taken once, not per attempt)', { timeout: 60_000 }, async () => {
+    const root = { authorization: `Bearer ${flora.secret}` };
+    await httpRequest(flora.url, { method: 'POST', headers: root, body: '{"create_collection":{"object":{"name":"counters"}}}' });
+    const made = await httpRequest(flora.url, { method: 'POST', headers: root, body: '{"create":{"collection":"counters"},"params":{"object":{"data":{"object":{"n":0}}}}}' });
+    const ref = JSON.parse(made.body).resource.ref;
+    const key = await makeKey(flora, 'server');
+    // Read, then a loop of a few slices (others interleave), then write what was read: they conflict.
+    const increment = JSON.stringify({
+      let: { d: { get: ref } },
+      in: { do: [longExpr(200, 2, 2), { update: ref, params: { object: { data: { object: { n: { add: [{ select: ['data', 'n'], from: { var: 'd' } }, 1] } } } } } }] },
+    });
+    const headers = { authorization: `Bearer ${key}`, 'x-query-timeout': '600000' };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => httpRequest(flora.url, { method: 'POST', headers, body: increment, http2: true })));
+    assert.deepEqual(answers.filter((a) => a.status !== 200 && a.status !== 409).map((a) => `${a.status} ${a.body}`), []);
+    assert.ok(answers.some((a) => Number(a.headers['x-txn-retries']) > 0), 'no write was re-run: the test did not make a conflict');
+  });
+
   test('an admin key and the root secret keep their longer timeout', { timeout: 60_000 }, async () => {
     const admin = await makeKey(flora, 'admin');
     for (const secret of [admin, flora.secret]) {
