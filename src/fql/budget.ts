@@ -55,6 +55,9 @@ export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
   maxNonAdminTimeoutMs: 30_000,
 });
 
+/** X-Query-Timeout when a request sends none (fql-v4.md §1.4). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
+
 /** A query went over one of its limits: 400 `bad request`, as Fauna reports its own (no position). */
 export class LimitExceeded extends ProtocolError {
   constructor(description: string) {

@@ -20,6 +20,7 @@ import {
   Budget,
   CLIENT_CLOSED_STATUS,
   DEFAULT_LIMITS,
+  DEFAULT_QUERY_TIMEOUT_MS,
   QueryCancelled,
   UNBOUNDED_POOL,
   type ClientLink,
@@ -145,7 +146,7 @@ export class Executor implements QueryService {
   ): Promise<TransactResult<T>> {
     const secret = secretFromHeader(authorization);
     if (!secret) throw errors.unauthorized();
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     const budget = opts.budget ?? this.budget(timeoutMs, opts.client);
     // The deadline asked for, read once: every attempt (a re-run after a conflict) caps from it.
     const askedDeadline = budget.deadline;
@@ -187,7 +188,7 @@ export class Executor implements QueryService {
    * A fresh budget for one request: this server's limits, its memory pool, the request's timeout,
    * and its client (the query is cancelled once the client is gone).
    */
-  budget(timeoutMs = DEFAULT_TIMEOUT_MS, client?: ClientLink): Budget {
+  budget(timeoutMs = DEFAULT_QUERY_TIMEOUT_MS, client?: ClientLink): Budget {
     return new Budget(this.limits, Date.now() + timeoutMs, this.pool, client);
   }
 
@@ -346,9 +347,6 @@ export class Executor implements QueryService {
     await this.store.close();
   }
 }
-
-/** X-Query-Timeout when a request sends none (fql-v4.md §1.4). */
-const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
  * The root secret, and secrets acting with the built-in admin role, keep the longest X-Query-Timeout;

@@ -3,9 +3,9 @@
 
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../values/errors';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../fql/budget';
 
 export const API_VERSIONS: readonly string[] = ['2.0', '2.1', '2.7', '2.12', '3', '4', '5', 'UNSTABLE'];
-export const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
 /** The bound of the root secret and admin keys; other secrets are then held to a lower one (QueryLimits.maxNonAdminTimeoutMs). */
 export const MAX_QUERY_TIMEOUT_MS = 600_000;
 
