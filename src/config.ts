@@ -2,7 +2,7 @@
 // Flags win over the environment, which wins over the defaults. Each setting is declared once in
 // SETTINGS so that adding one (log retention, GraphQL port, …) is a single table entry.
 
-import { BlockList, isIP } from 'node:net';
+import { refusedRange } from './net/addresses';
 import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './fql/budget';
@@ -303,7 +303,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'bodyMemoryAddressMb', flag: '--body-memory-address-mb', env: 'FLORA_BODY_MEMORY_ADDRESS_MB', defaultValue: 128,
-    help: 'Request bodies from one client address (IPv6: its /64) may hold in memory at once; beyond it 429 with Retry-After (MiB; 0 = no such share, e.g. behind a proxy on this host)',
+    help: 'Request bodies from one client address (IPv6: its /64) may hold in memory at once; beyond it 429 with Retry-After (MiB; 0 = no such share, e.g. behind a proxy on another host; this machine\'s own addresses never count)',
     parse: nonNegativeInteger('body memory per address'),
   }),
   setting({
@@ -366,19 +366,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   return config as unknown as FloraConfig;
 }
 
-/** Addresses only this machine can reach. */
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1, IPv4-mapped 127.x). */
+/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1, also IPv4-mapped, bracketed or written in full). */
 export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost') return true;
-  const family = isIP(h);
-  if (family === 0) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-  return mapped ? LOOPBACK.check(mapped[1], 'ipv4') : LOOPBACK.check(h, family === 4 ? 'ipv4' : 'ipv6');
+  return h === 'localhost' || refusedRange(h) === 'loopback';
 }
 
 /**

@@ -10,7 +10,7 @@
 // admitted keep a bounded wait. A query whose client is gone leaves the line without running
 // (QueryCancelled): when its turn comes, or at the next sweep if sooner.
 //
-// One client (a secret, a client address: its `owners`) may hold only a share of the turns and of
+// One client (a secret, a client address: its ClientKeys) may hold only a share of the turns and of
 // the line (issue 30): a client key is public, and 64 long queries sent with it must not make every
 // other client wait for one of them to end. Its queries beyond the share wait while others' pass
 // them; beyond its share of the line it is refused. Below its share and `running`, nothing waits.
@@ -33,8 +33,20 @@ interface Waiter {
   admit: () => void;
   refuse: (err: Error) => void;
   client: ClientLink | undefined;
-  owners: readonly string[];
+  owners: ClientKeys;
 }
+
+/**
+ * Who a query counts against: its secret (a scoped secret as its key) and its client's address key
+ * (none for this machine's own: a proxy in front of Flora is every client at once). Absent: no share
+ * of that kind applies.
+ */
+export interface ClientKeys {
+  readonly secret?: string;
+  readonly address?: string;
+}
+
+const KINDS = ['secret', 'address'] as const;
 
 /** What one owner holds: turns and places in line. */
 interface Held {
@@ -44,7 +56,7 @@ interface Held {
 
 /** Waiters past their time are found when the line moves, and at least this often (ms), as are those whose client is gone. */
 const SWEEP_MS = 100;
-const NO_OWNERS: readonly string[] = [];
+const NO_OWNERS: ClientKeys = {};
 
 export class Admission {
   private active = 0;
@@ -52,7 +64,7 @@ export class Admission {
   private waiting: Waiter[] = [];
   private sweeper: NodeJS.Timeout | undefined;
   /** Per owner, only while it holds something. */
-  private readonly held = new Map<string, Held>();
+  private readonly held = { secret: new Map<string, Held>(), address: new Map<string, Held>() };
   private readonly ownerRunning: number;
   private readonly ownerQueued: number;
 
@@ -88,9 +100,9 @@ export class Admission {
    * resolves once the query may run, with the function that ends its turn (call it once, when the
    * query is done); throws TooBusy when the process is full, or the owners' share of the line is, or
    * when the turn did not come in time, and QueryCancelled when `client` left before it came.
-   * `owners`: who the query counts against (its secret, its client address), as opaque keys.
+   * `owners`: who the query counts against.
    */
-  enter(client?: ClientLink, owners: readonly string[] = NO_OWNERS): (() => void) | Promise<() => void> {
+  enter(client?: ClientLink, owners: ClientKeys = NO_OWNERS): (() => void) | Promise<() => void> {
     if (this.active < this.limits.running && this.waiting.length === 0 && this.mayRun(owners)) {
       this.start(owners);
       return this.turn(owners);
@@ -98,7 +110,7 @@ export class Admission {
     return this.wait(client, owners);
   }
 
-  private async wait(client: ClientLink | undefined, owners: readonly string[]): Promise<() => void> {
+  private async wait(client: ClientLink | undefined, owners: ClientKeys): Promise<() => void> {
     this.refuseLate();
     if (this.full || !this.mayQueue(owners)) throw new TooBusy();
     this.count(owners, 'queued', 1);
@@ -111,7 +123,7 @@ export class Admission {
     return this.turn(owners);
   }
 
-  private turn(owners: readonly string[]): () => void {
+  private turn(owners: ClientKeys): () => void {
     let ended = false;
     return () => {
       if (ended) return;
@@ -138,18 +150,24 @@ export class Admission {
     this.stopSweeperIfIdle();
   }
 
-  private start(owners: readonly string[]): void {
+  private start(owners: ClientKeys): void {
     this.active++;
     this.count(owners, 'running', 1);
   }
 
-  private mayRun(owners: readonly string[]): boolean {
-    for (const o of owners) if ((this.held.get(o)?.running ?? 0) >= this.ownerRunning) return false;
-    return true;
+  private mayRun(owners: ClientKeys): boolean {
+    return this.within(owners, 'running', this.ownerRunning);
   }
 
-  private mayQueue(owners: readonly string[]): boolean {
-    for (const o of owners) if ((this.held.get(o)?.queued ?? 0) >= this.ownerQueued) return false;
+  private mayQueue(owners: ClientKeys): boolean {
+    return this.within(owners, 'queued', this.ownerQueued);
+  }
+
+  private within(owners: ClientKeys, what: keyof Held, share: number): boolean {
+    for (const kind of KINDS) {
+      const key = owners[kind];
+      if (key !== undefined && (this.held[kind].get(key)?.[what] ?? 0) >= share) return false;
+    }
     return true;
   }
 
@@ -159,12 +177,16 @@ export class Admission {
     return undefined;
   }
 
-  private count(owners: readonly string[], what: keyof Held, by: 1 | -1): void {
-    for (const o of owners) {
-      const h = this.held.get(o) ?? { running: 0, queued: 0 };
+  private count(owners: ClientKeys, what: keyof Held, by: 1 | -1): void {
+    if (this.ownerRunning === Infinity) return; // no share: nothing to count
+    for (const kind of KINDS) {
+      const key = owners[kind];
+      if (key === undefined) continue;
+      const held = this.held[kind];
+      const h = held.get(key) ?? { running: 0, queued: 0 };
       h[what] += by;
-      if (h.running === 0 && h.queued === 0) this.held.delete(o);
-      else this.held.set(o, h);
+      if (h.running === 0 && h.queued === 0) held.delete(key);
+      else held.set(key, h);
     }
   }
 
@@ -182,13 +204,10 @@ export class Admission {
     this.refuseLate();
   }
 
-  /** Refuses the waiters whose time is up (anywhere in the line: a waiter over its share is passed by later ones). */
+  /** Refuses the waiters whose time is up: the oldest, at the front (the line keeps arrival order; passing a waiter only takes a later one out). */
   private refuseLate(): void {
     const now = this.now();
-    for (let i = 0; i < this.waiting.length; ) {
-      if (now - this.waiting[i].since >= this.limits.queueMs) this.remove(i).refuse(new TooBusy());
-      else i++;
-    }
+    while (this.waiting.length > 0 && now - this.waiting[0].since >= this.limits.queueMs) this.remove(0).refuse(new TooBusy());
     this.stopSweeperIfIdle();
   }
 

@@ -2,7 +2,8 @@
 // identity and per client address with token buckets: a small burst, then a steady trickle, so a
 // guesser gets a few tries a minute while the rightful user waits at most one refill interval after
 // a flood. A success gives back only its own token: it never refills an attacker's bucket. State is
-// per process: a tier of N workers lets N times the rate through.
+// per process: a tier of N workers lets N times the rate through. This machine's own addresses are
+// not counted (they are a proxy's, in front of every client).
 
 import { ProtocolError } from '../values/errors';
 import { TokenBuckets } from './tokenBuckets';
@@ -39,12 +40,12 @@ export class LoginThrottle {
   }
 
   /**
-   * Takes a guess of `identity` (a name of the identity document, if one resolved) and of `address`
-   * (the client's, if known) before the password is checked; throws TooManyFailedLogins when either
-   * has none left, before any BCrypt runs.
+   * Takes a guess of `identity` (a name of the identity document, if one resolved) and of `from`
+   * (the client's address key, net/addresses clientAddressKey: none for this machine's own, such as a
+   * proxy in front of Flora, which would lock every user out) before the password is checked; throws
+   * TooManyFailedLogins when either has none left, before any BCrypt runs.
    */
-  attempt(identity: string | undefined, address: string | undefined): LoginAttempt {
-    const from = address === undefined ? undefined : addressKey(address);
+  attempt(identity: string | undefined, from: string | undefined): LoginAttempt {
     const waitId = identity === undefined ? 0 : this.identities.take(identity);
     if (waitId > 0) throw new TooManyFailedLogins(seconds(waitId));
     const waitAddr = from === undefined ? 0 : this.addresses.take(from);
@@ -63,20 +64,4 @@ export class LoginThrottle {
 
 function seconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
-}
-
-/**
- * The bucket name of a client address: an IPv4 address itself (also when IPv4-mapped), an IPv6
- * address by its /64 (one host usually holds a whole /64).
- */
-export function addressKey(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped) return mapped[1];
-  if (!address.includes(':')) return address;
-  const bare = address.replace(/%.*$/, '');
-  const [head, tail] = bare.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? h : [...h, ...Array<string>(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t];
-  return `${groups.slice(0, 4).map((g) => (parseInt(g, 16) || 0).toString(16)).join(':')}::/64`;
 }

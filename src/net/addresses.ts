@@ -1,7 +1,11 @@
-// Which IP addresses a JWKS fetch may connect to. An access provider's `jwks_uri` is written by a
-// database admin and fetched by the server when anyone presents a JWT: without this check it reaches
-// whatever the server can (loopback services, the LAN, a cloud's metadata address). Addresses that
-// are not globally reachable (IANA special-purpose registries) are refused unless configured.
+// What an IP address is, for the rules that depend on it:
+//  - which addresses a JWKS fetch may connect to (model/jwks): an access provider's `jwks_uri` is
+//    written by a database admin and fetched when anyone presents a JWT; without a check it reaches
+//    whatever the server can (loopback services, the LAN, a cloud's metadata address), so addresses
+//    that are not globally reachable (IANA special-purpose registries) are refused unless configured;
+//  - which client a request's address stands for (the shares of memory and query turns, the
+//    failed-login throttle): one host holds a whole IPv6 /64, and this machine's own addresses (a
+//    proxy in front of Flora, a local tool) are no client at all.
 
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
@@ -89,4 +93,26 @@ export function refusedRange(ip: string): string | undefined {
   const v4 = embeddedIpv4(h);
   if (v4 !== undefined) return refusedRange(v4);
   return V6_BLOCKS.find(([, list]) => list.check(ip, 'ipv6'))?.[0];
+}
+
+/**
+ * The client an address stands for: an IPv4-mapped IPv6 address is its IPv4 address, and an IPv6
+ * address its /64 (what one host, or one customer of a provider, is given: it can use any of them).
+ */
+export function addressKey(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(raw);
+  if (mapped) return mapped[1];
+  const h = ipv6Hextets(raw);
+  return h ? `${h.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64` : raw;
+}
+
+/** True for a loopback address as a socket reports it (127.0.0.0/8, ::1, IPv4-mapped 127.x): a string test, for every request. */
+export function isLoopbackAddress(raw: string): boolean {
+  return raw === '::1' || raw.startsWith('127.') || /^::ffff:127\./i.test(raw);
+}
+
+/** The client a request's address counts as (addressKey), or undefined for this machine's own. */
+export function clientAddressKey(raw: string | undefined): string | undefined {
+  return raw === undefined || isLoopbackAddress(raw) ? undefined : addressKey(raw);
 }

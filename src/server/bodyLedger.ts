@@ -4,7 +4,6 @@
 // refused (429, as a full pool is) while the pool has room for everyone else: one client, however
 // many streams, tokens or connections it opens, cannot take the memory the others need.
 
-import { isIPv6 } from 'node:net';
 import type { MemoryPool } from '../fql/memoryPool';
 
 export interface BodyShares {
@@ -20,7 +19,7 @@ export interface BodyShares {
 export interface BodyOwners {
   /** The connection, by identity (the HTTP/1.1 socket, the HTTP/2 session). */
   connection: object;
-  /** As addressKey and secretKey give them; absent: no share of that kind applies. */
+  /** As secretKey and net/addresses clientAddressKey give them; absent: no share of that kind applies. */
   secret?: string;
   address?: string;
 }
@@ -108,29 +107,6 @@ export class BodyCharge {
     this.ledger.give(this.owners, this.bytes);
     this.bytes = 0;
   }
-}
-
-/**
- * The client an address stands for: an IPv4-mapped IPv6 address is its IPv4 address, and an IPv6
- * address its /64 (what one host, or one customer of a provider, is given: it can use any of them).
- */
-export function addressKey(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(raw);
-  if (mapped) return mapped[1];
-  if (!isIPv6(raw)) return raw;
-  return `${ipv6Groups(raw).slice(0, 4).join(':')}::/64`;
-}
-
-/** The eight groups of an IPv6 address, without leading zeros (zone dropped). */
-function ipv6Groups(address: string): string[] {
-  const bare = address.split('%')[0].toLowerCase();
-  const halves = bare.split('::');
-  const groups = (s: string | undefined) => (s ? s.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])) : []);
-  const head = groups(halves[0]);
-  const tail = groups(halves[1]);
-  const middle = halves.length > 1 ? Array<string>(8 - head.length - tail.length).fill('0') : [];
-  return [...head, ...middle, ...tail].map((g) => g.replace(/^0+(?=.)/, ''));
 }
 
 /** The share a secret counts against: a scoped secret (`key:database:role`) counts as its key. */

@@ -6,8 +6,10 @@ import type * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { once } from 'node:events';
 import { TooBusy, type ClientLink } from '../fql/budget';
+import type { ClientKeys } from '../fql/admission';
 import { secretFromHeader } from '../model/auth';
-import { addressKey, secretKey, type BodyCharge, type BodyLedger, type BodyOwners } from './bodyLedger';
+import { secretKey, type BodyCharge, type BodyLedger } from './bodyLedger';
+import { clientAddressKey } from '../net/addresses';
 import { nextCheckMs, tooSlow, type BodyRate } from './bodyRate';
 import { failureBody, onRequestFailure, type AnyRequest, type AnyResponse, type FailureStatus, type Protocol } from './listener';
 import { closedSink, openStreamSink, type StreamSink } from './streamSink';
@@ -22,8 +24,13 @@ export interface RequestContext extends ClientLink {
   readonly query: URLSearchParams;
   /** Lower-case names; repeated headers joined with ", "; HTTP/2 pseudo-headers removed. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The peer's IP address (the failed-login throttle counts per address); undefined once it is gone. */
-  readonly remoteAddress?: string;
+  /**
+   * Who the request counts against (worked out once, when first asked): its secret, a scoped secret
+   * as its key (bodyLedger.ts secretKey), and its client's address key (net/addresses
+   * clientAddressKey: none for this machine's own). The body shares, the query turns and the
+   * failed-login throttle all count these.
+   */
+  readonly clientKeys: ClientKeys;
   /**
    * The whole request body. Rejects with BodyTooLarge as soon as more than `limit` bytes are
    * declared or received, without buffering the rest; with BodyTimeout when the body has not arrived
@@ -129,10 +136,11 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
   let abortRead: ((err: Error) => void) | undefined;
   /** What the body holds of the shared memory, from its first byte until released. */
   let charge: BodyCharge | undefined;
+  let clientKeys: ClientKeys | undefined;
   const releaseBody = () => charge?.release();
   const chargeBody = (): BodyCharge | undefined => {
     if (charge || !opts.ledger) return charge;
-    charge = opts.ledger.open(ownersOf(req, protocol, headers));
+    charge = opts.ledger.open({ connection: connectionOf(req, protocol), ...ctx.clientKeys });
     // Whatever way the exchange ends (answered, reset, the connection gone), the body is given back.
     res.once('close', releaseBody);
     return charge;
@@ -180,7 +188,12 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
     path,
     query: new URLSearchParams(search),
     headers,
-    remoteAddress: req.socket?.remoteAddress,
+    get clientKeys(): ClientKeys {
+      return (clientKeys ??= {
+        secret: secretKey(secretFromHeader(headers.authorization)),
+        address: clientAddressKey(remoteAddressOf(req, protocol)),
+      });
+    },
     discardBody: () => {
       if (!bodyDone) rejectBody();
     },
@@ -265,11 +278,14 @@ export function createExchange(req: AnyRequest, res: AnyResponse, protocol: Prot
           return;
         }
         cleanup();
-        void Promise.resolve(writing).then(() => {
+        const done = () => {
           if (settled) return;
           settled = bodyDone = true;
           resolve(size);
-        }, () => undefined); // a failed write has rejected already
+        };
+        // A body kept in memory (readBody) has no write pending: done now, without a promise.
+        if (writing === undefined) done();
+        else void writing.then(done, () => undefined); // a failed write has rejected already
       };
       const onError = () => refuse(new ClientClosed());
       const onAborted = onError;
@@ -384,17 +400,19 @@ async function writeInPieces(stream: http2.ServerHttp2Stream, body: Buffer): Pro
   }
 }
 
-/** Whose a body is: its connection (the HTTP/1.1 socket, the HTTP/2 session), secret and client address. */
-function ownersOf(req: AnyRequest, protocol: Protocol, headers: Readonly<Record<string, string>>): BodyOwners {
+/** The connection a request came on, by identity: the HTTP/1.1 socket, the HTTP/2 session. */
+function connectionOf(req: AnyRequest, protocol: Protocol): object {
   const h2 = protocol === 'h2' ? (req as http2.Http2ServerRequest).stream : undefined;
-  const connection: object = (h2 ? h2.session : req.socket) ?? req;
-  let address: string | undefined;
+  return (h2 ? h2.session : req.socket) ?? req;
+}
+
+/** The peer's IP address; undefined once the connection is gone (its requests fail at once then). */
+function remoteAddressOf(req: AnyRequest, protocol: Protocol): string | undefined {
   try {
-    address = (h2 ? h2.session?.socket : req.socket)?.remoteAddress;
+    return (protocol === 'h2' ? (req as http2.Http2ServerRequest).stream?.session?.socket : req.socket)?.remoteAddress;
   } catch {
-    address = undefined; // the session's socket is gone: the read will fail at once
+    return undefined; // the session's socket is gone
   }
-  return { connection, secret: secretKey(secretFromHeader(headers.authorization)), address: addressKey(address) };
 }
 
 /** The path, and the query string. */

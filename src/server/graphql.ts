@@ -11,7 +11,7 @@ import { BodyTooLarge, type RequestContext } from './context';
 import { lastSeenOf, parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
-import { ownersOf, turnFor } from './turn';
+import { turnFor } from './turn';
 import { QueryCancelled, TooBusy } from '../fql/budget';
 import { clientClosed, internalErrorText, logInternalError, type Outcome } from './responses';
 import type { Handler } from './router';
@@ -52,7 +52,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   // The request waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    leave = await turnFor(service, ctx.releaseBody, ctx, ownersOf(ctx.headers.authorization, ctx.remoteAddress));
+    leave = await turnFor(service, ctx);
   } catch (err) {
     if (err instanceof TooBusy) return busy(ctx);
     if (err instanceof QueryCancelled) return clientClosed();
@@ -61,7 +61,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   const started = process.hrtime.bigint();
   let a: GraphqlAnswer;
   try {
-    const opts = { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers), client: ctx, clientAddress: ctx.remoteAddress };
+    const opts = { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers), client: ctx, clientAddress: ctx.clientKeys.address };
     a = await runGraphql(service, ctx.headers.authorization, request, opts);
   } catch (err) {
     const id = logInternalError(err, 'POST /graphql');

@@ -5,7 +5,7 @@ import { QueryCancelled, TooBusy } from '../fql/budget';
 import { errors } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyUtf8 } from './bodies';
-import { ownersOf, turnFor } from './turn';
+import { turnFor } from './turn';
 import type { RequestContext } from './context';
 import { formatTags, parseQueryHeaders, type QueryHeaders } from './headers';
 import { outcomeOfError, protocolError, type Outcome } from './responses';
@@ -28,7 +28,7 @@ export function queryHandlers(service: QueryService): { post: Handler; get: Hand
       try {
         read = await readBodyUtf8(ctx, service.limits.maxBodyBytes);
       } catch (err) {
-        if (err instanceof TooBusy) return withTags(busy(err), headers);
+        if (err instanceof TooBusy) return withTags(outcomeOfError(err), headers);
         throw err;
       }
       return runQuery(service, ctx, headers, read.text, false, read.bytes);
@@ -46,11 +46,7 @@ export function unauthorized(): Outcome {
 /** 429 `too many requests` with Retry-After, the request's body left unread. */
 function refuseBusy(ctx: RequestContext): Outcome {
   ctx.discardBody();
-  return busy(new TooBusy());
-}
-
-function busy(err: TooBusy): Outcome {
-  return protocolError(err.status, err.code, err.description, err.headers);
+  return outcomeOfError(new TooBusy());
 }
 
 async function runQuery(
@@ -64,11 +60,11 @@ async function runQuery(
   // The query waits for its turn; a process too full for it to wait answers 429 now.
   let leave: () => void;
   try {
-    const turn = turnFor(service, ctx.releaseBody, ctx, ownersOf(ctx.headers.authorization, ctx.remoteAddress));
+    const turn = turnFor(service, ctx);
     leave = typeof turn === 'function' ? turn : await turn;
   } catch (err) {
-    if (err instanceof TooBusy) return withTags({ ...refuseBusy(ctx), bytesIn, log: { fql: body } }, headers);
-    if (err instanceof QueryCancelled) return withTags({ ...outcomeOfError(err), bytesIn, log: { fql: body } }, headers);
+    // The body was read (or, for GET, is none): nothing is left to discard.
+    if (err instanceof TooBusy || err instanceof QueryCancelled) return withTags({ ...outcomeOfError(err), bytesIn, log: { fql: body } }, headers);
     throw err;
   }
   // An empty body is the service's 'No query provided.', reported after authentication (401 first).
@@ -85,7 +81,7 @@ async function runQuery(
     maxRetriesOnContention: headers.maxRetriesOnContention,
     client: ctx, // once it is gone, the query stops at its next look at the clock
     authenticated: (ms) => (timeoutMs = ms),
-    clientAddress: ctx.remoteAddress,
+    clientAddress: ctx.clientKeys.address,
   });
   // The turn ends when the query does, not when its client stops waiting for it.
   work.then(leave, leave);

@@ -87,7 +87,8 @@ export async function startServer(service: QueryService, config: ServerConfig, o
     idleTimeoutMs: config.idleTimeoutMs ?? defaults.idleTimeoutMs,
     maxHeaderKb: config.maxHeaderKb ?? defaults.maxHeaderKb,
   };
-  const bodies = bodyAccounting(service.pool, config);
+  // Built once: every request's exchange shares them.
+  const exchangeOptions = { bodyTimeoutMs: limits.bodyTimeoutMs, ...bodyAccounting(service.pool, config) };
   const logger = logs?.logger ?? NO_LOGGER;
   const streams = new StreamHub(service);
   const router = opts.router ?? buildRouter(service, streams, logs, opts.admin);
@@ -128,7 +129,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   const listener = await listen(config.host, config.port, (req, res, protocol) => {
     let exchange;
     try {
-      exchange = createExchange(req, res, protocol, { bodyTimeoutMs: limits.bodyTimeoutMs, ...bodies });
+      exchange = createExchange(req, res, protocol, exchangeOptions);
     } catch (err) {
       // Nothing sane to answer with (should not happen): drop the request rather than the process.
       console.error('flora: cannot read request:', err);

@@ -3,44 +3,21 @@
 // a line of large bodies gets 429 rather than growing the process, and one client's line only its share.
 
 import type { QueryService } from '../fql/api';
-import type { ClientLink } from '../fql/budget';
-import { isLoopbackHost } from '../config';
-import { secretFromHeader } from '../model/auth';
-import { addressKey, secretKey } from './bodyLedger';
+import type { RequestContext } from './context';
 
 /**
  * The function that ends the turn (call it once, when the work is done), at once or once the
- * request's turn comes; TooBusy (thrown or rejected) when the process is too full for it to wait;
- * QueryCancelled (rejected) when `client` left the line before its turn came. `releaseBody` is
- * called once the request leaves the line either way: from then on its budget charges the request
- * it decodes. `owners` (ownersOf): whose share of the turns it takes.
+ * request's turn comes; TooBusy (rejected) when the process, or the request's client's share of it,
+ * is too full for it to wait; QueryCancelled (rejected) when the client left the line before its turn
+ * came. The request's body is released once it leaves the line either way: from then on its budget
+ * charges the request it decodes.
  */
-export function turnFor(service: QueryService, releaseBody: () => void, client?: ClientLink, owners?: readonly string[]): (() => void) | Promise<() => void> {
-  let turn: (() => void) | Promise<() => void>;
-  try {
-    turn = service.admission.enter(client, owners);
-  } catch (e) {
-    releaseBody();
-    throw e;
-  }
+export function turnFor(service: QueryService, ctx: RequestContext): (() => void) | Promise<() => void> {
+  const turn = service.admission.enter(ctx, ctx.clientKeys);
   // A free turn at once (every request's path while the process has room): no promise.
   if (typeof turn === 'function') {
-    releaseBody();
+    ctx.releaseBody();
     return turn;
   }
-  return turn.finally(releaseBody);
-}
-
-/**
- * Who a request's turn counts against (fql/admission.ts): its secret (a scoped secret as its key) and
- * its client address, unless that is this machine's own (a proxy in front of Flora, a local tool: an
- * attacker elsewhere is never one of them).
- */
-export function ownersOf(authorization: string | undefined, remoteAddress: string | undefined): string[] {
-  const owners: string[] = [];
-  const secret = secretKey(secretFromHeader(authorization));
-  if (secret !== undefined) owners.push(`secret ${secret}`);
-  const address = addressKey(remoteAddress);
-  if (address !== undefined && !isLoopbackHost(address)) owners.push(`address ${address}`);
-  return owners;
+  return turn.finally(ctx.releaseBody);
 }

@@ -1,7 +1,7 @@
 // Issue 30, row 4: failed logins (Login or Identify with a wrong password) are throttled per
-// identity and per client address (model/loginThrottle.ts): past the burst, 429 `too many requests`
-// with Retry-After, before any BCrypt runs; the rightful user gets in again within one refill
-// interval. The torture attack (login-flood) runs at its test size; the exact answers are asserted here.
+// identity and per client address, this machine's own addresses aside (model/loginThrottle.ts):
+// past the burst, 429 `too many requests` with Retry-After, before any BCrypt runs; the rightful user
+// gets in again within one refill interval. The torture attack (login-flood) runs at its test size; the exact answers are asserted here.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,25 +71,22 @@ describe('failed logins throttled per identity (issue 30 row 4)', () => {
   });
 });
 
-describe('failed logins throttled per client address (issue 30 row 4)', () => {
+describe('failed logins from this machine are not counted per address (a proxy in front of Flora)', () => {
   let srv: FloraProcess;
   let client: string;
   before(async () => {
     srv = await startFlora({ args: ['--address-failed-login-burst', '5', '--address-failed-logins-per-minute', '1'] });
-    client = await world(srv, ['1', '2', '3', '4', '5', '6', '7']);
+    client = await world(srv, ['1', '2', '3', '4', '5', '6', '7', '8']);
   });
   after(async () => {
     await srv?.stop();
   });
 
-  test('five wrong passwords over five identities, then 429 for any identity from that address; a success gives nothing back', { timeout: 60_000 }, async () => {
-    for (const id of ['1', '2', '3', '4']) assert.equal(errorOf(await post(srv, client, login(id, 'wrong'))).code, 'authentication failed');
-    // A right password spends nothing, and refills nothing.
-    assert.equal((await post(srv, client, login('6', PASSWORD))).status, 200);
-    assert.equal(errorOf(await post(srv, client, login('5', 'wrong'))).code, 'authentication failed');
-    assertThrottled(await post(srv, client, login('6', PASSWORD)));
-    assertThrottled(await post(srv, client, { identify: user('7'), password: 'wrong' }));
-    // A document that does not exist is a guess as well.
-    assertThrottled(await post(srv, client, login('999', 'wrong')));
+  // The per-address rule itself is unit-tested (test/unit/loginThrottle.test.ts): every connection
+  // here comes from 127.0.0.1, which is what a reverse proxy on the same host looks like.
+  test('wrong passwords over many identities from a loopback address never lock the other users out', { timeout: 60_000 }, async () => {
+    for (const id of ['1', '2', '3', '4', '5', '6']) assert.equal(errorOf(await post(srv, client, login(id, 'wrong'))).code, 'authentication failed');
+    assert.equal((await post(srv, client, login('7', PASSWORD))).status, 200);
+    assert.equal(errorOf(await post(srv, client, login('8', 'wrong'))).code, 'authentication failed');
   });
 });

@@ -94,7 +94,7 @@ test('waiters past their time are refused even when no turn ends (the line is sw
   assert.equal(gate.running, 0);
 });
 
-test('a long line is compacted as it is served, and keeps its order', async () => {
+test('a long line is served in its order', async () => {
   const gate = new Admission({ running: 1, queued: 5000, queueMs: 60_000 });
   const first = await gate.enter();
   const served: number[] = [];
@@ -133,7 +133,7 @@ test('a query whose client left the line never gets a turn: skipped when its tur
 
 test('one owner takes only its share of the turns: its other queries wait while another owner passes them', async () => {
   const gate = new Admission({ running: 4, queued: 8, queueMs: 60_000, ownerShare: 0.5 });
-  const key = ['secret k'];
+  const key = { secret: 'k' };
   const held = [await gate.enter(undefined, key), await gate.enter(undefined, key)];
   assert.equal(gate.running, 2);
   // Turns are free, but not for this owner: it waits.
@@ -142,7 +142,7 @@ test('one owner takes only its share of the turns: its other queries wait while 
   assert.equal(gate.queued, 1);
   assert.equal(gate.running, 2);
   // Another owner (root, or a request with no secret) runs, past the waiting one.
-  const others = [await gate.enter(undefined, ['secret root']), await gate.enter()];
+  const others = [await gate.enter(undefined, { secret: 'root' }), await gate.enter()];
   assert.equal(gate.running, 4);
   assert.equal(gate.queued, 1);
   // One of the owner's turns ends: its waiting query takes it.
@@ -156,28 +156,28 @@ test('one owner takes only its share of the turns: its other queries wait while 
 
 test("an owner's share of the line: beyond it TooBusy for that owner only; an address counts like a secret", async () => {
   const gate = new Admission({ running: 2, queued: 4, queueMs: 60_000, ownerShare: 0.5 });
-  await gate.enter(undefined, ['secret t1', 'address 10.0.0.7']);
+  await gate.enter(undefined, { secret: 't1', address: '10.0.0.7' });
   // Two more tokens from the same address wait (its share of the turns is one)…
-  void gate.enter(undefined, ['secret t2', 'address 10.0.0.7']);
-  void gate.enter(undefined, ['secret t3', 'address 10.0.0.7']);
+  void gate.enter(undefined, { secret: 't2', address: '10.0.0.7' });
+  void gate.enter(undefined, { secret: 't3', address: '10.0.0.7' });
   await settle();
   assert.equal(gate.queued, 2);
   // … and a fourth is refused: the address's share of the line (two places) is taken.
-  const refused = await Promise.resolve(gate.enter(undefined, ['secret t4', 'address 10.0.0.7'])).then(() => undefined, (e: unknown) => e);
+  const refused = await Promise.resolve(gate.enter(undefined, { secret: 't4', address: '10.0.0.7' })).then(() => undefined, (e: unknown) => e);
   assert.ok(refused instanceof TooBusy);
   // Someone else still gets the free turn.
-  await gate.enter(undefined, ['secret other', 'address 10.0.0.8']);
+  await gate.enter(undefined, { secret: 'other', address: '10.0.0.8' });
   assert.equal(gate.running, 2);
 });
 
 test('a waiter over its share makes no newcomer of another owner look late', async () => {
   let now = 0;
   const gate = new Admission({ running: 2, queued: 8, queueMs: 1_000, ownerShare: 0.5 }, () => now);
-  await gate.enter(undefined, ['secret k']);
-  void Promise.resolve(gate.enter(undefined, ['secret k'])).catch(() => undefined);
+  await gate.enter(undefined, { secret: 'k' });
+  void Promise.resolve(gate.enter(undefined, { secret: 'k' })).catch(() => undefined);
   await settle();
   now = 999; // the waiter over its share has waited almost queueMs
   assert.ok(!gate.full);
-  await gate.enter(undefined, ['secret root']);
+  await gate.enter(undefined, { secret: 'root' });
   assert.equal(gate.running, 2);
 });

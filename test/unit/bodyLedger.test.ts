@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryPool } from '../../src/fql/memoryPool';
-import { addressKey, BodyLedger, ledgerOf, secretKey } from '../../src/server/bodyLedger';
+import { BodyLedger, ledgerOf, secretKey } from '../../src/server/bodyLedger';
 import { BODY_RATE_CHECK_MS, nextCheckMs, tooSlow } from '../../src/server/bodyRate';
 import { defaultConfig } from '../../src/config';
 
@@ -108,17 +108,6 @@ test('listeners of one pool share one ledger', () => {
   const pool = new MemoryPool(100 * MB);
   assert.equal(ledgerOf(pool, SHARES), ledgerOf(pool, SHARES));
   assert.notEqual(ledgerOf(pool, SHARES), ledgerOf(new MemoryPool(100 * MB), SHARES));
-});
-
-test('addresses: IPv4 as it is, IPv4-mapped IPv6 as IPv4, IPv6 by its /64', () => {
-  assert.equal(addressKey('192.0.2.7'), '192.0.2.7');
-  assert.equal(addressKey('::ffff:192.0.2.7'), '192.0.2.7');
-  assert.equal(addressKey('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
-  assert.equal(addressKey('2001:0db8:0001:0002:ffff:0:0:9'), '2001:db8:1:2::/64');
-  assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64');
-  assert.equal(addressKey('::1'), '0:0:0:0::/64');
-  assert.equal(addressKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
-  assert.equal(addressKey(undefined), undefined);
 });
 
 test('the minimum rate: no verdict in the grace, then the average since the read began', () => {

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { ipv6Hextets, refusedRange } from '../../src/model/jwks/addresses';
+import { ipv6Hextets, refusedRange } from '../../src/net/addresses';
 import { JWKS_KEY_LIMITS, JwksInvalid, keySetOf, rs256Key } from '../../src/model/jwks/keySet';
 import { JWKS_DEFAULTS } from '../../src/model/jwks/cache';
 import { BACKOFF_FIRST_MS, BACKOFF_MAX_MS, backoffBreaches } from '../../torture/targeted/jwksAbuse';

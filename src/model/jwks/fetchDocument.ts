@@ -10,7 +10,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { refusedRange } from './addresses';
+import { refusedRange } from '../../net/addresses';
 
 export interface FetchLimits {
   /** The whole fetch: lookup, connect, headers and body (ms). */
