@@ -46,12 +46,17 @@ export const h2Reserve: TargetedAttack = {
       const { value, ping } = await whilePinging(flora.url, async () => {
         const others = new Others(flora, clientSecret);
         const running = others.run();
-        opts.log(`    ${STREAMS} trickling streams for ${size.trickleMs} ms`);
-        const trickles = await trickleStreams(flora.url, clientSecret, STREAMS, size.trickleMs);
-        opts.log(`    ${size.fill} streams sending all but one byte, held ${size.fillHoldMs} ms`);
-        const fill = await fillStreams(flora.url, clientSecret, size.fill, size.fillHoldMs);
-        others.stop();
-        await running;
+        let trickles, fill;
+        try {
+          opts.log(`    ${STREAMS} trickling streams for ${size.trickleMs} ms`);
+          trickles = await trickleStreams(flora.url, clientSecret, STREAMS, size.trickleMs);
+          opts.log(`    ${size.fill} streams sending all but one byte, held ${size.fillHoldMs} ms`);
+          fill = await fillStreams(flora.url, clientSecret, size.fill, size.fillHoldMs);
+        } finally {
+          // Others query until stopped: an attack that throws must stop them too, or the run never ends.
+          others.stop();
+          await running;
+        }
         // Everything the attack held is given back: a full body of the same key is served.
         const after = await query(flora.url, clientSecret, fullBody(), true);
         return { trickles, fill, others, after };

@@ -180,8 +180,7 @@ async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hosti
         missing.push((await send(flora.url, undefined)).ms);
       }
       return { genuine, cached, missing };
-    }, opts.size);
-    rss.stop();
+    }, opts.size).finally(() => rss.stop());
     const growthMb = (rss.peak - rssBefore) / 1048576;
     const wrong = forged.filter((a) => a.status !== 401);
     const breaches = CASES.map((c) => backoffBreaches(hostile.fetches[c]));
