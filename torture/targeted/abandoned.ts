@@ -8,8 +8,8 @@
 // The issue's query (Map over 3,000 Identify calls) is made expensive in compute ops by another fix;
 // this one is a plain loop of lambda calls, with the compute limit raised so that it runs for minutes.
 
-import { readFile } from 'node:fs/promises';
 import * as http2 from 'node:http2';
+import { procCpuSeconds } from '../../bench/procStatus';
 import { httpRequest, startFlora, type FloraProcess } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
@@ -64,13 +64,6 @@ export async function makeKey(flora: FloraProcess, role: string): Promise<string
   return (JSON.parse(res.body) as { resource: { secret: string } }).resource.secret;
 }
 
-/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
-export async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
-
 /** `n` long queries on one HTTP/2 session with `secret`; the session is destroyed after `afterMs`. */
 export async function abandonOnH2(url: string, secret: string, n: number, afterMs: number): Promise<void> {
   const session = http2.connect(url);
@@ -115,9 +108,9 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
     const { value, ping } = await whilePinging(flora.url, async () => {
       const probes = [];
       for (let i = 0; i < ROOT_PROBES; i++) probes.push(await timedRootQuery(flora));
-      const cpu0 = await cpuSeconds(pid);
+      const cpu0 = procCpuSeconds(pid);
       await new Promise((resolve) => setTimeout(resolve, CPU_WINDOW_MS));
-      const cpu = (await cpuSeconds(pid)) - cpu0;
+      const cpu = procCpuSeconds(pid) - cpu0;
       return { probes, cpuShare: cpu / (CPU_WINDOW_MS / 1000) };
     }, opts.size);
     const { probes, cpuShare } = value;

@@ -5,10 +5,11 @@
 // interleaved batches. Violations: forged markedly dearer than missing, any forged secret accepted.
 
 import { randomBytes } from 'node:crypto';
+import { procCpuSeconds } from '../../bench/procStatus';
 import { startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
-import { cpuMs, FqlSession } from './fqlSession';
+import { FqlSession } from './fqlSession';
 
 /** Forged is "markedly dearer" above this ratio of missing's CPU per 401, plus the margin below. */
 const RATIO = 1.5;
@@ -44,7 +45,7 @@ export const forgedSecret: TargetedAttack = {
     const details: string[] = [];
     let violations = 0;
     try {
-      const pid = flora.proc.pid!;
+      const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
       const keys: string[] = [];
       for (const role of ['client', 'server', 'admin'])
         keys.push(JSON.parse((await session.post(flora.secret, { create_key: { object: { role } } })).body).resource.secret);
@@ -52,7 +53,7 @@ export const forgedSecret: TargetedAttack = {
       let accepted = 0;
       const fire = async (kind: 'forged' | 'missing') => {
         const secrets = Array.from({ length: batch }, (_, i) => (kind === 'forged' ? forge(keys[i % keys.length]) : missing()));
-        const before = cpuMs(pid);
+        const before = cpuMs();
         let next = 0;
         const worker = async () => {
           while (next < secrets.length) {
@@ -61,7 +62,7 @@ export const forgedSecret: TargetedAttack = {
           }
         };
         await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-        cpu[kind] += cpuMs(pid) - before;
+        cpu[kind] += cpuMs() - before;
       };
       const { ping } = await whilePinging(flora.url, async () => {
         await fire('missing'); // warm-up, not counted

@@ -1,9 +1,8 @@
 // What the secret-and-login attacks share: FQL requests over one HTTP/2 connection (as a driver
-// keeps one), and a server process's CPU time as /proc counts it (every thread: BCrypt runs on
-// libuv's pool, not the main thread).
+// keeps one).
 
 import http2 from 'node:http2';
-import { readFileSync } from 'node:fs';
+import { procCpuSeconds } from '../../bench/procStatus';
 
 export interface FqlAnswer {
   status: number;
@@ -58,15 +57,9 @@ export function firstError(a: FqlAnswer): { code: string; description: string } 
   }
 }
 
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** CPU time `pid` has used so far (user + system, all threads), in ms. */
+/** CPU time `pid` has used so far (user + system, all threads), in ms (security-forged-secret.test's unit). */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of the line (utime, stime) are 12 and 13 after the command name and state.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  return procCpuSeconds(pid) * 1000;
 }
 
 /** Wire form of a ref to a document of a user collection. */

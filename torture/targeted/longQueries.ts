@@ -16,9 +16,10 @@
 
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
+import { procCpuSeconds } from '../../bench/procStatus';
 import { startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { cpuSeconds, longExpr, makeKey } from './abandoned';
+import { longExpr, makeKey } from './abandoned';
 import { pingFigures, promptPingMs, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (the default 64 turns, queries of ~0.3 s of CPU each) and npm test's (shorter queries). */
@@ -109,7 +110,7 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
     // that has been up (a cold start's first requests take several times as long).
     const alone = await concurrentOnH2(flora.url, secret, 1, body);
     if (alone.failures.length > 0) throw new Error(`the query alone: ${alone.failures[0]}`);
-    const cpu0 = await cpuSeconds(flora.proc.pid!);
+    const cpu0 = procCpuSeconds(flora.proc.pid!);
     opts.log(`    ${size.queries} CPU-bound queries (${size.outer * size.width ** 2} lambda calls each) at once on one HTTP/2 connection (client key)`);
     const { value, ping } = await whilePinging(
       flora.url,
@@ -120,7 +121,7 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
       },
       opts.size,
     );
-    const cpu = (await cpuSeconds(flora.proc.pid!)) - cpu0;
+    const cpu = procCpuSeconds(flora.proc.pid!) - cpu0;
     let violations = ping.slow;
     if (ping.slow) details.push(slowPings(ping, 'while the queries ran'));
     const rootSlow = value.root.latencies.filter((ms) => ms > promptPingMs(opts.size)).length;
