@@ -257,6 +257,40 @@ function flatten(headers: http.IncomingHttpHeaders | http2.IncomingHttpHeaders):
   return out;
 }
 
+export interface TimedResponse extends RawResponse {
+  /** From sending the request to the whole answer. */
+  ms: number;
+}
+
+/**
+ * POST / of `body` (a cheap query by default) on a fresh connection, with `secret` as the bearer
+ * (none when undefined): the answer and how long it took; status 0, the error in `body`, when the
+ * connection failed.
+ */
+export async function timedPost(url: string, secret: string | undefined, opts: { body?: string | Buffer; http2?: boolean } = {}): Promise<TimedResponse> {
+  const started = performance.now();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (secret !== undefined) headers.authorization = `Bearer ${secret}`;
+  try {
+    const res = await httpRequest(url, { method: 'POST', headers, body: opts.body ?? '{"add":[1,2]}', http2: opts.http2 });
+    return { ...res, ms: performance.now() - started };
+  } catch (e) {
+    return { status: 0, headers: {}, body: (e as Error).message, ms: performance.now() - started };
+  }
+}
+
+/** A new key of `role` (client, server, admin) made with the root secret, in child database `database` when given; its secret. */
+export async function makeKey(flora: FloraProcess, role: string, database?: string): Promise<string> {
+  const object = database === undefined ? { role } : { role, database: { database } };
+  const res = await httpRequest(flora.url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${flora.secret}` },
+    body: JSON.stringify({ create_key: { object } }),
+  });
+  if (res.status !== 201) throw new Error(`CreateKey answered ${res.status}: ${res.body}`);
+  return (JSON.parse(res.body) as { resource: { secret: string } }).resource.secret;
+}
+
 /** Sends a raw JSON query body (exact Long/Double text the driver cannot express) and returns the body. */
 export async function rawQuery(url: string, secret: string, body: string, http2 = false): Promise<string> {
   const res = await httpRequest(url, {

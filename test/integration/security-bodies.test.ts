@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { once } from 'node:events';
-import { h2Reserve, createKey, fullBody, query, DECLARED } from '../../torture/targeted/h2Reserve';
+import { h2Reserve, fullBody, DECLARED } from '../../torture/targeted/h2Reserve';
 import { promptPingMs } from '../../torture/targeted/pingWatch';
 import { BODY_RATE_CHECK_MS } from '../../src/server/bodyRate';
-import { httpRequest, serverForFile, waitFor } from '../helpers/server';
+import { httpRequest, makeKey, serverForFile, timedPost, waitFor } from '../helpers/server';
 
 const LIMIT = { timeout: 120_000 };
 const TIMED_OUT = '{"error":"request timeout: Client timed out."}';
@@ -40,7 +40,7 @@ describe('the answers', () => {
   let clientKey = '';
 
   test('a client key', LIMIT, async () => {
-    clientKey = await createKey(server.flora, 'client');
+    clientKey = await makeKey(server.flora, 'client');
   });
 
   test('HTTP/2: a body below the minimum rate is cut with 408 on its stream, on / and /graphql alike; the session goes on and /ping stays prompt', LIMIT, async () => {
@@ -106,9 +106,9 @@ describe('the answers', () => {
       assert.deepEqual(JSON.parse(refused.body), BUSY);
       // The two held bodies hold only their connection's share: others are served, a full body too.
       for (const overH2 of [true, false]) {
-        const root = await query(server.flora.url, server.flora.secret, '{"add":[1,2]}', overH2);
+        const root = await timedPost(server.flora.url, server.flora.secret, { http2: overH2 });
         assert.equal(root.status, 200, root.body);
-        const sameKey = await query(server.flora.url, clientKey, fullBody(), overH2);
+        const sameKey = await timedPost(server.flora.url, clientKey, { body: fullBody(), http2: overH2 });
         assert.equal(sameKey.status, 200, sameKey.body);
         assert.equal(sameKey.body, '{"resource":3}');
       }
@@ -124,14 +124,14 @@ describe('the answers', () => {
 
   test('a full 8 MiB body is served over HTTP/1.1 and HTTP/2', LIMIT, async () => {
     for (const overH2 of [false, true]) {
-      const a = await query(server.flora.url, clientKey, fullBody(), overH2);
+      const a = await timedPost(server.flora.url, clientKey, { body: fullBody(), http2: overH2 });
       assert.equal(a.status, 200, a.body);
       assert.equal(a.body, '{"resource":3}');
     }
   });
 
   test('a body over 8 MiB is still 413, declared or not (its size is checked before its share)', LIMIT, async () => {
-    const a = await query(server.flora.url, clientKey, Buffer.alloc(DECLARED + MB, 0x20), true);
+    const a = await timedPost(server.flora.url, clientKey, { body: Buffer.alloc(DECLARED + MB, 0x20), http2: true });
     assert.equal(a.status, 413);
     const session = http2.connect(server.flora.url, { maxSessionMemory: 1 << 20 });
     session.on('error', () => undefined);

@@ -11,9 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
-import { httpRequest, startFlora, waitFor, type FloraProcess } from '../helpers/server';
+import { httpRequest, makeKey, startFlora, timedPost, waitFor, type FloraProcess } from '../helpers/server';
 import { startLogged, storedLog } from '../helpers/logs';
-import { abandonedQueries, LONG_QUERY_FLAGS, longExpr, longQuery, makeKey, timedRootQuery } from '../../torture/targeted/abandoned';
+import { abandonedQueries, LONG_QUERY_FLAGS, longExpr, longQuery } from '../../torture/targeted/abandoned';
 import { PingProbe } from '../../torture/probes';
 
 /** Root must get a turn within this of the disconnect (generous: the machine is shared). */
@@ -69,14 +69,14 @@ function send(url: string, proto: 'h1' | 'h2', reqs: LongRequest[]): Sent {
 
 /** Resolves once root's queries are refused 429: every turn is taken (--max-queued-queries 0). */
 async function turnsTaken(flora: FloraProcess): Promise<void> {
-  await waitFor('the long queries to hold every turn', async () => (await timedRootQuery(flora)).status === 429, 20_000);
+  await waitFor('the long queries to hold every turn', async () => (await timedPost(flora.url, flora.secret)).status === 429, 20_000);
 }
 
 /** Milliseconds until root's query is answered 200 (fails past PROMPT_MS). */
 async function rootGetsTurn(flora: FloraProcess): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const r = await timedRootQuery(flora);
+    const r = await timedPost(flora.url, flora.secret);
     const ms = performance.now() - started;
     if (r.status === 200) return ms;
     assert.equal(r.status, 429, r.body);
@@ -199,7 +199,7 @@ describe('abandoned queries are cancelled', () => {
       waiting.drop();
       await waitFor('the write to leave the line', async () => (await probe(300)) !== 429);
       runners.drop();
-      await waitFor('the turns to be free', async () => (await timedRootQuery(lined)).status === 200);
+      await waitFor('the turns to be free', async () => (await timedPost(lined.url, lined.secret)).status === 200);
       assert.equal((await root({ exists: ref })).body, '{"resource":false}', 'the query that left the line did not run');
     } finally {
       await lined.stop('SIGKILL');

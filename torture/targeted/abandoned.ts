@@ -10,7 +10,7 @@
 
 import * as http2 from 'node:http2';
 import { procCpuSeconds } from '../../bench/procStatus';
-import { httpRequest, startFlora, type FloraProcess } from '../../test/helpers/server';
+import { makeKey, startFlora, timedPost } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
@@ -53,17 +53,6 @@ export function longQuery(): string {
   return JSON.stringify(longExpr());
 }
 
-/** A new key with `role` (client, server, admin), made by root. */
-export async function makeKey(flora: FloraProcess, role: string): Promise<string> {
-  const res = await httpRequest(flora.url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${flora.secret}` },
-    body: JSON.stringify({ create_key: { object: { role } } }),
-  });
-  if (res.status !== 201) throw new Error(`CreateKey: ${res.status} ${res.body}`);
-  return (JSON.parse(res.body) as { resource: { secret: string } }).resource.secret;
-}
-
 /** `n` long queries on one HTTP/2 session with `secret`; the session is destroyed after `afterMs`. */
 export async function abandonOnH2(url: string, secret: string, n: number, afterMs: number): Promise<void> {
   const session = http2.connect(url);
@@ -84,16 +73,6 @@ export async function abandonOnH2(url: string, secret: string, n: number, afterM
   session.destroy();
 }
 
-export async function timedRootQuery(flora: FloraProcess): Promise<{ status: number; ms: number; body: string }> {
-  const started = performance.now();
-  const res = await httpRequest(flora.url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${flora.secret}` },
-    body: '{"add":[1,2]}',
-  });
-  return { status: res.status, ms: performance.now() - started, body: res.body };
-}
-
 async function run(opts: TargetedOptions): Promise<TargetedResult> {
   const size = SIZES[opts.size];
   const flora = await startFlora({ args: [...LONG_QUERY_FLAGS, '--max-concurrent-queries', String(size.turns)] });
@@ -107,7 +86,7 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
     const before = await whilePinging(flora.url, () => abandonOnH2(flora.url, secret, size.queries, DISCONNECT_AFTER_MS), opts.size);
     const { value, ping } = await whilePinging(flora.url, async () => {
       const probes = [];
-      for (let i = 0; i < ROOT_PROBES; i++) probes.push(await timedRootQuery(flora));
+      for (let i = 0; i < ROOT_PROBES; i++) probes.push(await timedPost(flora.url, flora.secret));
       const cpu0 = procCpuSeconds(pid);
       await new Promise((resolve) => setTimeout(resolve, CPU_WINDOW_MS));
       const cpu = procCpuSeconds(pid) - cpu0;

@@ -6,7 +6,7 @@
 // BCrypt runs (estimated from the server's CPU against one Identify's), a password found, a slow ping.
 
 import { procCpuSeconds } from '../../bench/procStatus';
-import { startFlora } from '../../test/helpers/server';
+import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { docRef, firstError, FqlSession } from './fqlSession';
@@ -33,7 +33,7 @@ export const bcryptQuery: TargetedAttack = {
       await root({ create_collection: { object: { name: 'users' } } });
       for (const id of ['1', '2', '3'])
         await root({ create: docRef('users', id), params: { object: { credentials: { object: { password: PASSWORD } } } } });
-      const key = JSON.parse((await root({ create_key: { object: { role: 'client' } } })).body).resource.secret as string;
+      const key = await makeKey(flora, 'client');
       const client = (body: unknown) => session.post(key, body, { 'x-query-timeout': '600000' });
 
       // One Identify's CPU, from right passwords (a success takes no failed-login allowance).

@@ -6,7 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { procCpuSeconds } from '../../bench/procStatus';
-import { startFlora } from '../../test/helpers/server';
+import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { FqlSession } from './fqlSession';
@@ -47,8 +47,7 @@ export const forgedSecret: TargetedAttack = {
     try {
       const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
       const keys: string[] = [];
-      for (const role of ['client', 'server', 'admin'])
-        keys.push(JSON.parse((await session.post(flora.secret, { create_key: { object: { role } } })).body).resource.secret);
+      for (const role of ['client', 'server', 'admin']) keys.push(await makeKey(flora, role));
       const cpu = { forged: 0, missing: 0 };
       let accepted = 0;
       const fire = async (kind: 'forged' | 'missing') => {

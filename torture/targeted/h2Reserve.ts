@@ -9,7 +9,7 @@ import * as http2 from 'node:http2';
 import { setTimeout as delay } from 'node:timers/promises';
 import { defaultConfig } from '../../src/config';
 import { BODY_RATE_CHECK_MS } from '../../src/server/bodyRate';
-import { httpRequest, startFlora, type FloraProcess } from '../../test/helpers/server';
+import { makeKey, startFlora, timedPost, type FloraProcess, type TimedResponse } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
@@ -38,10 +38,10 @@ export const h2Reserve: TargetedAttack = {
     const size = SIZES[opts.size];
     const flora = await startFlora({ args: ['--workers', '1'], env: { FLORA_LOG_QUERIES: 'false' } });
     try {
-      const clientSecret = await createKey(flora, 'client');
+      const clientSecret = await makeKey(flora, 'client');
       // A key in every browser has been seen before. Its first check (BCrypt), which 48 streams at once
       // would each run while the cache is cold, is the BCrypt rows' matter, not this one's.
-      await query(flora.url, clientSecret, '{"add":[1,2]}', true);
+      await timedPost(flora.url, clientSecret, { http2: true });
       const details: string[] = [];
       const { value, ping } = await whilePinging(flora.url, async () => {
         const others = new Others(flora, clientSecret);
@@ -58,7 +58,7 @@ export const h2Reserve: TargetedAttack = {
           await running;
         }
         // Everything the attack held is given back: a full body of the same key is served.
-        const after = await query(flora.url, clientSecret, fullBody(), true);
+        const after = await timedPost(flora.url, clientSecret, { body: fullBody(), http2: true });
         return { trickles, fill, others, after };
       }, opts.size);
       const { trickles, fill, others, after } = value;
@@ -85,7 +85,7 @@ export const h2Reserve: TargetedAttack = {
           'fill streams held/429': `${fill.held}/${fill.refused}`,
           'other queries': String(others.answers.length),
           'others refused': String(refusedOthers.length),
-          'others max ms': String(others.maxMs()),
+          'others max ms': others.maxMs().toFixed(0),
           ...pingFigures(ping),
         },
         details,
@@ -96,32 +96,11 @@ export const h2Reserve: TargetedAttack = {
   },
 };
 
-interface Answer {
-  status: number;
-  ms: number;
-  body: string;
-}
+/** A stream's answer, and how long after the stream opened it came whole. */
+type Answer = Pick<TimedResponse, 'status' | 'ms' | 'body'>;
 
 function describe(a: Answer & { who?: string }): string {
-  return `${a.who ?? ''} ${a.status || 'no answer'} after ${a.ms} ms ${a.body.slice(0, 120)}`.trim();
-}
-
-/** A key of `role` made with the root secret; its secret. */
-export async function createKey(flora: FloraProcess, role: string): Promise<string> {
-  const res = await query(flora.url, flora.secret, JSON.stringify({ create_key: { object: { role } } }), false);
-  if (res.status !== 201 && res.status !== 200) throw new Error(`CreateKey answered ${res.status}: ${res.body}`);
-  return (JSON.parse(res.body) as { resource: { secret: string } }).resource.secret;
-}
-
-/** One POST / on a fresh connection. */
-export async function query(url: string, secret: string, body: string | Buffer, http2: boolean): Promise<Answer> {
-  const started = Date.now();
-  try {
-    const res = await httpRequest(url, { method: 'POST', http2, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body });
-    return { status: res.status, ms: Date.now() - started, body: res.body };
-  } catch (e) {
-    return { status: 0, ms: Date.now() - started, body: (e as Error).message };
-  }
+  return `${a.who ?? ''} ${a.status || 'no answer'} after ${a.ms.toFixed(0)} ms ${a.body.slice(0, 120)}`.trim();
 }
 
 /** A cheap query padded to exactly DECLARED bytes. */
@@ -150,7 +129,7 @@ class Others {
     await Promise.all(
       who.map(async (w) => {
         while (!this.stopped) {
-          this.answers.push({ who: w.who, ...(await query(this.flora.url, w.secret, '{"add":[1,2]}', w.http2)) });
+          this.answers.push({ who: w.who, ...(await timedPost(this.flora.url, w.secret, { http2: w.http2 })) });
           await delay(100);
         }
       }),

@@ -14,7 +14,7 @@
 // allows; forged JWTs answered anything but 401; the huge body read to its end; genuine JWTs refused
 // by the allowing server or accepted by the refusing one; connections the refusing server made.
 
-import { rawQuery, startFlora, httpRequest, type FloraProcess } from '../../test/helpers/server';
+import { rawQuery, startFlora, timedPost, type FloraProcess, type TimedResponse } from '../../test/helpers/server';
 import { RssSampler, rssOf } from '../probes';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
@@ -68,26 +68,6 @@ export async function createProvider(flora: FloraProcess, db: string, name: stri
   return body;
 }
 
-export interface Answer {
-  status: number;
-  ms: number;
-  body: string;
-  headers: Record<string, string>;
-}
-
-/** `POST /` of the query `1` with `secret` as the bearer (none when undefined), on a fresh connection. */
-export async function send(url: string, secret: string | undefined): Promise<Answer> {
-  const started = performance.now();
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (secret !== undefined) headers.authorization = `Bearer ${secret}`;
-  try {
-    const res = await httpRequest(url, { method: 'POST', headers, body: '1' });
-    return { ...res, ms: performance.now() - started };
-  } catch (e) {
-    return { status: 0, ms: performance.now() - started, body: (e as Error).message, headers: {} };
-  }
-}
-
 /** Fetches closer together than the back-off allows: the i-th gap must be at least first·2^(i-1), capped. */
 export function backoffBreaches(times: readonly number[]): number {
   let breaches = 0;
@@ -99,7 +79,7 @@ export function backoffBreaches(times: readonly number[]): number {
 }
 
 /** `burst` waves at once, then one wave every 50 ms (or as each ends) for `windowMs`. */
-async function traffic(burst: number, windowMs: number, wave: (i: number) => Promise<Answer[]>): Promise<Answer[]> {
+async function traffic(burst: number, windowMs: number, wave: (i: number) => Promise<TimedResponse[]>): Promise<TimedResponse[]> {
   const answers = (await Promise.all(Array.from({ length: burst }, (_, i) => wave(i)))).flat();
   const end = Date.now() + windowMs;
   for (let i = 0; Date.now() < end; i++) {
@@ -159,25 +139,25 @@ async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hosti
     const claims = (c: Case | 'good'): Claims => ({ iss: ISSUERS[c], aud });
     const pid = flora.proc.pid!;
     opts.log(`    warm-up: the same traffic without a secret`);
-    await traffic(size.burst, Math.min(size.windowMs, WARM_UP_MS), () => Promise.all(CASES.map(() => send(flora.url, undefined))));
+    await traffic(size.burst, Math.min(size.windowMs, WARM_UP_MS), () => Promise.all(CASES.map(() => timedPost(flora.url, undefined))));
     const rssBefore = rssOf(pid);
     const rss = new RssSampler(() => pid);
     rss.start();
-    const forged: Answer[] = [];
+    const forged: TimedResponse[] = [];
     const { value, ping } = await whilePinging(flora.url, async () => {
       // Half with a kid of the big set, half without (every key tried, before the bounds).
-      const wave = (i: number) => Promise.all(CASES.map((c) => send(flora.url, forgedJwt(claims(c), i % 2 ? 'big-1' : undefined))));
+      const wave = (i: number) => Promise.all(CASES.map((c) => timedPost(flora.url, forgedJwt(claims(c), i % 2 ? 'big-1' : undefined))));
       opts.log(`    ${size.burst} forged JWTs per provider at once, then one each every 50 ms for ${size.windowMs} ms`);
       forged.push(...(await traffic(size.burst, size.windowMs, wave)));
       // The cost of a forged JWT once its provider's set is cached, next to a request with no secret.
-      const genuine = await send(flora.url, genuineJwt(claims('good'), honest.keys.privateKey, 'good'));
+      const genuine = await timedPost(flora.url, genuineJwt(claims('good'), honest.keys.privateKey, 'good'));
       const cached: number[] = [];
       const missing: number[] = [];
       for (let i = 0; i < size.timed; i++) {
-        const a = await send(flora.url, forgedJwt(claims('good'), 'good', 256));
+        const a = await timedPost(flora.url, forgedJwt(claims('good'), 'good', 256));
         forged.push(a);
         cached.push(a.ms);
-        missing.push((await send(flora.url, undefined)).ms);
+        missing.push((await timedPost(flora.url, undefined)).ms);
       }
       return { genuine, cached, missing };
     }, opts.size).finally(() => rss.stop());
@@ -221,7 +201,7 @@ async function refusedWhenNotAllowed(local: HonestJwks): Promise<{ violations: n
   try {
     const aud = await audienceFor(flora, 'jwks');
     await createProvider(flora, 'jwks', 'local', ISSUERS.good, local.uri);
-    const answer = await send(flora.url, genuineJwt({ iss: ISSUERS.good, aud }, local.keys.privateKey, 'good'));
+    const answer = await timedPost(flora.url, genuineJwt({ iss: ISSUERS.good, aud }, local.keys.privateKey, 'good'));
     const details: string[] = [];
     let violations = local.connections;
     if (local.connections > 0) details.push(`with the setting off, the server connected ${local.connections} times to a loopback jwks_uri`);

@@ -5,7 +5,7 @@
 // Retry-After says. Violations: more guesses checked than the throttle lets through in the window,
 // a 429 without Retry-After, the rightful user kept out longer than the bound, a slow ping.
 
-import { startFlora } from '../../test/helpers/server';
+import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { docRef, firstError, FqlSession } from './fqlSession';
@@ -33,7 +33,7 @@ export const loginFlood: TargetedAttack = {
       const root = (body: unknown) => sessions[0].post(flora.secret, body);
       await root({ create_collection: { object: { name: 'users' } } });
       await root({ create: docRef('users', '1'), params: { object: { credentials: { object: { password: PASSWORD } } } } });
-      const key = JSON.parse((await root({ create_key: { object: { role: 'client' } } })).body).resource.secret as string;
+      const key = await makeKey(flora, 'client');
       const login = (s: FqlSession, password: string) => s.post(key, { login: docRef('users', '1'), params: { object: { password } } });
 
       const counts = { checked: 0, throttled: 0, other: 0, noRetryAfter: 0 };

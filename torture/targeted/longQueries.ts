@@ -17,9 +17,9 @@
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { procCpuSeconds } from '../../bench/procStatus';
-import { startFlora } from '../../test/helpers/server';
+import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { longExpr, makeKey } from './abandoned';
+import { longExpr } from './abandoned';
 import { pingFigures, promptPingMs, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the (the default 64 turns, queries of ~0.3 s of CPU each) and npm test's (shorter queries). */
