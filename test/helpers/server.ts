@@ -219,32 +219,45 @@ function h1Request(url: string, req: RawRequest): Promise<RawResponse> {
   });
 }
 
-function h2Request(url: string, req: RawRequest): Promise<RawResponse> {
+async function h2Request(url: string, req: RawRequest): Promise<RawResponse> {
+  const session = http2.connect(url);
+  const failed = new Promise<never>((_, reject) => session.on('error', reject));
+  const stream = session.request({
+    ':method': req.method ?? 'GET',
+    ':path': req.path ?? '/',
+    ...req.headers,
+  });
+  stream.end(req.body);
+  try {
+    const answer = await Promise.race([h2Answer(stream), failed]);
+    session.close();
+    return answer;
+  } catch (e) {
+    session.destroy();
+    throw e;
+  }
+}
+
+/**
+ * The answer on an HTTP/2 stream, once whole. It may come before the request is all sent (a refusal
+ * while the client still writes) and the stream be reset after it: it is the answer all the same. A
+ * stream closed without one rejects.
+ */
+export function h2Answer(stream: http2.ClientHttp2Stream): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const session = http2.connect(url);
-    session.on('error', reject);
-    const stream = session.request({
-      ':method': req.method ?? 'GET',
-      ':path': req.path ?? '/',
-      ...req.headers,
-    });
     let status = 0;
     let headers: Record<string, string> = {};
     const chunks: Buffer[] = [];
+    let error: Error | undefined;
+    const answer = () => ({ status, headers, body: Buffer.concat(chunks).toString('utf8') });
     stream.on('response', (h) => {
       status = Number(h[':status']);
       headers = flatten(h);
     });
     stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      session.close();
-      resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') });
-    });
-    stream.on('error', (err) => {
-      session.destroy();
-      reject(err);
-    });
-    stream.end(req.body);
+    stream.on('error', (e) => (error = e));
+    stream.once('end', () => resolve(answer()));
+    stream.once('close', () => (status ? resolve(answer()) : reject(error ?? new Error(`stream closed without an answer (code ${stream.rstCode})`))));
   });
 }
 

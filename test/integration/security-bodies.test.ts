@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { h2Reserve, fullBody, DECLARED } from '../../torture/targeted/h2Reserve';
 import { promptPingMs } from '../../torture/targeted/pingWatch';
 import { BODY_RATE_CHECK_MS } from '../../src/server/bodyRate';
-import { httpRequest, makeKey, serverForFile, timedPost, waitFor } from '../helpers/server';
+import { h2Answer, httpRequest, makeKey, serverForFile, timedPost, waitFor, type RawResponse } from '../helpers/server';
 
 const LIMIT = { timeout: 120_000 };
 const TIMED_OUT = '{"error":"request timeout: Client timed out."}';
@@ -96,9 +96,8 @@ describe('the answers', () => {
       // Three bodies of all but one byte of 8 MiB on one connection: a 16 MiB share holds two.
       const streams = [0, 1, 2].map(() => {
         const stream = session.request(postHeaders(clientKey, { 'content-length': String(DECLARED) }), { endStream: false });
-        stream.on('error', () => undefined);
         stream.write(Buffer.alloc(DECLARED - 1, 0x20));
-        return { stream, answer: answerOf(stream) };
+        return { stream, answer: h2Answer(stream) };
       });
       const refused = await Promise.race(streams.map((s) => s.answer));
       assert.equal(refused.status, 429);
@@ -137,9 +136,8 @@ describe('the answers', () => {
     session.on('error', () => undefined);
     try {
       const stream = session.request(postHeaders(clientKey), { endStream: false });
-      stream.on('error', () => undefined);
       stream.write(Buffer.alloc(DECLARED + MB, 0x20));
-      assert.equal((await answerOf(stream)).status, 413);
+      assert.equal((await h2Answer(stream)).status, 413);
     } finally {
       session.destroy();
     }
@@ -156,9 +154,8 @@ describe('the answers', () => {
       let answered = 0;
       for (const session of sessions.slice(0, 3)) {
         const stream = session.request(postHeaders(clientKey), { endStream: false });
-        stream.on('error', () => undefined);
         stream.write(Buffer.alloc(DECLARED, 0x20));
-        void answerOf(stream).then(() => answered++, () => answered++);
+        void h2Answer(stream).then(() => answered++, () => answered++);
       }
       // Once the server holds all three, one byte more of the key is past its share.
       await waitFor('the share full', async () => (await h2Post(sessions[3], '/', clientKey, '1')).status === 429, 30_000);
@@ -170,46 +167,21 @@ describe('the answers', () => {
   });
 });
 
-interface H2Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 function postHeaders(secret: string, extra: Record<string, string> = {}): http2.OutgoingHttpHeaders {
   return { ':method': 'POST', ':path': '/', authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...extra };
 }
 
-/** The stream's answer once whole (it may come while the request is still being sent). */
-function answerOf(stream: http2.ClientHttp2Stream): Promise<H2Answer> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let headers: Record<string, string> = {};
-    const chunks: Buffer[] = [];
-    stream.on('response', (h) => {
-      status = Number(h[':status']);
-      headers = Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith(':')).map(([k, v]) => [k, String(v)]));
-    });
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    const done = () => (status ? resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') }) : reject(new Error(`stream closed without an answer (${stream.rstCode})`)));
-    stream.once('end', done);
-    stream.once('close', done);
-  });
-}
-
 /** A body that declares 100,000 bytes and sends one. */
-function h2Trickle(session: http2.ClientHttp2Session, path: string, secret: string): Promise<H2Answer> {
+function h2Trickle(session: http2.ClientHttp2Session, path: string, secret: string): Promise<RawResponse> {
   const stream = session.request({ ...postHeaders(secret, { 'content-length': '100000' }), ':path': path }, { endStream: false });
-  stream.on('error', () => undefined);
   stream.write('{');
-  return answerOf(stream);
+  return h2Answer(stream);
 }
 
-function h2Post(session: http2.ClientHttp2Session, path: string, secret: string, body: string | Buffer): Promise<H2Answer> {
+function h2Post(session: http2.ClientHttp2Session, path: string, secret: string, body: string | Buffer): Promise<RawResponse> {
   const stream = session.request({ ...postHeaders(secret), ':path': path });
-  stream.on('error', () => undefined);
   stream.end(body);
-  return answerOf(stream);
+  return h2Answer(stream);
 }
 
 /** One /ping on a fresh connection; how long it took (ms). */

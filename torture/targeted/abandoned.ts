@@ -8,10 +8,10 @@
 // The issue's query (Map over 3,000 Identify calls) is made expensive in compute ops by another fix;
 // this one is a plain loop of lambda calls, with the compute limit raised so that it runs for minutes.
 
-import * as http2 from 'node:http2';
 import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora, timedPost } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
+import { FqlSession } from './fqlSession';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (64 on one connection, the default 64 turns), and npm test's. */
@@ -55,20 +55,9 @@ export function longQuery(): string {
 
 /** `n` long queries on one HTTP/2 session with `secret`; the session is destroyed after `afterMs`. */
 export async function abandonOnH2(url: string, secret: string, n: number, afterMs: number): Promise<void> {
-  const session = http2.connect(url);
-  session.on('error', () => undefined);
+  const session = new FqlSession(url);
   const body = longQuery();
-  for (let i = 0; i < n; i++) {
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': '/',
-      authorization: `Bearer ${secret}`,
-      'x-query-timeout': '600000',
-      'content-type': 'application/json',
-    });
-    stream.on('error', () => undefined);
-    stream.end(body);
-  }
+  for (let i = 0; i < n; i++) session.post(secret, body, { 'x-query-timeout': '600000' }).catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, afterMs));
   session.destroy();
 }

@@ -3,12 +3,7 @@
 
 import http2 from 'node:http2';
 import { procCpuSeconds } from '../../bench/procStatus';
-
-export interface FqlAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
+import { h2Answer, type RawResponse } from '../../test/helpers/server';
 
 /** One HTTP/2 connection carrying FQL requests (POST /), any number in flight. */
 export class FqlSession {
@@ -19,37 +14,32 @@ export class FqlSession {
     this.session.on('error', () => {}); // a request's own error reports it
   }
 
-  post(secret: string, body: unknown, headers: Record<string, string> = {}): Promise<FqlAnswer> {
-    return new Promise((resolve, reject) => {
-      const stream = this.session.request({
-        ':method': 'POST',
-        ':path': '/',
-        authorization: `Bearer ${secret}`,
-        'x-faunadb-api-version': '4',
-        'content-type': 'application/json',
-        ...headers,
-      });
-      let status = 0;
-      const out: Record<string, string> = {};
-      const chunks: Buffer[] = [];
-      stream.on('response', (h) => {
-        status = Number(h[':status']);
-        for (const [k, v] of Object.entries(h)) if (!k.startsWith(':') && v !== undefined) out[k] = String(v);
-      });
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => resolve({ status, headers: out, body: Buffer.concat(chunks).toString('utf8') }));
-      stream.on('error', reject);
-      stream.end(typeof body === 'string' ? body : JSON.stringify(body));
+  post(secret: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+    const stream = this.session.request({
+      ':method': 'POST',
+      ':path': '/',
+      authorization: `Bearer ${secret}`,
+      'x-faunadb-api-version': '4',
+      'content-type': 'application/json',
+      ...headers,
     });
+    stream.end(typeof body === 'string' ? body : JSON.stringify(body));
+    return h2Answer(stream);
   }
 
+  /** Once the requests in flight are answered. */
   close(): void {
     this.session.close();
+  }
+
+  /** At once, as a client that gives up does: the requests in flight are reset. */
+  destroy(): void {
+    this.session.destroy();
   }
 }
 
 /** The first error of an FQL answer, or undefined for a resource. */
-export function firstError(a: FqlAnswer): { code: string; description: string } | undefined {
+export function firstError(a: RawResponse): { code: string; description: string } | undefined {
   try {
     return (JSON.parse(a.body) as { errors?: { code: string; description: string }[] }).errors?.[0];
   } catch {

@@ -9,7 +9,7 @@ import * as http2 from 'node:http2';
 import { setTimeout as delay } from 'node:timers/promises';
 import { defaultConfig } from '../../src/config';
 import { BODY_RATE_CHECK_MS } from '../../src/server/bodyRate';
-import { makeKey, startFlora, timedPost, type FloraProcess, type TimedResponse } from '../../test/helpers/server';
+import { h2Answer, makeKey, startFlora, timedPost, type FloraProcess, type TimedResponse } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
@@ -155,21 +155,12 @@ function attackHeaders(secret: string): http2.OutgoingHttpHeaders {
   };
 }
 
-/**
- * Resolves with the stream's status (0 without one) and how long after it opened its answer came
- * whole: the answer can end before the stream does, while the attacker is still sending.
- */
+/** Resolves with the stream's answer (status 0 without one) and how long after it opened it came whole. */
 function outcome(stream: http2.ClientHttp2Stream, opened: number): Promise<Answer> {
-  return new Promise((resolve) => {
-    let status = 0;
-    const chunks: Buffer[] = [];
-    const done = () => resolve({ status, ms: Date.now() - opened, body: Buffer.concat(chunks).toString('utf8') });
-    stream.on('response', (h) => (status = Number(h[':status'])));
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('error', () => undefined);
-    stream.once('end', done);
-    stream.once('close', done);
-  });
+  return h2Answer(stream).then(
+    (a) => ({ ...a, ms: Date.now() - opened }),
+    () => ({ status: 0, ms: Date.now() - opened, body: '' }),
+  );
 }
 
 /** The attacker's connection. Its own session memory is unbounded: a client with megabytes still to

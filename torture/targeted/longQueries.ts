@@ -15,11 +15,11 @@
 // before and after: taking turns must not cost throughput.
 
 import * as http from 'node:http';
-import * as http2 from 'node:http2';
 import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
 import { longExpr } from './abandoned';
+import { FqlSession } from './fqlSession';
 import { pingFigures, promptPingMs, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (the default 64 turns, queries of ~0.3 s of CPU each) and npm test's (shorter queries). */
@@ -40,29 +40,15 @@ interface Answers {
 
 /** `n` copies of `body` on one HTTP/2 session with `secret`, all in flight at once; resolves when all are answered. */
 export async function concurrentOnH2(url: string, secret: string, n: number, body: string): Promise<Answers> {
-  const session = http2.connect(url);
-  session.on('error', () => undefined);
+  const session = new FqlSession(url);
   const started = performance.now();
   try {
     const answers = await Promise.all(
       Array.from({ length: n }, () =>
-        new Promise<string | undefined>((resolve) => {
-          const stream = session.request({
-            ':method': 'POST',
-            ':path': '/',
-            authorization: `Bearer ${secret}`,
-            'x-query-timeout': String(QUERY_TIMEOUT_MS),
-            'content-type': 'application/json',
-          });
-          let status = 0;
-          let text = '';
-          stream.setEncoding('utf8');
-          stream.on('response', (h) => (status = Number(h[':status'])));
-          stream.on('data', (c: string) => (text += c));
-          stream.on('end', () => resolve(status === 200 ? undefined : `${status}: ${text.slice(0, 160)}`));
-          stream.on('error', (e) => resolve(`stream error: ${e.message}`));
-          stream.end(body);
-        }),
+        session.post(secret, body, { 'x-query-timeout': String(QUERY_TIMEOUT_MS) }).then(
+          (a) => (a.status === 200 ? undefined : `${a.status}: ${a.body.slice(0, 160)}`),
+          (e: Error) => `stream error: ${e.message}`,
+        ),
       ),
     );
     return { failures: answers.filter((a): a is string => a !== undefined), totalMs: performance.now() - started };
