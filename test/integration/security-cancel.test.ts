@@ -13,7 +13,8 @@ import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { httpRequest, makeKey, startFlora, timedPost, waitFor, type FloraProcess } from '../helpers/server';
 import { startLogged, storedLog } from '../helpers/logs';
-import { abandonedQueries, LONG_QUERY_FLAGS, longExpr, longQuery } from '../../torture/targeted/abandoned';
+import { abandonedQueries, LONG_QUERY_FLAGS, longQuery } from '../../torture/targeted/abandoned';
+import { longExpr } from '../../torture/targeted/fqlSession';
 import { PingProbe } from '../../torture/probes';
 
 /** Root must get a turn within this of the disconnect (generous: the machine is shared). */

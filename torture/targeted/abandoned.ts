@@ -11,7 +11,7 @@
 import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora, timedPost } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { FqlSession } from './fqlSession';
+import { FqlSession, longExpr } from './fqlSession';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (64 on one connection, the default 64 turns), and npm test's. */
@@ -37,18 +37,7 @@ const IDLE_CPU = 0.25;
  */
 export const LONG_QUERY_FLAGS = ['--compute-ops-limit', '1000000000', '--client-query-share', '1'];
 
-/**
- * An expression of `outer` × `width`^`depth` lambda calls and no memory to speak of (Foreach builds
- * nothing): the default is minutes of CPU on this machine.
- */
-export function longExpr(width = 3000, depth = 2, outer = 40): object {
-  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
-  const loop = (over: unknown, body: unknown) => ({ foreach: { lambda: 'x', expr: body }, collection: over });
-  let body: unknown = { var: 'x' };
-  for (let i = 0; i < depth; i++) body = loop({ var: 'a' }, body);
-  return { let: [{ a: range(width) }, { o: range(outer) }], in: loop({ var: 'o' }, body) };
-}
-
+/** longExpr at its default size: minutes of CPU. */
 export function longQuery(): string {
   return JSON.stringify(longExpr());
 }

@@ -9,9 +9,8 @@ import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
-import { docRef, firstError, FqlSession } from './fqlSession';
+import { createUsers, docRef, firstError, FqlSession, PASSWORD } from './fqlSession';
 
-const PASSWORD = 'correct horse battery staple';
 /** More BCrypt runs than this in one query is a violation (the charge allows about ten). */
 const HANDFUL = 30;
 
@@ -29,10 +28,7 @@ export const bcryptQuery: TargetedAttack = {
     try {
       // Every thread's CPU (BCrypt runs on libuv's pool, not the main thread), in ms.
       const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
-      const root = (body: unknown) => session.post(flora.secret, body);
-      await root({ create_collection: { object: { name: 'users' } } });
-      for (const id of ['1', '2', '3'])
-        await root({ create: docRef('users', id), params: { object: { credentials: { object: { password: PASSWORD } } } } });
+      await createUsers(session, flora.secret, ['1', '2', '3']);
       const key = await makeKey(flora, 'client');
       const client = (body: unknown) => session.post(key, body, { 'x-query-timeout': '600000' });
 

@@ -1,5 +1,5 @@
-// What the secret-and-login attacks share: FQL requests over one HTTP/2 connection (as a driver
-// keeps one).
+// What the attacks share to speak FQL: requests over one HTTP/2 connection (as a driver keeps one),
+// the documents and the long expression they send.
 
 import http2 from 'node:http2';
 import { procCpuSeconds } from '../../bench/procStatus';
@@ -55,4 +55,27 @@ export function cpuMs(pid: number): number {
 /** Wire form of a ref to a document of a user collection. */
 export function docRef(collection: string, id: string): unknown {
   return { ref: { collection }, id };
+}
+
+/** The password of the users createUsers makes. */
+export const PASSWORD = 'correct horse battery staple';
+
+/** Collection `users` and, for each of `ids`, a user whose password is PASSWORD; made with `rootSecret`. */
+export async function createUsers(session: FqlSession, rootSecret: string, ids: readonly string[]): Promise<void> {
+  const made = [await session.post(rootSecret, { create_collection: { object: { name: 'users' } } })];
+  for (const id of ids) made.push(await session.post(rootSecret, { create: docRef('users', id), params: { object: { credentials: { object: { password: PASSWORD } } } } }));
+  const failed = made.find((a) => a.status !== 201);
+  if (failed) throw new Error(`creating the users: ${failed.status} ${failed.body}`);
+}
+
+/**
+ * An expression of `outer` × `width`^`depth` lambda calls and no memory to speak of (Foreach builds
+ * nothing): the default is minutes of CPU on this machine.
+ */
+export function longExpr(width = 3000, depth = 2, outer = 40): object {
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+  const loop = (over: unknown, body: unknown) => ({ foreach: { lambda: 'x', expr: body }, collection: over });
+  let body: unknown = { var: 'x' };
+  for (let i = 0; i < depth; i++) body = loop({ var: 'a' }, body);
+  return { let: [{ a: range(width) }, { o: range(outer) }], in: loop({ var: 'o' }, body) };
 }

@@ -8,9 +8,8 @@
 import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
-import { docRef, firstError, FqlSession } from './fqlSession';
+import { createUsers, docRef, firstError, FqlSession, PASSWORD } from './fqlSession';
 
-const PASSWORD = 'correct horse battery staple';
 /** The server's defaults (src/config.ts): an identity's burst and refill. */
 const BURST = 10;
 const PER_MINUTE = 20;
@@ -30,9 +29,7 @@ export const loginFlood: TargetedAttack = {
     const details: string[] = [];
     let violations = 0;
     try {
-      const root = (body: unknown) => sessions[0].post(flora.secret, body);
-      await root({ create_collection: { object: { name: 'users' } } });
-      await root({ create: docRef('users', '1'), params: { object: { credentials: { object: { password: PASSWORD } } } } });
+      await createUsers(sessions[0], flora.secret, ['1']);
       const key = await makeKey(flora, 'client');
       const login = (s: FqlSession, password: string) => s.post(key, { login: docRef('users', '1'), params: { object: { password } } });
 

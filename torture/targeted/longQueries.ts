@@ -18,8 +18,7 @@ import * as http from 'node:http';
 import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { longExpr } from './abandoned';
-import { FqlSession } from './fqlSession';
+import { FqlSession, longExpr } from './fqlSession';
 import { pingFigures, promptPingMs, slowPings, whilePinging } from './pingWatch';
 
 /** Sizes: the (the default 64 turns, queries of ~0.3 s of CPU each) and npm test's (shorter queries). */
