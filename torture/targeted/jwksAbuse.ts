@@ -14,6 +14,7 @@
 // allows; forged JWTs answered anything but 401; the huge body read to its end; genuine JWTs refused
 // by the allowing server or accepted by the refusing one; connections the refusing server made.
 
+import { JWKS_DEFAULTS } from '../../src/model/jwks/cache';
 import { rawQuery, startFlora, timedPost, type FloraProcess, type TimedResponse } from '../../test/helpers/server';
 import { RssSampler, rssOf } from '../probes';
 import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
@@ -26,9 +27,6 @@ const SIZES = {
   torture: { hugeBytes: 400 * 1024 * 1024, burst: 32, windowMs: 30_000, timed: 400 },
 };
 
-/** The documented back-off of a failing provider: 1 s after a failure, doubling to 60 s. */
-export const BACKOFF_FIRST_MS = 1_000;
-export const BACKOFF_MAX_MS = 60_000;
 /** Timer and clock granularity between the two processes. */
 const BACKOFF_SLACK_MS = 50;
 
@@ -68,11 +66,11 @@ export async function createProvider(flora: FloraProcess, db: string, name: stri
   return body;
 }
 
-/** Fetches closer together than the back-off allows: the i-th gap must be at least first·2^(i-1), capped. */
+/** Fetches closer together than the server's back-off allows: the i-th gap must be at least first·2^(i-1), capped. */
 export function backoffBreaches(times: readonly number[]): number {
   let breaches = 0;
   for (let i = 1; i < times.length; i++) {
-    const wait = Math.min(BACKOFF_FIRST_MS * 2 ** (i - 1), BACKOFF_MAX_MS);
+    const wait = Math.min(JWKS_DEFAULTS.backoffMs * 2 ** (i - 1), JWKS_DEFAULTS.maxBackoffMs);
     if (times[i] - times[i - 1] < wait - BACKOFF_SLACK_MS) breaches++;
   }
   return breaches;

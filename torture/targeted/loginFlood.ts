@@ -5,14 +5,14 @@
 // Retry-After says. Violations: more guesses checked than the throttle lets through in the window,
 // a 429 without Retry-After, the rightful user kept out longer than the bound, a slow ping.
 
+import { defaultConfig } from '../../src/config';
 import { makeKey, startFlora } from '../../test/helpers/server';
 import type { TargetedAttack, TargetedResult } from './attack';
 import { pingFigures, slowPings, whilePinging } from './pingWatch';
 import { createUsers, docRef, firstError, FqlSession, PASSWORD } from './fqlSession';
 
-/** The server's defaults (src/config.ts): an identity's burst and refill. */
-const BURST = 10;
-const PER_MINUTE = 20;
+/** The server's defaults: an identity's burst and refill. */
+const { failedLoginBurst: BURST, failedLoginsPerMinute: PER_MINUTE } = defaultConfig();
 /** The address's refill (60 a minute) is faster: the identity's interval bounds the wait. */
 const LOCKOUT_BOUND_MS = (60_000 / PER_MINUTE) + 2_000; // plus slack for a loaded machine
 const CONNECTIONS = 4;
