@@ -11,9 +11,9 @@
 
 import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora, timedPost, type RawResponse } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
+import { Verdict, type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
 import { FqlSession, longExpr } from './fqlSession';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (64 on one connection, the default 64 turns), and npm test's. */
 const SIZES = {
@@ -62,8 +62,7 @@ async function abandonOnH2(url: string, secret: string, n: number, afterMs: numb
 async function run(opts: TargetedOptions): Promise<TargetedResult> {
   const size = SIZES[opts.size];
   const flora = await startFlora({ args: [...LONG_QUERY_FLAGS, '--max-concurrent-queries', String(size.turns)] });
-  const details: string[] = [];
-  let violations = 0;
+  const verdict = new Verdict();
   try {
     const secret = await makeKey(flora, 'client');
     const pid = flora.proc.pid!;
@@ -81,33 +80,21 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
     const { probes, cpuShare } = value;
     // Else root is prompt and the CPU idle only because nothing long ever ran.
     const early = before.value;
-    if (early.length > 0) {
-      violations += early.length;
-      details.push(`${early.length} of the ${size.queries} long queries answered before their client left, e.g. ${early[0].status} ${early[0].body.slice(0, 120)}: the attack did not run`);
-    }
+    verdict.fail(early.length, () => `${early.length} of the ${size.queries} long queries answered before their client left, e.g. ${early[0].status} ${early[0].body.slice(0, 120)}: the attack did not run`);
     for (const [i, p] of probes.entries()) {
-      if (p.status !== 200 || p.ms > ROOT_PROMPT_MS) {
-        violations++;
-        details.push(`root query ${i + 1} after the disconnect: ${p.status} in ${p.ms.toFixed(0)} ms (must be 200 within ${ROOT_PROMPT_MS} ms): ${p.body.slice(0, 120)}`);
-      }
+      verdict.fail(
+        p.status !== 200 || p.ms > ROOT_PROMPT_MS,
+        `root query ${i + 1} after the disconnect: ${p.status} in ${p.ms.toFixed(0)} ms (must be 200 within ${ROOT_PROMPT_MS} ms): ${p.body.slice(0, 120)}`,
+      );
     }
-    if (cpuShare > IDLE_CPU) {
-      violations++;
-      details.push(`abandoned queries still running: the server used ${(cpuShare * 100).toFixed(0)}% of a core over ${CPU_WINDOW_MS} ms after the root queries`);
-    }
-    violations += ping.slow;
-    if (ping.slow) details.push(slowPings(ping, 'after the disconnect'));
-    return {
-      violations,
-      figures: {
-        'root max ms': Math.max(...probes.map((p) => p.ms)).toFixed(0),
-        'root non-200': String(probes.filter((p) => p.status !== 200).length),
-        'CPU after disconnect %': (cpuShare * 100).toFixed(0),
-        ...pingFigures(ping),
-        'ping max ms while they ran': before.ping.maxMs.toFixed(0),
-      },
-      details,
-    };
+    verdict.fail(cpuShare > IDLE_CPU, `abandoned queries still running: the server used ${(cpuShare * 100).toFixed(0)}% of a core over ${CPU_WINDOW_MS} ms after the root queries`);
+    verdict.ping(ping, 'after the disconnect');
+    return verdict.result({
+      'root max ms': Math.max(...probes.map((p) => p.ms)).toFixed(0),
+      'root non-200': String(probes.filter((p) => p.status !== 200).length),
+      'CPU after disconnect %': (cpuShare * 100).toFixed(0),
+      'ping max ms while they ran': before.ping.maxMs.toFixed(0),
+    });
   } finally {
     await flora.stop('SIGKILL');
   }

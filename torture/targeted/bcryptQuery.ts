@@ -8,8 +8,8 @@
 
 import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedResult } from './attack';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
+import { whilePinging } from './pingWatch';
 import { createUsers, docRef, firstError, FqlSession, PASSWORD } from './fqlSession';
 
 /** More BCrypt runs than this in one query is a violation (the charge allows about ten). */
@@ -24,8 +24,7 @@ export const bcryptQuery: TargetedAttack = {
     const candidates = size === 'torture' ? 2000 : 200;
     const flora = await startFlora();
     const session = new FqlSession(flora.url);
-    const details: string[] = [];
-    let violations = 0;
+    const verdict = new Verdict();
     try {
       // Every thread's CPU (BCrypt runs on libuv's pool, not the main thread), in ms.
       const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
@@ -69,22 +68,12 @@ export const bcryptQuery: TargetedAttack = {
         const stopped =
           (answer.status === 400 && err?.code === 'bad request' && err.description.startsWith('Transaction does too much compute')) ||
           (answer.status === 429 && err?.code === 'too many requests');
-        if (!stopped) {
-          violations++;
-          details.push(`${label}: ${said} after ${ms} ms: neither 400 'bad request' (too much compute) nor 429 'too many requests'`);
-        }
-        if (runs > HANDFUL) {
-          violations++;
-          details.push(`${label}: ≈ ${runs} BCrypt runs (server CPU ${cpu.toFixed(0)} ms): more than ${HANDFUL} in one query`);
-        }
-        if (answer.body.includes(PASSWORD)) {
-          violations++;
-          details.push(`${label}: the password was found in one query`);
-        }
+        verdict.fail(!stopped, `${label}: ${said} after ${ms} ms: neither 400 'bad request' (too much compute) nor 429 'too many requests'`);
+        verdict.fail(runs > HANDFUL, `${label}: ≈ ${runs} BCrypt runs (server CPU ${cpu.toFixed(0)} ms): more than ${HANDFUL} in one query`);
+        verdict.fail(answer.body.includes(PASSWORD), `${label}: the password was found in one query`);
       }
-      violations += ping.slow;
-      if (ping.slow) details.push(slowPings(ping));
-      return { violations, figures: { ...figures, ...pingFigures(ping) }, details };
+      verdict.ping(ping);
+      return verdict.result(figures);
     } finally {
       session.close();
       await flora.stop();

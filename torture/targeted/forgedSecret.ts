@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedResult } from './attack';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
+import { whilePinging } from './pingWatch';
 import { FqlSession } from './fqlSession';
 
 /** Forged is "markedly dearer" above this ratio of missing's CPU per 401, plus the margin below. */
@@ -42,8 +42,7 @@ export const forgedSecret: TargetedAttack = {
     const rounds = size === 'torture' ? 6 : 3;
     const flora = await startFlora();
     const session = new FqlSession(flora.url);
-    const details: string[] = [];
-    let violations = 0;
+    const verdict = new Verdict();
     try {
       const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
       const keys: string[] = [];
@@ -75,21 +74,10 @@ export const forgedSecret: TargetedAttack = {
       const forgedMs = cpu.forged / n;
       const missingMs = cpu.missing / n;
       log(`    CPU per 401: forged ${forgedMs.toFixed(3)} ms, missing ${missingMs.toFixed(3)} ms (${n} each)`);
-      if (forgedMs > missingMs * RATIO + MARGIN_MS) {
-        violations++;
-        details.push(`a forged secret costs ${forgedMs.toFixed(2)} ms of server CPU per 401, a missing one ${missingMs.toFixed(2)} ms`);
-      }
-      if (accepted) {
-        violations += accepted;
-        details.push(`${accepted} forged or made-up secrets were not refused with 401`);
-      }
-      violations += ping.slow;
-      if (ping.slow) details.push(slowPings(ping));
-      return {
-        violations,
-        figures: { 'forged CPU ms/401': forgedMs.toFixed(3), 'missing CPU ms/401': missingMs.toFixed(3), ...pingFigures(ping) },
-        details,
-      };
+      verdict.fail(forgedMs > missingMs * RATIO + MARGIN_MS, `a forged secret costs ${forgedMs.toFixed(2)} ms of server CPU per 401, a missing one ${missingMs.toFixed(2)} ms`);
+      verdict.fail(accepted, `${accepted} forged or made-up secrets were not refused with 401`);
+      verdict.ping(ping);
+      return verdict.result({ 'forged CPU ms/401': forgedMs.toFixed(3), 'missing CPU ms/401': missingMs.toFixed(3) });
     } finally {
       session.close();
       await flora.stop();

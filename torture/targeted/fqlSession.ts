@@ -1,9 +1,10 @@
 // What the attacks share to speak FQL: requests over one HTTP/2 connection (as a driver keeps one),
-// the documents and the long expression they send.
+// another client's queries meanwhile, the documents and the long expression they send.
 
 import http2 from 'node:http2';
+import { setTimeout as delay } from 'node:timers/promises';
 import { procCpuSeconds } from '../../bench/procStatus';
-import { h2Answer, type RawResponse } from '../../test/helpers/server';
+import { h2Answer, timedPost, type RawResponse, type TimedResponse } from '../../test/helpers/server';
 
 /** One HTTP/2 connection carrying FQL requests (POST /), any number in flight. */
 export class FqlSession {
@@ -35,6 +36,33 @@ export class FqlSession {
   /** At once, as a client that gives up does: the requests in flight are reset. */
   destroy(): void {
     this.session.destroy();
+  }
+}
+
+/** Another client while an attack runs: a cheap query with `secret` on a fresh connection, again 100 ms after each answer, until stopped. */
+export class Bystander {
+  readonly answers: TimedResponse[] = [];
+  private stopped = false;
+  private readonly running: Promise<void>;
+
+  constructor(
+    readonly who: string,
+    url: string,
+    secret: string,
+    http2 = false,
+  ) {
+    this.running = (async () => {
+      while (!this.stopped) {
+        this.answers.push(await timedPost(url, secret, { http2 }));
+        await delay(100);
+      }
+    })();
+  }
+
+  /** Resolves once the query in flight is answered. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
   }
 }
 

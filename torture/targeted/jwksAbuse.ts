@@ -17,8 +17,8 @@
 import { JWKS_DEFAULTS } from '../../src/model/jwks/cache';
 import { rawQuery, startFlora, timedPost, type FloraProcess, type TimedResponse } from '../../test/helpers/server';
 import { RssSampler, rssOf } from '../probes';
-import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { Verdict, type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
+import { whilePinging } from './pingWatch';
 import { Canary, CASES, forgedJwt, genuineJwt, HonestJwks, HostileJwks, type Case, type Claims } from './jwksServers';
 
 const SIZES = {
@@ -38,11 +38,11 @@ const BACKOFF_SLACK_MS = 50;
  * time (four here), and no key of a refused document is kept: about 12 MiB. A body read whole adds
  * about twice its size: +256 MB for the test size's 128 MiB, +820 MB for 400 MB.
  */
-export const RSS_BOUND_MB = 100;
+const RSS_BOUND_MB = 100;
 /** The warm-up without a secret lasts at most this long after its burst. */
 const WARM_UP_MS = 5_000;
 
-export const ISSUERS: Record<Case | 'good', string> = {
+const ISSUERS: Record<Case | 'good', string> = {
   redirect: 'https://redirect.example/',
   'big-exponents': 'https://big-exponents.example/',
   huge: 'https://huge.example/',
@@ -100,35 +100,28 @@ export const jwksAbuse: TargetedAttack = {
     'providers whose jwks_uri redirects, serves 500 keys with 3,000-bit exponents, streams a huge body or fails; forged JWTs with no key: no canary hit, /ping prompt, RSS bounded, failures backed off, every forged JWT 401; loopback refused when not allowed',
   async run(opts: TargetedOptions): Promise<TargetedResult> {
     const size = SIZES[opts.size];
-    const details: string[] = [];
+    const verdict = new Verdict();
     const figures: Record<string, string> = {};
-    let violations = 0;
     const canary = await new Canary().start();
     const hostile = await new HostileJwks(canary.port, size.hugeBytes).start();
     const honest = await new HonestJwks().start();
     const unreachable = await new HonestJwks().start();
     try {
-      const attacked = await attack(opts, size, hostile, honest);
-      violations += attacked.violations;
-      details.push(...attacked.details);
-      Object.assign(figures, attacked.figures);
-      const off = await refusedWhenNotAllowed(unreachable);
-      violations += off.violations;
-      details.push(...off.details);
-      figures['loopback (setting off): answer/connections'] = `${off.status}/${unreachable.connections}`;
-      violations += canary.hits;
-      if (canary.hits > 0) details.push(`the canary (GET /internal/admin on another local port) was hit ${canary.hits} times through the redirect`);
+      Object.assign(figures, await attack(opts, size, hostile, honest, verdict));
+      const status = await refusedWhenNotAllowed(unreachable, verdict);
+      figures['loopback (setting off): answer/connections'] = `${status}/${unreachable.connections}`;
+      verdict.fail(canary.hits, `the canary (GET /internal/admin on another local port) was hit ${canary.hits} times through the redirect`);
       figures['canary hits'] = String(canary.hits);
     } finally {
       await Promise.all([canary.stop(), hostile.stop(), honest.stop(), unreachable.stop()]);
     }
-    if (violations > 0) details.push('reproduce: npm run torture -- --part access (targeted jwks-abuse)');
-    return { violations, figures, details };
+    if (verdict.violations > 0) verdict.details.push('reproduce: npm run torture -- --part access (targeted jwks-abuse)');
+    return verdict.result(figures);
   },
 };
 
-async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hostile: HostileJwks, honest: HonestJwks): Promise<TargetedResult> {
-  const details: string[] = [];
+/** The forged JWTs against the allowing server; its figures. */
+async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hostile: HostileJwks, honest: HonestJwks, verdict: Verdict): Promise<Record<string, string>> {
   const flora = await startFlora({ env: { FLORA_JWKS_ALLOW_PRIVATE: 'true', FLORA_LOG_QUERIES: 'false' } });
   try {
     const aud = await audienceFor(flora, 'jwks');
@@ -162,52 +155,40 @@ async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hosti
     const growthMb = (rss.peak - rssBefore) / 1048576;
     const wrong = forged.filter((a) => a.status !== 401);
     const breaches = CASES.map((c) => backoffBreaches(hostile.fetches[c]));
-    const violations =
-      ping.slow + (growthMb > RSS_BOUND_MB ? 1 : 0) + breaches.reduce((a, b) => a + b, 0) + wrong.length + hostile.hugeCompleted + (value.genuine.status === 200 ? 0 : 1);
-    if (ping.slow > 0) details.push(slowPings(ping));
-    if (growthMb > RSS_BOUND_MB) details.push(`RSS grew by ${growthMb.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
+    verdict.ping(ping);
+    verdict.fail(growthMb > RSS_BOUND_MB, `RSS grew by ${growthMb.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
     CASES.forEach((c, i) => {
-      if (breaches[i] > 0) details.push(`${c}: ${breaches[i]} fetches sooner than the back-off allows (fetched at +${hostile.fetches[c].map((t) => t - hostile.fetches[c][0]).join(', +')} ms)`);
+      verdict.fail(breaches[i], () => `${c}: ${breaches[i]} fetches sooner than the back-off allows (fetched at +${hostile.fetches[c].map((t) => t - hostile.fetches[c][0]).join(', +')} ms)`);
     });
-    if (wrong.length > 0) details.push(`${wrong.length} of ${forged.length} forged JWTs not refused with 401, e.g. ${wrong[0].status} ${wrong[0].body.slice(0, 120)}`);
-    if (hostile.hugeCompleted > 0) details.push(`the huge JWKS (${size.hugeBytes} bytes) was read to its end ${hostile.hugeCompleted} times`);
-    if (value.genuine.status !== 200) details.push(`a genuine JWT of an honest provider got ${value.genuine.status} ${value.genuine.body.slice(0, 120)}`);
+    verdict.fail(wrong.length, () => `${wrong.length} of ${forged.length} forged JWTs not refused with 401, e.g. ${wrong[0].status} ${wrong[0].body.slice(0, 120)}`);
+    verdict.fail(hostile.hugeCompleted, `the huge JWKS (${size.hugeBytes} bytes) was read to its end ${hostile.hugeCompleted} times`);
+    verdict.fail(value.genuine.status !== 200, `a genuine JWT of an honest provider got ${value.genuine.status} ${value.genuine.body.slice(0, 120)}`);
     return {
-      violations,
-      details,
-      figures: {
-        'forged JWTs': String(forged.length),
-        'forged not 401': String(wrong.length),
-        'fetches redirect/big/huge/fail': CASES.map((c) => hostile.fetches[c].length).join('/'),
-        'back-off breaches': String(breaches.reduce((a, b) => a + b, 0)),
-        'huge bytes sent/read whole': `${hostile.hugeSent}/${hostile.hugeCompleted}`,
-        'RSS growth MB (beyond the same traffic without a secret)': growthMb.toFixed(0),
-        'forged JWT (cached set) p50 ms': median(value.cached).toFixed(1),
-        'no secret p50 ms': median(value.missing).toFixed(1),
-        'genuine JWT': String(value.genuine.status),
-        ...pingFigures(ping),
-      },
+      'forged JWTs': String(forged.length),
+      'forged not 401': String(wrong.length),
+      'fetches redirect/big/huge/fail': CASES.map((c) => hostile.fetches[c].length).join('/'),
+      'back-off breaches': String(breaches.reduce((a, b) => a + b, 0)),
+      'huge bytes sent/read whole': `${hostile.hugeSent}/${hostile.hugeCompleted}`,
+      'RSS growth MB (beyond the same traffic without a secret)': growthMb.toFixed(0),
+      'forged JWT (cached set) p50 ms': median(value.cached).toFixed(1),
+      'no secret p50 ms': median(value.missing).toFixed(1),
+      'genuine JWT': String(value.genuine.status),
     };
   } finally {
     await flora.stop();
   }
 }
 
-/** With the setting off, a loopback jwks_uri is refused before any connection, even for a genuine JWT. */
-async function refusedWhenNotAllowed(local: HonestJwks): Promise<{ violations: number; details: string[]; status: number }> {
+/** With the setting off, a loopback jwks_uri is refused before any connection, even for a genuine JWT; the JWT's status. */
+async function refusedWhenNotAllowed(local: HonestJwks, verdict: Verdict): Promise<number> {
   const flora = await startFlora({ env: { FLORA_JWKS_ALLOW_PRIVATE: 'false', FLORA_LOG_QUERIES: 'false' } });
   try {
     const aud = await audienceFor(flora, 'jwks');
     await createProvider(flora, 'jwks', 'local', ISSUERS.good, local.uri);
     const answer = await timedPost(flora.url, genuineJwt({ iss: ISSUERS.good, aud }, local.keys.privateKey, 'good'));
-    const details: string[] = [];
-    let violations = local.connections;
-    if (local.connections > 0) details.push(`with the setting off, the server connected ${local.connections} times to a loopback jwks_uri`);
-    if (answer.status !== 401) {
-      violations++;
-      details.push(`with the setting off, a JWT of a loopback provider got ${answer.status} ${answer.body.slice(0, 120)}`);
-    }
-    return { violations, details, status: answer.status };
+    verdict.fail(local.connections, `with the setting off, the server connected ${local.connections} times to a loopback jwks_uri`);
+    verdict.fail(answer.status !== 401, `with the setting off, a JWT of a loopback provider got ${answer.status} ${answer.body.slice(0, 120)}`);
+    return answer.status;
   } finally {
     await flora.stop();
   }
