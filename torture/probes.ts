@@ -217,7 +217,8 @@ export class RssSampler {
   constructor(private readonly pid: () => number) {}
 
   start(everyMs = 100): void {
-    this.timer = setInterval(() => this.sample(), everyMs);
+    // Unref'd: a run that throws before stop() must not be kept alive by its sampler.
+    this.timer = setInterval(() => this.sample(), everyMs).unref();
   }
 
   sample(): number {

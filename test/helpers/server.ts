@@ -219,32 +219,45 @@ function h1Request(url: string, req: RawRequest): Promise<RawResponse> {
   });
 }
 
-function h2Request(url: string, req: RawRequest): Promise<RawResponse> {
+async function h2Request(url: string, req: RawRequest): Promise<RawResponse> {
+  const session = http2.connect(url);
+  const failed = new Promise<never>((_, reject) => session.on('error', reject));
+  const stream = session.request({
+    ':method': req.method ?? 'GET',
+    ':path': req.path ?? '/',
+    ...req.headers,
+  });
+  stream.end(req.body);
+  try {
+    const answer = await Promise.race([h2Answer(stream), failed]);
+    session.close();
+    return answer;
+  } catch (e) {
+    session.destroy();
+    throw e;
+  }
+}
+
+/**
+ * The answer on an HTTP/2 stream, once whole. It may come before the request is all sent (a refusal
+ * while the client still writes) and the stream be reset after it: it is the answer all the same. A
+ * stream closed without one rejects.
+ */
+export function h2Answer(stream: http2.ClientHttp2Stream): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const session = http2.connect(url);
-    session.on('error', reject);
-    const stream = session.request({
-      ':method': req.method ?? 'GET',
-      ':path': req.path ?? '/',
-      ...req.headers,
-    });
     let status = 0;
     let headers: Record<string, string> = {};
     const chunks: Buffer[] = [];
+    let error: Error | undefined;
+    const answer = () => ({ status, headers, body: Buffer.concat(chunks).toString('utf8') });
     stream.on('response', (h) => {
       status = Number(h[':status']);
       headers = flatten(h);
     });
     stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      session.close();
-      resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') });
-    });
-    stream.on('error', (err) => {
-      session.destroy();
-      reject(err);
-    });
-    stream.end(req.body);
+    stream.on('error', (e) => (error = e));
+    stream.once('end', () => resolve(answer()));
+    stream.once('close', () => (status ? resolve(answer()) : reject(error ?? new Error(`stream closed without an answer (code ${stream.rstCode})`))));
   });
 }
 
@@ -255,6 +268,40 @@ function flatten(headers: http.IncomingHttpHeaders | http2.IncomingHttpHeaders):
     out[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   return out;
+}
+
+export interface TimedResponse extends RawResponse {
+  /** From sending the request to the whole answer. */
+  ms: number;
+}
+
+/**
+ * POST / of `body` (a cheap query by default) on a fresh connection, with `secret` as the bearer
+ * (none when undefined): the answer and how long it took; status 0, the error in `body`, when the
+ * connection failed.
+ */
+export async function timedPost(url: string, secret: string | undefined, opts: { body?: string | Buffer; http2?: boolean } = {}): Promise<TimedResponse> {
+  const started = performance.now();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (secret !== undefined) headers.authorization = `Bearer ${secret}`;
+  try {
+    const res = await httpRequest(url, { method: 'POST', headers, body: opts.body ?? '{"add":[1,2]}', http2: opts.http2 });
+    return { ...res, ms: performance.now() - started };
+  } catch (e) {
+    return { status: 0, headers: {}, body: (e as Error).message, ms: performance.now() - started };
+  }
+}
+
+/** A new key of `role` (client, server, admin) made with the root secret, in child database `database` when given; its secret. */
+export async function makeKey(flora: FloraProcess, role: string, database?: string): Promise<string> {
+  const object = database === undefined ? { role } : { role, database: { database } };
+  const res = await httpRequest(flora.url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${flora.secret}` },
+    body: JSON.stringify({ create_key: { object } }),
+  });
+  if (res.status !== 201) throw new Error(`CreateKey answered ${res.status}: ${res.body}`);
+  return (JSON.parse(res.body) as { resource: { secret: string } }).resource.secret;
 }
 
 /** Sends a raw JSON query body (exact Long/Double text the driver cannot express) and returns the body. */

@@ -3,15 +3,15 @@
 // is cut off with 408. The attack itself (torture/targeted/h2Reserve.ts) runs at its test size; the
 // exact answers are asserted on a server with a short grace and a small connection share.
 
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { once } from 'node:events';
-import { h2Reserve, createKey, fullBody, query, DECLARED } from '../../torture/targeted/h2Reserve';
-import { promptPingMs } from '../../torture/targeted/pingWatch';
+import { h2Reserve, fullBody, DECLARED } from '../../torture/targeted/h2Reserve';
+import { whilePinging } from '../../torture/targeted/pingWatch';
 import { BODY_RATE_CHECK_MS } from '../../src/server/bodyRate';
-import { httpRequest, serverForFile, waitFor } from '../helpers/server';
+import { h2Answer, makeKey, serverForFile, timedPost, waitFor, type RawResponse } from '../helpers/server';
 
 const LIMIT = { timeout: 120_000 };
 const TIMED_OUT = '{"error":"request timeout: Client timed out."}';
@@ -38,27 +38,28 @@ describe('the answers', () => {
     },
   });
   let clientKey = '';
-
-  test('a client key', LIMIT, async () => {
-    clientKey = await createKey(server.flora, 'client');
+  before(async () => {
+    clientKey = await makeKey(server.flora, 'client');
   });
 
   test('HTTP/2: a body below the minimum rate is cut with 408 on its stream, on / and /graphql alike; the session goes on and /ping stays prompt', LIMIT, async () => {
     const session = http2.connect(server.flora.url);
     session.on('error', () => undefined);
     try {
-      const started = Date.now();
-      const trickles = ['/', '/graphql'].map((path) => h2Trickle(session, path, clientKey));
-      const ping = await timedPing(server.flora.url);
-      const answers = await Promise.all(trickles);
+      let took = 0;
+      const { value: answers, ping } = await whilePinging(server.flora.url, async () => {
+        const started = Date.now();
+        const answers = await Promise.all(['/', '/graphql'].map((path) => h2Trickle(session, path, clientKey)));
+        took = Date.now() - started;
+        return answers;
+      }, 'test');
       for (const a of answers) {
         assert.equal(a.status, 408);
         assert.equal(a.body, TIMED_OUT);
         assert.equal(a.headers['content-type'], 'application/json;charset=utf-8');
       }
-      const took = Date.now() - started;
       assert.ok(took >= GRACE_MS - 100 && took <= CUT_BY_MS, `cut after ${took} ms`);
-      assert.ok(ping < promptPingMs('test'), `ping took ${ping} ms`);
+      assert.equal(ping.slow, 0, `ping max ${ping.maxMs.toFixed(0)} ms`);
       const next = await h2Post(session, '/', clientKey, '{"add":[1,2]}');
       assert.equal(next.status, 200);
       assert.equal(next.body, '{"resource":3}');
@@ -96,9 +97,8 @@ describe('the answers', () => {
       // Three bodies of all but one byte of 8 MiB on one connection: a 16 MiB share holds two.
       const streams = [0, 1, 2].map(() => {
         const stream = session.request(postHeaders(clientKey, { 'content-length': String(DECLARED) }), { endStream: false });
-        stream.on('error', () => undefined);
         stream.write(Buffer.alloc(DECLARED - 1, 0x20));
-        return { stream, answer: answerOf(stream) };
+        return { stream, answer: h2Answer(stream) };
       });
       const refused = await Promise.race(streams.map((s) => s.answer));
       assert.equal(refused.status, 429);
@@ -106,9 +106,9 @@ describe('the answers', () => {
       assert.deepEqual(JSON.parse(refused.body), BUSY);
       // The two held bodies hold only their connection's share: others are served, a full body too.
       for (const overH2 of [true, false]) {
-        const root = await query(server.flora.url, server.flora.secret, '{"add":[1,2]}', overH2);
+        const root = await timedPost(server.flora.url, server.flora.secret, { http2: overH2 });
         assert.equal(root.status, 200, root.body);
-        const sameKey = await query(server.flora.url, clientKey, fullBody(), overH2);
+        const sameKey = await timedPost(server.flora.url, clientKey, { body: fullBody(), http2: overH2 });
         assert.equal(sameKey.status, 200, sameKey.body);
         assert.equal(sameKey.body, '{"resource":3}');
       }
@@ -124,22 +124,21 @@ describe('the answers', () => {
 
   test('a full 8 MiB body is served over HTTP/1.1 and HTTP/2', LIMIT, async () => {
     for (const overH2 of [false, true]) {
-      const a = await query(server.flora.url, clientKey, fullBody(), overH2);
+      const a = await timedPost(server.flora.url, clientKey, { body: fullBody(), http2: overH2 });
       assert.equal(a.status, 200, a.body);
       assert.equal(a.body, '{"resource":3}');
     }
   });
 
   test('a body over 8 MiB is still 413, declared or not (its size is checked before its share)', LIMIT, async () => {
-    const a = await query(server.flora.url, clientKey, Buffer.alloc(DECLARED + MB, 0x20), true);
+    const a = await timedPost(server.flora.url, clientKey, { body: Buffer.alloc(DECLARED + MB, 0x20), http2: true });
     assert.equal(a.status, 413);
     const session = http2.connect(server.flora.url, { maxSessionMemory: 1 << 20 });
     session.on('error', () => undefined);
     try {
       const stream = session.request(postHeaders(clientKey), { endStream: false });
-      stream.on('error', () => undefined);
       stream.write(Buffer.alloc(DECLARED + MB, 0x20));
-      assert.equal((await answerOf(stream)).status, 413);
+      assert.equal((await h2Answer(stream)).status, 413);
     } finally {
       session.destroy();
     }
@@ -156,9 +155,8 @@ describe('the answers', () => {
       let answered = 0;
       for (const session of sessions.slice(0, 3)) {
         const stream = session.request(postHeaders(clientKey), { endStream: false });
-        stream.on('error', () => undefined);
         stream.write(Buffer.alloc(DECLARED, 0x20));
-        void answerOf(stream).then(() => answered++, () => answered++);
+        void h2Answer(stream).then(() => answered++, () => answered++);
       }
       // Once the server holds all three, one byte more of the key is past its share.
       await waitFor('the share full', async () => (await h2Post(sessions[3], '/', clientKey, '1')).status === 429, 30_000);
@@ -170,52 +168,19 @@ describe('the answers', () => {
   });
 });
 
-interface H2Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 function postHeaders(secret: string, extra: Record<string, string> = {}): http2.OutgoingHttpHeaders {
   return { ':method': 'POST', ':path': '/', authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...extra };
 }
 
-/** The stream's answer once whole (it may come while the request is still being sent). */
-function answerOf(stream: http2.ClientHttp2Stream): Promise<H2Answer> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let headers: Record<string, string> = {};
-    const chunks: Buffer[] = [];
-    stream.on('response', (h) => {
-      status = Number(h[':status']);
-      headers = Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith(':')).map(([k, v]) => [k, String(v)]));
-    });
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    const done = () => (status ? resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') }) : reject(new Error(`stream closed without an answer (${stream.rstCode})`)));
-    stream.once('end', done);
-    stream.once('close', done);
-  });
-}
-
 /** A body that declares 100,000 bytes and sends one. */
-function h2Trickle(session: http2.ClientHttp2Session, path: string, secret: string): Promise<H2Answer> {
+function h2Trickle(session: http2.ClientHttp2Session, path: string, secret: string): Promise<RawResponse> {
   const stream = session.request({ ...postHeaders(secret, { 'content-length': '100000' }), ':path': path }, { endStream: false });
-  stream.on('error', () => undefined);
   stream.write('{');
-  return answerOf(stream);
+  return h2Answer(stream);
 }
 
-function h2Post(session: http2.ClientHttp2Session, path: string, secret: string, body: string | Buffer): Promise<H2Answer> {
+function h2Post(session: http2.ClientHttp2Session, path: string, secret: string, body: string | Buffer): Promise<RawResponse> {
   const stream = session.request({ ...postHeaders(secret), ':path': path });
-  stream.on('error', () => undefined);
   stream.end(body);
-  return answerOf(stream);
-}
-
-/** One /ping on a fresh connection; how long it took (ms). */
-async function timedPing(url: string): Promise<number> {
-  const started = Date.now();
-  const res = await httpRequest(url, { path: '/ping' });
-  assert.equal(res.status, 200);
-  return Date.now() - started;
+  return h2Answer(stream);
 }

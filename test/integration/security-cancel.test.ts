@@ -11,10 +11,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
-import { httpRequest, startFlora, waitFor, type FloraProcess } from '../helpers/server';
+import { httpRequest, makeKey, startFlora, timedPost, waitFor, type FloraProcess } from '../helpers/server';
 import { startLogged, storedLog } from '../helpers/logs';
-import { abandonedQueries, LONG_QUERY_FLAGS, longExpr, longQuery, makeKey, timedRootQuery } from '../../torture/targeted/abandoned';
-import { PingProbe } from '../../torture/probes';
+import { abandonedQueries, LONG_QUERY_FLAGS, longQuery } from '../../torture/targeted/abandoned';
+import { longExpr } from '../../torture/targeted/fqlSession';
+import { whilePinging } from '../../torture/targeted/pingWatch';
 
 /** Root must get a turn within this of the disconnect (generous: the machine is shared). */
 const PROMPT_MS = 3_000;
@@ -69,14 +70,14 @@ function send(url: string, proto: 'h1' | 'h2', reqs: LongRequest[]): Sent {
 
 /** Resolves once root's queries are refused 429: every turn is taken (--max-queued-queries 0). */
 async function turnsTaken(flora: FloraProcess): Promise<void> {
-  await waitFor('the long queries to hold every turn', async () => (await timedRootQuery(flora)).status === 429, 20_000);
+  await waitFor('the long queries to hold every turn', async () => (await timedPost(flora.url, flora.secret)).status === 429, 20_000);
 }
 
 /** Milliseconds until root's query is answered 200 (fails past PROMPT_MS). */
 async function rootGetsTurn(flora: FloraProcess): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const r = await timedRootQuery(flora);
+    const r = await timedPost(flora.url, flora.secret);
     const ms = performance.now() - started;
     if (r.status === 200) return ms;
     assert.equal(r.status, 429, r.body);
@@ -199,7 +200,7 @@ describe('abandoned queries are cancelled', () => {
       waiting.drop();
       await waitFor('the write to leave the line', async () => (await probe(300)) !== 429);
       runners.drop();
-      await waitFor('the turns to be free', async () => (await timedRootQuery(lined)).status === 200);
+      await waitFor('the turns to be free', async () => (await timedPost(lined.url, lined.secret)).status === 200);
       assert.equal((await root({ exists: ref })).body, '{"resource":false}', 'the query that left the line did not run');
     } finally {
       await lined.stop('SIGKILL');
@@ -207,18 +208,13 @@ describe('abandoned queries are cancelled', () => {
   });
 
   test('/ping stays prompt while long queries run and are dropped', { timeout: 60_000 }, async () => {
-    const probe = new PingProbe(flora.url);
-    probe.start();
-    try {
+    const { ping } = await whilePinging(flora.url, async () => {
       const sent = send(flora.url, 'h2', [{ secret: client, body: longQuery() }, { secret: client, body: longQuery() }]);
       await turnsTaken(flora);
       sent.drop();
       await rootGetsTurn(flora);
-    } finally {
-      probe.stop();
-    }
-    assert.equal(probe.failures, 0);
-    assert.ok(probe.percentile(100) < 500, `slowest ping ${probe.percentile(100).toFixed(0)} ms`);
+    }, 'test');
+    assert.equal(ping.slow, 0, `slowest ping ${ping.maxMs.toFixed(0)} ms (failed or over ${ping.limitMs} ms)`);
   });
 });
 

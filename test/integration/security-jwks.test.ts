@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { ROOT, startFlora, waitFor, type FloraProcess } from '../helpers/server';
-import { audienceFor, backoffBreaches, createProvider, jwksAbuse, send } from '../../torture/targeted/jwksAbuse';
+import { ROOT, startFlora, timedPost, waitFor, type FloraProcess } from '../helpers/server';
+import { audienceFor, backoffBreaches, createProvider, jwksAbuse } from '../../torture/targeted/jwksAbuse';
 import { forgedJwt, genuineJwt } from '../../torture/targeted/jwksServers';
 import { whilePinging } from '../../torture/targeted/pingWatch';
 
@@ -118,10 +118,10 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
   test('a forged JWT gets exactly the 401 of a missing secret, and no fetch once the set is cached', { timeout: 60_000 }, async () => {
     jwks.json('/one', { keys: [jwk(signing.publicKey, 'k1')] });
     const p = await provider('/one');
-    assert.equal((await send(flora.url, p.genuine('k1'))).status, 200);
-    const forged = await send(flora.url, p.forged('k1'));
+    assert.equal((await timedPost(flora.url, p.genuine('k1'))).status, 200);
+    const forged = await timedPost(flora.url, p.forged('k1'));
     assertUnauthorized(forged, 'forged JWT');
-    const missing = await send(flora.url, undefined);
+    const missing = await timedPost(flora.url, undefined);
     assert.equal(missing.status, 401);
     assert.equal(missing.headers['www-authenticate'], UNAUTHORIZED.auth);
     assert.equal(jwks.hits('/one'), 1);
@@ -131,7 +131,7 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
     jwks.json('/target', { keys: [jwk(signing.publicKey, 'k1')] });
     jwks.routes.set('/moved', (_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${jwks.port}/target` }).end());
     const p = await provider('/moved');
-    assertUnauthorized(await send(flora.url, p.genuine('k1')), 'JWT of a redirecting provider');
+    assertUnauthorized(await timedPost(flora.url, p.genuine('k1')), 'JWT of a redirecting provider');
     assert.equal(jwks.hits('/moved'), 1);
     assert.equal(jwks.hits('/target'), 0);
     await logged(flora, /JWKS "http:\/\/127\.0\.0\.1:\d+\/moved" not usable: HTTP 302: redirects are not followed; not fetched again for 1 s/);
@@ -140,9 +140,9 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
   test('several keys: the kid is required and only its key is tried', { timeout: 60_000 }, async () => {
     jwks.json('/two', { keys: [jwk(other.publicKey, 'k1'), jwk(signing.publicKey, 'k2')] });
     const p = await provider('/two');
-    assert.equal((await send(flora.url, p.genuine('k2'))).status, 200);
-    assertUnauthorized(await send(flora.url, p.genuine(undefined)), 'no kid, two keys');
-    assertUnauthorized(await send(flora.url, p.genuine('k1')), 'the kid of another key');
+    assert.equal((await timedPost(flora.url, p.genuine('k2'))).status, 200);
+    assertUnauthorized(await timedPost(flora.url, p.genuine(undefined)), 'no kid, two keys');
+    assertUnauthorized(await timedPost(flora.url, p.genuine('k1')), 'the kid of another key');
   });
 
   test('keys out of bounds are left out when the set is read; the rest still serve', { timeout: 60_000 }, async () => {
@@ -151,15 +151,15 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
     const ec = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'ec' };
     jwks.json('/mixed', { keys: [jwk(small.publicKey, 'small'), bigExponent, evenExponent, ec, jwk(signing.publicKey, 'good'), { kty: 'RSA', kid: 'junk', n: 1 }] });
     const p = await provider('/mixed');
-    assert.equal((await send(flora.url, p.genuine('good'))).status, 200);
-    assertUnauthorized(await send(flora.url, p.genuine('small', small.privateKey)), '1024-bit key');
+    assert.equal((await timedPost(flora.url, p.genuine('good'))).status, 200);
+    assertUnauthorized(await timedPost(flora.url, p.genuine('small', small.privateKey)), '1024-bit key');
   });
 
   test('a set of more than 100 keys is refused whole', { timeout: 60_000 }, async () => {
     const filler = Array.from({ length: 100 }, (_, i) => jwk(other.publicKey, `f${i}`));
     jwks.json('/many', { keys: [jwk(signing.publicKey, 'good'), ...filler] });
     const p = await provider('/many');
-    assertUnauthorized(await send(flora.url, p.genuine('good')), '101 keys');
+    assertUnauthorized(await timedPost(flora.url, p.genuine('good')), '101 keys');
     await logged(flora, /JWKS "[^"]+\/many" not usable: 101 keys \(at most 100\)/);
   });
 
@@ -172,10 +172,10 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
       res.end(doc.slice(1000));
     });
     const declared = await provider('/declared');
-    assertUnauthorized(await send(flora.url, declared.genuine('good')), 'declared length');
+    assertUnauthorized(await timedPost(flora.url, declared.genuine('good')), 'declared length');
     await logged(flora, /\/declared" not usable: a body of \d+ bytes \(at most 1048576\)/);
     const streamed = await provider('/streamed');
-    assertUnauthorized(await send(flora.url, streamed.genuine('good')), 'streamed body');
+    assertUnauthorized(await timedPost(flora.url, streamed.genuine('good')), 'streamed body');
     await logged(flora, /\/streamed" not usable: a body over 1048576 bytes/);
   });
 
@@ -186,13 +186,13 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
       setTimeout(() => res.writeHead(500).end('down'), 200);
     });
     const p = await provider('/flaky');
-    const first = await Promise.all(Array.from({ length: 10 }, () => send(flora.url, p.genuine('k1'))));
+    const first = await Promise.all(Array.from({ length: 10 }, () => timedPost(flora.url, p.genuine('k1'))));
     for (const a of first) assertUnauthorized(a, 'while the JWKS fails');
     assert.equal(jwks.hits('/flaky'), 1, 'concurrent verifications share one fetch');
-    for (let i = 0; i < 5; i++) assertUnauthorized(await send(flora.url, p.genuine('k1')), 'within the back-off');
+    for (let i = 0; i < 5; i++) assertUnauthorized(await timedPost(flora.url, p.genuine('k1')), 'within the back-off');
     assert.equal(jwks.hits('/flaky'), 1, 'no fetch within the back-off');
     up = true;
-    await waitFor('the provider to recover', async () => (await send(flora.url, p.genuine('k1'))).status === 200, 20_000);
+    await waitFor('the provider to recover', async () => (await timedPost(flora.url, p.genuine('k1'))).status === 200, 20_000);
     const times = jwks.fetches.get('/flaky') ?? [];
     assert.equal(backoffBreaches(times), 0, `fetched at ${times.map((t) => t - times[0]).join(', ')} ms`);
   });
@@ -200,7 +200,7 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
   test('a JWKS server that never answers: 401 within the fetch timeout, /ping prompt meanwhile', { timeout: 60_000 }, async () => {
     jwks.routes.set('/hang', () => undefined);
     const p = await provider('/hang');
-    const { value, ping } = await whilePinging(flora.url, () => send(flora.url, p.genuine('k1')), 'test');
+    const { value, ping } = await whilePinging(flora.url, () => timedPost(flora.url, p.genuine('k1')), 'test');
     assertUnauthorized(value, 'hanging JWKS');
     assert.ok(value.ms < 15_000, `answered after ${value.ms} ms`);
     assert.equal(ping.slow, 0, `ping max ${ping.maxMs} ms`);
@@ -221,7 +221,7 @@ describe('with --jwks-allow-private (local JWKS servers)', () => {
       const tlsAud = await audienceFor(tlsFlora, 'tls');
       await createProvider(tlsFlora, 'tls', 'idp', 'https://tls.example/', `https://localhost:${secure.port}/jwks`);
       const token = genuineJwt({ iss: 'https://tls.example/', aud: tlsAud }, signing.privateKey, 'k1');
-      assert.equal((await send(tlsFlora.url, token)).status, 200, tlsFlora.stderr());
+      assert.equal((await timedPost(tlsFlora.url, token)).status, 200, tlsFlora.stderr());
       assert.deepEqual(seen, [{ servername: 'localhost', host: `localhost:${secure.port}` }]);
     } finally {
       await tlsFlora.stop();
@@ -261,7 +261,7 @@ describe('without --jwks-allow-private (the default)', () => {
       const created = JSON.parse(await createProvider(flora, 'sec', `off${i}`, iss, uri)) as { resource: { jwks_uri: string } };
       assert.equal(created.resource.jwks_uri, uri);
       const started = Date.now();
-      assertUnauthorized(await send(flora.url, genuineJwt({ iss, aud }, signing.privateKey, 'k1')), uri);
+      assertUnauthorized(await timedPost(flora.url, genuineJwt({ iss, aud }, signing.privateKey, 'k1')), uri);
       assert.ok(Date.now() - started < 2_000, `${uri}: refused after ${Date.now() - started} ms`);
       await logged(flora, reason, uri);
     }

@@ -6,6 +6,8 @@
 // The torture suite runs every attack of a part after that part's own run (`hostile`, `access`), at
 // full size; `npm test` runs each in its own regression test at the smaller `test` size.
 
+import { pingFigures, slowPings, type PingReport } from './pingWatch';
+
 export interface TargetedOptions {
   /** `test`: the short form of npm test; `torture`: the full form of npm run torture. */
   size: 'test' | 'torture';
@@ -33,5 +35,26 @@ export interface TargetedAttack {
   run(opts: TargetedOptions): Promise<TargetedResult>;
 }
 
-/** A ping answered later than this while an attack runs counts as a violation: another client waited. */
-export const PROMPT_PING_MS = 500;
+/** Collects an attack's verdict: its violations, a line for each kind, and the pings it is judged by. */
+export class Verdict {
+  violations = 0;
+  readonly details: string[] = [];
+  private pings: PingReport | undefined;
+
+  /** Counts `n` violations (true: one), told by `line` when there are any. */
+  fail(n: number | boolean, line: string | (() => string)): void {
+    if (Number(n) <= 0) return;
+    this.violations += Number(n);
+    this.details.push(typeof line === 'string' ? line : line());
+  }
+
+  /** Counts the slow pings of `report` (seen `during` what); its figures go in the result. */
+  ping(report: PingReport, during?: string): void {
+    this.fail(report.slow, () => slowPings(report, during));
+    this.pings = report;
+  }
+
+  result(figures: Record<string, string>): TargetedResult {
+    return { violations: this.violations, figures: this.pings ? { ...figures, ...pingFigures(this.pings) } : figures, details: this.details };
+  }
+}

@@ -5,10 +5,11 @@
 // interleaved batches. Violations: forged markedly dearer than missing, any forged secret accepted.
 
 import { randomBytes } from 'node:crypto';
-import { startFlora } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedResult } from './attack';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
-import { cpuMs, FqlSession } from './fqlSession';
+import { procCpuSeconds } from '../../bench/procStatus';
+import { makeKey, startFlora } from '../../test/helpers/server';
+import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
+import { whilePinging } from './pingWatch';
+import { FqlSession } from './fqlSession';
 
 /** Forged is "markedly dearer" above this ratio of missing's CPU per 401, plus the margin below. */
 const RATIO = 1.5;
@@ -41,18 +42,16 @@ export const forgedSecret: TargetedAttack = {
     const rounds = size === 'torture' ? 6 : 3;
     const flora = await startFlora();
     const session = new FqlSession(flora.url);
-    const details: string[] = [];
-    let violations = 0;
+    const verdict = new Verdict();
     try {
-      const pid = flora.proc.pid!;
+      const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
       const keys: string[] = [];
-      for (const role of ['client', 'server', 'admin'])
-        keys.push(JSON.parse((await session.post(flora.secret, { create_key: { object: { role } } })).body).resource.secret);
+      for (const role of ['client', 'server', 'admin']) keys.push(await makeKey(flora, role));
       const cpu = { forged: 0, missing: 0 };
       let accepted = 0;
       const fire = async (kind: 'forged' | 'missing') => {
         const secrets = Array.from({ length: batch }, (_, i) => (kind === 'forged' ? forge(keys[i % keys.length]) : missing()));
-        const before = cpuMs(pid);
+        const before = cpuMs();
         let next = 0;
         const worker = async () => {
           while (next < secrets.length) {
@@ -61,7 +60,7 @@ export const forgedSecret: TargetedAttack = {
           }
         };
         await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-        cpu[kind] += cpuMs(pid) - before;
+        cpu[kind] += cpuMs() - before;
       };
       const { ping } = await whilePinging(flora.url, async () => {
         await fire('missing'); // warm-up, not counted
@@ -75,21 +74,10 @@ export const forgedSecret: TargetedAttack = {
       const forgedMs = cpu.forged / n;
       const missingMs = cpu.missing / n;
       log(`    CPU per 401: forged ${forgedMs.toFixed(3)} ms, missing ${missingMs.toFixed(3)} ms (${n} each)`);
-      if (forgedMs > missingMs * RATIO + MARGIN_MS) {
-        violations++;
-        details.push(`a forged secret costs ${forgedMs.toFixed(2)} ms of server CPU per 401, a missing one ${missingMs.toFixed(2)} ms`);
-      }
-      if (accepted) {
-        violations += accepted;
-        details.push(`${accepted} forged or made-up secrets were not refused with 401`);
-      }
-      violations += ping.slow;
-      if (ping.slow) details.push(slowPings(ping));
-      return {
-        violations,
-        figures: { 'forged CPU ms/401': forgedMs.toFixed(3), 'missing CPU ms/401': missingMs.toFixed(3), ...pingFigures(ping) },
-        details,
-      };
+      verdict.fail(forgedMs > missingMs * RATIO + MARGIN_MS, `a forged secret costs ${forgedMs.toFixed(2)} ms of server CPU per 401, a missing one ${missingMs.toFixed(2)} ms`);
+      verdict.fail(accepted, `${accepted} forged or made-up secrets were not refused with 401`);
+      verdict.ping(ping);
+      return verdict.result({ 'forged CPU ms/401': forgedMs.toFixed(3), 'missing CPU ms/401': missingMs.toFixed(3) });
     } finally {
       session.close();
       await flora.stop();

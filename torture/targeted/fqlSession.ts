@@ -1,15 +1,10 @@
-// What the secret-and-login attacks share: FQL requests over one HTTP/2 connection (as a driver
-// keeps one), and a server process's CPU time as /proc counts it (every thread: BCrypt runs on
-// libuv's pool, not the main thread).
+// What the attacks share to speak FQL: requests over one HTTP/2 connection (as a driver keeps one),
+// another client's queries meanwhile, the documents and the long expression they send.
 
 import http2 from 'node:http2';
-import { readFileSync } from 'node:fs';
-
-export interface FqlAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
+import { setTimeout as delay } from 'node:timers/promises';
+import { procCpuSeconds } from '../../bench/procStatus';
+import { h2Answer, timedPost, type RawResponse, type TimedResponse } from '../../test/helpers/server';
 
 /** One HTTP/2 connection carrying FQL requests (POST /), any number in flight. */
 export class FqlSession {
@@ -20,37 +15,59 @@ export class FqlSession {
     this.session.on('error', () => {}); // a request's own error reports it
   }
 
-  post(secret: string, body: unknown, headers: Record<string, string> = {}): Promise<FqlAnswer> {
-    return new Promise((resolve, reject) => {
-      const stream = this.session.request({
-        ':method': 'POST',
-        ':path': '/',
-        authorization: `Bearer ${secret}`,
-        'x-faunadb-api-version': '4',
-        'content-type': 'application/json',
-        ...headers,
-      });
-      let status = 0;
-      const out: Record<string, string> = {};
-      const chunks: Buffer[] = [];
-      stream.on('response', (h) => {
-        status = Number(h[':status']);
-        for (const [k, v] of Object.entries(h)) if (!k.startsWith(':') && v !== undefined) out[k] = String(v);
-      });
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => resolve({ status, headers: out, body: Buffer.concat(chunks).toString('utf8') }));
-      stream.on('error', reject);
-      stream.end(typeof body === 'string' ? body : JSON.stringify(body));
+  post(secret: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+    const stream = this.session.request({
+      ':method': 'POST',
+      ':path': '/',
+      authorization: `Bearer ${secret}`,
+      'x-faunadb-api-version': '4',
+      'content-type': 'application/json',
+      ...headers,
     });
+    stream.end(typeof body === 'string' ? body : JSON.stringify(body));
+    return h2Answer(stream);
   }
 
+  /** Once the requests in flight are answered. */
   close(): void {
     this.session.close();
+  }
+
+  /** At once, as a client that gives up does: the requests in flight are reset. */
+  destroy(): void {
+    this.session.destroy();
+  }
+}
+
+/** Another client while an attack runs: a cheap query with `secret` on a fresh connection, again 100 ms after each answer, until stopped. */
+export class Bystander {
+  readonly answers: TimedResponse[] = [];
+  private stopped = false;
+  private readonly running: Promise<void>;
+
+  constructor(
+    readonly who: string,
+    url: string,
+    secret: string,
+    http2 = false,
+  ) {
+    this.running = (async () => {
+      while (!this.stopped) {
+        this.answers.push(await timedPost(url, secret, { http2 }));
+        await delay(100);
+      }
+    })();
+  }
+
+  /** Resolves once the query in flight is answered. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
   }
 }
 
 /** The first error of an FQL answer, or undefined for a resource. */
-export function firstError(a: FqlAnswer): { code: string; description: string } | undefined {
+export function firstError(a: RawResponse): { code: string; description: string } | undefined {
   try {
     return (JSON.parse(a.body) as { errors?: { code: string; description: string }[] }).errors?.[0];
   } catch {
@@ -58,18 +75,35 @@ export function firstError(a: FqlAnswer): { code: string; description: string } 
   }
 }
 
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** CPU time `pid` has used so far (user + system, all threads), in ms. */
+/** CPU time `pid` has used so far (user + system, all threads), in ms (security-forged-secret.test's unit). */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of the line (utime, stime) are 12 and 13 after the command name and state.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  return procCpuSeconds(pid) * 1000;
 }
 
 /** Wire form of a ref to a document of a user collection. */
 export function docRef(collection: string, id: string): unknown {
   return { ref: { collection }, id };
+}
+
+/** The password of the users createUsers makes. */
+export const PASSWORD = 'correct horse battery staple';
+
+/** Collection `users` and, for each of `ids`, a user whose password is PASSWORD; made with `rootSecret`. */
+export async function createUsers(session: FqlSession, rootSecret: string, ids: readonly string[]): Promise<void> {
+  const made = [await session.post(rootSecret, { create_collection: { object: { name: 'users' } } })];
+  for (const id of ids) made.push(await session.post(rootSecret, { create: docRef('users', id), params: { object: { credentials: { object: { password: PASSWORD } } } } }));
+  const failed = made.find((a) => a.status !== 201);
+  if (failed) throw new Error(`creating the users: ${failed.status} ${failed.body}`);
+}
+
+/**
+ * An expression of `outer` × `width`^`depth` lambda calls and no memory to speak of (Foreach builds
+ * nothing): the default is minutes of CPU on this machine.
+ */
+export function longExpr(width = 3000, depth = 2, outer = 40): object {
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+  const loop = (over: unknown, body: unknown) => ({ foreach: { lambda: 'x', expr: body }, collection: over });
+  let body: unknown = { var: 'x' };
+  for (let i = 0; i < depth; i++) body = loop({ var: 'a' }, body);
+  return { let: [{ a: range(width) }, { o: range(outer) }], in: loop({ var: 'o' }, body) };
 }

@@ -9,9 +9,10 @@ import * as http2 from 'node:http2';
 import { setTimeout as delay } from 'node:timers/promises';
 import { defaultConfig } from '../../src/config';
 import { BODY_RATE_CHECK_MS } from '../../src/server/bodyRate';
-import { httpRequest, startFlora, type FloraProcess } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { h2Answer, makeKey, startFlora, timedPost, type TimedResponse } from '../../test/helpers/server';
+import { Verdict, type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
+import { Bystander } from './fqlSession';
+import { whilePinging } from './pingWatch';
 
 /** What every attacking stream declares: the issue's `content-length: 8388608`. */
 export const DECLARED = 8 * 1024 * 1024;
@@ -26,7 +27,7 @@ const SIZES = {
 };
 
 /** A trickling stream is answered 408 within this long of its start (default settings). */
-export function cutWithinMs(): number {
+function cutWithinMs(): number {
   return defaultConfig().bodyRateGraceMs + BODY_RATE_CHECK_MS + SLACK_MS;
 }
 
@@ -36,87 +37,64 @@ export const h2Reserve: TargetedAttack = {
   about: `one HTTP/2 connection, client key, ${STREAMS} POST / streams declaring 8 MiB and sending 1 byte (renewed), then all but 1 byte: others never 429, trickles cut with 408`,
   async run(opts: TargetedOptions): Promise<TargetedResult> {
     const size = SIZES[opts.size];
-    const flora = await startFlora({ args: ['--workers', '1'], env: { FLORA_LOG_QUERIES: 'false' } });
+    const flora = await startFlora({ env: { FLORA_LOG_QUERIES: 'false' } });
     try {
-      const clientSecret = await createKey(flora, 'client');
+      const clientSecret = await makeKey(flora, 'client');
       // A key in every browser has been seen before. Its first check (BCrypt), which 48 streams at once
       // would each run while the cache is cold, is the BCrypt rows' matter, not this one's.
-      await query(flora.url, clientSecret, '{"add":[1,2]}', true);
-      const details: string[] = [];
+      await timedPost(flora.url, clientSecret, { http2: true });
       const { value, ping } = await whilePinging(flora.url, async () => {
-        const others = new Others(flora, clientSecret);
-        const running = others.run();
-        opts.log(`    ${STREAMS} trickling streams for ${size.trickleMs} ms`);
-        const trickles = await trickleStreams(flora.url, clientSecret, STREAMS, size.trickleMs);
-        opts.log(`    ${size.fill} streams sending all but one byte, held ${size.fillHoldMs} ms`);
-        const fill = await fillStreams(flora.url, clientSecret, size.fill, size.fillHoldMs);
-        others.stop();
-        await running;
+        // Other clients query one after another, each on its own connection: root over both protocols, and the attacker's key.
+        const others = [
+          new Bystander('root h2', flora.url, flora.secret, true),
+          new Bystander('root h1', flora.url, flora.secret),
+          new Bystander('client key h2', flora.url, clientSecret, true),
+        ];
+        let trickles, fill;
+        try {
+          opts.log(`    ${STREAMS} trickling streams for ${size.trickleMs} ms`);
+          trickles = await trickleStreams(flora.url, clientSecret, STREAMS, size.trickleMs);
+          opts.log(`    ${size.fill} streams sending all but one byte, held ${size.fillHoldMs} ms`);
+          fill = await fillStreams(flora.url, clientSecret, size.fill, size.fillHoldMs);
+        } finally {
+          // They query until stopped: an attack that throws must stop them too, or the run never ends.
+          await Promise.all(others.map((o) => o.stop()));
+        }
         // Everything the attack held is given back: a full body of the same key is served.
-        const after = await query(flora.url, clientSecret, fullBody(), true);
-        return { trickles, fill, others, after };
+        const after = await timedPost(flora.url, clientSecret, { body: fullBody(), http2: true });
+        return { trickles, fill, others: others.flatMap((o) => o.answers.map((a) => ({ who: o.who, ...a }))), after };
       }, opts.size);
       const { trickles, fill, others, after } = value;
       const limit = cutWithinMs();
       const late = trickles.filter((t) => t.status !== 408 || t.ms > limit);
-      const refusedOthers = others.answers.filter((a) => a.status === 429 || a.status === 0 || a.status >= 500);
-      const afterRefused = after.status === 429 || after.status === 0 || after.status >= 500 ? 1 : 0;
-      const violations = refusedOthers.length + late.length + afterRefused + ping.slow;
-      if (refusedOthers.length > 0)
-        details.push(`${refusedOthers.length} of ${others.answers.length} queries of other clients refused, e.g. ${describe(refusedOthers[0])}`);
-      if (late.length > 0) {
-        const e = late[0];
-        details.push(`${late.length} of ${trickles.length} trickling streams not cut with 408 within ${limit} ms, e.g. ${e.status || 'no answer'} after ${e.ms} ms`);
-      }
-      if (afterRefused) details.push(`after the attack a full ${DECLARED}-byte body of the client key got ${after.status} ${after.body.slice(0, 120)}`);
-      if (ping.slow > 0) details.push(slowPings(ping));
-      if (violations > 0) details.push('reproduce: npm run torture -- --part hostile (targeted h2-reserve)');
+      const refused = (a: Answer) => a.status === 429 || a.status === 0 || a.status >= 500;
+      const refusedOthers = others.filter(refused);
+      const verdict = new Verdict();
+      verdict.fail(refusedOthers.length, () => `${refusedOthers.length} of ${others.length} queries of other clients refused, e.g. ${describe(refusedOthers[0])}`);
+      verdict.fail(late.length, () => `${late.length} of ${trickles.length} trickling streams not cut with 408 within ${limit} ms, e.g. ${late[0].status || 'no answer'} after ${late[0].ms} ms`);
+      verdict.fail(refused(after), `after the attack a full ${DECLARED}-byte body of the client key got ${after.status} ${after.body.slice(0, 120)}`);
+      verdict.ping(ping);
+      if (verdict.violations > 0) verdict.details.push('reproduce: npm run torture -- --part hostile (targeted h2-reserve)');
       const cuts = trickles.filter((t) => t.status === 408).map((t) => t.ms);
-      return {
-        violations,
-        figures: {
-          'trickling streams': String(trickles.length),
-          'cut 408 max ms': cuts.length ? String(Math.max(...cuts)) : '-',
-          'fill streams held/429': `${fill.held}/${fill.refused}`,
-          'other queries': String(others.answers.length),
-          'others refused': String(refusedOthers.length),
-          'others max ms': String(others.maxMs()),
-          ...pingFigures(ping),
-        },
-        details,
-      };
+      return verdict.result({
+        'trickling streams': String(trickles.length),
+        'cut 408 max ms': cuts.length ? String(Math.max(...cuts)) : '-',
+        'fill streams held/429': `${fill.held}/${fill.refused}`,
+        'other queries': String(others.length),
+        'others refused': String(refusedOthers.length),
+        'others max ms': Math.max(0, ...others.map((a) => a.ms)).toFixed(0),
+      });
     } finally {
       await flora.stop();
     }
   },
 };
 
-interface Answer {
-  status: number;
-  ms: number;
-  body: string;
-}
+/** A stream's answer, and how long after the stream opened it came whole. */
+type Answer = Pick<TimedResponse, 'status' | 'ms' | 'body'>;
 
-function describe(a: Answer & { who?: string }): string {
-  return `${a.who ?? ''} ${a.status || 'no answer'} after ${a.ms} ms ${a.body.slice(0, 120)}`.trim();
-}
-
-/** A key of `role` made with the root secret; its secret. */
-export async function createKey(flora: FloraProcess, role: string): Promise<string> {
-  const res = await query(flora.url, flora.secret, JSON.stringify({ create_key: { object: { role } } }), false);
-  if (res.status !== 201 && res.status !== 200) throw new Error(`CreateKey answered ${res.status}: ${res.body}`);
-  return (JSON.parse(res.body) as { resource: { secret: string } }).resource.secret;
-}
-
-/** One POST / on a fresh connection. */
-export async function query(url: string, secret: string, body: string | Buffer, http2: boolean): Promise<Answer> {
-  const started = Date.now();
-  try {
-    const res = await httpRequest(url, { method: 'POST', http2, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body });
-    return { status: res.status, ms: Date.now() - started, body: res.body };
-  } catch (e) {
-    return { status: 0, ms: Date.now() - started, body: (e as Error).message };
-  }
+function describe(a: Answer & { who: string }): string {
+  return `${a.who} ${a.status || 'no answer'} after ${a.ms.toFixed(0)} ms ${a.body.slice(0, 120)}`;
 }
 
 /** A cheap query padded to exactly DECLARED bytes. */
@@ -124,41 +102,6 @@ export function fullBody(): Buffer {
   const body = Buffer.alloc(DECLARED, 0x20);
   body.write('{"add":[1,2]}');
   return body;
-}
-
-/** Other clients query one after another, each on its own connection: root over both protocols, and the attacker's key. */
-class Others {
-  readonly answers: (Answer & { who: string })[] = [];
-  private stopped = false;
-
-  constructor(
-    private readonly flora: FloraProcess,
-    private readonly clientSecret: string,
-  ) {}
-
-  async run(): Promise<void> {
-    const who = [
-      { who: 'root h2', secret: this.flora.secret, http2: true },
-      { who: 'root h1', secret: this.flora.secret, http2: false },
-      { who: 'client key h2', secret: this.clientSecret, http2: true },
-    ];
-    await Promise.all(
-      who.map(async (w) => {
-        while (!this.stopped) {
-          this.answers.push({ who: w.who, ...(await query(this.flora.url, w.secret, '{"add":[1,2]}', w.http2)) });
-          await delay(100);
-        }
-      }),
-    );
-  }
-
-  stop(): void {
-    this.stopped = true;
-  }
-
-  maxMs(): number {
-    return this.answers.reduce((m, a) => Math.max(m, a.ms), 0);
-  }
 }
 
 function attackHeaders(secret: string): http2.OutgoingHttpHeaders {
@@ -171,21 +114,12 @@ function attackHeaders(secret: string): http2.OutgoingHttpHeaders {
   };
 }
 
-/**
- * Resolves with the stream's status (0 without one) and how long after it opened its answer came
- * whole: the answer can end before the stream does, while the attacker is still sending.
- */
+/** Resolves with the stream's answer (status 0 without one) and how long after it opened it came whole. */
 function outcome(stream: http2.ClientHttp2Stream, opened: number): Promise<Answer> {
-  return new Promise((resolve) => {
-    let status = 0;
-    const chunks: Buffer[] = [];
-    const done = () => resolve({ status, ms: Date.now() - opened, body: Buffer.concat(chunks).toString('utf8') });
-    stream.on('response', (h) => (status = Number(h[':status'])));
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('error', () => undefined);
-    stream.once('end', done);
-    stream.once('close', done);
-  });
+  return h2Answer(stream).then(
+    (a) => ({ ...a, ms: Date.now() - opened }),
+    () => ({ status: 0, ms: Date.now() - opened, body: '' }),
+  );
 }
 
 /** The attacker's connection. Its own session memory is unbounded: a client with megabytes still to
@@ -200,7 +134,7 @@ function connect(url: string): http2.ClientHttp2Session {
  * `count` streams on one connection, one byte each, each reopened as soon as it ends, for `holdMs`;
  * the streams still open then are reset. The answers of the streams that ended by themselves.
  */
-export async function trickleStreams(url: string, secret: string, count: number, holdMs: number): Promise<Answer[]> {
+async function trickleStreams(url: string, secret: string, count: number, holdMs: number): Promise<Answer[]> {
   const session = connect(url);
   const ended: Answer[] = [];
   const open = new Set<http2.ClientHttp2Stream>();
@@ -242,7 +176,7 @@ export async function trickleStreams(url: string, secret: string, count: number,
  * `count` streams on one connection each send all but one byte of the declared body and stall for
  * `holdMs`, then are reset. How many were still held then, and how many were refused with 429.
  */
-export async function fillStreams(url: string, secret: string, count: number, holdMs: number): Promise<{ held: number; refused: number }> {
+async function fillStreams(url: string, secret: string, count: number, holdMs: number): Promise<{ held: number; refused: number }> {
   const session = connect(url);
   const piece = Buffer.alloc(DECLARED - 1, 0x20);
   const streams: http2.ClientHttp2Stream[] = [];

@@ -14,10 +14,11 @@
 // allows; forged JWTs answered anything but 401; the huge body read to its end; genuine JWTs refused
 // by the allowing server or accepted by the refusing one; connections the refusing server made.
 
-import { rawQuery, startFlora, httpRequest, type FloraProcess } from '../../test/helpers/server';
+import { JWKS_DEFAULTS } from '../../src/model/jwks/cache';
+import { rawQuery, startFlora, timedPost, type FloraProcess, type TimedResponse } from '../../test/helpers/server';
 import { RssSampler, rssOf } from '../probes';
-import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { Verdict, type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
+import { whilePinging } from './pingWatch';
 import { Canary, CASES, forgedJwt, genuineJwt, HonestJwks, HostileJwks, type Case, type Claims } from './jwksServers';
 
 const SIZES = {
@@ -26,9 +27,6 @@ const SIZES = {
   torture: { hugeBytes: 400 * 1024 * 1024, burst: 32, windowMs: 30_000, timed: 400 },
 };
 
-/** The documented back-off of a failing provider: 1 s after a failure, doubling to 60 s. */
-export const BACKOFF_FIRST_MS = 1_000;
-export const BACKOFF_MAX_MS = 60_000;
 /** Timer and clock granularity between the two processes. */
 const BACKOFF_SLACK_MS = 50;
 
@@ -40,11 +38,11 @@ const BACKOFF_SLACK_MS = 50;
  * time (four here), and no key of a refused document is kept: about 12 MiB. A body read whole adds
  * about twice its size: +256 MB for the test size's 128 MiB, +820 MB for 400 MB.
  */
-export const RSS_BOUND_MB = 100;
+const RSS_BOUND_MB = 100;
 /** The warm-up without a secret lasts at most this long after its burst. */
 const WARM_UP_MS = 5_000;
 
-export const ISSUERS: Record<Case | 'good', string> = {
+const ISSUERS: Record<Case | 'good', string> = {
   redirect: 'https://redirect.example/',
   'big-exponents': 'https://big-exponents.example/',
   huge: 'https://huge.example/',
@@ -68,38 +66,18 @@ export async function createProvider(flora: FloraProcess, db: string, name: stri
   return body;
 }
 
-export interface Answer {
-  status: number;
-  ms: number;
-  body: string;
-  headers: Record<string, string>;
-}
-
-/** `POST /` of the query `1` with `secret` as the bearer (none when undefined), on a fresh connection. */
-export async function send(url: string, secret: string | undefined): Promise<Answer> {
-  const started = performance.now();
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (secret !== undefined) headers.authorization = `Bearer ${secret}`;
-  try {
-    const res = await httpRequest(url, { method: 'POST', headers, body: '1' });
-    return { ...res, ms: performance.now() - started };
-  } catch (e) {
-    return { status: 0, ms: performance.now() - started, body: (e as Error).message, headers: {} };
-  }
-}
-
-/** Fetches closer together than the back-off allows: the i-th gap must be at least first·2^(i-1), capped. */
+/** Fetches closer together than the server's back-off allows: the i-th gap must be at least first·2^(i-1), capped. */
 export function backoffBreaches(times: readonly number[]): number {
   let breaches = 0;
   for (let i = 1; i < times.length; i++) {
-    const wait = Math.min(BACKOFF_FIRST_MS * 2 ** (i - 1), BACKOFF_MAX_MS);
+    const wait = Math.min(JWKS_DEFAULTS.backoffMs * 2 ** (i - 1), JWKS_DEFAULTS.maxBackoffMs);
     if (times[i] - times[i - 1] < wait - BACKOFF_SLACK_MS) breaches++;
   }
   return breaches;
 }
 
 /** `burst` waves at once, then one wave every 50 ms (or as each ends) for `windowMs`. */
-async function traffic(burst: number, windowMs: number, wave: (i: number) => Promise<Answer[]>): Promise<Answer[]> {
+async function traffic(burst: number, windowMs: number, wave: (i: number) => Promise<TimedResponse[]>): Promise<TimedResponse[]> {
   const answers = (await Promise.all(Array.from({ length: burst }, (_, i) => wave(i)))).flat();
   const end = Date.now() + windowMs;
   for (let i = 0; Date.now() < end; i++) {
@@ -122,35 +100,28 @@ export const jwksAbuse: TargetedAttack = {
     'providers whose jwks_uri redirects, serves 500 keys with 3,000-bit exponents, streams a huge body or fails; forged JWTs with no key: no canary hit, /ping prompt, RSS bounded, failures backed off, every forged JWT 401; loopback refused when not allowed',
   async run(opts: TargetedOptions): Promise<TargetedResult> {
     const size = SIZES[opts.size];
-    const details: string[] = [];
+    const verdict = new Verdict();
     const figures: Record<string, string> = {};
-    let violations = 0;
     const canary = await new Canary().start();
     const hostile = await new HostileJwks(canary.port, size.hugeBytes).start();
     const honest = await new HonestJwks().start();
     const unreachable = await new HonestJwks().start();
     try {
-      const attacked = await attack(opts, size, hostile, honest);
-      violations += attacked.violations;
-      details.push(...attacked.details);
-      Object.assign(figures, attacked.figures);
-      const off = await refusedWhenNotAllowed(unreachable);
-      violations += off.violations;
-      details.push(...off.details);
-      figures['loopback (setting off): answer/connections'] = `${off.status}/${unreachable.connections}`;
-      violations += canary.hits;
-      if (canary.hits > 0) details.push(`the canary (GET /internal/admin on another local port) was hit ${canary.hits} times through the redirect`);
+      Object.assign(figures, await attack(opts, size, hostile, honest, verdict));
+      const status = await refusedWhenNotAllowed(unreachable, verdict);
+      figures['loopback (setting off): answer/connections'] = `${status}/${unreachable.connections}`;
+      verdict.fail(canary.hits, `the canary (GET /internal/admin on another local port) was hit ${canary.hits} times through the redirect`);
       figures['canary hits'] = String(canary.hits);
     } finally {
       await Promise.all([canary.stop(), hostile.stop(), honest.stop(), unreachable.stop()]);
     }
-    if (violations > 0) details.push('reproduce: npm run torture -- --part access (targeted jwks-abuse)');
-    return { violations, figures, details };
+    if (verdict.violations > 0) verdict.details.push('reproduce: npm run torture -- --part access (targeted jwks-abuse)');
+    return verdict.result(figures);
   },
 };
 
-async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hostile: HostileJwks, honest: HonestJwks): Promise<TargetedResult> {
-  const details: string[] = [];
+/** The forged JWTs against the allowing server; its figures. */
+async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hostile: HostileJwks, honest: HonestJwks, verdict: Verdict): Promise<Record<string, string>> {
   const flora = await startFlora({ env: { FLORA_JWKS_ALLOW_PRIVATE: 'true', FLORA_LOG_QUERIES: 'false' } });
   try {
     const aud = await audienceFor(flora, 'jwks');
@@ -159,78 +130,65 @@ async function attack(opts: TargetedOptions, size: (typeof SIZES)['test'], hosti
     const claims = (c: Case | 'good'): Claims => ({ iss: ISSUERS[c], aud });
     const pid = flora.proc.pid!;
     opts.log(`    warm-up: the same traffic without a secret`);
-    await traffic(size.burst, Math.min(size.windowMs, WARM_UP_MS), () => Promise.all(CASES.map(() => send(flora.url, undefined))));
+    await traffic(size.burst, Math.min(size.windowMs, WARM_UP_MS), () => Promise.all(CASES.map(() => timedPost(flora.url, undefined))));
     const rssBefore = rssOf(pid);
     const rss = new RssSampler(() => pid);
     rss.start();
-    const forged: Answer[] = [];
+    const forged: TimedResponse[] = [];
     const { value, ping } = await whilePinging(flora.url, async () => {
       // Half with a kid of the big set, half without (every key tried, before the bounds).
-      const wave = (i: number) => Promise.all(CASES.map((c) => send(flora.url, forgedJwt(claims(c), i % 2 ? 'big-1' : undefined))));
+      const wave = (i: number) => Promise.all(CASES.map((c) => timedPost(flora.url, forgedJwt(claims(c), i % 2 ? 'big-1' : undefined))));
       opts.log(`    ${size.burst} forged JWTs per provider at once, then one each every 50 ms for ${size.windowMs} ms`);
       forged.push(...(await traffic(size.burst, size.windowMs, wave)));
       // The cost of a forged JWT once its provider's set is cached, next to a request with no secret.
-      const genuine = await send(flora.url, genuineJwt(claims('good'), honest.keys.privateKey, 'good'));
+      const genuine = await timedPost(flora.url, genuineJwt(claims('good'), honest.keys.privateKey, 'good'));
       const cached: number[] = [];
       const missing: number[] = [];
       for (let i = 0; i < size.timed; i++) {
-        const a = await send(flora.url, forgedJwt(claims('good'), 'good', 256));
+        const a = await timedPost(flora.url, forgedJwt(claims('good'), 'good', 256));
         forged.push(a);
         cached.push(a.ms);
-        missing.push((await send(flora.url, undefined)).ms);
+        missing.push((await timedPost(flora.url, undefined)).ms);
       }
       return { genuine, cached, missing };
-    }, opts.size);
-    rss.stop();
+    }, opts.size).finally(() => rss.stop());
     const growthMb = (rss.peak - rssBefore) / 1048576;
     const wrong = forged.filter((a) => a.status !== 401);
     const breaches = CASES.map((c) => backoffBreaches(hostile.fetches[c]));
-    const violations =
-      ping.slow + (growthMb > RSS_BOUND_MB ? 1 : 0) + breaches.reduce((a, b) => a + b, 0) + wrong.length + hostile.hugeCompleted + (value.genuine.status === 200 ? 0 : 1);
-    if (ping.slow > 0) details.push(slowPings(ping));
-    if (growthMb > RSS_BOUND_MB) details.push(`RSS grew by ${growthMb.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
+    verdict.ping(ping);
+    verdict.fail(growthMb > RSS_BOUND_MB, `RSS grew by ${growthMb.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
     CASES.forEach((c, i) => {
-      if (breaches[i] > 0) details.push(`${c}: ${breaches[i]} fetches sooner than the back-off allows (fetched at +${hostile.fetches[c].map((t) => t - hostile.fetches[c][0]).join(', +')} ms)`);
+      verdict.fail(breaches[i], () => `${c}: ${breaches[i]} fetches sooner than the back-off allows (fetched at +${hostile.fetches[c].map((t) => t - hostile.fetches[c][0]).join(', +')} ms)`);
     });
-    if (wrong.length > 0) details.push(`${wrong.length} of ${forged.length} forged JWTs not refused with 401, e.g. ${wrong[0].status} ${wrong[0].body.slice(0, 120)}`);
-    if (hostile.hugeCompleted > 0) details.push(`the huge JWKS (${size.hugeBytes} bytes) was read to its end ${hostile.hugeCompleted} times`);
-    if (value.genuine.status !== 200) details.push(`a genuine JWT of an honest provider got ${value.genuine.status} ${value.genuine.body.slice(0, 120)}`);
+    verdict.fail(wrong.length, () => `${wrong.length} of ${forged.length} forged JWTs not refused with 401, e.g. ${wrong[0].status} ${wrong[0].body.slice(0, 120)}`);
+    verdict.fail(hostile.hugeCompleted, `the huge JWKS (${size.hugeBytes} bytes) was read to its end ${hostile.hugeCompleted} times`);
+    verdict.fail(value.genuine.status !== 200, `a genuine JWT of an honest provider got ${value.genuine.status} ${value.genuine.body.slice(0, 120)}`);
     return {
-      violations,
-      details,
-      figures: {
-        'forged JWTs': String(forged.length),
-        'forged not 401': String(wrong.length),
-        'fetches redirect/big/huge/fail': CASES.map((c) => hostile.fetches[c].length).join('/'),
-        'back-off breaches': String(breaches.reduce((a, b) => a + b, 0)),
-        'huge bytes sent/read whole': `${hostile.hugeSent}/${hostile.hugeCompleted}`,
-        'RSS growth MB (beyond the same traffic without a secret)': growthMb.toFixed(0),
-        'forged JWT (cached set) p50 ms': median(value.cached).toFixed(1),
-        'no secret p50 ms': median(value.missing).toFixed(1),
-        'genuine JWT': String(value.genuine.status),
-        ...pingFigures(ping),
-      },
+      'forged JWTs': String(forged.length),
+      'forged not 401': String(wrong.length),
+      'fetches redirect/big/huge/fail': CASES.map((c) => hostile.fetches[c].length).join('/'),
+      'back-off breaches': String(breaches.reduce((a, b) => a + b, 0)),
+      'huge bytes sent/read whole': `${hostile.hugeSent}/${hostile.hugeCompleted}`,
+      'RSS growth MB (beyond the same traffic without a secret)': growthMb.toFixed(0),
+      'forged JWT (cached set) p50 ms': median(value.cached).toFixed(1),
+      'no secret p50 ms': median(value.missing).toFixed(1),
+      'genuine JWT': String(value.genuine.status),
     };
   } finally {
     await flora.stop();
   }
 }
 
-/** With the setting off, a loopback jwks_uri is refused before any connection, even for a genuine JWT. */
-async function refusedWhenNotAllowed(local: HonestJwks): Promise<{ violations: number; details: string[]; status: number }> {
+/** With the setting off, a loopback jwks_uri is refused before any connection, even for a genuine JWT; the JWT's status. */
+async function refusedWhenNotAllowed(local: HonestJwks, verdict: Verdict): Promise<number> {
   const flora = await startFlora({ env: { FLORA_JWKS_ALLOW_PRIVATE: 'false', FLORA_LOG_QUERIES: 'false' } });
   try {
     const aud = await audienceFor(flora, 'jwks');
     await createProvider(flora, 'jwks', 'local', ISSUERS.good, local.uri);
-    const answer = await send(flora.url, genuineJwt({ iss: ISSUERS.good, aud }, local.keys.privateKey, 'good'));
-    const details: string[] = [];
-    let violations = local.connections;
-    if (local.connections > 0) details.push(`with the setting off, the server connected ${local.connections} times to a loopback jwks_uri`);
-    if (answer.status !== 401) {
-      violations++;
-      details.push(`with the setting off, a JWT of a loopback provider got ${answer.status} ${answer.body.slice(0, 120)}`);
-    }
-    return { violations, details, status: answer.status };
+    const answer = await timedPost(flora.url, genuineJwt({ iss: ISSUERS.good, aud }, local.keys.privateKey, 'good'));
+    verdict.fail(local.connections, `with the setting off, the server connected ${local.connections} times to a loopback jwks_uri`);
+    verdict.fail(answer.status !== 401, `with the setting off, a JWT of a loopback provider got ${answer.status} ${answer.body.slice(0, 120)}`);
+    return answer.status;
   } finally {
     await flora.stop();
   }

@@ -5,15 +5,14 @@
 // Retry-After says. Violations: more guesses checked than the throttle lets through in the window,
 // a 429 without Retry-After, the rightful user kept out longer than the bound, a slow ping.
 
-import { startFlora } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedResult } from './attack';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
-import { docRef, firstError, FqlSession } from './fqlSession';
+import { defaultConfig } from '../../src/config';
+import { makeKey, startFlora } from '../../test/helpers/server';
+import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
+import { whilePinging } from './pingWatch';
+import { createUsers, docRef, firstError, FqlSession, PASSWORD } from './fqlSession';
 
-const PASSWORD = 'correct horse battery staple';
-/** The server's defaults (src/config.ts): an identity's burst and refill. */
-const BURST = 10;
-const PER_MINUTE = 20;
+/** The server's defaults: an identity's burst and refill. */
+const { failedLoginBurst: BURST, failedLoginsPerMinute: PER_MINUTE } = defaultConfig();
 /** The address's refill (60 a minute) is faster: the identity's interval bounds the wait. */
 const LOCKOUT_BOUND_MS = (60_000 / PER_MINUTE) + 2_000; // plus slack for a loaded machine
 const CONNECTIONS = 4;
@@ -27,13 +26,10 @@ export const loginFlood: TargetedAttack = {
     const seconds = size === 'torture' ? 10 : 3;
     const flora = await startFlora();
     const sessions = Array.from({ length: CONNECTIONS }, () => new FqlSession(flora.url));
-    const details: string[] = [];
-    let violations = 0;
+    const verdict = new Verdict();
     try {
-      const root = (body: unknown) => sessions[0].post(flora.secret, body);
-      await root({ create_collection: { object: { name: 'users' } } });
-      await root({ create: docRef('users', '1'), params: { object: { credentials: { object: { password: PASSWORD } } } } });
-      const key = JSON.parse((await root({ create_key: { object: { role: 'client' } } })).body).resource.secret as string;
+      await createUsers(sessions[0], flora.secret, ['1']);
+      const key = await makeKey(flora, 'client');
       const login = (s: FqlSession, password: string) => s.post(key, { login: docRef('users', '1'), params: { object: { password } } });
 
       const counts = { checked: 0, throttled: 0, other: 0, noRetryAfter: 0 };
@@ -66,32 +62,17 @@ export const loginFlood: TargetedAttack = {
       }, size);
       const allowed = Math.floor(BURST + (PER_MINUTE * floodMs) / 60_000) + 1;
       log(`    ${floodMs} ms: ${counts.checked} guesses checked (allowed ${allowed}), ${counts.throttled} answered 429, ${counts.other} other; rightful login after ${lockoutMs} ms`);
-      if (counts.checked > allowed) {
-        violations += counts.checked - allowed;
-        details.push(`${counts.checked} wrong passwords checked in ${floodMs} ms: the throttle allows ${allowed}`);
-      }
-      if (counts.noRetryAfter) {
-        violations += counts.noRetryAfter;
-        details.push(`${counts.noRetryAfter} answers 429 without a Retry-After`);
-      }
-      if (counts.other) {
-        violations += counts.other;
-        details.push(`${counts.other} answers neither 'authentication failed' nor 429 'too many requests'`);
-      }
-      if (!(lockoutMs <= LOCKOUT_BOUND_MS)) {
-        violations++;
-        details.push(`the rightful user got in ${lockoutMs} ms after the flood (bound ${LOCKOUT_BOUND_MS} ms)`);
-      }
-      violations += ping.slow;
-      if (ping.slow) details.push(slowPings(ping));
-      const figures = {
+      verdict.fail(counts.checked - allowed, `${counts.checked} wrong passwords checked in ${floodMs} ms: the throttle allows ${allowed}`);
+      verdict.fail(counts.noRetryAfter, `${counts.noRetryAfter} answers 429 without a Retry-After`);
+      verdict.fail(counts.other, `${counts.other} answers neither 'authentication failed' nor 429 'too many requests'`);
+      verdict.fail(!(lockoutMs <= LOCKOUT_BOUND_MS), `the rightful user got in ${lockoutMs} ms after the flood (bound ${LOCKOUT_BOUND_MS} ms)`);
+      verdict.ping(ping);
+      return verdict.result({
         'guesses/s': ((counts.checked * 1000) / floodMs).toFixed(1),
         'guesses checked': String(counts.checked),
         'answered 429': String(counts.throttled),
         'rightful login after ms': String(lockoutMs),
-        ...pingFigures(ping),
-      };
-      return { violations, figures, details };
+      });
     } finally {
       for (const s of sessions) s.close();
       await flora.stop();

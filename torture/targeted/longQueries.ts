@@ -14,12 +14,11 @@
 // nothing); what they cost together (the wall time until the last answer) is a figure to compare
 // before and after: taking turns must not cost throughput.
 
-import * as http from 'node:http';
-import * as http2 from 'node:http2';
-import { startFlora } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedOptions, TargetedResult } from './attack';
-import { cpuSeconds, longExpr, makeKey } from './abandoned';
-import { pingFigures, promptPingMs, slowPings, whilePinging } from './pingWatch';
+import { procCpuSeconds } from '../../bench/procStatus';
+import { makeKey, startFlora } from '../../test/helpers/server';
+import { Verdict, type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
+import { Bystander, FqlSession, longExpr } from './fqlSession';
+import { promptPingMs, whilePinging } from './pingWatch';
 
 /** Sizes: the issue's (the default 64 turns, queries of ~0.3 s of CPU each) and npm test's (shorter queries). */
 const SIZES = {
@@ -38,30 +37,16 @@ interface Answers {
 }
 
 /** `n` copies of `body` on one HTTP/2 session with `secret`, all in flight at once; resolves when all are answered. */
-export async function concurrentOnH2(url: string, secret: string, n: number, body: string): Promise<Answers> {
-  const session = http2.connect(url);
-  session.on('error', () => undefined);
+async function concurrentOnH2(url: string, secret: string, n: number, body: string): Promise<Answers> {
+  const session = new FqlSession(url);
   const started = performance.now();
   try {
     const answers = await Promise.all(
       Array.from({ length: n }, () =>
-        new Promise<string | undefined>((resolve) => {
-          const stream = session.request({
-            ':method': 'POST',
-            ':path': '/',
-            authorization: `Bearer ${secret}`,
-            'x-query-timeout': String(QUERY_TIMEOUT_MS),
-            'content-type': 'application/json',
-          });
-          let status = 0;
-          let text = '';
-          stream.setEncoding('utf8');
-          stream.on('response', (h) => (status = Number(h[':status'])));
-          stream.on('data', (c: string) => (text += c));
-          stream.on('end', () => resolve(status === 200 ? undefined : `${status}: ${text.slice(0, 160)}`));
-          stream.on('error', (e) => resolve(`stream error: ${e.message}`));
-          stream.end(body);
-        }),
+        session.post(secret, body, { 'x-query-timeout': String(QUERY_TIMEOUT_MS) }).then(
+          (a) => (a.status === 200 ? undefined : `${a.status}: ${a.body.slice(0, 160)}`),
+          (e: Error) => `stream error: ${e.message}`,
+        ),
       ),
     );
     return { failures: answers.filter((a): a is string => a !== undefined), totalMs: performance.now() - started };
@@ -70,38 +55,10 @@ export async function concurrentOnH2(url: string, secret: string, n: number, bod
   }
 }
 
-/** Root's point queries every 100 ms until `done` settles: their latencies, and the answers that were not 200. */
-async function rootQueries(url: string, secret: string, done: Promise<unknown>): Promise<{ latencies: number[]; failures: string[] }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  const failures: string[] = [];
-  let over = false;
-  void done.finally(() => (over = true));
-  try {
-    while (!over) {
-      const started = performance.now();
-      const answer = await new Promise<string | undefined>((resolve) => {
-        const req = http.request(new URL('/', url), { method: 'POST', agent, headers: { authorization: `Bearer ${secret}` } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode === 200 ? undefined : `root: ${res.statusCode}`));
-        });
-        req.on('error', (e) => resolve(`root: ${e.message}`));
-        req.end('{"add":[1,2]}');
-      });
-      latencies.push(performance.now() - started);
-      if (answer) failures.push(answer);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    agent.destroy();
-  }
-  return { latencies, failures };
-}
-
 async function run(opts: TargetedOptions): Promise<TargetedResult> {
   const size = SIZES[opts.size];
   const flora = await startFlora();
-  const details: string[] = [];
+  const verdict = new Verdict();
   try {
     const secret = await makeKey(flora, 'client');
     const body = JSON.stringify(longExpr(size.width, 2, size.outer));
@@ -109,43 +66,35 @@ async function run(opts: TargetedOptions): Promise<TargetedResult> {
     // that has been up (a cold start's first requests take several times as long).
     const alone = await concurrentOnH2(flora.url, secret, 1, body);
     if (alone.failures.length > 0) throw new Error(`the query alone: ${alone.failures[0]}`);
-    const cpu0 = await cpuSeconds(flora.proc.pid!);
+    const cpu0 = procCpuSeconds(flora.proc.pid!);
     opts.log(`    ${size.queries} CPU-bound queries (${size.outer * size.width ** 2} lambda calls each) at once on one HTTP/2 connection (client key)`);
     const { value, ping } = await whilePinging(
       flora.url,
       async () => {
-        const queries = concurrentOnH2(flora.url, secret, size.queries, body);
-        const [answers, root] = await Promise.all([queries, rootQueries(flora.url, flora.secret, queries)]);
-        return { ...answers, root };
+        const root = new Bystander('root', flora.url, flora.secret);
+        const answers = await concurrentOnH2(flora.url, secret, size.queries, body).finally(() => root.stop());
+        return { ...answers, root: root.answers };
       },
       opts.size,
     );
-    const cpu = (await cpuSeconds(flora.proc.pid!)) - cpu0;
-    let violations = ping.slow;
-    if (ping.slow) details.push(slowPings(ping, 'while the queries ran'));
-    const rootSlow = value.root.latencies.filter((ms) => ms > promptPingMs(opts.size)).length;
-    violations += rootSlow + value.root.failures.length;
-    if (rootSlow) details.push(`${rootSlow} of root's queries answered after more than ${promptPingMs(opts.size)} ms (max ${Math.max(...value.root.latencies).toFixed(0)} ms)`);
-    if (value.root.failures.length) details.push(`root's queries refused: ${value.root.failures.slice(0, 3).join(', ')}`);
-    if (value.failures.length > 0) {
-      violations += value.failures.length;
-      details.push(`${value.failures.length} queries not answered 200, e.g. ${value.failures[0]}`);
-    }
-    return {
-      violations,
-      figures: {
-        ...pingFigures(ping),
-        'ping p99 ms': ping.p99Ms.toFixed(0),
-        'pings': String(ping.pings),
-        'answered 200': String(size.queries - value.failures.length),
-        'root queries': String(value.root.latencies.length),
-        'root max ms': Math.max(0, ...value.root.latencies).toFixed(0),
-        'one alone ms': alone.totalMs.toFixed(0),
-        [`${size.queries} at once ms`]: value.totalMs.toFixed(0),
-        'server CPU s': cpu.toFixed(1),
-      },
-      details,
-    };
+    const cpu = procCpuSeconds(flora.proc.pid!) - cpu0;
+    const rootMs = value.root.map((a) => a.ms);
+    const rootSlow = rootMs.filter((ms) => ms > promptPingMs(opts.size)).length;
+    const rootRefused = value.root.filter((a) => a.status !== 200).map((a) => `root: ${a.status || a.body}`);
+    verdict.ping(ping, 'while the queries ran');
+    verdict.fail(rootSlow, () => `${rootSlow} of root's queries answered after more than ${promptPingMs(opts.size)} ms (max ${Math.max(...rootMs).toFixed(0)} ms)`);
+    verdict.fail(rootRefused.length, () => `root's queries refused: ${rootRefused.slice(0, 3).join(', ')}`);
+    verdict.fail(value.failures.length, () => `${value.failures.length} queries not answered 200, e.g. ${value.failures[0]}`);
+    return verdict.result({
+      'ping p99 ms': ping.p99Ms.toFixed(0),
+      'pings': String(ping.pings),
+      'answered 200': String(size.queries - value.failures.length),
+      'root queries': String(rootMs.length),
+      'root max ms': Math.max(0, ...rootMs).toFixed(0),
+      'one alone ms': alone.totalMs.toFixed(0),
+      [`${size.queries} at once ms`]: value.totalMs.toFixed(0),
+      'server CPU s': cpu.toFixed(1),
+    });
   } finally {
     await flora.stop('SIGKILL');
   }

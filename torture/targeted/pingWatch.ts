@@ -5,7 +5,10 @@
 
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { PingProbe } from '../probes';
-import { PROMPT_PING_MS, type TargetedOptions } from './attack';
+import type { TargetedOptions } from './attack';
+
+/** A ping answered later than this while an attack runs counts as a violation: another client waited. */
+const PROMPT_PING_MS = 500;
 
 export interface PingReport {
   pings: number;
@@ -25,15 +28,15 @@ export function promptPingMs(size: TargetedOptions['size'] = 'torture'): number 
   return size === 'test' ? 2 * PROMPT_PING_MS : PROMPT_PING_MS;
 }
 
-interface Probed {
-  latencies: number[];
-  failures: number;
+interface ProbeData {
+  url: string;
+  limitMs: number;
 }
 
 /** Runs `work` while pinging `url` from a probe thread; resolves with the work's value and what the pings saw. */
 export async function whilePinging<T>(url: string, work: () => Promise<T>, size?: TargetedOptions['size']): Promise<{ value: T; ping: PingReport }> {
-  const probe = new Worker(__filename, { workerData: { url } });
-  const probed = new Promise<Probed>((resolve, reject) => {
+  const probe = new Worker(__filename, { workerData: { url, limitMs: promptPingMs(size) } satisfies ProbeData });
+  const reported = new Promise<PingReport>((resolve, reject) => {
     probe.once('message', resolve);
     probe.once('error', reject);
   });
@@ -47,16 +50,9 @@ export async function whilePinging<T>(url: string, work: () => Promise<T>, size?
   } finally {
     probe.postMessage('stop');
   }
-  const seen = await probed;
+  const ping = await reported;
   await probe.terminate();
-  return { value, ping: report(seen, promptPingMs(size)) };
-}
-
-function report({ latencies, failures }: Probed, limitMs: number): PingReport {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0);
-  const slow = sorted.filter((ms) => ms > limitMs).length + failures;
-  return { pings: sorted.length, maxMs: at(100), p99Ms: at(99), slow, limitMs };
+  return { value, ping };
 }
 
 /** The figures a ping report adds to a result. */
@@ -70,9 +66,10 @@ export function slowPings(p: PingReport, during = ''): string {
 }
 
 // The probe thread: pings until told to stop, then sends what it saw.
-if (!isMainThread && parentPort && (workerData as { url?: string })?.url) {
+if (!isMainThread && parentPort && (workerData as Partial<ProbeData>)?.url) {
   const port = parentPort;
-  const probe = new PingProbe((workerData as { url: string }).url);
+  const { url, limitMs } = workerData as ProbeData;
+  const probe = new PingProbe(url);
   probe.start();
   port.once('message', async () => {
     // A ping the work held up is answered only now: wait for the next answer so that it is counted.
@@ -80,6 +77,7 @@ if (!isMainThread && parentPort && (workerData as { url?: string })?.url) {
     const until = Date.now() + 30_000;
     while (probe.latencies.length + probe.failures === seen && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     probe.stop();
-    port.postMessage({ latencies: probe.latencies, failures: probe.failures } satisfies Probed);
+    const slow = probe.latencies.filter((ms) => ms > limitMs).length + probe.failures;
+    port.postMessage({ pings: probe.latencies.length, maxMs: probe.percentile(100), p99Ms: probe.percentile(99), slow, limitMs } satisfies PingReport);
   });
 }

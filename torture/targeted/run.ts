@@ -6,11 +6,11 @@ import type { PartResult } from '../part';
 import type { TargetedAttack, TargetedOptions } from './attack';
 import { TARGETED } from './index';
 
-export async function runTargeted(part: TargetedAttack['part'], opts: TargetedOptions, attacks: readonly TargetedAttack[] = TARGETED): Promise<PartResult> {
+export async function runTargeted(part: TargetedAttack['part'], opts: TargetedOptions): Promise<PartResult> {
   const details: string[] = [];
   const problems: string[] = [];
   let violations = 0;
-  for (const attack of attacks.filter((a) => a.part === part)) {
+  for (const attack of TARGETED.filter((a) => a.part === part)) {
     opts.log(`  targeted ${attack.name}: ${attack.about}`);
     let result;
     try {
