@@ -1,17 +1,19 @@
 // Issue 30, row 4: failed logins (Login or Identify with a wrong password) are throttled per
 // identity and per client address, this machine's own addresses aside (model/loginThrottle.ts):
 // past the burst, 429 `too many requests` with Retry-After, before any BCrypt runs; the rightful user
-// gets in again within one refill interval. The torture attack (login-flood) runs at its test size; the exact answers are asserted here.
+// gets in again within one refill interval. The torture attack (login-flood) runs at its test size;
+// the exact answers are asserted here.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { httpRequest, startFlora, type FloraProcess, type RawResponse } from '../helpers/server';
+import { httpRequest, makeKey, startFlora, type FloraProcess, type RawResponse } from '../helpers/server';
+import { createUsers, docRef, firstError, FqlSession, PASSWORD } from '../../torture/targeted/fqlSession';
 import { loginFlood } from '../../torture/targeted/loginFlood';
 
-const PASSWORD = 'correct horse battery staple';
-const user = (id: string) => ({ ref: { collection: 'users' }, id });
+const user = (id: string) => docRef('users', id);
 const login = (id: string, password: string) => ({ login: user(id), params: { object: { password } } });
 
+/** One request on a fresh HTTP/1.1 connection, as a browser's or a server's client may send it. */
 function post(srv: FloraProcess, secret: string, body: unknown): Promise<RawResponse> {
   return httpRequest(srv.url, {
     method: 'POST',
@@ -20,9 +22,7 @@ function post(srv: FloraProcess, secret: string, body: unknown): Promise<RawResp
   });
 }
 
-function errorOf(res: RawResponse): { code: string; description: string } {
-  return (JSON.parse(res.body) as { errors: { code: string; description: string }[] }).errors[0];
-}
+const errorOf = (res: RawResponse) => firstError(res) ?? { code: '', description: res.body };
 
 function assertThrottled(res: RawResponse): number {
   assert.equal(res.status, 429, res.body);
@@ -31,10 +31,15 @@ function assertThrottled(res: RawResponse): number {
   return Number(res.headers['retry-after']);
 }
 
+/** Users with PASSWORD, and a client key. */
 async function world(srv: FloraProcess, users: string[]): Promise<string> {
-  await post(srv, srv.secret, { create_collection: { object: { name: 'users' } } });
-  for (const id of users) await post(srv, srv.secret, { create: user(id), params: { object: { credentials: { object: { password: PASSWORD } } } } });
-  return JSON.parse((await post(srv, srv.secret, { create_key: { object: { role: 'client' } } })).body).resource.secret;
+  const session = new FqlSession(srv.url);
+  try {
+    await createUsers(session, srv.secret, users);
+  } finally {
+    session.close();
+  }
+  return makeKey(srv, 'client');
 }
 
 describe('failed logins throttled per identity (issue 30 row 4)', () => {
