@@ -2,7 +2,7 @@
 // served API, parse and validate (cached per API), execute with graphql-js, and answer in the
 // GraphQL shape. An operation that wrote and then failed is rolled back whole.
 
-import { GraphQLError, execute, getOperationAST, parse, type DocumentNode } from 'graphql';
+import { GraphQLError, execute, getOperationAST, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
@@ -149,13 +149,14 @@ export async function runGraphql(
         }
         const rc = new GqlContext(ctx, api.model, api.ids);
         const variableValues = variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined);
-        let result;
+        let result: ExecutionResult | undefined;
         try {
           result = await rc.meter.run(() => execute({ schema: api.schema, document, contextValue: rc, variableValues, operationName: name }));
-        } catch (e) {
-          // The meter stopped the operation (a limit, the timeout): its evaluations end before the transaction does.
-          await rc.settled();
-          throw e;
+        } finally {
+          // An operation that failed may leave resolvers going (the meter stopped it, or graphql-js
+          // ended it as soon as a non-null field failed): they end before the transaction does.
+          // One without errors has had every resolver's promise settled.
+          if (!result || result.errors) await rc.settled();
         }
         const errors = result.errors ?? [];
         for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;

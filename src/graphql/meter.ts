@@ -65,6 +65,8 @@ export class FieldMeter {
   private waiting: (() => void)[] = [];
   private head = 0;
   private draining = false;
+  /** Set once nothing more is resolved: the meter stopped the request (`failure`), or run() ended. */
+  private ended = false;
   private failure: { error: unknown } | undefined;
   private stop!: (error: unknown) => void;
   /** Rejects with the error that stopped the request: the partner of graphql-js's execution in run(). */
@@ -82,18 +84,31 @@ export class FieldMeter {
 
   /**
    * Runs graphql-js's execution until it ends or the meter stops it (a limit reached, the request
-   * timed out): then this rejects with that error at once, and what was left pending is dropped.
+   * timed out): then this rejects with that error at once. Either way, what was left pending is
+   * dropped and nothing more is resolved: graphql-js ends an execution as soon as a non-null field
+   * fails (its siblings may still be deferred), and the transaction ends with it.
    */
   async run<T>(execution: () => T | Promise<T>): Promise<T> {
-    const out = execution();
-    const result = out instanceof Promise ? await Promise.race([out, this.stopped]) : out;
-    if (this.failure) throw this.failure.error;
-    return result;
+    try {
+      const out = execution();
+      const result = out instanceof Promise ? await Promise.race([out, this.stopped]) : out;
+      if (this.failure) throw this.failure.error;
+      return result;
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Stops resolving without an error: deferred fields are dropped, fields reached later never settle. */
+  private close(): void {
+    this.ended = true;
+    this.waiting = [];
+    this.head = 0;
   }
 
   /** Charges a field about to be resolved under `key` (its alias or name). */
   private admit(key: string, shape: Shape): Admit {
-    if (this.failure) return Admit.Stopped;
+    if (this.ended) return Admit.Stopped;
     try {
       this.budget.tick();
       this.budget.alloc(FIELD_BYTES);
@@ -111,10 +126,9 @@ export class FieldMeter {
   }
 
   private fail(error: unknown): void {
-    if (this.failure) return;
+    if (this.ended) return;
     this.failure = { error };
-    this.waiting = [];
-    this.head = 0;
+    this.close();
     this.stop(error);
   }
 
@@ -146,7 +160,7 @@ export class FieldMeter {
   }
 
   private charge(bytes: number, text: number): void {
-    if (this.failure) return;
+    if (this.ended) return;
     try {
       this.budget.alloc(bytes);
       this.addText(text);
@@ -157,11 +171,11 @@ export class FieldMeter {
 
   /**
    * The items of a list of objects as graphql-js completes them: those reached once the slice is
-   * used up are deferred (their fields are resolved in a later slice), and none once the meter stopped.
+   * used up are deferred (their fields are resolved in a later slice), and none once the meter ended.
    */
   private *items(list: readonly unknown[]): Generator<unknown> {
     for (const item of list) {
-      if (this.failure) return;
+      if (this.ended) return;
       yield this.budget.yieldDue ? this.later(() => item) : item;
     }
   }
@@ -189,10 +203,10 @@ export class FieldMeter {
   private async drain(): Promise<void> {
     this.draining = true;
     try {
-      while (this.head < this.waiting.length && !this.failure) {
+      while (this.head < this.waiting.length && !this.ended) {
         await this.budget.pause();
         let ran = 0;
-        while (this.head < this.waiting.length && !this.budget.yieldDue && !this.failure) {
+        while (this.head < this.waiting.length && !this.budget.yieldDue && !this.ended) {
           const work = this.waiting[this.head];
           this.waiting[this.head++] = undefined as unknown as () => void;
           work();

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSchema, execute, parse } from 'graphql';
-import { Budget, DEFAULT_LIMITS, LimitExceeded, type QueryLimits } from '../../src/fql/budget';
+import { Budget, DEFAULT_LIMITS, LimitExceeded, MemoryPool, type QueryLimits } from '../../src/fql/budget';
 import { secondIntrospectionError } from '../../src/graphql/introspection';
 import { FieldMeter, meterSchema } from '../../src/graphql/meter';
 import { responseText } from '../../src/graphql/response';
@@ -91,6 +91,33 @@ test('a long operation gives the event loop away between slices and answers as g
   } finally {
     clearInterval(ticker);
   }
+});
+
+test('an operation that ends early (a non-null field failed) resolves nothing more, and gives its memory back', async () => {
+  const pool = new MemoryPool(1 << 30);
+  const b = new Budget({ ...DEFAULT_LIMITS, sliceMs: 1 }, Date.now() + 60_000, pool);
+  let calls = 0;
+  const busy = (ms: number) => {
+    for (const end = performance.now() + ms; performance.now() < end; );
+  };
+  const rootValue = {
+    things: () => {
+      busy(2); // the slice is used up before the list: every item is deferred
+      b.poll();
+      // Item 1 has no name: graphql-js nulls the list (and `data`) while items 2… are still deferred.
+      return Array.from({ length: 200 }, (_, i) => ({ name: () => (calls++, busy(0.2), i === 1 ? null : `thing ${i}`) }));
+    },
+  };
+  const meter = new FieldMeter(b);
+  const result = await meter.run(() => execute({ schema, document: parse('{ things(n: 200) { name } }'), rootValue, contextValue: { meter } }));
+  const ran = calls;
+  b.release();
+  assert.equal(result.data, null);
+  assert.equal(result.errors?.[0].message, 'Cannot return null for non-nullable field Thing.name.');
+  assert.ok(ran < 200, `all ${ran} items ran before the operation ended`);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(calls, ran, 'fields were resolved after the operation ended');
+  assert.equal(pool.inUse, 0);
 });
 
 test('the sliced writer writes what the one-go writer does, and stops past its limit', async () => {
