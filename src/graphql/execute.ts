@@ -6,7 +6,7 @@ import { GraphQLError, execute, getOperationAST, parse, type DocumentNode, type 
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
-import { CLIENT_CLOSED_STATUS, LimitExceeded, QueryCancelled, type Budget, type ClientLink } from '../fql/budget';
+import { CLIENT_CLOSED_STATUS, LimitExceeded, QueryCancelled, type ClientLink } from '../fql/budget';
 import type { Pacer } from '../wire/json';
 import { secretFromHeader } from '../model/auth';
 import { failpoint } from '../failpoints';
@@ -128,13 +128,14 @@ export async function runGraphql(
     return { status: 400, body: errorBody('`operationName` must be a string.') };
 
   let database: LoggedDatabase | undefined;
-  let budget: Budget | undefined;
+  // The request's budget outlives the transaction: the answer is written under it (paced, and with
+  // what the result holds still reserved), and released once it is.
+  const budget = service.budget(opts.timeoutMs, opts.client);
   try {
     const run = await service.transact(
       authorization,
       async (ctx): Promise<Payload> => {
         database = { id: ctx.scope.db, path: ctx.scope.path };
-        budget = ctx.budget;
         failpoint('graphql.execute');
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
@@ -166,12 +167,14 @@ export async function runGraphql(
         if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
         return payload;
       },
-      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress },
+      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress, budget },
     );
-    return { status: 200, body: await responseText(run.result, run.ts, service.limits.maxResponseBytes, budget!), txnTime: run.ts, metrics: run.metrics, database };
+    return { status: 200, body: await responseText(run.result, run.ts, service.limits.maxResponseBytes, budget), txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {
     const answer = failureAnswer(e);
     return database ? { ...answer, database } : answer;
+  } finally {
+    budget.release();
   }
 }
 
