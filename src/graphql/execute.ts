@@ -17,7 +17,7 @@ import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
 import { secondIntrospectionError } from './introspection';
 import { GqlContext } from './resolvers';
-import { responseText } from './response';
+import { responseBody } from './response';
 import { repeatedFieldsError, validateOperation } from './validation';
 import { responseJson } from './values';
 import { variablesFor } from './variables';
@@ -30,7 +30,8 @@ export interface GraphqlRequest {
 
 export interface GraphqlAnswer {
   status: number;
-  body: string;
+  /** JSON text, or its UTF-8 bytes (a long answer, written a slice at a time). */
+  body: string | Buffer;
   headers?: Record<string, string>;
   txnTime?: bigint;
   metrics?: QueryMetrics;
@@ -131,11 +132,13 @@ export async function runGraphql(
   // The request's budget outlives the transaction: the answer is written under it (paced, and with
   // what the result holds still reserved), and released once it is.
   const budget = service.budget(opts.timeoutMs, opts.client);
+  let dataText = 0; // the meter's estimate of the answer's data
   try {
     const run = await service.transact(
       authorization,
       async (ctx): Promise<Payload> => {
         database = { id: ctx.scope.db, path: ctx.scope.path };
+        dataText = 0;
         failpoint('graphql.execute');
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
@@ -159,6 +162,7 @@ export async function runGraphql(
           // One without errors has had every resolver's promise settled.
           if (!result || result.errors) await rc.settled();
         }
+        dataText = rc.meter.text;
         const errors = result.errors ?? [];
         for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;
         if (!('data' in result) || result.data === undefined) return { data: null, errors: errors.map(requestError) };
@@ -169,7 +173,9 @@ export async function runGraphql(
       },
       { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress, budget },
     );
-    return { status: 200, body: await responseText(run.result, run.ts, service.limits.maxResponseBytes, budget), txnTime: run.ts, metrics: run.metrics, database };
+    const estimate = dataText + errorsText(run.result.errors);
+    const body = responseBody(run.result, run.ts, service.limits.maxResponseBytes, budget, estimate);
+    return { status: 200, body: typeof body === 'string' ? body : await body, txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {
     const answer = failureAnswer(e);
     return database ? { ...answer, database } : answer;
@@ -196,6 +202,17 @@ function failureAnswer(e: unknown): GraphqlAnswer {
   if (e instanceof QueryError)
     return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
   throw e;
+}
+
+/** Characters of an error's JSON beyond its message (locations, extensions), and per element of its path. */
+const ERROR_TEXT = 96;
+const PATH_TEXT = 12;
+
+/** An estimate of the length of `errors` as JSON. */
+function errorsText(errors: readonly ErrorJson[] | undefined): number {
+  let chars = 0;
+  for (const e of errors ?? []) chars += e.message.length + ERROR_TEXT + (e.path?.length ?? 0) * PATH_TEXT;
+  return chars;
 }
 
 /** Errors that stop an operation before it runs (variable coercion, unknown operation name). */

@@ -73,8 +73,8 @@ export class FieldMeter {
   private readonly stopped = new Promise<never>((_, reject) => (this.stop = reject));
   /** What fields reached after the stop return: they never settle, so graphql-js goes no deeper. */
   private readonly never = new Promise<never>(() => undefined);
-  /** Estimated length of the answer's text so far. */
-  private text = 0;
+  /** Estimated length of the answer's text so far (the data's: errors are not counted). */
+  private chars = 0;
   private readonly maxText: number;
 
   constructor(private readonly budget: Budget) {
@@ -120,9 +120,14 @@ export class FieldMeter {
     return this.budget.yieldDue && shape !== Shape.Leaf ? Admit.Later : Admit.Now;
   }
 
+  /** Estimated length of the answer's data so far: keys, strings, list slots (numbers, times and punctuation are left out). */
+  get text(): number {
+    return this.chars;
+  }
+
   private addText(chars: number): void {
-    this.text += chars;
-    if (this.text > this.maxText) throw responseTooLarge(this.text, this.maxText);
+    this.chars += chars;
+    if (this.chars > this.maxText) throw responseTooLarge(this.chars, this.maxText);
   }
 
   private fail(error: unknown): void {

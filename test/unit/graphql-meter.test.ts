@@ -8,7 +8,7 @@ import { buildSchema, execute, parse } from 'graphql';
 import { Budget, DEFAULT_LIMITS, LimitExceeded, MemoryPool, type QueryLimits } from '../../src/fql/budget';
 import { secondIntrospectionError } from '../../src/graphql/introspection';
 import { FieldMeter, meterSchema } from '../../src/graphql/meter';
-import { responseText } from '../../src/graphql/response';
+import { responseBody } from '../../src/graphql/response';
 import { MAX_FIELD_PAIRS, repeatedFieldsError } from '../../src/graphql/validation';
 import { responseJson } from '../../src/graphql/values';
 import { TxnTime } from '../../src/values/types';
@@ -122,9 +122,17 @@ test('an operation that ends early (a non-null field failed) resolves nothing mo
 
 test('the sliced writer writes what the one-go writer does, and stops past its limit', async () => {
   const pacer = { sliceMs: 0, pause: () => new Promise<void>((r) => setImmediate(r)) };
+  const sliced = async (value: unknown, ts: bigint, max: number) => (await responseBody(value, ts, max, pacer, Infinity)).toString();
   const value = { data: { a: [1, 'two', null, true, 12345678901234567890n, { b: undefined, c: 'é"\n' }], t: TxnTime.instance, e: [], o: {} } };
-  assert.equal(await responseText(value, 42n, 1000, pacer), responseJson(value, 42n));
+  assert.equal(await sliced(value, 42n, 1000), responseJson(value, 42n));
   const wide = { data: Array.from({ length: 5000 }, (_, i) => ({ i, s: `x${i}` })) };
-  assert.equal(await responseText(wide, 0n, 1 << 20, pacer), responseJson(wide, 0n));
-  await assert.rejects(responseText(wide, 0n, 1000, pacer), /Response exceeds the size limit: got 10\d\d bytes or more, limit 1000 bytes/);
+  assert.equal(await sliced(wide, 0n, 1 << 20), responseJson(wide, 0n));
+  await assert.rejects(sliced(wide, 0n, 1000), /Response exceeds the size limit: got 10\d\d bytes or more, limit 1000 bytes/);
+});
+
+test('an answer estimated short is written at once, within the same limit', () => {
+  const pacer = { sliceMs: 0, pause: () => Promise.reject(new Error('paused')) };
+  const value = { data: { findThingByID: { name: 'é"\n', n: 12345678901234567890n, t: TxnTime.instance } } };
+  assert.equal(responseBody(value, 42n, 1000, pacer, 0), responseJson(value, 42n));
+  assert.throws(() => responseBody(value, 42n, 20, pacer, 0), /Response exceeds the size limit: got \d+ bytes or more, limit 20 bytes/);
 });
