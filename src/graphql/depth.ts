@@ -2,7 +2,8 @@
 // nested a few thousand levels deep (in the text, or through chains of fragments) would overflow the
 // stack: such a query gets a clear error instead, before graphql-js recurses into it.
 
-import { GraphQLError, Kind, Lexer, Source, TokenKind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { GraphQLError, Kind, Lexer, Source, TokenKind, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { fragmentsOf } from './selections';
 
 /** Far above real operations (a full introspection query nests 10 levels). */
 export const MAX_DEPTH = 100;
@@ -51,8 +52,7 @@ export function textDepthError(query: string): GraphQLError | undefined {
 
 /** Checks the depth of selections with fragment spreads followed (each fragment measured once). */
 export function selectionDepthError(document: DocumentNode): GraphQLError | undefined {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const fragments = fragmentsOf(document);
   const measured = new Map<string, number>();
   const open = new Set<string>();
 

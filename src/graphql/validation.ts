@@ -5,8 +5,9 @@
 // selection set (fragments included), so a few thousand `x: f { … }` take seconds. Such an
 // operation is refused first, by a cheap count of those pairs.
 
-import { GraphQLError, Kind, specifiedRules, validate, type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { GraphQLError, Kind, specifiedRules, validate, type ASTNode, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Pacer } from '../wire/json';
+import { eachMergedField, fragmentsOf } from './selections';
 
 /** Pairs of same-named fields in one selection set (what OverlappingFieldsCanBeMerged compares). */
 export const MAX_FIELD_PAIRS = 250_000;
@@ -23,32 +24,26 @@ function tooComplex(message: string, node: ASTNode): GraphQLError {
 
 /** Refuses an operation that makes graphql-js compare too many pairs of fields. */
 export function repeatedFieldsError(document: DocumentNode): GraphQLError | undefined {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const fragments = fragmentsOf(document);
   let visits = 0;
   // The fields a selection set merges, counted by response key through fragments.
   const check = (set: SelectionSetNode): void => {
     const counts = new Map<string, number>();
-    const spread = new Set<string>();
     let pairs = 0;
-    const collect = (s: SelectionSetNode): void => {
-      for (const sel of s.selections) {
+    eachMergedField(
+      set,
+      fragments,
+      (field) => {
+        const key = field.alias?.value ?? field.name.value;
+        const count = (counts.get(key) ?? 0) + 1;
+        counts.set(key, count);
+        pairs += count - 1;
+        if (pairs > MAX_FIELD_PAIRS) throw tooComplex(`'${key}' is selected too many times in one selection set.`, field);
+      },
+      (sel) => {
         if (++visits > MAX_VISITS) throw tooComplex('its fragments are spread in too many places.', sel);
-        if (sel.kind === Kind.FIELD) {
-          const key = sel.alias?.value ?? sel.name.value;
-          const count = (counts.get(key) ?? 0) + 1;
-          counts.set(key, count);
-          pairs += count - 1;
-          if (pairs > MAX_FIELD_PAIRS) throw tooComplex(`'${key}' is selected too many times in one selection set.`, sel);
-        } else if (sel.kind === Kind.INLINE_FRAGMENT) collect(sel.selectionSet);
-        else if (!spread.has(sel.name.value)) {
-          spread.add(sel.name.value);
-          const fragment = fragments.get(sel.name.value);
-          if (fragment) collect(fragment.selectionSet);
-        }
-      }
-    };
-    collect(set);
+      },
+    );
   };
   // Every selection set of the document (depth.ts has bounded their nesting).
   const walk = (set: SelectionSetNode): void => {
