@@ -10,6 +10,7 @@
 
 import * as http from 'node:http';
 import { query as q } from 'faunadb';
+import { mustImport } from '../../test/helpers/graphql';
 import { ClientPool, startFlora } from '../../test/helpers/server';
 import { RssSampler } from '../probes';
 import { type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
@@ -46,6 +47,37 @@ type Publisher { name: String! city: String books: [Book] @relation }
 type Loan { reader: Reader! book: Book! from: Date until: Date }
 type Query { allThings: [Thing!] allBooks: [Book!] booksByTitle(title: String!): [Book!] allReaders: [Reader!] allShelves: [Shelf!] allLoans: [Loan!] }
 `;
+
+/** The secrets of a database seeded by seedLibrary. */
+interface LibrarySecrets {
+  admin: string;
+  /** A client key. */
+  client: string;
+  /** A key of a role that reads Things and allThings. */
+  reader: string;
+}
+
+/** Creates database `name` with the library's schema and `docs` Things, and its keys. */
+export async function seedLibrary(url: string, rootSecret: string, pool: ClientPool, name: string, docs: number): Promise<LibrarySecrets> {
+  await pool.client(rootSecret).query(q.CreateDatabase({ name }));
+  const admin = `${rootSecret}:${name}:admin`;
+  const db = pool.client(admin);
+  await mustImport(url, admin, SCHEMA);
+  const names = Array.from({ length: docs }, (_, i) => `thing number ${i}`);
+  await db.query(q.Map(names, q.Lambda('n', q.Create(q.Collection('Thing'), { data: { name: q.Var('n') } }))));
+  await db.query(
+    q.CreateRole({
+      name: 'reader',
+      privileges: [
+        { resource: q.Collection('Thing'), actions: { read: true } },
+        { resource: q.Index('allThings'), actions: { read: true } },
+      ],
+    }),
+  );
+  const keys = (await db.query(q.Map(['client', q.Role('reader')], q.Lambda('r', q.CreateKey({ role: q.Var('r') }))))) as { secret: string }[];
+  const [client, reader] = keys.map((k) => k.secret);
+  return { admin, client, reader };
+}
 
 /** The issue's fragment: a type's name and kind, its fields' names and their types' names. */
 const F2 = 'fragment F2 on __Type { name kind fields { name type { name kind } } }';
@@ -130,24 +162,7 @@ async function attack(opts: TargetedOptions): Promise<TargetedResult> {
   const details: string[] = [];
   let violations = 0;
   try {
-    await pool.client(srv.secret).query(q.CreateDatabase({ name: 'gqlattack' }));
-    const admin = `${srv.secret}:gqlattack:admin`;
-    const db = pool.client(admin);
-    const imported = await fetch(new URL('/import', srv.url), { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: SCHEMA });
-    if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
-    const names = Array.from({ length: docs }, (_, i) => `thing number ${i}`);
-    await db.query(q.Map(names, q.Lambda('n', q.Create(q.Collection('Thing'), { data: { name: q.Var('n') } }))));
-    await db.query(
-      q.CreateRole({
-        name: 'reader',
-        privileges: [
-          { resource: q.Collection('Thing'), actions: { read: true } },
-          { resource: q.Index('allThings'), actions: { read: true } },
-        ],
-      }),
-    );
-    const keys = (await db.query(q.Map(['client', q.Role('reader')], q.Lambda('r', q.CreateKey({ role: q.Var('r') }))))) as { secret: string }[];
-    const [client, reader] = keys.map((k) => k.secret);
+    const { client, reader } = await seedLibrary(srv.url, srv.secret, pool, 'gqlattack', docs);
 
     const shapes: Shape[] = [
       { label: `${aliases} aliased __schema`, query: aliasedSchemas(aliases), secret: client, check: refused },
