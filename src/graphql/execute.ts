@@ -190,7 +190,7 @@ function failureAnswer(e: unknown): GraphqlAnswer {
   if (e instanceof HttpFailure) return { status: e.status, body: errorBody(e.message) };
   // A limit of the request as a whole (compute, memory, response size): a GraphQL error, as any
   // resolver error is; `data` is null since the operation did not run to its end.
-  if (e instanceof LimitExceeded) return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
+  if (e instanceof LimitExceeded) return operationError(e);
   if (e instanceof ProtocolError) {
     if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
     return { status: e.status, body: errorBody(e.description), headers: e.headers };
@@ -199,9 +199,13 @@ function failureAnswer(e: unknown): GraphqlAnswer {
   if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
   if (e instanceof SchemaImportError)
     return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: `The stored GraphQL schema cannot be served: ${e.message} Import a schema again.` }] }) };
-  if (e instanceof QueryError)
-    return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
+  if (e instanceof QueryError) return operationError(e);
   throw e;
+}
+
+/** An error that ended the operation: `data` null, the error with its code. */
+function operationError(e: { description: string; code: string }): GraphqlAnswer {
+  return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
 }
 
 /** Characters of an error's JSON beyond its message (locations, extensions), and per element of its path. */

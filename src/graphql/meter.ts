@@ -44,7 +44,7 @@ type Args = Record<string, unknown>;
 type Resolver = GraphQLFieldResolver<unknown, unknown, Args> & { [METERED]?: true };
 
 /** What a field's value is, for how it is sliced. */
-export const enum Shape {
+const enum Shape {
   /** A scalar or enum (or a list of them): resolved at once, even past the slice (it is O(1) work). */
   Leaf,
   /** An object: what lies below it may be large, so past the slice it is deferred. */
@@ -68,18 +68,20 @@ export class FieldMeter {
   /** Set once nothing more is resolved: the meter stopped the request (`failure`), or run() ended. */
   private ended = false;
   private failure: { error: unknown } | undefined;
-  private stop!: (error: unknown) => void;
-  /** Rejects with the error that stopped the request: the partner of graphql-js's execution in run(). */
-  private readonly stopped = new Promise<never>((_, reject) => (this.stop = reject));
-  /** What fields reached after the stop return: they never settle, so graphql-js goes no deeper. */
-  private readonly never = new Promise<never>(() => undefined);
+  /** Rejects what run() races graphql-js's execution against (made only for an execution that waits). */
+  private stop: ((error: unknown) => void) | undefined;
+  /**
+   * What fields reached once the meter ended return: it never settles, so graphql-js goes no deeper.
+   * One per request, made when first needed: graphql-js hangs its continuations on it, which must be
+   * garbage with the request.
+   */
+  private never: Promise<never> | undefined;
   /** Estimated length of the answer's text so far (the data's: errors are not counted). */
   private chars = 0;
   private readonly maxText: number;
 
   constructor(private readonly budget: Budget) {
     this.maxText = budget.limits.maxResponseBytes;
-    this.stopped.catch(() => undefined);
   }
 
   /**
@@ -91,12 +93,20 @@ export class FieldMeter {
   async run<T>(execution: () => T | Promise<T>): Promise<T> {
     try {
       const out = execution();
-      const result = out instanceof Promise ? await Promise.race([out, this.stopped]) : out;
+      const result = out instanceof Promise ? await Promise.race([out, this.stopped()]) : out;
       if (this.failure) throw this.failure.error;
       return result;
     } finally {
       this.close();
     }
+  }
+
+  /** Rejects with the error that stops the request (at once when it already has). */
+  private stopped(): Promise<never> {
+    return new Promise((_, reject) => {
+      if (this.failure) reject(this.failure.error);
+      else this.stop = reject;
+    });
   }
 
   /** Stops resolving without an error: deferred fields are dropped, fields reached later never settle. */
@@ -134,7 +144,7 @@ export class FieldMeter {
     if (this.ended) return;
     this.failure = { error };
     this.close();
-    this.stop(error);
+    this.stop?.(error);
   }
 
   /**
@@ -150,7 +160,7 @@ export class FieldMeter {
       case Admit.Later:
         return this.later(() => this.measure(resolver(source, args, context, info), objectList));
       default:
-        return this.never;
+        return (this.never ??= new Promise<never>(() => undefined));
     }
   }
 
