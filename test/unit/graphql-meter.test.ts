@@ -4,12 +4,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildSchema, execute, parse } from 'graphql';
+import { buildSchema, execute, parse, validate, type GraphQLError } from 'graphql';
 import { Budget, DEFAULT_LIMITS, LimitExceeded, MemoryPool, type QueryLimits } from '../../src/fql/budget';
 import { secondIntrospectionError } from '../../src/graphql/introspection';
 import { FieldMeter, meterSchema } from '../../src/graphql/meter';
 import { responseBody } from '../../src/graphql/response';
-import { MAX_FIELD_PAIRS, repeatedFieldsError } from '../../src/graphql/validation';
+import { MAX_FIELD_PAIRS, repeatedFieldsError, validateOperation } from '../../src/graphql/validation';
 import { responseJson } from '../../src/graphql/values';
 import { TxnTime } from '../../src/values/types';
 
@@ -50,6 +50,32 @@ test('same-named fields: a few are merged as usual, thousands in one selection s
   const fragments = Array.from({ length: many }, (_, i) => `fragment F${i} on Thing { name }`).join(' ');
   const spreads = Array.from({ length: many }, (_, i) => `...F${i}`).join(' ');
   assert.match(repeatedFieldsError(parse(`{ thing { ${spreads} } } ${fragments}`))?.message ?? '', /'name' is selected too many times/);
+});
+
+test('a long operation is validated a few rules at a time: the errors graphql-js finds in one pass, in its order, the first 100 and its error for the rest', async () => {
+  let pauses = 0;
+  const pacer = {
+    sliceMs: 0,
+    pause: () => {
+      pauses++;
+      return new Promise<void>((r) => setImmediate(r));
+    },
+  };
+  const shown = (errors: readonly GraphQLError[]) => errors.map((e) => `${e.message} ${JSON.stringify(e.locations)}`);
+  const long = Array.from({ length: 1500 }, (_, i) => `n${i}: name`).join(' '); // over the 16 KiB validated at once
+  // Errors of several rules, some reported when the walk leaves a node (an unused variable, an unused fragment).
+  const several = parse(
+    `query Q($unused: Int, $n: Int!) { things(n: $n) { ${long} nope ...F } thing { tags { x } } bad: things { name } } fragment F on Thing { other } fragment G on Thing { name }`,
+  );
+  const expected = validate(schema, several);
+  assert.equal(expected.length, 6);
+  assert.deepEqual(shown(await validateOperation(schema, several, pacer)), shown(expected));
+  assert.ok(pauses > 1, `${pauses} pauses`);
+  // graphql-js stops at 100 errors, and says so in a 101st.
+  const many = parse(`{ things(n: 1) { ${long} ${Array.from({ length: 150 }, (_, i) => `x${i}`).join(' ')} } }`);
+  const sliced = await validateOperation(schema, many, pacer);
+  assert.equal(sliced.length, 101);
+  assert.deepEqual(shown(sliced), shown(validate(schema, many)));
 });
 
 test('every resolved field is one compute unit, leaves of lists included in their memory', async () => {
