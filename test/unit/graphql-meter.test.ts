@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSchema, execute, parse, validate, type GraphQLError } from 'graphql';
-import { Budget, DEFAULT_LIMITS, LimitExceeded, MemoryPool, type QueryLimits } from '../../src/fql/budget';
+import { Budget, DEFAULT_LIMITS, LimitExceeded, MemoryPool, QueryCancelled, type QueryLimits } from '../../src/fql/budget';
 import { secondIntrospectionError } from '../../src/graphql/introspection';
 import { FieldMeter, meterSchema } from '../../src/graphql/meter';
 import { responseBody } from '../../src/graphql/response';
@@ -144,6 +144,28 @@ test('an operation that ends early (a non-null field failed) resolves nothing mo
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(calls, ran, 'fields were resolved after the operation ended');
   assert.equal(pool.inUse, 0);
+});
+
+test('a client gone while deferred fields wait for their turn stops the operation there', async () => {
+  let gone = false;
+  const b = new Budget({ ...DEFAULT_LIMITS, sliceMs: 1 }, Date.now() + 60_000, undefined, {
+    get clientGone() {
+      return gone;
+    },
+  });
+  let calls = 0;
+  const rootValue = {
+    things: () => {
+      for (const end = performance.now() + 2; performance.now() < end; );
+      b.poll(); // the slice is used up: every item is deferred
+      gone = true; // found at the drainer's pause, the next look at the clock
+      return Array.from({ length: 10 }, () => ({ name: () => `thing ${calls++}` }));
+    },
+  };
+  const meter = new FieldMeter(b);
+  const execution = () => execute({ schema, document: parse('{ things(n: 10) { name } }'), rootValue, contextValue: { meter } });
+  await assert.rejects(meter.run(execution), QueryCancelled);
+  assert.equal(calls, 0);
 });
 
 test('the sliced writer writes what the one-go writer does, and stops past its limit', async () => {
