@@ -75,6 +75,11 @@ export interface QueryService {
     fn: (ctx: EvalContext) => Promise<T>,
     opts?: TransactOptions,
   ): Promise<TransactResult<T>>;
+  /**
+   * A fresh budget for one request (its timeout, its client), for a caller that outlives the
+   * transaction with it (TransactOptions.budget): it releases it.
+   */
+  budget(timeoutMs?: number, client?: ClientLink): Budget;
   /** Current server time in µs (X-Txn-Time for requests that run no transaction). */
   now(): bigint;
   /** The store's commit feed (streams): see Store.onCommit. */

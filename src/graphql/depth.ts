@@ -2,7 +2,8 @@
 // nested a few thousand levels deep (in the text, or through chains of fragments) would overflow the
 // stack: such a query gets a clear error instead, before graphql-js recurses into it.
 
-import { GraphQLError, Kind, Lexer, Source, TokenKind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { GraphQLError, Kind, Lexer, Source, TokenKind, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { fragmentsOf } from './selections';
 
 /** Far above real operations (a full introspection query nests 10 levels). */
 export const MAX_DEPTH = 100;
@@ -21,15 +22,17 @@ export const MAX_TOKENS = 100_000;
 
 /**
  * Where the text first nests braces, brackets or parentheses deeper than MAX_DEPTH, found with the
- * (iterative) lexer so that the recursive parser never sees such a text. Lexer errors are left to
- * the parser, and so are texts longer than MAX_TOKENS (it refuses them at once).
+ * (iterative) lexer so that the recursive parser never sees such a text; or 'too long' when it has
+ * more than MAX_TOKENS tokens before that (the parser would refuse it there). Lexer errors are left
+ * to the parser.
  */
-export function overDepthAt(source: Source): number | undefined {
+export function overBoundsAt(source: Source): number | 'too long' | undefined {
   const lexer = new Lexer(source);
   let depth = 0;
   let tokens = 0;
   try {
-    for (let t = lexer.advance(); t.kind !== TokenKind.EOF && ++tokens <= MAX_TOKENS; t = lexer.advance()) {
+    for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance()) {
+      if (++tokens > MAX_TOKENS) return 'too long';
       if (OPEN.has(t.kind) && ++depth > MAX_DEPTH) return t.start;
       if (CLOSE.has(t.kind)) depth--;
     }
@@ -40,16 +43,16 @@ export function overDepthAt(source: Source): number | undefined {
   return undefined;
 }
 
+/** The nesting error of an operation's text; one over MAX_TOKENS is left to the parser (its syntax error). */
 export function textDepthError(query: string): GraphQLError | undefined {
   const source = new Source(query);
-  const at = overDepthAt(source);
-  return at === undefined ? undefined : tooDeep(source, at);
+  const at = overBoundsAt(source);
+  return typeof at === 'number' ? tooDeep(source, at) : undefined;
 }
 
 /** Checks the depth of selections with fragment spreads followed (each fragment measured once). */
 export function selectionDepthError(document: DocumentNode): GraphQLError | undefined {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const fragments = fragmentsOf(document);
   const measured = new Map<string, number>();
   const open = new Set<string>();
 

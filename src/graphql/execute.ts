@@ -2,11 +2,11 @@
 // served API, parse and validate (cached per API), execute with graphql-js, and answer in the
 // GraphQL shape. An operation that wrote and then failed is rolled back whole.
 
-import { GraphQLError, execute, getOperationAST, parse, type DocumentNode } from 'graphql';
+import { GraphQLError, execute, getOperationAST, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
 import { QueryTimeout } from '../fql/context';
-import { CLIENT_CLOSED_STATUS, LimitExceeded, QueryCancelled, type Budget, type ClientLink } from '../fql/budget';
+import { CLIENT_CLOSED_STATUS, LimitExceeded, QueryCancelled, type ClientLink } from '../fql/budget';
 import type { Pacer } from '../wire/json';
 import { secretFromHeader } from '../model/auth';
 import { failpoint } from '../failpoints';
@@ -17,7 +17,7 @@ import { SchemaImportError } from './sdl';
 import { executionError, syntaxError, validationError, type ErrorJson } from './errors';
 import { secondIntrospectionError } from './introspection';
 import { GqlContext } from './resolvers';
-import { responseText } from './response';
+import { responseBody } from './response';
 import { repeatedFieldsError, validateOperation } from './validation';
 import { responseJson } from './values';
 import { variablesFor } from './variables';
@@ -30,7 +30,8 @@ export interface GraphqlRequest {
 
 export interface GraphqlAnswer {
   status: number;
-  body: string;
+  /** JSON text, or its UTF-8 bytes (a long answer, written a slice at a time). */
+  body: string | Buffer;
   headers?: Record<string, string>;
   txnTime?: bigint;
   metrics?: QueryMetrics;
@@ -128,13 +129,16 @@ export async function runGraphql(
     return { status: 400, body: errorBody('`operationName` must be a string.') };
 
   let database: LoggedDatabase | undefined;
-  let budget: Budget | undefined;
+  // The request's budget outlives the transaction: the answer is written under it (paced, and with
+  // what the result holds still reserved), and released once it is.
+  const budget = service.budget(opts.timeoutMs, opts.client);
+  let dataText = 0; // the meter's estimate of the answer's data
   try {
     const run = await service.transact(
       authorization,
       async (ctx): Promise<Payload> => {
         database = { id: ctx.scope.db, path: ctx.scope.path };
-        budget = ctx.budget;
+        dataText = 0;
         failpoint('graphql.execute');
         const api = await apiFor(ctx.txn, ctx.scope.db);
         if (!api) return { data: null, errors: [{ message: 'No GraphQL schema has been imported into this database.' }] };
@@ -149,14 +153,16 @@ export async function runGraphql(
         }
         const rc = new GqlContext(ctx, api.model, api.ids);
         const variableValues = variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined);
-        let result;
+        let result: ExecutionResult | undefined;
         try {
           result = await rc.meter.run(() => execute({ schema: api.schema, document, contextValue: rc, variableValues, operationName: name }));
-        } catch (e) {
-          // The meter stopped the operation (a limit, the timeout): its evaluations end before the transaction does.
-          await rc.settled();
-          throw e;
+        } finally {
+          // An operation that failed may leave resolvers going (the meter stopped it, or graphql-js
+          // ended it as soon as a non-null field failed): they end before the transaction does.
+          // One without errors has had every resolver's promise settled.
+          if (!result || result.errors) await rc.settled();
         }
+        dataText = rc.meter.text;
         const errors = result.errors ?? [];
         for (const e of errors) if (e.originalError instanceof QueryTimeout) throw e.originalError;
         if (!('data' in result) || result.data === undefined) return { data: null, errors: errors.map(requestError) };
@@ -165,12 +171,16 @@ export async function runGraphql(
         if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
         return payload;
       },
-      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress },
+      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress, budget },
     );
-    return { status: 200, body: await responseText(run.result, run.ts, service.limits.maxResponseBytes, budget!), txnTime: run.ts, metrics: run.metrics, database };
+    const estimate = dataText + errorsText(run.result.errors);
+    const body = responseBody(run.result, run.ts, service.limits.maxResponseBytes, budget, estimate);
+    return { status: 200, body: typeof body === 'string' ? body : await body, txnTime: run.ts, metrics: run.metrics, database };
   } catch (e) {
     const answer = failureAnswer(e);
     return database ? { ...answer, database } : answer;
+  } finally {
+    budget.release();
   }
 }
 
@@ -180,7 +190,7 @@ function failureAnswer(e: unknown): GraphqlAnswer {
   if (e instanceof HttpFailure) return { status: e.status, body: errorBody(e.message) };
   // A limit of the request as a whole (compute, memory, response size): a GraphQL error, as any
   // resolver error is; `data` is null since the operation did not run to its end.
-  if (e instanceof LimitExceeded) return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
+  if (e instanceof LimitExceeded) return operationError(e);
   if (e instanceof ProtocolError) {
     if (e.status === 401) return { status: 200, body: errorBody('Invalid database secret.') };
     return { status: e.status, body: errorBody(e.description), headers: e.headers };
@@ -189,9 +199,24 @@ function failureAnswer(e: unknown): GraphqlAnswer {
   if (e instanceof QueryTimeout) return { status: 503, body: errorBody('The transaction timed out before the query could complete.') };
   if (e instanceof SchemaImportError)
     return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: `The stored GraphQL schema cannot be served: ${e.message} Import a schema again.` }] }) };
-  if (e instanceof QueryError)
-    return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
+  if (e instanceof QueryError) return operationError(e);
   throw e;
+}
+
+/** An error that ended the operation: `data` null, the error with its code. */
+function operationError(e: { description: string; code: string }): GraphqlAnswer {
+  return { status: 200, body: JSON.stringify({ data: null, errors: [{ message: e.description, extensions: { code: e.code } }] }) };
+}
+
+/** Characters of an error's JSON beyond its message (locations, extensions), and per element of its path. */
+const ERROR_TEXT = 96;
+const PATH_TEXT = 12;
+
+/** An estimate of the length of `errors` as JSON. */
+function errorsText(errors: readonly ErrorJson[] | undefined): number {
+  let chars = 0;
+  for (const e of errors ?? []) chars += e.message.length + ERROR_TEXT + (e.path?.length ?? 0) * PATH_TEXT;
+  return chars;
 }
 
 /** Errors that stop an operation before it runs (variable coercion, unknown operation name). */

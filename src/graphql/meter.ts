@@ -44,7 +44,7 @@ type Args = Record<string, unknown>;
 type Resolver = GraphQLFieldResolver<unknown, unknown, Args> & { [METERED]?: true };
 
 /** What a field's value is, for how it is sliced. */
-export const enum Shape {
+const enum Shape {
   /** A scalar or enum (or a list of them): resolved at once, even past the slice (it is O(1) work). */
   Leaf,
   /** An object: what lies below it may be large, so past the slice it is deferred. */
@@ -65,35 +65,60 @@ export class FieldMeter {
   private waiting: (() => void)[] = [];
   private head = 0;
   private draining = false;
+  /** Set once nothing more is resolved: the meter stopped the request (`failure`), or run() ended. */
+  private ended = false;
   private failure: { error: unknown } | undefined;
-  private stop!: (error: unknown) => void;
-  /** Rejects with the error that stopped the request: the partner of graphql-js's execution in run(). */
-  private readonly stopped = new Promise<never>((_, reject) => (this.stop = reject));
-  /** What fields reached after the stop return: they never settle, so graphql-js goes no deeper. */
-  private readonly never = new Promise<never>(() => undefined);
-  /** Estimated length of the answer's text so far. */
-  private text = 0;
+  /** Rejects what run() races graphql-js's execution against (made only for an execution that waits). */
+  private stop: ((error: unknown) => void) | undefined;
+  /**
+   * What fields reached once the meter ended return: it never settles, so graphql-js goes no deeper.
+   * One per request, made when first needed: graphql-js hangs its continuations on it, which must be
+   * garbage with the request.
+   */
+  private never: Promise<never> | undefined;
+  /** Estimated length of the answer's text so far (the data's: errors are not counted). */
+  private chars = 0;
   private readonly maxText: number;
 
   constructor(private readonly budget: Budget) {
     this.maxText = budget.limits.maxResponseBytes;
-    this.stopped.catch(() => undefined);
   }
 
   /**
    * Runs graphql-js's execution until it ends or the meter stops it (a limit reached, the request
-   * timed out): then this rejects with that error at once, and what was left pending is dropped.
+   * timed out): then this rejects with that error at once. Either way, what was left pending is
+   * dropped and nothing more is resolved: graphql-js ends an execution as soon as a non-null field
+   * fails (its siblings may still be deferred), and the transaction ends with it.
    */
   async run<T>(execution: () => T | Promise<T>): Promise<T> {
-    const out = execution();
-    const result = out instanceof Promise ? await Promise.race([out, this.stopped]) : out;
-    if (this.failure) throw this.failure.error;
-    return result;
+    try {
+      const out = execution();
+      const result = out instanceof Promise ? await Promise.race([out, this.stopped()]) : out;
+      if (this.failure) throw this.failure.error;
+      return result;
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Rejects with the error that stops the request (at once when it already has). */
+  private stopped(): Promise<never> {
+    return new Promise((_, reject) => {
+      if (this.failure) reject(this.failure.error);
+      else this.stop = reject;
+    });
+  }
+
+  /** Stops resolving without an error: deferred fields are dropped, fields reached later never settle. */
+  private close(): void {
+    this.ended = true;
+    this.waiting = [];
+    this.head = 0;
   }
 
   /** Charges a field about to be resolved under `key` (its alias or name). */
   private admit(key: string, shape: Shape): Admit {
-    if (this.failure) return Admit.Stopped;
+    if (this.ended) return Admit.Stopped;
     try {
       this.budget.tick();
       this.budget.alloc(FIELD_BYTES);
@@ -105,17 +130,21 @@ export class FieldMeter {
     return this.budget.yieldDue && shape !== Shape.Leaf ? Admit.Later : Admit.Now;
   }
 
+  /** Estimated length of the answer's data so far: keys, strings, list slots (numbers, times and punctuation are left out). */
+  get text(): number {
+    return this.chars;
+  }
+
   private addText(chars: number): void {
-    this.text += chars;
-    if (this.text > this.maxText) throw responseTooLarge(this.text, this.maxText);
+    this.chars += chars;
+    if (this.chars > this.maxText) throw responseTooLarge(this.chars, this.maxText);
   }
 
   private fail(error: unknown): void {
-    if (this.failure) return;
+    if (this.ended) return;
     this.failure = { error };
-    this.waiting = [];
-    this.head = 0;
-    this.stop(error);
+    this.close();
+    this.stop?.(error);
   }
 
   /**
@@ -131,7 +160,7 @@ export class FieldMeter {
       case Admit.Later:
         return this.later(() => this.measure(resolver(source, args, context, info), objectList));
       default:
-        return this.never;
+        return (this.never ??= new Promise<never>(() => undefined));
     }
   }
 
@@ -146,7 +175,7 @@ export class FieldMeter {
   }
 
   private charge(bytes: number, text: number): void {
-    if (this.failure) return;
+    if (this.ended) return;
     try {
       this.budget.alloc(bytes);
       this.addText(text);
@@ -157,11 +186,11 @@ export class FieldMeter {
 
   /**
    * The items of a list of objects as graphql-js completes them: those reached once the slice is
-   * used up are deferred (their fields are resolved in a later slice), and none once the meter stopped.
+   * used up are deferred (their fields are resolved in a later slice), and none once the meter ended.
    */
   private *items(list: readonly unknown[]): Generator<unknown> {
     for (const item of list) {
-      if (this.failure) return;
+      if (this.ended) return;
       yield this.budget.yieldDue ? this.later(() => item) : item;
     }
   }
@@ -189,10 +218,10 @@ export class FieldMeter {
   private async drain(): Promise<void> {
     this.draining = true;
     try {
-      while (this.head < this.waiting.length && !this.failure) {
+      while (this.head < this.waiting.length && !this.ended) {
         await this.budget.pause();
         let ran = 0;
-        while (this.head < this.waiting.length && !this.budget.yieldDue && !this.failure) {
+        while (this.head < this.waiting.length && !this.budget.yieldDue && !this.ended) {
           const work = this.waiting[this.head];
           this.waiting[this.head++] = undefined as unknown as () => void;
           work();

@@ -54,9 +54,16 @@ export class GqlContext {
     this.meter = new FieldMeter(ctx.budget);
   }
 
-  /** Resolves once the evaluations queued so far have ended. */
+  /**
+   * Resolves once no evaluation is queued or running, nor any resolver that could queue one: every
+   * await of a resolver is an evaluation's, so once the chain is settled and the microtasks have run
+   * (a resolver's next evaluation is queued there), nothing is left.
+   */
   async settled(): Promise<void> {
-    await this.chain;
+    for (let last; last !== this.chain; ) {
+      await (last = this.chain);
+      await new Promise(setImmediate);
+    }
   }
 
   // The schema documents the API uses, by the name the import gave them: a ref carrying the

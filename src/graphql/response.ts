@@ -1,15 +1,17 @@
-// The JSON text of a GraphQL response as it is sent: within the response size limit, and written a
-// slice at a time (an answer of many fields takes a while to write, and other requests must not
-// wait for it). An explicit stack, not recursion: no promise or frame per value.
+// The JSON text of a GraphQL response as it is sent, within the response size limit. A short one
+// is written at once (responseJson); a long one a slice at a time into UTF-8 pieces (an answer of
+// many fields takes a while to write, and other requests must not wait for it), with an explicit
+// stack, not recursion: no promise or frame per value.
 
 import { responseTooLarge } from '../fql/render';
+import { PieceWriter, TooLong } from '../wire/encode';
 import type { Pacer } from '../wire/json';
-import { scalarJson } from './values';
+import { responseJson, scalarJson } from './values';
 
+/** Answers estimated shorter than this (characters) are written at once. */
+const AT_ONCE = 64 * 1024;
 /** Values written between two looks at the clock. */
 const CLOCK_STRIDE = 1024;
-/** Text is kept in pieces of about this many characters, joined once at the end. */
-const PIECE = 64 * 1024;
 
 /** A list or an object being written (one shape for both, so that the loop stays monomorphic). */
 class Frame {
@@ -26,11 +28,24 @@ class Frame {
   }
 }
 
-/** responseJson's text for `value`; LimitExceeded past `maxChars` characters. */
-export async function responseText(value: unknown, txnTs: bigint, maxChars: number, pacer: Pacer): Promise<string> {
-  const pieces: string[] = [];
-  let piece = '';
-  let length = 0;
+/**
+ * responseJson's text for `value`, at once (text) when `estimate` (of its length) is short, else a
+ * slice at a time (UTF-8 bytes); LimitExceeded past `maxChars` characters.
+ */
+export function responseBody(value: unknown, txnTs: bigint, maxChars: number, pacer: Pacer, estimate: number): string | Promise<Buffer> {
+  if (estimate < AT_ONCE) {
+    const text = responseJson(value, txnTs);
+    if (text.length > maxChars) throw responseTooLarge(text.length, maxChars);
+    return text;
+  }
+  return responseSliced(value, txnTs, maxChars, pacer).catch((e: unknown) => {
+    throw e instanceof TooLong ? responseTooLarge(e.length, maxChars) : e;
+  });
+}
+
+/** responseJson's text for `value` as UTF-8, written a slice at a time; TooLong past `maxChars` characters. */
+async function responseSliced(value: unknown, txnTs: bigint, maxChars: number, pacer: Pacer): Promise<Buffer> {
+  const out = new PieceWriter(maxChars);
   /** `"key":` by key: the same few keys come back for every object of a list. */
   const keyText = new Map<string, string>();
   const stack: Frame[] = [];
@@ -86,18 +101,11 @@ export async function responseText(value: unknown, txnTs: bigint, maxChars: numb
         }
       }
     }
-    length += s.length;
-    if (length > maxChars) throw responseTooLarge(length, maxChars);
-    piece += s;
-    if (piece.length >= PIECE) {
-      pieces.push(piece);
-      piece = '';
-    }
+    out.write(s);
     if (++steps % CLOCK_STRIDE === 0 && performance.now() >= sliceEnd) {
       await pacer.pause();
       sliceEnd = performance.now() + pacer.sliceMs;
     }
   }
-  pieces.push(piece);
-  return pieces.join('');
+  return out.bytes();
 }

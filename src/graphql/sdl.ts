@@ -16,7 +16,7 @@ import {
   type FieldDefinitionNode,
   type ObjectTypeDefinitionNode,
 } from 'graphql';
-import { MAX_DEPTH, MAX_TOKENS, overDepthAt } from './depth';
+import { MAX_DEPTH, MAX_TOKENS, overBoundsAt } from './depth';
 
 /** An import that cannot be accepted: HTTP 400 with this message (text/plain). */
 export class SchemaImportError extends Error {}
@@ -54,13 +54,12 @@ export function excerpt(source: Source, offset: number): string {
 export function parseSdl(text: string): DocumentNode {
   if (text.trim() === '') throw new SchemaImportError('The schema is empty.');
   const source = new Source(text);
-  const deep = overDepthAt(source);
-  if (deep !== undefined) throw new SchemaImportError(`The schema is nested too deeply: at most ${MAX_DEPTH} levels are allowed.${excerpt(source, deep)}`);
+  const over = overBoundsAt(source);
+  if (over === 'too long') throw new SchemaImportError(`The schema is too large: at most ${MAX_TOKENS} tokens are allowed.`);
+  if (over !== undefined) throw new SchemaImportError(`The schema is nested too deeply: at most ${MAX_DEPTH} levels are allowed.${excerpt(source, over)}`);
   try {
     return parse(source, { maxTokens: MAX_TOKENS });
   } catch (e) {
-    if (e instanceof GraphQLError && /contains more th\w+ \d+ tokens/.test(e.message))
-      throw new SchemaImportError(`The schema is too large: at most ${MAX_TOKENS} tokens are allowed.`);
     if (e instanceof GraphQLError && e.source && e.positions?.length) {
       const message = e.message.replace(/^Syntax Error: /, '');
       throw new SchemaImportError(`Syntax error while parsing the schema: ${message}${excerpt(e.source, e.positions[0])}`);

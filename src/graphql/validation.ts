@@ -5,8 +5,24 @@
 // selection set (fragments included), so a few thousand `x: f { … }` take seconds. Such an
 // operation is refused first, by a cheap count of those pairs.
 
-import { GraphQLError, Kind, specifiedRules, validate, type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  TypeInfo,
+  ValidationContext,
+  specifiedRules,
+  validate,
+  visit,
+  visitInParallel,
+  visitWithTypeInfo,
+  type ASTNode,
+  type ASTVisitor,
+  type DocumentNode,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Pacer } from '../wire/json';
+import { eachMergedField, fragmentsOf } from './selections';
 
 /** Pairs of same-named fields in one selection set (what OverlappingFieldsCanBeMerged compares). */
 export const MAX_FIELD_PAIRS = 250_000;
@@ -23,32 +39,26 @@ function tooComplex(message: string, node: ASTNode): GraphQLError {
 
 /** Refuses an operation that makes graphql-js compare too many pairs of fields. */
 export function repeatedFieldsError(document: DocumentNode): GraphQLError | undefined {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const fragments = fragmentsOf(document);
   let visits = 0;
   // The fields a selection set merges, counted by response key through fragments.
   const check = (set: SelectionSetNode): void => {
     const counts = new Map<string, number>();
-    const spread = new Set<string>();
     let pairs = 0;
-    const collect = (s: SelectionSetNode): void => {
-      for (const sel of s.selections) {
+    eachMergedField(
+      set,
+      fragments,
+      (field) => {
+        const key = field.alias?.value ?? field.name.value;
+        const count = (counts.get(key) ?? 0) + 1;
+        counts.set(key, count);
+        pairs += count - 1;
+        if (pairs > MAX_FIELD_PAIRS) throw tooComplex(`'${key}' is selected too many times in one selection set.`, field);
+      },
+      (sel) => {
         if (++visits > MAX_VISITS) throw tooComplex('its fragments are spread in too many places.', sel);
-        if (sel.kind === Kind.FIELD) {
-          const key = sel.alias?.value ?? sel.name.value;
-          const count = (counts.get(key) ?? 0) + 1;
-          counts.set(key, count);
-          pairs += count - 1;
-          if (pairs > MAX_FIELD_PAIRS) throw tooComplex(`'${key}' is selected too many times in one selection set.`, sel);
-        } else if (sel.kind === Kind.INLINE_FRAGMENT) collect(sel.selectionSet);
-        else if (!spread.has(sel.name.value)) {
-          spread.add(sel.name.value);
-          const fragment = fragments.get(sel.name.value);
-          if (fragment) collect(fragment.selectionSet);
-        }
-      }
-    };
-    collect(set);
+      },
+    );
   };
   // Every selection set of the document (depth.ts has bounded their nesting).
   const walk = (set: SelectionSetNode): void => {
@@ -65,15 +75,41 @@ export function repeatedFieldsError(document: DocumentNode): GraphQLError | unde
   return undefined;
 }
 
-/** graphql-js's validation; a long operation's a few rules at a time, with `pacer` pausing between. */
+/** Errors graphql-js's validation reports before it stops (and says so in one more). */
+const MAX_ERRORS = 100;
+/** Thrown out of a pass that found more than MAX_ERRORS. */
+const ABORT = Symbol('abort');
+
+/**
+ * graphql-js's validation; a long operation's a few rules at a time, with `pacer` pausing between,
+ * and answering what one pass with every rule would: the same errors, in the same order (each pass
+ * walks the document alike, so an error is placed by the step of the walk it was reported at, then
+ * by its rule), the first MAX_ERRORS of them and graphql-js's error for the rest.
+ */
 export async function validateOperation(schema: GraphQLSchema, document: DocumentNode, pacer: Pacer): Promise<readonly GraphQLError[]> {
   if ((document.loc?.end ?? 0) < SLICED_FROM) return validate(schema, document);
-  const errors: GraphQLError[] = [];
+  const found: { error: GraphQLError; step: number }[] = [];
+  let more = false;
   for (let i = 0; i < specifiedRules.length; i += RULES_AT_ONCE) {
     await pacer.pause();
-    errors.push(...validate(schema, document, specifiedRules.slice(i, i + RULES_AT_ONCE)));
+    const typeInfo = new TypeInfo(schema);
+    let step = 0;
+    let count = 0;
+    const context = new ValidationContext(schema, document, typeInfo, (error) => {
+      if (++count > MAX_ERRORS) throw ABORT; // this pass's first MAX_ERRORS are enough
+      found.push({ error, step });
+    });
+    const steps: ASTVisitor = { enter: () => void step++, leave: () => void step++ };
+    const rules = specifiedRules.slice(i, i + RULES_AT_ONCE).map((rule) => rule(context));
+    try {
+      visit(document, visitWithTypeInfo(typeInfo, visitInParallel([steps, ...rules])));
+    } catch (e) {
+      if (e !== ABORT) throw e;
+      more = true;
+    }
   }
-  // In the order of the text, as one pass over the document would have found them.
-  const at = (e: GraphQLError) => e.positions?.[0] ?? Infinity;
-  return errors.sort((a, b) => at(a) - at(b) || 0).slice(0, 100);
+  found.sort((a, b) => a.step - b.step); // stable: in rule order within a step
+  const errors = found.slice(0, MAX_ERRORS).map((f) => f.error);
+  if (more || found.length > MAX_ERRORS) errors.push(new GraphQLError('Too many validation errors, error limit reached. Validation aborted.'));
+  return errors;
 }

@@ -30,7 +30,7 @@ function badPreview(ctx: RequestContext): string | undefined {
   return undefined;
 }
 
-function json(status: number, body: string, extra?: Partial<Outcome>): Outcome {
+function json(status: number, body: string | Buffer, extra?: Partial<Outcome>): Outcome {
   return { status, body, ...extra, headers: { ...extra?.headers, 'content-type': JSON_TYPE } };
 }
 

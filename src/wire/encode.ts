@@ -185,7 +185,7 @@ export async function encodeValueSliced(v: Value, ctx: EncodeContext, pacer: Pac
 }
 
 /** Collects text as UTF-8 pieces, so that no long rope is ever flattened at once. */
-class PieceWriter {
+export class PieceWriter {
   private readonly pieces: Buffer[] = [];
   private pending = '';
   private length = 0;
