@@ -159,6 +159,8 @@ export class Authenticator {
   private readonly rootDigest: Buffer;
   /** BCrypt verifications left per key or token without a fast check. */
   private readonly legacyVerifies = new TokenBuckets(LEGACY_VERIFY_RATE);
+  /** BCrypt verifications under way, by secret: concurrent first uses share one (one run, one token). */
+  private readonly verifying = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly rootSecret: string,
@@ -355,8 +357,19 @@ export class Authenticator {
   /**
    * BCrypt verification of a secret whose location record has no check yet, within its key's
    * allowance (LEGACY_VERIFY_RATE); a success gives its allowance back and has the check stored.
+   * Concurrent callers with the same secret (a driver's pool starting) share one verification:
+   * each taking its own token would refuse the rightful secret beyond the burst.
    */
-  private async verifyLegacy(decoded: DecodedSecret, secret: string, hash: string, loc: SecretLocation): Promise<boolean> {
+  private verifyLegacy(decoded: DecodedSecret, secret: string, hash: string, loc: SecretLocation): Promise<boolean> {
+    let shared = this.verifying.get(secret);
+    if (!shared) {
+      shared = this.verifyLegacyOnce(decoded, secret, hash, loc).finally(() => this.verifying.delete(secret));
+      this.verifying.set(secret, shared);
+    }
+    return shared;
+  }
+
+  private async verifyLegacyOnce(decoded: DecodedSecret, secret: string, hash: string, loc: SecretLocation): Promise<boolean> {
     const name = `${decoded.kind}:${decoded.id}`;
     if (this.legacyVerifies.take(name) > 0) return false;
     if (!(await verifySecret(decoded, secret, hash))) return false;

@@ -82,6 +82,12 @@ describe('forged secrets (issue 30 row 9)', () => {
       await rm(dir, { recursive: true, force: true });
     });
 
+    test('parallel first uses of an older key all get in: one BCrypt shared, not one each from its allowance', { timeout: 60_000 }, async () => {
+      // A driver's connection pool at startup: more first uses at once than the key's BCrypt burst (8).
+      const answers = await Promise.all(Array.from({ length: 24 }, () => post(srv, secrets.roleKey)));
+      assert.deepEqual(answers.map((a) => a.status), Array(24).fill(200), answers.find((a) => a.status !== 200)?.body);
+    });
+
     test('forged secrets cost a few BCrypt runs per key at most; the first success stores the check, kept across a restart', { timeout: 120_000 }, async () => {
       const flood = async (make: () => string, n: number) => {
         const before = cpuMs(srv.proc.pid!);
