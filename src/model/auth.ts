@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DocKey, Txn } from '../storage/types';
 import type { Catalog } from './catalog';
 import { namedIn } from './refNames';
+import { pathOfDatabase } from './databases';
 import { NATIVE_IDS } from './catalog';
 import { decodeSecret, matchesSecretCheck, newSecretCheck, verifySecret, type DecodedSecret } from './secrets';
 import { decodeSecretLocation, type SecretLocation } from './secretLocation';
@@ -251,14 +252,14 @@ export class Authenticator {
       if (!roles) return undefined;
     }
     let db = keyDb;
-    let path = await this.pathOf(keyDb, txn);
+    let path = await pathOfDatabase(this.catalog, txn, keyDb);
     if (!path) return undefined;
     const dbRef = fields.get('database');
     if (dbRef instanceof Ref) {
       // By address: the key follows its database through renames and moves.
       if (!dbRef.addr) return undefined;
       db = dbRef.addr.id;
-      path = await this.pathOf(db, txn);
+      path = await pathOfDatabase(this.catalog, txn, db);
       if (!path) return undefined;
     }
     return { db, path, role, root: false, key: { db: keyDb, id: doc.id }, expiresAt, ...(roles ? { roles } : {}) };
@@ -270,7 +271,7 @@ export class Authenticator {
     const { db, fields, expiresAt } = doc;
     const identity = fields.get('instance');
     if (!(identity instanceof Ref) || !(await identityExists(this.catalog, txn, db, identity))) return undefined;
-    const path = await this.pathOf(db, txn);
+    const path = await pathOfDatabase(this.catalog, txn, db);
     if (!path) return undefined;
     const idKey = await identityKey(this.catalog, txn, db, identity);
     const cred = idKey && (await txn.getMeta(credentialsLocationKey(idKey)));
@@ -376,23 +377,6 @@ export class Authenticator {
     this.legacyVerifies.give(name);
     this.learn({ kind: decoded.kind, id: decoded.id, db: loc.db, check: newSecretCheck(decoded.random) });
     return true;
-  }
-
-  /** Names of database `db` from the top, found by walking the parent links. */
-  private async pathOf(db: bigint, txn: Txn): Promise<string[] | undefined> {
-    const path: string[] = [];
-    let current = db;
-    while (current !== 0n) {
-      const loc = await txn.getMeta(dbParentKey(current));
-      if (!loc) return undefined;
-      const buf = Buffer.from(loc);
-      const parent = buf.readBigUInt64BE(0);
-      const entry = (await this.catalog.schema(txn, parent, false)).getById('databases', current);
-      if (!entry) return undefined;
-      path.unshift(entry.name);
-      current = parent;
-    }
-    return path;
   }
 }
 
