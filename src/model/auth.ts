@@ -136,6 +136,9 @@ const MAX_CACHED_SECRET = 512;
  */
 const LEGACY_VERIFY_RATE = { burst: 8, perMinute: 30 };
 
+/** Authentication's BCrypt runs are throttled per key (LEGACY_VERIFY_RATE), not charged. */
+const NOT_CHARGED = (): void => {};
+
 /** A secret's check learned from a BCrypt verification, for the caller to store (Executor). */
 export interface LearnedCheck {
   kind: 'key' | 'token';
@@ -373,7 +376,7 @@ export class Authenticator {
   private async verifyLegacyOnce(decoded: DecodedSecret, secret: string, hash: string, loc: SecretLocation): Promise<boolean> {
     const name = `${decoded.kind}:${decoded.id}`;
     if (this.legacyVerifies.take(name) > 0) return false;
-    if (!(await verifySecret(decoded, secret, hash))) return false;
+    if (!(await verifySecret(decoded, secret, hash, NOT_CHARGED))) return false;
     this.legacyVerifies.give(name);
     this.learn({ kind: decoded.kind, id: decoded.id, db: loc.db, check: newSecretCheck(decoded.random) });
     return true;

@@ -9,7 +9,7 @@ import { NATIVE_IDS } from './catalog';
 import { dbRefFromCaller } from './databases';
 import { render } from './documents';
 import { allowed } from './permissions';
-import { BCRYPT_COMPUTE_OPS, decodeSecret, matchesSecretCheck, verifySecret, type DecodedSecret } from './secrets';
+import { decodeSecret, matchesSecretCheck, verifySecret, type DecodedSecret } from './secrets';
 import { decodeSecretLocation } from './secretLocation';
 import type { Target } from './resolve';
 
@@ -36,8 +36,7 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
 /** The key's fast check when it has one; else BCrypt (up to two runs), charged to the query. */
 function secretMatches(ctx: EvalContext, check: Uint8Array | undefined, decoded: DecodedSecret, head: string, hash: string): Promise<boolean> | boolean {
   if (check) return matchesSecretCheck(check, decoded.random);
-  ctx.budget.chargeOps(2 * BCRYPT_COMPUTE_OPS);
-  return verifySecret(decoded, head, hash);
+  return verifySecret(decoded, head, hash, (ops) => ctx.budget.chargeOps(ops));
 }
 
 /**

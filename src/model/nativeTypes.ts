@@ -19,7 +19,7 @@ import { credentialsType } from './credentialsType';
 import { accessProviderType } from './accessProviderType';
 import { Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
-import { BCRYPT_COMPUTE_OPS, issueKeySecret } from './secrets';
+import { issueKeySecret } from './secrets';
 import { schemaOf } from './resolve';
 
 export interface CreatedFields {
@@ -177,8 +177,7 @@ export const keyType: NativeType = {
     await validateKey(ctx, db, params, f, true);
     f.throwIfAny(pos);
     const id = newId();
-    ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
-    const { secret, hashedSecret, check } = await issueKeySecret(id);
+    const { secret, hashedSecret, check } = await issueKeySecret(id, (ops) => ctx.budget.chargeOps(ops));
     const fields = stripNulls(pick(params, inputOrder(params, KEY_WRITABLE))) as Obj;
     fields.set('hashed_secret', hashedSecret);
     ctx.txn.putMeta(keyLocationKey(id), encodeSecretLocation(db, check));

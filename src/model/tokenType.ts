@@ -8,7 +8,7 @@ import { identityExists, tokenLocationKey } from './auth';
 import { encodeSecretLocation } from './secretLocation';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
-import { BCRYPT_COMPUTE_OPS, issueTokenSecret } from './secrets';
+import { issueTokenSecret } from './secrets';
 import type { CreatedFields, NativeType } from './nativeTypes';
 
 async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
@@ -27,8 +27,7 @@ async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failu
 /** Creates the fields of a new token for `instance` in database `db` (no permission check). */
 export async function newToken(ctx: EvalContext, db: bigint, instance: Ref, params: Obj): Promise<CreatedFields> {
   const id = newId();
-  ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
-  const { secret, hashedSecret, check } = await issueTokenSecret(id, db);
+  const { secret, hashedSecret, check } = await issueTokenSecret(id, db, (ops) => ctx.budget.chargeOps(ops));
   const fields: Obj = new Map<string, Value>([['instance', instance]]);
   const data = params.get('data');
   if (data instanceof Map) fields.set('data', stripNulls(data));
