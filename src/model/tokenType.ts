@@ -4,8 +4,8 @@
 import type { EvalContext } from '../fql/context';
 import { type Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
-import { identityExists, tokenLocationKey } from './auth';
-import { encodeSecretLocation } from './secretLocation';
+import { identityExists } from './auth';
+import { encodeSecretLocation, secretLocationKey } from './secretLocation';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
 import { issueTokenSecret } from './secrets';
@@ -34,7 +34,7 @@ export async function newToken(ctx: EvalContext, db: bigint, instance: Ref, para
   const ttl = params.get('ttl');
   if (ttl instanceof Time) fields.set('ttl', ttl);
   fields.set('hashed_secret', hashedSecret);
-  ctx.txn.putMeta(tokenLocationKey(id), encodeSecretLocation(db, check));
+  ctx.txn.putMeta(secretLocationKey('token', id), encodeSecretLocation(db, check));
   return { id, fields, once: new Map([['secret', secret]]) };
 }
 
@@ -70,7 +70,7 @@ export const tokenType: NativeType = {
     return out;
   },
   onDelete(ctx, _db, id) {
-    ctx.txn.putMeta(tokenLocationKey(id), null);
+    ctx.txn.putMeta(secretLocationKey('token', id), null);
     ctx.secretsChanged = true;
   },
 };
