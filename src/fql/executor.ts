@@ -304,8 +304,9 @@ export class Executor implements QueryService {
 
   /**
    * Writes a check learned from a BCrypt verification into the secret's location record, in a
-   * transaction of its own (the request's may be read-only or fail), if the record still names the
-   * same database and has no check yet.
+   * transaction of its own (the request's may be read-only or fail), if the record is still there
+   * without a check. Its database needs no re-check: key and token ids are never given twice, and a
+   * record's database never changes (moving a database keeps its id).
    */
   private readonly storeCheck = (learned: LearnedCheck): void => {
     const name = `${learned.kind}:${learned.id}`;
@@ -316,7 +317,7 @@ export class Executor implements QueryService {
       const raw = await txn.getMeta(locKey);
       if (!raw) return;
       const loc = decodeSecretLocation(raw);
-      if (loc.check || loc.db !== learned.db) return;
+      if (loc.check) return;
       txn.putMeta(locKey, encodeSecretLocation(loc.db, learned.check));
     });
     this.background(

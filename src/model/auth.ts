@@ -147,8 +147,8 @@ export class Authenticator {
     private readonly rootSecret: string,
     private readonly catalog: Catalog,
     /** Stores a check learned from a BCrypt verification (in its own transaction). */
-    private readonly learn: (learned: LearnedCheck) => void = () => {},
-    jwks?: JwksCache,
+    private readonly learn: (learned: LearnedCheck) => void,
+    jwks: JwksCache,
   ) {
     this.jwt = new JwtVerifier(catalog, jwks); // JWT hook
     this.rootDigest = sha256(rootSecret);

@@ -12,7 +12,7 @@ import type { Obj, Value } from '../values/types';
 import type { Catalog } from './catalog';
 import type { Scope } from './auth';
 import { pathOfDatabase } from './databases';
-import { JwksCache } from './jwks/cache';
+import type { JwksCache } from './jwks/cache';
 
 /** True for secrets that should be verified as JWTs. */
 export function looksLikeJwt(secret: string): boolean {
@@ -58,7 +58,7 @@ export class JwtVerifier {
 
   constructor(
     private readonly catalog: Catalog,
-    readonly jwks = new JwksCache(),
+    private readonly jwks: JwksCache,
   ) {}
 
   /** Databases were created, moved or deleted. */

@@ -32,8 +32,6 @@ export function encodeSecretLocation(db: bigint, check?: Uint8Array): Uint8Array
 export interface LearnedCheck {
   kind: 'key' | 'token';
   id: bigint;
-  /** The location record's database, as read: the check is written only if it still holds it. */
-  db: bigint;
   check: Uint8Array;
 }
 
@@ -53,7 +51,7 @@ export async function secretMatches(
   if (loc.check) return matchesSecretCheck(loc.check, decoded.random);
   const hash = await hashOf();
   if (hash === undefined || !(await bcrypt(hash))) return false;
-  learn({ kind: decoded.kind, id: decoded.id, db: loc.db, check: newSecretCheck(decoded.random) });
+  learn({ kind: decoded.kind, id: decoded.id, check: newSecretCheck(decoded.random) });
   return true;
 }
 

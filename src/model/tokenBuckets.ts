@@ -18,14 +18,17 @@ interface Bucket {
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
   private readonly perMs: number;
+  /** Names kept at most (memory stays bounded however many an attacker makes up). */
+  private readonly maxNames: number;
+  private readonly clock: () => number;
 
   constructor(
     private readonly rate: BucketRate,
-    /** Names kept at most (memory stays bounded however many an attacker makes up). */
-    private readonly maxNames = 10_000,
-    private readonly clock: () => number = Date.now,
+    opts: { maxNames?: number; clock?: () => number } = {},
   ) {
     this.perMs = rate.perMinute / 60_000;
+    this.maxNames = opts.maxNames ?? 10_000;
+    this.clock = opts.clock ?? Date.now;
   }
 
   get size(): number {
