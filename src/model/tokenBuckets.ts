@@ -9,6 +9,9 @@ export interface BucketRate {
   perMinute: number;
 }
 
+/** The share of maxNames kept when room is made. */
+const KEPT_AFTER_EVICTION = 0.9;
+
 interface Bucket {
   tokens: number;
   /** Date.now() of `tokens`. */
@@ -70,11 +73,16 @@ export class TokenBuckets {
     this.buckets.set(name, b);
   }
 
+  /**
+   * Drops the full buckets, then the least recently used, down to KEPT_AFTER_EVICTION of maxNames:
+   * the scan over every name is paid once per tenth of them, not once per new name.
+   */
   private makeRoom(now: number): void {
+    const keep = Math.floor(this.maxNames * KEPT_AFTER_EVICTION);
     for (const [name, b] of this.buckets)
       if (b.tokens + (now - b.at) * this.perMs >= this.rate.burst) this.buckets.delete(name);
     for (const name of this.buckets.keys()) {
-      if (this.buckets.size < this.maxNames) break;
+      if (this.buckets.size <= keep) break;
       this.buckets.delete(name);
     }
   }

@@ -49,6 +49,17 @@ describe('TokenBuckets', () => {
     b.take('e');
     assert.equal(b.size, 1);
   });
+
+  test('once full, room is made for a tenth of maxNames in one scan, not one name per new name', () => {
+    const c = clock();
+    const b = new TokenBuckets({ burst: 1, perMinute: 1 }, { maxNames: 100, clock: c.now });
+    for (let i = 0; i < 100; i++) b.take(`n${i}`);
+    b.take('new0');
+    assert.equal(b.size, 91, 'the ten least recently used went at once');
+    for (let i = 1; i < 10; i++) b.take(`new${i}`);
+    assert.equal(b.size, 100, 'nine more new names fit without another eviction');
+    for (let i = 10; i < 100; i++) assert.ok(b.take(`n${i}`) > 0, `n${i} is still remembered (spent)`);
+  });
 });
 
 describe('LoginThrottle', () => {
