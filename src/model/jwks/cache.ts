@@ -9,7 +9,7 @@
 // - the cache itself holds at most `maxEntries` URIs (oldest dropped first).
 
 import type { KeyObject } from 'node:crypto';
-import { fetchJwksDocument, type FetchLimits } from './fetchDocument';
+import { dnsLookupAll, fetchJwksDocument, type FetchLimits, type HostLookup } from './fetchDocument';
 import { keySetOf, type KeySet } from './keySet';
 
 export interface JwksOptions extends FetchLimits {
@@ -21,6 +21,10 @@ export interface JwksOptions extends FetchLimits {
   maxEntries: number;
   /** Where a failed fetch is reported (the server's stderr). */
   warn: (line: string) => void;
+  /** Fetches a document, resolving its host with `lookup` (tests give their own, and their clock). */
+  fetch: (uri: string, limits: FetchLimits, lookup: HostLookup) => Promise<unknown>;
+  lookup: HostLookup;
+  clock: () => number;
 }
 
 export const JWKS_DEFAULTS: JwksOptions = {
@@ -34,6 +38,9 @@ export const JWKS_DEFAULTS: JwksOptions = {
   maxFetches: 8,
   maxEntries: 1_000,
   warn: (line) => process.stderr.write(`flora: ${line}\n`),
+  fetch: fetchJwksDocument,
+  lookup: dnsLookupAll,
+  clock: Date.now,
 };
 
 interface Entry {
@@ -62,10 +69,10 @@ export class JwksCache {
    */
   async keyFor(uri: string, kid: string | undefined): Promise<KeyObject | undefined> {
     const entry = this.entryOf(uri);
-    if (!entry.set || Date.now() - entry.fetchedAt > this.opts.ttlMs) await this.refresh(uri, entry);
+    if (!entry.set || this.opts.clock() - entry.fetchedAt > this.opts.ttlMs) await this.refresh(uri, entry);
     if (!entry.set) return undefined;
     if (kid === undefined) return entry.set.keys.length === 1 ? entry.set.keys[0] : undefined;
-    if (!entry.set.byKid.has(kid) && Date.now() - entry.fetchedAt >= this.opts.kidCooldownMs) await this.refresh(uri, entry);
+    if (!entry.set.byKid.has(kid) && this.opts.clock() - entry.fetchedAt >= this.opts.kidCooldownMs) await this.refresh(uri, entry);
     return entry.set.byKid.get(kid);
   }
 
@@ -88,7 +95,7 @@ export class JwksCache {
   /** Fetches `uri` unless a fetch is in flight (joined), backing off, or too many run at once. */
   private refresh(uri: string, entry: Entry): Promise<void> {
     if (entry.pending) return entry.pending;
-    if (Date.now() < entry.retryAt || this.fetching >= this.opts.maxFetches) return Promise.resolve();
+    if (this.opts.clock() < entry.retryAt || this.fetching >= this.opts.maxFetches) return Promise.resolve();
     this.fetching++;
     entry.pending = this.load(uri, entry).finally(() => {
       this.fetching--;
@@ -99,14 +106,14 @@ export class JwksCache {
 
   private async load(uri: string, entry: Entry): Promise<void> {
     try {
-      entry.set = keySetOf(await fetchJwksDocument(uri, this.opts));
-      entry.fetchedAt = Date.now();
+      entry.set = keySetOf(await this.opts.fetch(uri, this.opts, this.opts.lookup));
+      entry.fetchedAt = this.opts.clock();
       entry.failures = 0;
       entry.retryAt = 0;
     } catch (e) {
       const wait = Math.min(this.opts.backoffMs * 2 ** entry.failures, this.opts.maxBackoffMs);
       entry.failures++;
-      entry.retryAt = Date.now() + wait;
+      entry.retryAt = this.opts.clock() + wait;
       this.opts.warn(`JWKS ${JSON.stringify(uri)} not usable: ${(e as Error).message}; not fetched again for ${wait / 1000} s`);
     }
   }
