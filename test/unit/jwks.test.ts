@@ -216,4 +216,31 @@ describe('JwksCache', () => {
     assert.ok(await cache.keyFor('u2', 'a'));
     assert.equal(fetches('u2'), 2, 'u1 coming back dropped u2, then the oldest');
   });
+
+  test("a DNS lookup past the fetch's deadline keeps the fetch's place until it ends (it holds a thread BCrypt needs)", async () => {
+    let endLookup = () => {};
+    const lookups: string[] = [];
+    const cache = new JwksCache({
+      timeoutMs: 20,
+      maxFetches: 1,
+      warn: () => {},
+      lookup: (host) => {
+        lookups.push(host);
+        if (host !== 'stuck.test') return Promise.reject(new Error('no such host'));
+        return new Promise((_, reject) => (endLookup = () => reject(new Error('gave up'))));
+      },
+    });
+    assert.equal(await cache.keyFor('http://stuck.test/jwks', 'a'), undefined, 'the fetch timed out');
+    assert.equal(await cache.keyFor('http://other.test/jwks', 'a'), undefined);
+    assert.deepEqual(lookups, ['stuck.test'], 'no new lookup while the stuck one holds its thread');
+    endLookup();
+    await new Promise((r) => setImmediate(r));
+    await cache.keyFor('http://other.test/jwks', 'a');
+    assert.deepEqual(lookups, ['stuck.test', 'other.test'], 'the place is free once the lookup ended');
+  });
+
+  test('fewer fetches at once than libuv has threads (4): lookups cannot hold them all', () => {
+    assert.ok(JWKS_DEFAULTS.maxFetches < 4);
+  });
 });
+

@@ -5,7 +5,10 @@
 // - a failed fetch is not retried before a back-off that doubles from `backoffMs` to `maxBackoffMs`,
 //   meanwhile the last good set (if any) keeps serving;
 // - verifications waiting for one URI share its fetch, and at most `maxFetches` run at once (each
-//   holds up to `maxBytes`); beyond that a JWT of an unfetched provider is refused, not queued;
+//   holds up to `maxBytes`); beyond that a JWT of an unfetched provider is refused, not queued. A
+//   fetch's DNS lookup holds a thread of libuv's pool (4 threads, shared with BCrypt) until it ends,
+//   past the fetch's deadline if it must: the fetch keeps its place until then, and maxFetches stays
+//   below the pool's size, so hanging lookups can never hold every thread;
 // - the cache itself holds at most `maxEntries` URIs (oldest dropped first).
 
 import type { KeyObject } from 'node:crypto';
@@ -35,7 +38,7 @@ export const JWKS_DEFAULTS: JwksOptions = {
   kidCooldownMs: 30_000,
   backoffMs: 1_000,
   maxBackoffMs: 60_000,
-  maxFetches: 8,
+  maxFetches: 2,
   maxEntries: 1_000,
   warn: (line) => process.stderr.write(`flora: ${line}\n`),
   fetch: fetchJwksDocument,
@@ -97,16 +100,27 @@ export class JwksCache {
     if (entry.pending) return entry.pending;
     if (this.opts.clock() < entry.retryAt || this.fetching >= this.opts.maxFetches) return Promise.resolve();
     this.fetching++;
-    entry.pending = this.load(uri, entry).finally(() => {
-      this.fetching--;
+    // The place is given back once the fetch and every lookup it started have ended.
+    let running = 1;
+    const done = () => {
+      if (--running === 0) this.fetching--;
+    };
+    const lookup: HostLookup = (host) => {
+      running++;
+      const addresses = this.opts.lookup(host);
+      addresses.then(done, done);
+      return addresses;
+    };
+    entry.pending = this.load(uri, entry, lookup).finally(() => {
       entry.pending = undefined;
+      done();
     });
     return entry.pending;
   }
 
-  private async load(uri: string, entry: Entry): Promise<void> {
+  private async load(uri: string, entry: Entry, lookup: HostLookup): Promise<void> {
     try {
-      entry.set = keySetOf(await this.opts.fetch(uri, this.opts, this.opts.lookup));
+      entry.set = keySetOf(await this.opts.fetch(uri, this.opts, lookup));
       entry.fetchedAt = this.opts.clock();
       entry.failures = 0;
       entry.retryAt = 0;
