@@ -4,6 +4,7 @@ import type { Txn } from '../storage/types';
 import type { Catalog } from '../model/catalog';
 import { RefNames } from '../model/refNames';
 import type { Scope } from '../model/auth';
+import type { LearnedCheck } from '../model/secretLocation';
 import type { LoginThrottle } from '../model/loginThrottle';
 import type { Purge } from '../model/purge';
 import type { BindingEvaluator } from '../model/indexDef';
@@ -19,6 +20,7 @@ export const MAX_CALL_DEPTH = 200;
 const NO_BINDINGS: BindingEvaluator = () => Promise.reject(new Error('no binding evaluator'));
 const NO_LAMBDAS = (): Promise<Value> => Promise.reject(new Error('no lambda evaluator'));
 const NO_SECRETS = (): Promise<Scope | undefined> => Promise.resolve(undefined);
+const NOT_LEARNED = (): void => {};
 
 export class EvalContext {
   callDepth = 0;
@@ -40,6 +42,8 @@ export class EvalContext {
   applyLambda: (lambda: Lambda, args: Value[], ctx: EvalContext) => Promise<Value> = NO_LAMBDAS;
   /** Resolves a secret as the Authorization header would (set by the executor; used by KeyFromSecret for JWTs). */
   authenticate: (secret: string) => Promise<Scope | undefined> = NO_SECRETS;
+  /** Stores a secret's check learned by BCrypt (set by the executor; used by KeyFromSecret). */
+  learnCheck: (learned: LearnedCheck) => void = NOT_LEARNED;
   /** The client's network address (HTTP requests), for the failed-login throttle. */
   clientAddress: string | undefined;
   /** The process's failed-login throttle (set by the executor; none for background work). */

@@ -5,10 +5,10 @@ import { legacyStyle } from '../wire/encode';
 import type { QueryMetrics, QueryRequest, QueryResult, QueryService, ServiceTier, TransactOptions, TransactResult } from './api';
 import type { CommitListener, Store, TxnMetrics } from '../storage/types';
 import { Catalog, NAMED_NATIVES, NATIVE_IDS } from '../model/catalog';
-import { Authenticator, keyLocationKey, secretFromHeader, tokenLocationKey, type LearnedCheck, type Scope } from '../model/auth';
+import { Authenticator, secretFromHeader, type Scope } from '../model/auth';
 import { JwksCache, type JwksOptions } from '../model/jwks/cache';
 import { LoginThrottle, type LoginThrottleLimits } from '../model/loginThrottle';
-import { decodeSecretLocation, encodeSecretLocation } from '../model/secretLocation';
+import { decodeSecretLocation, encodeSecretLocation, secretLocationKey, type LearnedCheck } from '../model/secretLocation';
 import { runPurges } from '../model/purge';
 import { decodeRequest } from '../wire/decode';
 import { failpoint } from '../failpoints';
@@ -84,7 +84,7 @@ export class Executor implements QueryService {
     this.admission = opts.admission ?? UNBOUNDED_ADMISSION;
     this.leases = new Leases(store);
     this.collector = new HistoryCollector(store, this.catalog, this.leases, opts.collectIntervalMs ?? 300_000);
-    this.auth = new Authenticator(rootSecret, this.catalog, (learned) => this.storeCheck(learned), new JwksCache(opts.jwks));
+    this.auth = new Authenticator(rootSecret, this.catalog, this.storeCheck, new JwksCache(opts.jwks));
     this.loginThrottle = opts.loginThrottle && new LoginThrottle(opts.loginThrottle);
     this.builder = new IndexBuilder(store, this.catalog, this.leases, (db, ts) => {
       this.catalog.changed([db], ts);
@@ -169,6 +169,7 @@ export class Executor implements QueryService {
           ctx.evalBinding = bindingEvaluator(ctx);
           ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
           ctx.authenticate = (s) => this.auth.authenticate(s, txn);
+          ctx.learnCheck = this.storeCheck;
           return { value: await fn(ctx), ctx };
         },
         // A client can only have seen times this server issued; a later value is bogus and must not
@@ -304,26 +305,27 @@ export class Executor implements QueryService {
 
   /**
    * Writes a check learned from a BCrypt verification into the secret's location record, in a
-   * transaction of its own (the request's may be read-only or fail), if the record still names the
-   * same database and has no check yet.
+   * transaction of its own (the request's may be read-only or fail), if the record is still there
+   * without a check. Its database needs no re-check: key and token ids are never given twice, and a
+   * record's database never changes (moving a database keeps its id).
    */
-  private storeCheck(learned: LearnedCheck): void {
+  private readonly storeCheck = (learned: LearnedCheck): void => {
     const name = `${learned.kind}:${learned.id}`;
     if (this.learning.has(name)) return;
     this.learning.add(name);
-    const locKey = learned.kind === 'key' ? keyLocationKey(learned.id) : tokenLocationKey(learned.id);
+    const locKey = secretLocationKey(learned.kind, learned.id);
     const work = this.store.run(async (txn) => {
       const raw = await txn.getMeta(locKey);
       if (!raw) return;
       const loc = decodeSecretLocation(raw);
-      if (loc.check || loc.db !== learned.db) return;
+      if (loc.check) return;
       txn.putMeta(locKey, encodeSecretLocation(loc.db, learned.check));
     });
     this.background(
       work.then(() => undefined).finally(() => this.learning.delete(name)),
       'secret check',
     );
-  }
+  };
 
   private protocolError(e: ProtocolError): QueryResult {
     const withMetrics = e.status !== 401 && e.status !== 500;

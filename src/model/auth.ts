@@ -8,9 +8,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DocKey, Txn } from '../storage/types';
 import type { Catalog } from './catalog';
 import { namedIn } from './refNames';
+import { pathOfDatabase } from './databases';
 import { NATIVE_IDS } from './catalog';
-import { decodeSecret, matchesSecretCheck, newSecretCheck, verifySecret, type DecodedSecret } from './secrets';
-import { decodeSecretLocation, type SecretLocation } from './secretLocation';
+import { decodeSecret, verifySecret, type DecodedSecret } from './secrets';
+import { decodeSecretLocation, secretLocationKey, secretMatches, type LearnedCheck } from './secretLocation';
 import { TokenBuckets } from './tokenBuckets';
 import { roleIdsOf } from './permissions';
 import { Ref, Time, type Obj, type Value } from '../values/types';
@@ -56,20 +57,6 @@ export interface Scope {
 }
 
 export const TOP_DB = 0n;
-
-export function keyLocationKey(keyId: bigint): Uint8Array {
-  const b = Buffer.alloc(15);
-  b.write('keyloc:', 0, 'latin1');
-  b.writeBigUInt64BE(keyId, 7);
-  return b;
-}
-
-export function tokenLocationKey(tokenId: bigint): Uint8Array {
-  const b = Buffer.alloc(15);
-  b.write('tokloc:', 0, 'latin1');
-  b.writeBigUInt64BE(tokenId, 7);
-  return b;
-}
 
 /** Meta key: identity document → id of its credentials document (in the same database). */
 export function credentialsLocationKey(identity: DocKey): Uint8Array {
@@ -135,14 +122,8 @@ const MAX_CACHED_SECRET = 512;
  */
 const LEGACY_VERIFY_RATE = { burst: 8, perMinute: 30 };
 
-/** A secret's check learned from a BCrypt verification, for the caller to store (Executor). */
-export interface LearnedCheck {
-  kind: 'key' | 'token';
-  id: bigint;
-  /** The location record's database, as read: the check is written only if it still holds it. */
-  db: bigint;
-  check: Uint8Array;
-}
+/** Authentication's BCrypt runs are throttled per key (LEGACY_VERIFY_RATE), not charged. */
+const NOT_CHARGED = (): void => {};
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -159,13 +140,15 @@ export class Authenticator {
   private readonly rootDigest: Buffer;
   /** BCrypt verifications left per key or token without a fast check. */
   private readonly legacyVerifies = new TokenBuckets(LEGACY_VERIFY_RATE);
+  /** BCrypt verifications under way, by secret: concurrent first uses share one (one run, one token). */
+  private readonly verifying = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly rootSecret: string,
     private readonly catalog: Catalog,
     /** Stores a check learned from a BCrypt verification (in its own transaction). */
-    private readonly learn: (learned: LearnedCheck) => void = () => {},
-    jwks?: JwksCache,
+    private readonly learn: (learned: LearnedCheck) => void,
+    jwks: JwksCache,
   ) {
     this.jwt = new JwtVerifier(catalog, jwks); // JWT hook
     this.rootDigest = sha256(rootSecret);
@@ -249,14 +232,14 @@ export class Authenticator {
       if (!roles) return undefined;
     }
     let db = keyDb;
-    let path = await this.pathOf(keyDb, txn);
+    let path = await pathOfDatabase(this.catalog, txn, keyDb);
     if (!path) return undefined;
     const dbRef = fields.get('database');
     if (dbRef instanceof Ref) {
       // By address: the key follows its database through renames and moves.
       if (!dbRef.addr) return undefined;
       db = dbRef.addr.id;
-      path = await this.pathOf(db, txn);
+      path = await pathOfDatabase(this.catalog, txn, db);
       if (!path) return undefined;
     }
     return { db, path, role, root: false, key: { db: keyDb, id: doc.id }, expiresAt, ...(roles ? { roles } : {}) };
@@ -268,7 +251,7 @@ export class Authenticator {
     const { db, fields, expiresAt } = doc;
     const identity = fields.get('instance');
     if (!(identity instanceof Ref) || !(await identityExists(this.catalog, txn, db, identity))) return undefined;
-    const path = await this.pathOf(db, txn);
+    const path = await pathOfDatabase(this.catalog, txn, db);
     if (!path) return undefined;
     const idKey = await identityKey(this.catalog, txn, db, identity);
     const cred = idKey && (await txn.getMeta(credentialsLocationKey(idKey)));
@@ -332,20 +315,19 @@ export class Authenticator {
   private async secretDocument(txn: Txn, secret: string, kind: 'key' | 'token'): Promise<{ db: bigint; id: bigint; fields: Obj; expiresAt?: bigint } | undefined> {
     const decoded = decodeSecret(secret);
     if (!decoded || decoded.kind !== kind) return undefined;
-    const raw = await txn.getMeta(kind === 'key' ? keyLocationKey(decoded.id) : tokenLocationKey(decoded.id));
+    const raw = await txn.getMeta(secretLocationKey(kind, decoded.id));
     if (!raw) return undefined;
     const loc = decodeSecretLocation(raw);
-    if (loc.check && !matchesSecretCheck(loc.check, decoded.random)) return undefined;
     const { db } = loc;
     // A token secret also names its database.
     if (decoded.db !== undefined && decoded.db !== BigInt.asUintN(64, db)) return undefined;
-    const version = await txn.getVersion({ db, coll: kind === 'key' ? NATIVE_IDS.keys : NATIVE_IDS.tokens, id: decoded.id });
-    if (!version || version.action === 'delete' || !version.data) return undefined;
-    // Refs in it (role, database, instance) with the names they have now, relative to its database.
-    const fields = await namedIn(this.catalog, txn, db, version.data);
-    const hash = fields.get('hashed_secret');
-    if (typeof hash !== 'string') return undefined;
-    if (!loc.check && !(await this.verifyLegacy(decoded, secret, hash, loc))) return undefined;
+    // The document is read once: after the record's check, or for BCrypt when it has none.
+    let read: Promise<Obj | undefined> | undefined;
+    const fieldsOf = () => (read ??= this.liveFields(txn, kind, db, decoded.id));
+    const hashOf = async () => (await fieldsOf())?.get('hashed_secret') as string | undefined;
+    if (!(await secretMatches(loc, decoded, hashOf, (hash) => this.verifyLegacy(decoded, secret, hash), this.learn))) return undefined;
+    const fields = await fieldsOf();
+    if (!fields) return undefined;
     const ttl = fields.get('ttl');
     const expiresAt = ttl instanceof Time ? ttl.micros : undefined;
     if (expiresAt !== undefined && expiresAt <= txn.snapshotTs) return undefined;
@@ -353,33 +335,37 @@ export class Authenticator {
   }
 
   /**
-   * BCrypt verification of a secret whose location record has no check yet, within its key's
-   * allowance (LEGACY_VERIFY_RATE); a success gives its allowance back and has the check stored.
+   * The fields of a live key or token document, refs in them (role, database, instance) with the
+   * names they have now, relative to its database; undefined when deleted or without a hash.
    */
-  private async verifyLegacy(decoded: DecodedSecret, secret: string, hash: string, loc: SecretLocation): Promise<boolean> {
-    const name = `${decoded.kind}:${decoded.id}`;
-    if (this.legacyVerifies.take(name) > 0) return false;
-    if (!(await verifySecret(decoded, secret, hash))) return false;
-    this.legacyVerifies.give(name);
-    this.learn({ kind: decoded.kind, id: decoded.id, db: loc.db, check: newSecretCheck(decoded.random) });
-    return true;
+  private async liveFields(txn: Txn, kind: 'key' | 'token', db: bigint, id: bigint): Promise<Obj | undefined> {
+    const version = await txn.getVersion({ db, coll: kind === 'key' ? NATIVE_IDS.keys : NATIVE_IDS.tokens, id });
+    if (!version || version.action === 'delete' || !version.data) return undefined;
+    const fields = await namedIn(this.catalog, txn, db, version.data);
+    return typeof fields.get('hashed_secret') === 'string' ? fields : undefined;
   }
 
-  /** Names of database `db` from the top, found by walking the parent links. */
-  private async pathOf(db: bigint, txn: Txn): Promise<string[] | undefined> {
-    const path: string[] = [];
-    let current = db;
-    while (current !== 0n) {
-      const loc = await txn.getMeta(dbParentKey(current));
-      if (!loc) return undefined;
-      const buf = Buffer.from(loc);
-      const parent = buf.readBigUInt64BE(0);
-      const entry = (await this.catalog.schema(txn, parent, false)).getById('databases', current);
-      if (!entry) return undefined;
-      path.unshift(entry.name);
-      current = parent;
+  /**
+   * BCrypt verification of a secret whose location record has no check yet, within its key's
+   * allowance (LEGACY_VERIFY_RATE); a success gives its allowance back.
+   * Concurrent callers with the same secret (a driver's pool starting) share one verification:
+   * each taking its own token would refuse the rightful secret beyond the burst.
+   */
+  private verifyLegacy(decoded: DecodedSecret, secret: string, hash: string): Promise<boolean> {
+    let shared = this.verifying.get(secret);
+    if (!shared) {
+      shared = this.verifyLegacyOnce(decoded, secret, hash).finally(() => this.verifying.delete(secret));
+      this.verifying.set(secret, shared);
     }
-    return path;
+    return shared;
+  }
+
+  private async verifyLegacyOnce(decoded: DecodedSecret, secret: string, hash: string): Promise<boolean> {
+    const name = `${decoded.kind}:${decoded.id}`;
+    if (this.legacyVerifies.take(name) > 0) return false;
+    if (!(await verifySecret(decoded, secret, hash, NOT_CHARGED))) return false;
+    this.legacyVerifies.give(name);
+    return true;
   }
 }
 

@@ -10,7 +10,7 @@ import { credentialsLocationKey, encodeDbId, identityExists, identityKey } from 
 import { NATIVE_IDS } from './catalog';
 import { Failures } from './data';
 import { newId } from './ids';
-import { BCRYPT_COMPUTE_OPS, hashPassword, verifyPassword } from './secrets';
+import { hashPassword, verifyPassword } from './secrets';
 import type { NativeType } from './nativeTypes';
 
 /** The storage address of a user document ref in database `db` (as this transaction sees the schema). */
@@ -50,14 +50,12 @@ export async function checkPassword(ctx: EvalContext, identity: DocKey, password
   const cred = await credentialsOf(ctx, identity);
   const hash = cred?.fields.get('hashed_password');
   if (typeof hash !== 'string') return false;
-  ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
-  return verifyPassword(password, hash);
+  return verifyPassword(password, hash, (ops) => ctx.budget.chargeOps(ops));
 }
 
 /** The BCrypt hash of a new password, charged to the query before it runs. */
 function hashNew(ctx: EvalContext, password: string): Promise<string> {
-  ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
-  return hashPassword(password);
+  return hashPassword(password, (ops) => ctx.budget.chargeOps(ops));
 }
 
 /** Validates the `credentials` param of a user document write; returns the new password, if any. */

@@ -1,18 +1,23 @@
 // Database tree operations: moving a database, naming a database relative to the caller or by its id.
 
 import type { EvalContext } from '../fql/context';
+import type { Txn } from '../storage/types';
 import { errors, QueryError, type Position } from '../values/errors';
 import { Ref, TxnTime, type Obj } from '../values/types';
 import { dbParentKey, encodeDbId } from './auth';
-import { NATIVE_IDS, schemaConflictKey } from './catalog';
+import { NATIVE_IDS, schemaConflictKey, type Catalog } from './catalog';
 import { render } from './documents';
 import { allowed } from './permissions';
 import { schemaOf, type Target } from './resolve';
 
 /** The parent scope id of a database, or undefined for the top database / unknown ids. */
-export async function parentOf(ctx: EvalContext, db: bigint): Promise<bigint | undefined> {
+export function parentOf(ctx: EvalContext, db: bigint): Promise<bigint | undefined> {
+  return parentIn(ctx.txn, db);
+}
+
+async function parentIn(txn: Txn, db: bigint): Promise<bigint | undefined> {
   if (db === 0n) return undefined;
-  const v = await ctx.txn.getMeta(dbParentKey(db));
+  const v = await txn.getMeta(dbParentKey(db));
   return v ? Buffer.from(v).readBigUInt64BE(0) : undefined;
 }
 
@@ -20,12 +25,12 @@ export async function parentOf(ctx: EvalContext, db: bigint): Promise<bigint | u
  * Names of database `db` from the top, found by walking its parents; undefined once it, or a
  * database above it, has been deleted (a deleted database's id is never given to another).
  */
-export async function pathOfDatabase(ctx: EvalContext, db: bigint): Promise<string[] | undefined> {
+export async function pathOfDatabase(catalog: Catalog, txn: Txn, db: bigint): Promise<string[] | undefined> {
   const names: string[] = [];
   for (let current = db; current !== 0n; ) {
-    const parent = await parentOf(ctx, current);
+    const parent = await parentIn(txn, current);
     if (parent === undefined) return undefined;
-    const entry = (await ctx.catalog.schema(ctx.txn, parent, false)).getById('databases', current);
+    const entry = (await catalog.schema(txn, parent, false)).getById('databases', current);
     if (!entry) return undefined;
     names.unshift(entry.name);
     current = parent;

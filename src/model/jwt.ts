@@ -10,8 +10,9 @@ import { verify } from 'node:crypto';
 import type { Txn } from '../storage/types';
 import type { Obj, Value } from '../values/types';
 import type { Catalog } from './catalog';
-import { dbParentKey, type Scope } from './auth';
-import { JwksCache } from './jwks/cache';
+import type { Scope } from './auth';
+import { pathOfDatabase } from './databases';
+import type { JwksCache } from './jwks/cache';
 
 /** True for secrets that should be verified as JWTs. */
 export function looksLikeJwt(secret: string): boolean {
@@ -57,7 +58,7 @@ export class JwtVerifier {
 
   constructor(
     private readonly catalog: Catalog,
-    readonly jwks = new JwksCache(),
+    private readonly jwks: JwksCache,
   ) {}
 
   /** Databases were created, moved or deleted. */
@@ -122,26 +123,13 @@ export class JwtVerifier {
     };
   }
 
-  /** Names of database `db` from the top, walking parent links; undefined when it does not exist. */
+  /** pathOfDatabase, cached per catalog generation (undefined when the database does not exist). */
   private async pathOf(db: bigint, txn: Txn): Promise<string[] | undefined> {
     const cached = this.paths.get(db);
     if (cached !== undefined) return cached ?? undefined;
-    const path: string[] = [];
-    let current = db;
-    let found = true;
-    while (current !== 0n) {
-      const loc = await txn.getMeta(dbParentKey(current));
-      const parent = loc ? Buffer.from(loc).readBigUInt64BE(0) : undefined;
-      const entry = parent === undefined ? undefined : (await this.catalog.schema(txn, parent, false)).getById('databases', current);
-      if (parent === undefined || !entry) {
-        found = false;
-        break;
-      }
-      path.unshift(entry.name);
-      current = parent;
-    }
+    const path = await pathOfDatabase(this.catalog, txn, db);
     if (this.paths.size > 10_000) this.paths.clear();
-    this.paths.set(db, found ? path : null);
-    return found ? path : undefined;
+    this.paths.set(db, path ?? null);
+    return path;
   }
 }

@@ -4,21 +4,21 @@ import { looksLikeJwt } from './jwt';
 import type { EvalContext } from '../fql/context';
 import { QueryError, type Position } from '../values/errors';
 import type { Obj } from '../values/types';
-import { keyLocationKey } from './auth';
 import { NATIVE_IDS } from './catalog';
 import { dbRefFromCaller } from './databases';
 import { render } from './documents';
 import { allowed } from './permissions';
-import { BCRYPT_COMPUTE_OPS, decodeSecret, matchesSecretCheck, verifySecret, type DecodedSecret } from './secrets';
-import { decodeSecretLocation } from './secretLocation';
+import { decodeSecret, verifySecret } from './secrets';
+import { decodeSecretLocation, secretLocationKey, secretMatches } from './secretLocation';
 import type { Target } from './resolve';
 
 export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Position): Promise<Obj> {
   const notFound = () => new QueryError('instance not found', `No key found for secret ${secret}.`, pos, 400);
   if (looksLikeJwt(secret)) return jwtDatabase(ctx, secret, notFound);
-  const decoded = decodeSecret(secret.split(':')[0]);
+  const head = secret.split(':')[0];
+  const decoded = decodeSecret(head);
   if (!decoded || decoded.kind !== 'key') throw notFound();
-  const raw = await ctx.txn.getMeta(keyLocationKey(decoded.id));
+  const raw = await ctx.txn.getMeta(secretLocationKey('key', decoded.id));
   if (!raw) throw notFound();
   const loc = decodeSecretLocation(raw);
   const db = loc.db;
@@ -29,15 +29,11 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
   const dbRef = await dbRefFromCaller(ctx, db);
   if (dbRef === null) throw notFound();
   const t: Target = { kind: 'secretDoc', db, native: 'keys', id: decoded.id, self: false, scoped: dbRef !== undefined };
-  if (!(await allowed(ctx, 'read', t)) || !(await secretMatches(ctx, loc.check, decoded, secret.split(':')[0], hash))) throw notFound();
+  if (!(await allowed(ctx, 'read', t))) throw notFound();
+  // BCrypt (a key written before checks) is charged to the query; its success stores the check.
+  const bcrypt = (h: string) => verifySecret(decoded, head, h, (ops) => ctx.budget.chargeOps(ops));
+  if (!(await secretMatches(loc, decoded, () => Promise.resolve(hash), bcrypt, ctx.learnCheck))) throw notFound();
   return render(t, dbRef, { key, version });
-}
-
-/** The key's fast check when it has one; else BCrypt (up to two runs), charged to the query. */
-function secretMatches(ctx: EvalContext, check: Uint8Array | undefined, decoded: DecodedSecret, head: string, hash: string): Promise<boolean> | boolean {
-  if (check) return matchesSecretCheck(check, decoded.random);
-  ctx.budget.chargeOps(2 * BCRYPT_COMPUTE_OPS);
-  return verifySecret(decoded, head, hash);
 }
 
 /**

@@ -20,7 +20,7 @@ export interface LoginThrottleLimits {
 
 /** 429 `too many requests` with Retry-After: the identity or the address has no guess left. */
 export class TooManyFailedLogins extends ProtocolError {
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number) {
     super(429, 'too many requests', 'Too many failed logins: retry later.', { 'retry-after': String(retryAfterSeconds) });
   }
 }
@@ -35,8 +35,8 @@ export class LoginThrottle {
   private readonly addresses: TokenBuckets;
 
   constructor(limits: LoginThrottleLimits, clock: () => number = Date.now) {
-    this.identities = new TokenBuckets({ burst: limits.identityBurst, perMinute: limits.identityPerMinute }, 10_000, clock);
-    this.addresses = new TokenBuckets({ burst: limits.addressBurst, perMinute: limits.addressPerMinute }, 10_000, clock);
+    this.identities = new TokenBuckets({ burst: limits.identityBurst, perMinute: limits.identityPerMinute }, { clock });
+    this.addresses = new TokenBuckets({ burst: limits.addressBurst, perMinute: limits.addressPerMinute }, { clock });
   }
 
   /**

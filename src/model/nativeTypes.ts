@@ -6,8 +6,8 @@
 import type { EvalContext } from '../fql/context';
 import type { Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
-import { isBuiltinRole, keyLocationKey, encodeDbId, dbParentKey } from './auth';
-import { encodeSecretLocation } from './secretLocation';
+import { isBuiltinRole, encodeDbId, dbParentKey } from './auth';
+import { encodeSecretLocation, secretLocationKey } from './secretLocation';
 import { FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID, schemaConflictKey } from './catalog';
 import { nextInternalId } from './internalIds';
 import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
@@ -19,7 +19,7 @@ import { credentialsType } from './credentialsType';
 import { accessProviderType } from './accessProviderType';
 import { Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
-import { BCRYPT_COMPUTE_OPS, issueKeySecret } from './secrets';
+import { issueKeySecret } from './secrets';
 import { schemaOf } from './resolve';
 
 export interface CreatedFields {
@@ -177,11 +177,10 @@ export const keyType: NativeType = {
     await validateKey(ctx, db, params, f, true);
     f.throwIfAny(pos);
     const id = newId();
-    ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
-    const { secret, hashedSecret, check } = await issueKeySecret(id);
+    const { secret, hashedSecret, check } = await issueKeySecret(id, (ops) => ctx.budget.chargeOps(ops));
     const fields = stripNulls(pick(params, inputOrder(params, KEY_WRITABLE))) as Obj;
     fields.set('hashed_secret', hashedSecret);
-    ctx.txn.putMeta(keyLocationKey(id), encodeSecretLocation(db, check));
+    ctx.txn.putMeta(secretLocationKey('key', id), encodeSecretLocation(db, check));
     ctx.txn.writeConflictKey(schemaConflictKey(db));
     ctx.secretsChanged = true;
     return { id, fields, once: new Map([['secret', secret]]) };
@@ -204,7 +203,7 @@ export const keyType: NativeType = {
     return out;
   },
   onDelete(ctx, _db, id) {
-    ctx.txn.putMeta(keyLocationKey(id), null);
+    ctx.txn.putMeta(secretLocationKey('key', id), null);
     ctx.secretsChanged = true;
   },
 };

@@ -19,7 +19,13 @@ const BCRYPT_COST = 5;
  * a digest, a new password, a new key or token secret. One cost-5 BCrypt takes about 2 ms of a core,
  * more than a thousand plain calls, so at Fauna's default of 12,000 ops a query can make about ten.
  */
-export const BCRYPT_COMPUTE_OPS = 1_000;
+const BCRYPT_COMPUTE_OPS = 1_000;
+
+/**
+ * Takes compute ops from whoever asks for BCrypt (a query's budget), before it runs; throws to
+ * refuse. The Authenticator throttles per key instead and passes a no-op.
+ */
+type ChargeOps = (ops: number) => void;
 
 /** Bytes of a secret check: a 16-byte salt, then SHA-256(salt ‖ random part). */
 export const SECRET_CHECK_BYTES = 48;
@@ -32,7 +38,8 @@ export interface IssuedSecret {
   check: Uint8Array;
 }
 
-export async function issueKeySecret(keyId: bigint): Promise<IssuedSecret> {
+export async function issueKeySecret(keyId: bigint, charge: ChargeOps): Promise<IssuedSecret> {
+  charge(BCRYPT_COMPUTE_OPS);
   const random = randomBytes(20);
   const buf = Buffer.alloc(30);
   buf[0] = 0x7e;
@@ -42,7 +49,8 @@ export async function issueKeySecret(keyId: bigint): Promise<IssuedSecret> {
   return issued(buf, random);
 }
 
-export async function issueTokenSecret(tokenId: bigint, dbGlobalId: bigint): Promise<IssuedSecret> {
+export async function issueTokenSecret(tokenId: bigint, dbGlobalId: bigint, charge: ChargeOps): Promise<IssuedSecret> {
+  charge(BCRYPT_COMPUTE_OPS);
   const random = randomBytes(20);
   const buf = Buffer.alloc(38);
   buf[0] = 0x7e;
@@ -64,12 +72,18 @@ function bcrypt(text: string): Promise<string> {
 }
 
 /** BCrypt (cost 5) of a credentials password. */
-export function hashPassword(password: string): Promise<string> {
+export function hashPassword(password: string, charge: ChargeOps): Promise<string> {
+  charge(BCRYPT_COMPUTE_OPS);
   return bcrypt(password);
 }
 
-export function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return bcryptVerify(password, hash).catch(() => false);
+export function verifyPassword(password: string, hash: string, charge: ChargeOps): Promise<boolean> {
+  charge(BCRYPT_COMPUTE_OPS);
+  return bcryptCheck(password, hash);
+}
+
+function bcryptCheck(text: string, hash: string): Promise<boolean> {
+  return bcryptVerify(text, hash).catch(() => false);
 }
 
 export interface DecodedSecret {
@@ -95,10 +109,11 @@ export function decodeSecret(secret: string): DecodedSecret | undefined {
 /**
  * BCrypt verification of a secret against its `hashed_secret`: Fauna's hash covers the random part;
  * Fauna also accepts a hash of the whole secret (AuthLike.scala: keys created with a given `secret`
- * for imports), so that is tried second. Two BCrypt runs: callers charge or throttle them.
+ * for imports), so that is tried second. Up to two BCrypt runs, both charged before the first.
  */
-export function verifySecret(decoded: DecodedSecret, fullSecret: string, hash: string): Promise<boolean> {
-  return verifyPassword(decoded.random, hash).then((ok) => ok || verifyPassword(fullSecret, hash));
+export function verifySecret(decoded: DecodedSecret, fullSecret: string, hash: string, charge: ChargeOps): Promise<boolean> {
+  charge(2 * BCRYPT_COMPUTE_OPS);
+  return bcryptCheck(decoded.random, hash).then((ok) => ok || bcryptCheck(fullSecret, hash));
 }
 
 /** A new check of a secret's random part: a salt, and the salted SHA-256 of the part. */

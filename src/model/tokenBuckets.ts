@@ -9,6 +9,9 @@ export interface BucketRate {
   perMinute: number;
 }
 
+/** The share of maxNames kept when room is made. */
+const KEPT_AFTER_EVICTION = 0.9;
+
 interface Bucket {
   tokens: number;
   /** Date.now() of `tokens`. */
@@ -18,14 +21,17 @@ interface Bucket {
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
   private readonly perMs: number;
+  /** Names kept at most (memory stays bounded however many an attacker makes up). */
+  private readonly maxNames: number;
+  private readonly clock: () => number;
 
   constructor(
     private readonly rate: BucketRate,
-    /** Names kept at most (memory stays bounded however many an attacker makes up). */
-    private readonly maxNames = 10_000,
-    private readonly clock: () => number = Date.now,
+    opts: { maxNames?: number; clock?: () => number } = {},
   ) {
     this.perMs = rate.perMinute / 60_000;
+    this.maxNames = opts.maxNames ?? 10_000;
+    this.clock = opts.clock ?? Date.now;
   }
 
   get size(): number {
@@ -67,11 +73,16 @@ export class TokenBuckets {
     this.buckets.set(name, b);
   }
 
+  /**
+   * Drops the full buckets, then the least recently used, down to KEPT_AFTER_EVICTION of maxNames:
+   * the scan over every name is paid once per tenth of them, not once per new name.
+   */
   private makeRoom(now: number): void {
+    const keep = Math.floor(this.maxNames * KEPT_AFTER_EVICTION);
     for (const [name, b] of this.buckets)
       if (b.tokens + (now - b.at) * this.perMs >= this.rate.burst) this.buckets.delete(name);
     for (const name of this.buckets.keys()) {
-      if (this.buckets.size < this.maxNames) break;
+      if (this.buckets.size <= keep) break;
       this.buckets.delete(name);
     }
   }

@@ -4,11 +4,11 @@
 import type { EvalContext } from '../fql/context';
 import { type Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
-import { identityExists, tokenLocationKey } from './auth';
-import { encodeSecretLocation } from './secretLocation';
+import { identityExists } from './auth';
+import { encodeSecretLocation, secretLocationKey } from './secretLocation';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
-import { BCRYPT_COMPUTE_OPS, issueTokenSecret } from './secrets';
+import { issueTokenSecret } from './secrets';
 import type { CreatedFields, NativeType } from './nativeTypes';
 
 async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
@@ -27,15 +27,14 @@ async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failu
 /** Creates the fields of a new token for `instance` in database `db` (no permission check). */
 export async function newToken(ctx: EvalContext, db: bigint, instance: Ref, params: Obj): Promise<CreatedFields> {
   const id = newId();
-  ctx.budget.chargeOps(BCRYPT_COMPUTE_OPS);
-  const { secret, hashedSecret, check } = await issueTokenSecret(id, db);
+  const { secret, hashedSecret, check } = await issueTokenSecret(id, db, (ops) => ctx.budget.chargeOps(ops));
   const fields: Obj = new Map<string, Value>([['instance', instance]]);
   const data = params.get('data');
   if (data instanceof Map) fields.set('data', stripNulls(data));
   const ttl = params.get('ttl');
   if (ttl instanceof Time) fields.set('ttl', ttl);
   fields.set('hashed_secret', hashedSecret);
-  ctx.txn.putMeta(tokenLocationKey(id), encodeSecretLocation(db, check));
+  ctx.txn.putMeta(secretLocationKey('token', id), encodeSecretLocation(db, check));
   return { id, fields, once: new Map([['secret', secret]]) };
 }
 
@@ -71,7 +70,7 @@ export const tokenType: NativeType = {
     return out;
   },
   onDelete(ctx, _db, id) {
-    ctx.txn.putMeta(tokenLocationKey(id), null);
+    ctx.txn.putMeta(secretLocationKey('token', id), null);
     ctx.secretsChanged = true;
   },
 };

@@ -56,7 +56,7 @@ export class JobHousekeeping {
       `Bearer ${this.rootSecret}`,
       async (ctx) => {
         const out = new Set<bigint>();
-        for (const db of dbs) if ((await pathOfDatabase(ctx, db)) !== undefined) out.add(db);
+        for (const db of dbs) if ((await pathOfDatabase(ctx.catalog, ctx.txn, db)) !== undefined) out.add(db);
         return out;
       },
       { readOnly: true, timeoutMs: 30_000, ...(shared ? { lastSeenTxn: this.service.now() } : {}) },

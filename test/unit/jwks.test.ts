@@ -1,11 +1,13 @@
-// The pure parts of JWKS fetches (src/model/jwks): which addresses a fetch may connect to, and which
-// keys of a JWKS document are kept; and the torture attack's view of the back-off schedule.
+// JWKS fetches (src/model/jwks): which addresses a fetch may connect to, which keys of a JWKS
+// document are kept, when the cache fetches (on a clock and a fetch the test controls); and the
+// torture attack's view of the back-off schedule.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { ipv6Hextets, refusedRange } from '../../src/net/addresses';
 import { JWKS_KEY_LIMITS, JwksInvalid, keySetOf, rs256Key } from '../../src/model/jwks/keySet';
+import { JWKS_DEFAULTS, JwksCache, type JwksOptions } from '../../src/model/jwks/cache';
 import { backoffBreaches } from '../../torture/targeted/jwksAbuse';
 
 describe('refusedRange', () => {
@@ -148,3 +150,95 @@ test("the torture attack's back-off schedule is the server's", () => {
   assert.equal(backoffBreaches([0, 10, 1000]), 2);
   assert.equal(backoffBreaches([0, 1000, 2500]), 1);
 });
+
+describe('JwksCache', () => {
+  const jwk = (kid: string) => ({ ...generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' }), kid });
+  const [a, b] = [jwk('a'), jwk('b')];
+
+  /** A cache on a clock the test moves, whose fetches answer `doc(uri)`, counted per URI. */
+  function cacheWith(doc: (uri: string) => Promise<unknown> | unknown, opts: Partial<JwksOptions> = {}) {
+    let now = 1_000_000;
+    const fetches = new Map<string, number>();
+    const cache = new JwksCache({
+      clock: () => now,
+      fetch: async (uri) => {
+        fetches.set(uri, (fetches.get(uri) ?? 0) + 1);
+        return doc(uri);
+      },
+      warn: () => {},
+      ...opts,
+    });
+    return { cache, fetches: (uri: string) => fetches.get(uri) ?? 0, advance: (ms: number) => (now += ms) };
+  }
+
+  test('an unknown kid fetches the set again at most once per 30 s cooldown', async () => {
+    let keys = [a];
+    const { cache, fetches, advance } = cacheWith(() => ({ keys }));
+    assert.ok(await cache.keyFor('u', 'a'));
+    assert.equal(await cache.keyFor('u', 'b'), undefined);
+    assert.equal(fetches('u'), 1, 'no refetch right after a fetch');
+    keys = [a, b]; // the provider rotates
+    advance(JWKS_DEFAULTS.kidCooldownMs - 1);
+    assert.equal(await cache.keyFor('u', 'b'), undefined);
+    assert.equal(fetches('u'), 1);
+    advance(1);
+    assert.ok(await cache.keyFor('u', 'b'), 'the rotated key is picked up once the cooldown is over');
+    assert.equal(fetches('u'), 2);
+    assert.equal(await cache.keyFor('u', 'c'), undefined);
+    assert.equal(fetches('u'), 2, 'a new cooldown began with that fetch');
+  });
+
+  test('at most maxFetches run at once: a JWT of another unfetched provider is refused, not queued; waiters share a fetch', async () => {
+    const answers = new Map<string, () => void>();
+    let slow = true;
+    const doc = (uri: string) => (slow ? new Promise((resolve) => answers.set(uri, () => resolve({ keys: [a] }))) : { keys: [a] });
+    const { cache, fetches } = cacheWith(doc, { maxFetches: 2 });
+    const first = [cache.keyFor('u1', 'a'), cache.keyFor('u2', 'a'), cache.keyFor('u1', 'a')];
+    assert.equal(await cache.keyFor('u3', 'a'), undefined, 'refused while two fetches run');
+    assert.deepEqual([fetches('u1'), fetches('u2'), fetches('u3')], [1, 1, 0]);
+    slow = false;
+    for (const answer of answers.values()) answer();
+    for (const key of await Promise.all(first)) assert.ok(key);
+    assert.ok(await cache.keyFor('u3', 'a'), 'fetched once a place is free');
+    assert.equal(fetches('u3'), 1);
+  });
+
+  test('keeps at most maxEntries URIs, the oldest dropped first', async () => {
+    const { cache, fetches } = cacheWith(() => ({ keys: [a] }), { maxEntries: 2 });
+    for (const u of ['u1', 'u2', 'u3']) assert.ok(await cache.keyFor(u, 'a'));
+    assert.ok(await cache.keyFor('u2', 'a'));
+    assert.ok(await cache.keyFor('u3', 'a'));
+    assert.deepEqual([fetches('u1'), fetches('u2'), fetches('u3')], [1, 1, 1], 'u2 and u3 still cached');
+    assert.ok(await cache.keyFor('u1', 'a'));
+    assert.equal(fetches('u1'), 2, 'u1 was dropped: fetched again');
+    assert.ok(await cache.keyFor('u2', 'a'));
+    assert.equal(fetches('u2'), 2, 'u1 coming back dropped u2, then the oldest');
+  });
+
+  test("a DNS lookup past the fetch's deadline keeps the fetch's place until it ends (it holds a thread BCrypt needs)", async () => {
+    let endLookup = () => {};
+    const lookups: string[] = [];
+    const cache = new JwksCache({
+      timeoutMs: 20,
+      maxFetches: 1,
+      warn: () => {},
+      lookup: (host) => {
+        lookups.push(host);
+        if (host !== 'stuck.test') return Promise.reject(new Error('no such host'));
+        return new Promise((_, reject) => (endLookup = () => reject(new Error('gave up'))));
+      },
+    });
+    assert.equal(await cache.keyFor('http://stuck.test/jwks', 'a'), undefined, 'the fetch timed out');
+    assert.equal(await cache.keyFor('http://other.test/jwks', 'a'), undefined);
+    assert.deepEqual(lookups, ['stuck.test'], 'no new lookup while the stuck one holds its thread');
+    endLookup();
+    await new Promise((r) => setImmediate(r));
+    await cache.keyFor('http://other.test/jwks', 'a');
+    assert.deepEqual(lookups, ['stuck.test', 'other.test'], 'the place is free once the lookup ended');
+  });
+
+  test('fewer fetches at once than libuv has threads (4): lookups cannot hold them all', () => {
+    assert.ok(JWKS_DEFAULTS.maxFetches < 4);
+  });
+});
+

@@ -16,7 +16,7 @@ function clock(): { now: () => number; advance(ms: number): void } {
 describe('TokenBuckets', () => {
   test('a burst, then one token per refill interval; the wait is said', () => {
     const c = clock();
-    const b = new TokenBuckets({ burst: 3, perMinute: 6 }, 100, c.now);
+    const b = new TokenBuckets({ burst: 3, perMinute: 6 }, { maxNames: 100, clock: c.now });
     for (let i = 0; i < 3; i++) assert.equal(b.take('a'), 0);
     assert.equal(b.take('a'), 10_000);
     c.advance(4_000);
@@ -28,7 +28,7 @@ describe('TokenBuckets', () => {
 
   test('give returns a token, never above the burst', () => {
     const c = clock();
-    const b = new TokenBuckets({ burst: 2, perMinute: 1 }, 100, c.now);
+    const b = new TokenBuckets({ burst: 2, perMinute: 1 }, { maxNames: 100, clock: c.now });
     assert.equal(b.take('a'), 0);
     b.give('a');
     b.give('a');
@@ -39,7 +39,7 @@ describe('TokenBuckets', () => {
 
   test('keeps at most maxNames: full buckets go first, then the least recently used', () => {
     const c = clock();
-    const b = new TokenBuckets({ burst: 1, perMinute: 60 }, 3, c.now);
+    const b = new TokenBuckets({ burst: 1, perMinute: 60 }, { maxNames: 3, clock: c.now });
     for (const n of ['a', 'b', 'c']) b.take(n);
     c.advance(500);
     b.take('d'); // none refilled yet: the oldest (a) goes
@@ -48,6 +48,17 @@ describe('TokenBuckets', () => {
     c.advance(5_000); // all refilled
     b.take('e');
     assert.equal(b.size, 1);
+  });
+
+  test('once full, room is made for a tenth of maxNames in one scan, not one name per new name', () => {
+    const c = clock();
+    const b = new TokenBuckets({ burst: 1, perMinute: 1 }, { maxNames: 100, clock: c.now });
+    for (let i = 0; i < 100; i++) b.take(`n${i}`);
+    b.take('new0');
+    assert.equal(b.size, 91, 'the ten least recently used went at once');
+    for (let i = 1; i < 10; i++) b.take(`new${i}`);
+    assert.equal(b.size, 100, 'nine more new names fit without another eviction');
+    for (let i = 10; i < 100; i++) assert.ok(b.take(`n${i}`) > 0, `n${i} is still remembered (spent)`);
   });
 });
 

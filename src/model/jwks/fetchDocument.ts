@@ -24,8 +24,21 @@ export interface FetchLimits {
 /** A JWKS fetch that failed or was refused; the message says why (for the server's log). */
 export class JwksFetchFailed extends Error {}
 
+export interface Address {
+  address: string;
+  family: number;
+}
+
+/**
+ * Resolves a host to its addresses. DNS (getaddrinfo) holds a thread of libuv's pool, which BCrypt
+ * needs too, until it ends, whatever deadline its caller gives up at.
+ */
+export type HostLookup = (host: string) => Promise<Address[]>;
+
+export const dnsLookupAll: HostLookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+
 /** Fetches and parses the JSON document at `uri` within `limits`; throws JwksFetchFailed. */
-export async function fetchJwksDocument(uri: string, limits: FetchLimits): Promise<unknown> {
+export async function fetchJwksDocument(uri: string, limits: FetchLimits, lookup: HostLookup): Promise<unknown> {
   let url: URL;
   try {
     url = new URL(uri);
@@ -35,7 +48,7 @@ export async function fetchJwksDocument(uri: string, limits: FetchLimits): Promi
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new JwksFetchFailed(`unsupported scheme ${url.protocol}`);
   const deadline = Date.now() + limits.timeoutMs;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const addresses = await allowedAddresses(host, limits.allowPrivate, deadline);
+  const addresses = await allowedAddresses(host, limits.allowPrivate, deadline, lookup);
   const body = await get(url, host, addresses, limits.maxBytes, deadline);
   try {
     return JSON.parse(body.toString('utf8'));
@@ -44,17 +57,12 @@ export async function fetchJwksDocument(uri: string, limits: FetchLimits): Promi
   }
 }
 
-interface Address {
-  address: string;
-  family: number;
-}
-
 /** The addresses of `host` the fetch may connect to, in the resolver's order; refuses when there is none. */
-async function allowedAddresses(host: string, allowPrivate: boolean, deadline: number): Promise<Address[]> {
+async function allowedAddresses(host: string, allowPrivate: boolean, deadline: number, lookup: HostLookup): Promise<Address[]> {
   const family = isIP(host);
   const candidates = family
     ? [{ address: host, family }]
-    : await withDeadline(dnsLookup(host, { all: true, verbatim: true }), deadline, `resolving ${host}`).catch((e: unknown) => {
+    : await withDeadline(lookup(host), deadline, `resolving ${host}`).catch((e: unknown) => {
         throw e instanceof JwksFetchFailed ? e : new JwksFetchFailed(`cannot resolve ${host}: ${(e as Error).message}`);
       });
   const allowed = allowPrivate ? candidates : candidates.filter((c) => refusedRange(c.address) === undefined);
