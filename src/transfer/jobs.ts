@@ -53,6 +53,8 @@ const IN_PROCESS = 'flora (in process)';
 /** A folder of jobs is named by its database's id. */
 const OWNER = /^\d+$/;
 const REPORT = '.report.json';
+/** A job's report lists this many problems and counts the rest (a client's upload of bad lines makes a small file). */
+const REPORT_PROBLEMS = 100;
 
 export class TransferJobs {
   private readonly root: string;
@@ -117,6 +119,7 @@ export class TransferJobs {
         source,
         client: new QueryClient(IN_PROCESS, secret, [], this.transport),
         database: job.database,
+        bounds: { maxProblems: REPORT_PROBLEMS },
         onProgress: (s) => Object.assign(job.progress, { written: s.done, existing: s.existing, problems: s.problems, bytes_done: s.bytesDone, bytes_total: s.bytesTotal }),
       });
       await writeFile(files.path(job.id, REPORT), JSON.stringify(report));

@@ -9,7 +9,7 @@ import type { QueryClient } from '../queryClient';
 import { readSchemaFiles, type SchemaResource } from '../schemaFiles';
 import { Batcher, type BatchOptions } from './batches';
 import { Progress, type ProgressState } from './progress';
-import { ImportReport } from './report';
+import { ImportReport, type ReportBounds } from './report';
 import { applySchema, Collections, ensureDatabase, ensureChildDatabase, schemaResourceOf } from './schema';
 import { credentialInstancesPage, putCredential, putDocument, putVersion, referencedCollections, type VersionItem } from './statements';
 import { encodeJson } from '../../wire/encode';
@@ -30,6 +30,8 @@ export interface ImportOptions {
   progress?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Told the counts after every record (a job's state). */
   onProgress?: (state: Readonly<ProgressState>) => void;
+  /** A report of bounded size (a job's); every problem listed in full when absent. */
+  bounds?: ReportBounds;
 }
 
 const DEFAULT_BATCH: BatchOptions = { records: 500, bytes: 4 << 20, inFlight: 4 };
@@ -43,7 +45,7 @@ const SLICE_MS = 10;
 const CREDENTIAL_COLLECTION = 'Credential';
 
 export async function runImport(opts: ImportOptions): Promise<ImportReport> {
-  const report = new ImportReport();
+  const report = new ImportReport(opts.bounds);
   const source = opts.source !== undefined ? await openSource(opts.source) : undefined;
   const root = await ensureDatabase(opts.client, opts.database, report);
   if (opts.schema !== undefined) {
