@@ -15,6 +15,7 @@ import { credentialInstancesPage, putCredential, putDocument, putVersion, refere
 import { encodeJson } from '../../wire/encode';
 import { decodeLiteral } from '../../wire/decode';
 import { Ref } from '../../values/types';
+import { firstSliceEnd, nextTurn } from '../../loop/turns';
 
 export interface ImportOptions {
   /** What to import: a path openSource reads; absent with only `schema`. */
@@ -37,7 +38,8 @@ export interface ImportOptions {
 const DEFAULT_BATCH: BatchOptions = { records: 500, bytes: 4 << 20, inFlight: 4 };
 /**
  * A server runs imports on the event loop every request shares: a source read from memory (a run of
- * records or bad lines) yields only microtasks, so the loop is let go at least this often.
+ * records or bad lines) yields only microtasks, so the loop is let go at least this often, taking
+ * turns with the paused queries (loop/turns.ts).
  */
 const SLICE_MS = 10;
 
@@ -64,10 +66,10 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   if (described.format !== 'flora-export') await targets.of([]).collections.ensure(described.collections.filter((c) => c !== CREDENTIAL_COLLECTION));
   const secrets = { key: 0, token: 0 };
 
-  let sliceEnd = performance.now() + SLICE_MS;
+  let sliceEnd = firstSliceEnd(performance.now() + SLICE_MS);
   for await (const item of source.items({ onBytes: (n) => (state.bytesDone += n) })) {
     if (performance.now() > sliceEnd) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       sliceEnd = performance.now() + SLICE_MS;
     }
     switch (item.kind) {
