@@ -9,7 +9,7 @@
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_JOB_LIMITS, JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
+import { JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
 import type { Store } from '../storage/types';
 import { BACKUP_SUFFIX, type EngineKind } from './format';
 import { backupHeader, writeBackup, type BackupProgress } from './writeBackup';
@@ -31,7 +31,7 @@ export class BackupJobs {
     dataDir: string,
     private readonly store: Store,
     private readonly engine: EngineKind,
-    limits: JobLimits = DEFAULT_JOB_LIMITS,
+    limits: JobLimits,
   ) {
     this.files = new JobFiles(join(dataDir, 'backups'), 'backup', limits);
   }

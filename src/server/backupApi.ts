@@ -55,7 +55,7 @@ export class BackupApi {
     private readonly store: Store,
     dataDir: string,
     private readonly engine: EngineKind,
-    limits?: JobLimits,
+    limits: JobLimits,
   ) {
     this.jobs = new BackupJobs(dataDir, store, engine, limits);
   }

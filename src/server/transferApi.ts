@@ -63,7 +63,7 @@ export interface TransferSettings {
   rootSecret: string;
   /** The folder server paths may be imported from; '' = none. */
   importDir: string;
-  limits?: JobLimits;
+  limits: JobLimits;
 }
 
 export function isTransferPath(path: string): boolean {

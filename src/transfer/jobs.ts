@@ -15,9 +15,10 @@
 // Job files of earlier versions (transfers/<id>.json, owned by a database's name) are never listed
 // or served: sweep removes them once they are older than the retention.
 
-import { readdir, rm, stat, writeFile, readFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_JOB_LIMITS, JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
+import { namesIn } from '../dirNames';
+import { JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
 import { runExport, type ExportFormat } from './export';
 import type { WrittenFile } from './export/lineFile';
 import type { ExportProgress } from './export/progress';
@@ -62,7 +63,7 @@ export class TransferJobs {
   constructor(
     dataDir: string,
     private readonly transport: Transport,
-    private readonly limits: JobLimits = DEFAULT_JOB_LIMITS,
+    private readonly limits: JobLimits,
   ) {
     this.root = join(dataDir, 'transfers');
   }
@@ -135,18 +136,13 @@ export class TransferJobs {
   }
 
   /** A Complete import's report (undefined when it has none). */
-  async report(db: bigint, job: TransferJob): Promise<unknown> {
-    try {
-      return JSON.parse(await readFile(this.of(db).path(job.id, REPORT), 'utf8')) as unknown;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
+  report(db: bigint, job: TransferJob): Promise<unknown> {
+    return this.of(db).readJson<unknown>(job.id, REPORT);
   }
 
   /** The databases that have jobs (their ids). */
-  async owners(): Promise<bigint[]> {
-    return (await this.entries()).filter((n) => OWNER.test(n)).map((n) => BigInt(n));
+  private async owners(): Promise<bigint[]> {
+    return (await namesIn(this.root)).filter((n) => OWNER.test(n)).map((n) => BigInt(n));
   }
 
   /**
@@ -161,7 +157,7 @@ export class TransferJobs {
       else await rm(join(this.root, String(db)), { recursive: true, force: true });
     }
     const cutoff = Date.now() - this.limits.retentionMs;
-    for (const name of await this.entries()) {
+    for (const name of await namesIn(this.root)) {
       if (OWNER.test(name)) continue;
       const s = await stat(join(this.root, name)).catch(() => undefined);
       if (s && s.mtimeMs <= cutoff) await rm(join(this.root, name), { recursive: true, force: true });
@@ -170,16 +166,7 @@ export class TransferJobs {
 
   /** What earlier versions left in the folder (jobs owned by a name): never listed; counted for a notice. */
   async legacyEntries(): Promise<number> {
-    return (await this.entries()).filter((n) => !OWNER.test(n)).length;
-  }
-
-  private async entries(): Promise<string[]> {
-    try {
-      return await readdir(this.root);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw e;
-    }
+    return (await namesIn(this.root)).filter((n) => !OWNER.test(n)).length;
   }
 }
 
