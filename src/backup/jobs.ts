@@ -60,10 +60,14 @@ export class BackupJobs {
     }
   }
 
-  /** The newest backup jobs first, at most `limit` (those past the retention removed first). */
-  async list(limit: number): Promise<BackupJob[]> {
-    await this.files.prune();
+  /** The newest backup jobs first, at most `limit` (none past the retention). */
+  list(limit: number): Promise<BackupJob[]> {
     return this.files.list(() => true, limit);
+  }
+
+  /** Removes the finished backups past the retention (server/jobHousekeeping.ts, hourly). */
+  prune(): Promise<void> {
+    return this.files.prune();
   }
 
   /** A job by id; undefined when there is none. */

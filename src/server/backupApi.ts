@@ -12,7 +12,8 @@
 // credentials, 403 another secret, 404 an unknown job or path, 405 another method (with Allow),
 // 409 a job not Complete yet, 429 (with Retry-After) as many backups running as --jobs-running,
 // 503 the store unreachable. The bodies stream straight to the response (no JSON Outcome), as the
-// log-export downloads do. Finished backups go after --job-retention-days (and beyond --jobs-kept).
+// log-export downloads do. Finished backups go after --job-retention-days (server/jobHousekeeping.ts;
+// unlisted from then on) and beyond --jobs-kept.
 
 import type { Readable, Writable } from 'node:stream';
 import type { QueryService } from '../fql/api';
@@ -48,7 +49,8 @@ function tooManyBackups(err: TooManyJobs): LogApiError {
 }
 
 export class BackupApi {
-  private readonly jobs: BackupJobs;
+  /** Its jobs (kept by server/jobHousekeeping.ts). */
+  readonly jobs: BackupJobs;
 
   constructor(
     private readonly service: QueryService,

@@ -38,7 +38,6 @@ import { TransferJobs, type ExportRequest, type TransferJob } from '../transfer/
 import type { Transport } from '../transfer/queryClient';
 import { BodyTimeout, BodyTooLarge, ClientClosed, MalformedRequest, type RequestContext } from './context';
 import { responseTraceparent } from './headers';
-import { JobHousekeeping } from './jobHousekeeping';
 import type { AnyResponse } from './listener';
 import { pipeFile, sendJson, sendJsonBody } from './logsDownload';
 import { saveUpload } from './uploads';
@@ -59,8 +58,6 @@ const PATH_REFUSED = "Permission denied: 'path' must name a file or folder insid
 
 export interface TransferSettings {
   dataDir: string;
-  /** For the housekeeping's own reads (which databases still exist). */
-  rootSecret: string;
   /** The folder server paths may be imported from; '' = none. */
   importDir: string;
   limits: JobLimits;
@@ -81,14 +78,14 @@ export function serviceTransport(service: QueryService): Transport {
 type Answer = { status: number; bytesOut: number };
 
 export class TransferApi {
-  private readonly jobs: TransferJobs;
+  /** Its jobs (kept by server/jobHousekeeping.ts). */
+  readonly jobs: TransferJobs;
 
   constructor(
     private readonly service: QueryService,
     private readonly settings: TransferSettings,
   ) {
     this.jobs = new TransferJobs(settings.dataDir, serviceTransport(service), settings.limits);
-    new JobHousekeeping(service, settings.rootSecret, this.jobs).start();
   }
 
   /** Answers a request for a transfer path on `res` and logs it. Never throws. */

@@ -11,9 +11,10 @@
 //   <id>.report.json   an import's report, once Complete (read when the job itself is asked for)
 //   <id>/              an export's tree, or an import's upload
 //
-// sweep() removes the jobs of databases that no longer exist and finished jobs past the retention.
-// Job files of earlier versions (transfers/<id>.json, owned by a database's name) are never listed
-// or served: sweep removes them once they are older than the retention.
+// removeGone() removes the jobs of databases that no longer exist, prune() the finished jobs past
+// the retention (server/jobHousekeeping.ts runs them). Job files of earlier versions
+// (transfers/<id>.json, owned by a database's name) are never listed or served: prune removes them
+// once they are older than the retention.
 
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -145,17 +146,17 @@ export class TransferJobs {
     return (await namesIn(this.root)).filter((n) => OWNER.test(n)).map((n) => BigInt(n));
   }
 
-  /**
-   * Removes the jobs of the databases `exists` says are gone, then in the others the finished jobs
-   * past the retention, and what earlier versions left that is older than the retention.
-   */
-  async sweep(exists: (dbs: bigint[]) => Promise<Set<bigint>>): Promise<void> {
+  /** Removes the jobs of the databases `exists` says are gone. */
+  async removeGone(exists: (dbs: bigint[]) => Promise<Set<bigint>>): Promise<void> {
     const owners = await this.owners();
-    const live = owners.length ? await exists(owners) : new Set<bigint>();
-    for (const db of owners) {
-      if (live.has(db)) await this.of(db).prune();
-      else await rm(join(this.root, String(db)), { recursive: true, force: true });
-    }
+    if (owners.length === 0) return;
+    const live = await exists(owners);
+    for (const db of owners) if (!live.has(db)) await rm(join(this.root, String(db)), { recursive: true, force: true });
+  }
+
+  /** Removes the finished jobs past the retention, and what earlier versions left that is older. */
+  async prune(): Promise<void> {
+    for (const db of await this.owners()) await this.of(db).prune();
     const cutoff = Date.now() - this.limits.retentionMs;
     for (const name of await namesIn(this.root)) {
       if (OWNER.test(name)) continue;
