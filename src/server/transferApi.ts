@@ -128,8 +128,17 @@ export class TransferApi {
     const listed = rel !== undefined && (rel === 'manifest.json' || job.files?.some((f) => f.path === rel));
     const tree = this.jobs.treeOf(requester.db, job);
     const full = rel === undefined ? '' : normalize(join(tree, rel));
-    if (!listed || !full.startsWith(tree + sep)) return reply.fail(404, `Export '${id}' has no file '${rel ?? file[2]}'.`);
-    const { size } = await stat(full);
+    const noFile = () => reply.fail(404, `Export '${id}' has no file '${rel ?? file[2]}'.`);
+    if (!listed || !full.startsWith(tree + sep)) return noFile();
+    // The job may have been removed since it was read (past its retention, its database deleted).
+    const size = await stat(full).then(
+      (s) => s.size,
+      (e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return undefined;
+        throw e;
+      },
+    );
+    if (size === undefined) return noFile();
     const { res } = reply;
     res.writeHead(200, {
       'content-type': rel.endsWith('.gz') ? 'application/gzip' : rel.endsWith('.json') ? 'application/json' : 'application/x-ndjson',
