@@ -9,7 +9,7 @@
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_JOB_LIMITS, JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
+import { JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
 import type { Store } from '../storage/types';
 import { BACKUP_SUFFIX, type EngineKind } from './format';
 import { backupHeader, writeBackup, type BackupProgress } from './writeBackup';
@@ -31,7 +31,7 @@ export class BackupJobs {
     dataDir: string,
     private readonly store: Store,
     private readonly engine: EngineKind,
-    limits: JobLimits = DEFAULT_JOB_LIMITS,
+    limits: JobLimits,
   ) {
     this.files = new JobFiles(join(dataDir, 'backups'), 'backup', limits);
   }
@@ -60,10 +60,14 @@ export class BackupJobs {
     }
   }
 
-  /** The newest backup jobs first, at most `limit` (those past the retention removed first). */
-  async list(limit: number): Promise<BackupJob[]> {
-    await this.files.prune();
+  /** The newest backup jobs first, at most `limit` (none past the retention). */
+  list(limit: number): Promise<BackupJob[]> {
     return this.files.list(() => true, limit);
+  }
+
+  /** Removes the finished backups past the retention (server/jobHousekeeping.ts, hourly). */
+  prune(): Promise<void> {
+    return this.files.prune();
   }
 
   /** A job by id; undefined when there is none. */

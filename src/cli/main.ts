@@ -90,7 +90,11 @@ async function start(args: readonly string[]): Promise<number> {
   const { BackupApi } = await import('../server/backupApi');
   const backups = new BackupApi(service, service.tier.store, config.dataDir, config.storage ? 'postgres' : 'lmdb', jobLimits);
   const { TransferApi } = await import('../server/transferApi');
-  const transfers = new TransferApi(service, { dataDir: config.dataDir, rootSecret: config.rootSecret, importDir: config.importDir, limits: jobLimits });
+  const transfers = new TransferApi(service, { dataDir: config.dataDir, importDir: config.importDir, limits: jobLimits });
+  const { JobHousekeeping } = await import('../server/jobHousekeeping');
+  // LMDB workers share one data directory: one of them at a time prunes it. On PostgreSQL each machine has its own.
+  const sharedDir = service.tier.store.shared && !config.storage ? service.tier.leases : undefined;
+  const housekeeping = new JobHousekeeping(service, config.rootSecret, transfers.jobs, backups.jobs, sharedDir);
   try {
     server = await startServer(service, config, { logs, ownsService, backups, transfers, admin: config.admin });
   } catch (err) {
@@ -114,9 +118,11 @@ async function start(args: readonly string[]): Promise<number> {
   }
 
   const main = server;
+  housekeeping.start();
   const running = {
     close: async () => {
-      await Promise.all([graphqlServer?.close(), main.close()]);
+      const sweeping = housekeeping.close(); // first: no sweep starts while the store closes
+      await Promise.all([graphqlServer?.close(), main.close(), sweeping]);
       if (!ownsService) {
         await logs.close();
         await service.close();

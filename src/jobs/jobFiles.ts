@@ -11,8 +11,9 @@
 // A folder runs and keeps a bounded number of jobs (JobLimits), so reading all its states is cheap.
 
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { namesIn } from '../dirNames';
 
 export type JobState = 'Running' | 'Complete' | 'Failed';
 
@@ -34,8 +35,6 @@ export interface JobLimits {
   /** A finished job is removed this long after its last update (prune). */
   retentionMs: number;
 }
-
-export const DEFAULT_JOB_LIMITS: JobLimits = { running: 2, kept: 50, retentionMs: 7 * 86_400_000 };
 
 /** A new job would make the folder run more than its limit at once. */
 export class TooManyJobs extends Error {
@@ -83,7 +82,7 @@ export class JobFiles<J extends FileJob> {
     readonly dir: string,
     /** What a job makes, as its Failed message names it ("backup"). */
     private readonly what: string,
-    private readonly limits: JobLimits = DEFAULT_JOB_LIMITS,
+    private readonly limits: JobLimits,
   ) {}
 
   path(id: string, ext: string): string {
@@ -126,15 +125,13 @@ export class JobFiles<J extends FileJob> {
   async remove(id: string): Promise<void> {
     if (!ID.test(id)) return;
     await rm(this.path(id, '.json'), { force: true });
-    const names = await this.names();
+    const names = await namesIn(this.dir);
     await Promise.all(names.filter((n) => n === id || n.startsWith(`${id}.`)).map((n) => rm(join(this.dir, n), { recursive: true, force: true })));
   }
 
-  /** Removes the finished jobs past the retention; how many. */
-  async prune(): Promise<number> {
-    const expired = (await this.all()).filter((j) => this.expired(j));
-    for (const j of expired) await this.remove(j.id);
-    return expired.length;
+  /** Removes the finished jobs past the retention. */
+  async prune(): Promise<void> {
+    for (const j of await this.all()) if (this.expired(j)) await this.remove(j.id);
   }
 
   private expired(job: J): boolean {
@@ -180,18 +177,19 @@ export class JobFiles<J extends FileJob> {
   /** A job by id as it stands: a Running one whose process is gone reads as Failed. */
   private async load(id: string): Promise<J | undefined> {
     if (!ID.test(id)) return undefined;
-    const job = await this.read(id);
+    const job = await this.readJson<J>(id, '.json');
     if (job?.state !== 'Running' || stillRunning(job)) return job;
     // A job of this process may have finished between the read and the check (its final state is
     // written before it leaves runningHere): read once more before calling it stopped.
-    const again = job.pid === process.pid ? await this.read(id) : job;
+    const again = job.pid === process.pid ? await this.readJson<J>(id, '.json') : job;
     if (again?.state !== 'Running') return again;
     return { ...again, state: 'Failed', error: `the process running this ${this.what} stopped before it was complete` };
   }
 
-  private async read(id: string): Promise<J | undefined> {
+  /** A job's file `<id><ext>` (its state: '.json') parsed; undefined when there is none. */
+  async readJson<T>(id: string, ext: string): Promise<T | undefined> {
     try {
-      return JSON.parse(await readFile(this.path(id, '.json'), 'utf8')) as J;
+      return JSON.parse(await readFile(this.path(id, ext), 'utf8')) as T;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
@@ -206,19 +204,10 @@ export class JobFiles<J extends FileJob> {
 
   /** Every job of the folder, as `load` reads it. */
   private async all(): Promise<J[]> {
-    const ids = (await this.names()).filter((n) => n.endsWith('.json') && ID.test(n.slice(0, -'.json'.length))).map((n) => n.slice(0, -'.json'.length));
+    const ids = (await namesIn(this.dir)).filter((n) => n.endsWith('.json') && ID.test(n.slice(0, -'.json'.length))).map((n) => n.slice(0, -'.json'.length));
     // A job removed between the listing and its read is skipped like one never made.
     const jobs: J[] = [];
     for (const job of await Promise.all(ids.map((id) => this.load(id)))) if (job !== undefined) jobs.push(job);
     return jobs;
-  }
-
-  private async names(): Promise<string[]> {
-    try {
-      return await readdir(this.dir);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw e;
-    }
   }
 }

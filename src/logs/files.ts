@@ -7,6 +7,7 @@
 
 import { readdir, stat, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
+import { namesIn } from '../dirNames';
 
 const HOUR_MS = 3_600_000;
 const FILE_RE = /^query-(\d{4}-\d{2}-\d{2})T(\d{2})(?:\.[A-Za-z0-9_-]{1,64})?\.ndjson$/;
@@ -40,15 +41,8 @@ export function hourStartOfFile(name: string): number | undefined {
 
 /** Log files that may hold records in [startMs, endMs), oldest hour first (the files of an hour by name). */
 export async function filesInRange(dir: string, startMs: number, endMs: number): Promise<HourFile[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
   const out: HourFile[] = [];
-  for (const name of names) {
+  for (const name of await namesIn(dir)) {
     const start = hourStartOfFile(name);
     if (start === undefined || start + HOUR_MS <= startMs || start >= endMs) continue;
     const file = path.join(dir, name);

@@ -22,14 +22,15 @@
 // Errors are `{"message"}` as in the log-export API: 400 a bad parameter, 401, 403, 404, 405 (with
 // Allow), 408 an upload that did not arrive in time, 409 an export not Complete yet, 413 an upload
 // too large, 429 (with Retry-After) too many jobs running in the database, or no memory for the
-// upload now.
+// upload now, 503 the store unreachable (server/jobRequest.ts; a download that fails once under way
+// is cut short).
 
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { QueryService } from '../fql/api';
 import { TooBusy } from '../fql/budget';
-import { TooManyJobs, type JobLimits } from '../jobs/jobFiles';
+import type { JobLimits } from '../jobs/jobFiles';
 import { asAdmin, LogApiError, type Requester } from '../logs/access';
 import type { RequestLogger } from '../logs/types';
 import { secretFromHeader } from '../model/auth';
@@ -37,10 +38,9 @@ import { insideImportDir } from '../transfer/importDir';
 import { TransferJobs, type ExportRequest, type TransferJob } from '../transfer/jobs';
 import type { Transport } from '../transfer/queryClient';
 import { BodyTimeout, BodyTooLarge, ClientClosed, MalformedRequest, type RequestContext } from './context';
-import { responseTraceparent } from './headers';
-import { JobHousekeeping } from './jobHousekeeping';
+import { serveJobRequest, type Answer, type JobApiErrors, type Reply } from './jobRequest';
 import type { AnyResponse } from './listener';
-import { pipeFile, sendJson, sendJsonBody } from './logsDownload';
+import { pipeFile } from './logsDownload';
 import { saveUpload } from './uploads';
 
 const EXPORTS = '/api/v1/exports';
@@ -52,18 +52,14 @@ const UPLOAD_LIMIT = 64 * 1024 * 1024;
 const LIST_LIMIT = 100;
 const FORMATS = ['flora', 'fauna-simple', 'fauna-tagged'];
 const DENIED = 'Permission denied: exports and imports need the root secret or an admin key.';
-/** A database that runs its limit of jobs: when to try again. */
-const JOBS_RETRY_AFTER_SECONDS = 5;
 /** Every refused server path gets this answer, whatever the reason (outside, missing, a symlink out). */
 const PATH_REFUSED = "Permission denied: 'path' must name a file or folder inside the server's import directory.";
 
 export interface TransferSettings {
   dataDir: string;
-  /** For the housekeeping's own reads (which databases still exist). */
-  rootSecret: string;
   /** The folder server paths may be imported from; '' = none. */
   importDir: string;
-  limits?: JobLimits;
+  limits: JobLimits;
 }
 
 export function isTransferPath(path: string): boolean {
@@ -78,41 +74,29 @@ export function serviceTransport(service: QueryService): Transport {
   };
 }
 
-type Answer = { status: number; bytesOut: number };
-
 export class TransferApi {
-  private readonly jobs: TransferJobs;
+  /** Its jobs (kept by server/jobHousekeeping.ts). */
+  readonly jobs: TransferJobs;
 
   constructor(
     private readonly service: QueryService,
     private readonly settings: TransferSettings,
   ) {
     this.jobs = new TransferJobs(settings.dataDir, serviceTransport(service), settings.limits);
-    new JobHousekeeping(service, settings.rootSecret, this.jobs).start();
   }
 
   /** Answers a request for a transfer path on `res` and logs it. Never throws. */
-  async serve(ctx: RequestContext, res: AnyResponse, logger: RequestLogger, startedMs: number): Promise<void> {
-    const traceparent = responseTraceparent(ctx.headers.traceparent);
-    let answer: Answer;
-    let bytesIn = 0;
-    try {
-      answer = await this.route(ctx, res, traceparent, (n) => (bytesIn = n));
-    } catch (err) {
-      const e = apiError(err, ctx);
-      if (!e) console.error(`flora: ${ctx.method} ${ctx.path} failed:`, err);
-      answer = { status: e?.status ?? 500, bytesOut: sendJson(res, e?.status ?? 500, e?.message ?? 'Internal error.', { ...e?.headers, traceparent }) };
-    }
-    logger.log({ method: ctx.method, headers: ctx.headers, ...answer, bytesIn, queryTimeMs: Date.now() - startedMs, traceparent });
+  serve(ctx: RequestContext, res: AnyResponse, logger: RequestLogger, startedMs: number): Promise<void> {
+    return serveJobRequest(ctx, res, logger, startedMs, ERRORS, (reply) => this.route(ctx, reply));
   }
 
-  private async route(ctx: RequestContext, res: AnyResponse, traceparent: string, bodyRead: (n: number) => void): Promise<Answer> {
+  private async route(ctx: RequestContext, reply: Reply): Promise<Answer> {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     const allowed = ctx.path === EXPORTS || ctx.path === IMPORTS ? ['GET', 'POST'] : JOB.test(ctx.path) || EXPORT_FILE.test(ctx.path) ? ['GET'] : undefined;
     if (!allowed || !allowed.includes(method)) {
       ctx.discardBody();
-      if (!allowed) return this.fail(res, 404, 'Not found.', traceparent);
-      return this.fail(res, 405, `Method ${ctx.method} is not allowed here; use ${allowed.join(' or ')}.`, traceparent, { allow: allowed.join(', ') });
+      if (!allowed) return reply.fail(404, 'Not found.');
+      return reply.fail(405, `Method ${ctx.method} is not allowed here; use ${allowed.join(' or ')}.`, { allow: allowed.join(', ') });
     }
     const { requester } = await asAdmin(this.service, ctx.headers.authorization, async () => undefined, DENIED).catch((e: unknown) => {
       ctx.discardBody();
@@ -122,34 +106,44 @@ export class TransferApi {
     if ((ctx.path === EXPORTS || ctx.path === IMPORTS) && method === 'GET') {
       const kind = ctx.path === EXPORTS ? 'export' : 'import';
       const jobs = await this.jobs.of(requester.db).list((j) => j.kind === kind, LIST_LIMIT);
-      return this.json(res, 200, { jobs: jobs.map((j) => this.view(j, requester)) }, traceparent);
+      return reply.json(200, { jobs: jobs.map((j) => this.view(j, requester)) });
     }
     if (ctx.path === EXPORTS) {
-      const req = exportRequest(await ctx.readBody(64 * 1024).then((b) => (bodyRead(b.length), b)));
-      return this.json(res, 202, this.view(await this.jobs.startExport(secret, requester.db, req), requester), traceparent);
+      const req = exportRequest(await ctx.readBody(64 * 1024).then((b) => (reply.bodyRead(b.length), b)));
+      return reply.json(202, this.view(await this.jobs.startExport(secret, requester.db, req), requester));
     }
-    if (ctx.path === IMPORTS) return this.startImport(ctx, res, requester, secret, traceparent, bodyRead);
+    if (ctx.path === IMPORTS) return this.startImport(ctx, reply, requester, secret);
     const file = EXPORT_FILE.exec(ctx.path);
     const [, kind, id] = file ? ['', 'exports', file[1]] : JOB.exec(ctx.path)!;
     // Only the asking database's folder is read: another database's job is as good as absent.
     const job = await this.jobs.of(requester.db).get(id);
-    if (!job || job.kind !== (kind === 'exports' ? 'export' : 'import')) return this.fail(res, 404, `No ${kind.slice(0, -1)} '${id}'.`, traceparent);
+    if (!job || job.kind !== (kind === 'exports' ? 'export' : 'import')) return reply.fail(404, `No ${kind.slice(0, -1)} '${id}'.`);
     if (!file) {
       const report = job.kind === 'import' && job.state === 'Complete' ? await this.jobs.report(requester.db, job) : undefined;
-      return this.json(res, 200, { ...this.view(job, requester), ...(report !== undefined ? { report } : {}) }, traceparent);
+      return reply.json(200, { ...this.view(job, requester), ...(report !== undefined ? { report } : {}) });
     }
-    if (job.state !== 'Complete') return this.fail(res, 409, `Export '${id}' is ${job.state}, not Complete.`, traceparent);
+    if (job.state !== 'Complete') return reply.fail(409, `Export '${id}' is ${job.state}, not Complete.`);
     const rel = decodedPath(file[2]);
     // Only the files the job lists (and its manifest), never a path out of its tree.
     const listed = rel !== undefined && (rel === 'manifest.json' || job.files?.some((f) => f.path === rel));
     const tree = this.jobs.treeOf(requester.db, job);
     const full = rel === undefined ? '' : normalize(join(tree, rel));
-    if (!listed || !full.startsWith(tree + sep)) return this.fail(res, 404, `Export '${id}' has no file '${rel ?? file[2]}'.`, traceparent);
-    const { size } = await stat(full);
+    const noFile = () => reply.fail(404, `Export '${id}' has no file '${rel ?? file[2]}'.`);
+    if (!listed || !full.startsWith(tree + sep)) return noFile();
+    // The job may have been removed since it was read (past its retention, its database deleted).
+    const size = await stat(full).then(
+      (s) => s.size,
+      (e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return undefined;
+        throw e;
+      },
+    );
+    if (size === undefined) return noFile();
+    const { res } = reply;
     res.writeHead(200, {
       'content-type': rel.endsWith('.gz') ? 'application/gzip' : rel.endsWith('.json') ? 'application/json' : 'application/x-ndjson',
       'content-length': String(size),
-      traceparent,
+      traceparent: reply.traceparent,
     });
     if (ctx.method === 'HEAD') {
       res.end();
@@ -163,7 +157,7 @@ export class TransferApi {
    * root secret only, inside the import directory); then the import runs. The job is made before
    * the body is read, so a database at its limit is refused without reading it.
    */
-  private async startImport(ctx: RequestContext, res: AnyResponse, requester: Requester, secret: string, traceparent: string, bodyRead: (n: number) => void): Promise<Answer> {
+  private async startImport(ctx: RequestContext, reply: Reply, requester: Requester, secret: string): Promise<Answer> {
     const database = ctx.query.get('database') ?? '';
     const path = ctx.query.get('path');
     if (path !== null) {
@@ -174,7 +168,7 @@ export class TransferApi {
       const source = await insideImportDir(this.settings.importDir, path);
       if (source === undefined) throw new LogApiError(403, PATH_REFUSED);
       const job = await this.jobs.createImport(requester.db, database);
-      return this.json(res, 202, this.view(this.jobs.runImport(requester.db, job, secret, source), requester), traceparent);
+      return reply.json(202, this.view(this.jobs.runImport(requester.db, job, secret, source), requester));
     }
     const declared = ctx.headers['content-length'];
     if (declared === '0') {
@@ -192,13 +186,13 @@ export class TransferApi {
     let saved;
     try {
       saved = await saveUpload(ctx, this.service.pool, UPLOAD_LIMIT, this.jobs.treeOf(requester.db, job));
-      bodyRead(saved.bytes);
+      reply.bodyRead(saved.bytes);
       if (saved.bytes === 0) throw new LogApiError(400, 'The body is the file to import (or give ?path=… on the server).');
     } catch (e) {
       await this.jobs.discard(requester.db, job);
       throw e;
     }
-    return this.json(res, 202, this.view(this.jobs.runImport(requester.db, job, secret, saved.path), requester), traceparent);
+    return reply.json(202, this.view(this.jobs.runImport(requester.db, job, secret, saved.path), requester));
   }
 
   /** A job as the API shows it: with its database's path now (`owner`), without its process. */
@@ -208,22 +202,16 @@ export class TransferApi {
     if (job.kind !== 'export' || job.state !== 'Complete') return out;
     return { ...out, files: [{ path: 'manifest.json' }, ...(job.files ?? [])].map((f) => ({ ...f, download: `${EXPORTS}/${job.id}/files/${f.path}` })) };
   }
-
-  private json(res: AnyResponse, status: number, body: unknown, traceparent: string): Answer {
-    return { status, bytesOut: sendJsonBody(res, status, body, { traceparent }) };
-  }
-
-  private fail(res: AnyResponse, status: number, message: string, traceparent: string, headers?: Record<string, string>): Answer {
-    return { status, bytesOut: sendJson(res, status, message, { ...headers, traceparent }) };
-  }
 }
 
-/** The API's answer to an error (undefined: an internal error, 500). */
-function apiError(err: unknown, ctx: RequestContext): LogApiError | undefined {
-  if (err instanceof LogApiError) return err;
+const ERRORS: JobApiErrors = {
+  tooManyJobs: (running) => `Too many jobs running: a database runs at most ${running} export and import job(s) at once; try again once one is done.`,
+  own: uploadError,
+};
+
+/** The answer to an upload's own errors (undefined: the shell's). */
+function uploadError(err: unknown, ctx: RequestContext): LogApiError | undefined {
   if (err instanceof BodyTooLarge) return new LogApiError(413, `An upload is at most ${UPLOAD_LIMIT} bytes: import larger files with 'flora import'.`);
-  if (err instanceof TooManyJobs)
-    return new LogApiError(429, `Too many jobs running: a database runs at most ${err.running} export and import job(s) at once; try again once one is done.`, { 'retry-after': String(JOBS_RETRY_AFTER_SECONDS) });
   if (err instanceof TooBusy) return new LogApiError(429, 'Too busy to take this upload now; try again shortly.', err.headers);
   // The rest of a late or broken HTTP/1.1 request cannot be told from a next request: close after.
   const close: Record<string, string> = ctx.protocol === 'http/1.1' ? { connection: 'close' } : {};

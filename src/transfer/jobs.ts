@@ -11,13 +11,15 @@
 //   <id>.report.json   an import's report, once Complete (read when the job itself is asked for)
 //   <id>/              an export's tree, or an import's upload
 //
-// sweep() removes the jobs of databases that no longer exist and finished jobs past the retention.
-// Job files of earlier versions (transfers/<id>.json, owned by a database's name) are never listed
-// or served: sweep removes them once they are older than the retention.
+// removeGone() removes the jobs of databases that no longer exist, prune() the finished jobs past
+// the retention (server/jobHousekeeping.ts runs them). Job files of earlier versions
+// (transfers/<id>.json, owned by a database's name) are never listed or served: prune removes them
+// once they are older than the retention.
 
-import { readdir, rm, stat, writeFile, readFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_JOB_LIMITS, JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
+import { namesIn } from '../dirNames';
+import { JobFiles, type FileJob, type JobLimits } from '../jobs/jobFiles';
 import { runExport, type ExportFormat } from './export';
 import type { WrittenFile } from './export/lineFile';
 import type { ExportProgress } from './export/progress';
@@ -53,6 +55,8 @@ const IN_PROCESS = 'flora (in process)';
 /** A folder of jobs is named by its database's id. */
 const OWNER = /^\d+$/;
 const REPORT = '.report.json';
+/** A job's report lists this many problems and counts the rest (a client's upload of bad lines makes a small file). */
+const REPORT_PROBLEMS = 100;
 
 export class TransferJobs {
   private readonly root: string;
@@ -60,7 +64,7 @@ export class TransferJobs {
   constructor(
     dataDir: string,
     private readonly transport: Transport,
-    private readonly limits: JobLimits = DEFAULT_JOB_LIMITS,
+    private readonly limits: JobLimits,
   ) {
     this.root = join(dataDir, 'transfers');
   }
@@ -117,6 +121,7 @@ export class TransferJobs {
         source,
         client: new QueryClient(IN_PROCESS, secret, [], this.transport),
         database: job.database,
+        bounds: { maxProblems: REPORT_PROBLEMS },
         onProgress: (s) => Object.assign(job.progress, { written: s.done, existing: s.existing, problems: s.problems, bytes_done: s.bytesDone, bytes_total: s.bytesTotal }),
       });
       await writeFile(files.path(job.id, REPORT), JSON.stringify(report));
@@ -132,33 +137,28 @@ export class TransferJobs {
   }
 
   /** A Complete import's report (undefined when it has none). */
-  async report(db: bigint, job: TransferJob): Promise<unknown> {
-    try {
-      return JSON.parse(await readFile(this.of(db).path(job.id, REPORT), 'utf8')) as unknown;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
+  report(db: bigint, job: TransferJob): Promise<unknown> {
+    return this.of(db).readJson<unknown>(job.id, REPORT);
   }
 
   /** The databases that have jobs (their ids). */
-  async owners(): Promise<bigint[]> {
-    return (await this.entries()).filter((n) => OWNER.test(n)).map((n) => BigInt(n));
+  private async owners(): Promise<bigint[]> {
+    return (await namesIn(this.root)).filter((n) => OWNER.test(n)).map((n) => BigInt(n));
   }
 
-  /**
-   * Removes the jobs of the databases `exists` says are gone, then in the others the finished jobs
-   * past the retention, and what earlier versions left that is older than the retention.
-   */
-  async sweep(exists: (dbs: bigint[]) => Promise<Set<bigint>>): Promise<void> {
+  /** Removes the jobs of the databases `exists` says are gone. */
+  async removeGone(exists: (dbs: bigint[]) => Promise<Set<bigint>>): Promise<void> {
     const owners = await this.owners();
-    const live = owners.length ? await exists(owners) : new Set<bigint>();
-    for (const db of owners) {
-      if (live.has(db)) await this.of(db).prune();
-      else await rm(join(this.root, String(db)), { recursive: true, force: true });
-    }
+    if (owners.length === 0) return;
+    const live = await exists(owners);
+    for (const db of owners) if (!live.has(db)) await rm(join(this.root, String(db)), { recursive: true, force: true });
+  }
+
+  /** Removes the finished jobs past the retention, and what earlier versions left that is older. */
+  async prune(): Promise<void> {
+    for (const db of await this.owners()) await this.of(db).prune();
     const cutoff = Date.now() - this.limits.retentionMs;
-    for (const name of await this.entries()) {
+    for (const name of await namesIn(this.root)) {
       if (OWNER.test(name)) continue;
       const s = await stat(join(this.root, name)).catch(() => undefined);
       if (s && s.mtimeMs <= cutoff) await rm(join(this.root, name), { recursive: true, force: true });
@@ -167,16 +167,7 @@ export class TransferJobs {
 
   /** What earlier versions left in the folder (jobs owned by a name): never listed; counted for a notice. */
   async legacyEntries(): Promise<number> {
-    return (await this.entries()).filter((n) => !OWNER.test(n)).length;
-  }
-
-  private async entries(): Promise<string[]> {
-    try {
-      return await readdir(this.root);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw e;
-    }
+    return (await namesIn(this.root)).filter((n) => !OWNER.test(n)).length;
   }
 }
 

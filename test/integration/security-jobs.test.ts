@@ -4,26 +4,25 @@
 // database sees none of the deleted one's jobs, a renamed or moved one keeps its own; an import
 // report is capped and kept apart from the job's state; a database at its limit of running jobs
 // gets 429 with Retry-After, keeps its newest jobs, loses finished ones past the retention; an
-// upload that stalls is cut by the body timeout (unit/uploads: streamed inside the pool); a server
-// path is for the root secret only, inside --import-dir, refused alike whether the file exists.
+// upload that stalls is cut by the body timeout, and the job of an upload cut off or too large is
+// gone (unit/uploads: streamed inside the pool); a server path is for the root secret only (not
+// one scoped to a database), inside --import-dir, refused alike whether the file exists.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { query as q } from 'faunadb';
 import { ClientPool, startFlora, waitFor, type FloraProcess } from '../helpers/server';
-import { importPath } from '../../torture/targeted/importPath';
+import { importPath, RECORD } from '../../torture/targeted/importPath';
 import { jobFlood } from '../../torture/targeted/jobFlood';
 import { jobOwnership } from '../../torture/targeted/jobOwnership';
-import { api, untilDone } from '../../torture/targeted/jobApi';
+import { api, filesBelow, untilDone } from '../../torture/targeted/jobApi';
 import { whilePinging } from '../../torture/targeted/pingWatch';
 import type { TargetedAttack } from '../../torture/targeted/attack';
 
-const RECORD = '{"ref":{"@ref":{"id":"1","collection":{"@ref":{"id":"things","collection":{"@ref":{"id":"collections"}}}}}},"ts":1,"data":{"a":1}}\n';
 /** A job file of the layout before jobs were owned by a database's id: owned by a name. */
 const LEGACY_ID = '00000000-0000-4000-8000-0000000000aa';
 
@@ -61,7 +60,7 @@ const adminKey = async (db?: string) =>
   ((await pool.client(srv.secret).query(q.CreateKey(db === undefined ? { role: 'admin' } : { database: q.Database(db), role: 'admin' }))) as { secret: string }).secret;
 
 /** An upload whose body starts and then stalls (chunked HTTP/1.1): it holds its job while open. */
-function stalledUpload(secret: string): { answer: Promise<{ status: number; body: string }>; finish: () => void } {
+function stalledUpload(secret: string): { answer: Promise<{ status: number; body: string }>; finish: () => void; cut: () => void } {
   const req = http.request(`${srv.url}/api/v1/imports`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'transfer-encoding': 'chunked' } });
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.on('response', (res) => {
@@ -71,7 +70,27 @@ function stalledUpload(secret: string): { answer: Promise<{ status: number; body
     req.on('error', reject);
   });
   req.write(RECORD);
-  return { answer, finish: () => req.end() };
+  return { answer, finish: () => req.end(), cut: () => req.destroy() };
+}
+
+/** An upload of `bytes` of blank lines in chunks (no content-length), until its answer comes. */
+async function chunkedUpload(secret: string, bytes: number): Promise<{ status: number; body: string }> {
+  const req = http.request(`${srv.url}/api/v1/imports`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'transfer-encoding': 'chunked' } });
+  let answered = false;
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      answered = true;
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+  });
+  const chunk = Buffer.alloc(1 << 20, 0x0a);
+  for (let sent = 0; sent < bytes && !answered && !req.destroyed; sent += chunk.length) {
+    if (!req.write(chunk)) await Promise.race([new Promise((resolve) => req.once('drain', resolve)), answer.catch(() => undefined)]);
+  }
+  if (!answered) req.end();
+  return answer;
 }
 
 test('row 6: the job-ownership attack achieves nothing', { timeout: 180_000 }, () => attackHolds(jobOwnership));
@@ -95,13 +114,22 @@ test("row 6: a re-created database's admin gets 404 for the deleted one's job; a
   const list = await api(srv.url, 'GET', '/api/v1/exports', tenant);
   assert.deepEqual([list.status, list.json], [200, { jobs: [] }]);
   // Its files go with it (the deletion is heard, the folder swept).
-  await waitFor("the deleted acme's job files to go", async () => !(await filesUnder(path.join(srv.dataDir, 'transfers'))).some((f) => f.includes(id)), 15_000);
+  const goneFrom = (jobId: string) => async () => !(await filesBelow(path.join(srv.dataDir, 'transfers'))).some((f) => f.path.includes(jobId));
+  await waitFor("the deleted acme's job files to go", goneFrom(id), 15_000);
 
   await root.query(q.CreateDatabase({ name: 'orig' }));
   const key = await adminKey('orig');
   const kept = await api(srv.url, 'POST', '/api/v1/exports', key, '{}');
   await untilDone(srv.url, `/api/v1/exports/${kept.json!.id}`, key);
+  await root.query(q.CreateDatabase({ name: 'doomed' }));
+  const doomedKey = await adminKey('doomed');
+  const doomed = await api(srv.url, 'POST', '/api/v1/exports', doomedKey, '{}');
+  await untilDone(srv.url, `/api/v1/exports/${doomed.json!.id}`, doomedKey);
   await root.query(q.Update(q.Database('orig'), { name: 'renamed' }));
+  // A sweep after the rename: the one that removes the files of a database deleted after it.
+  await root.query(q.Delete(q.Database('doomed')));
+  await waitFor("the deleted doomed's job files to go", goneFrom(doomed.json!.id as string), 15_000);
+  assert.ok((await filesBelow(path.join(srv.dataDir, 'transfers'))).some((f) => f.path.includes(kept.json!.id as string)), "the swept renamed database's job files stay");
   const after = await api(srv.url, 'GET', `/api/v1/exports/${kept.json!.id}`, key);
   assert.deepEqual([after.status, after.json!.state, after.json!.owner], [200, 'Complete', 'renamed']);
   const asRoot = await api(srv.url, 'GET', `/api/v1/exports/${kept.json!.id}`, `${srv.secret}:renamed:admin`);
@@ -135,11 +163,11 @@ test("row 7: an import's report lists the first 100 problems and counts the rest
   assert.equal(listed.state, 'Complete');
   assert.equal(listed.report, undefined, 'a list leaves the report out');
   assert.equal(ping.slow, 0, `/ping max ${ping.maxMs} ms`);
-  const files = await filesUnder(path.join(srv.dataDir, 'transfers'));
-  const state = files.find((f) => f.endsWith(`${started.json!.id}.json`))!;
-  const report = files.find((f) => f.endsWith(`${started.json!.id}.report.json`))!;
-  assert.ok((await stat(state)).size < 4096, `the state is small: ${(await stat(state)).size} bytes`);
-  assert.ok((await stat(report)).size < 64 * 1024, `the report is bounded: ${(await stat(report)).size} bytes`);
+  const files = await filesBelow(path.join(srv.dataDir, 'transfers'));
+  const state = files.find((f) => f.path.endsWith(`${started.json!.id}.json`))!;
+  const report = files.find((f) => f.path.endsWith(`${started.json!.id}.report.json`))!;
+  assert.ok(state.bytes < 4096, `the state is small: ${state.bytes} bytes`);
+  assert.ok(report.bytes < 64 * 1024, `the report is bounded: ${report.bytes} bytes`);
 });
 
 test('row 7: a database runs one job at a time here: the next gets 429 with Retry-After; a stalled upload is cut by the body timeout with 408', { timeout: 120_000 }, async () => {
@@ -160,6 +188,23 @@ test('row 7: a database runs one job at a time here: the next gets 429 with Retr
   assert.deepEqual([cut.status, JSON.parse(cut.body)], [408, { message: 'The upload did not arrive within 3000 ms.' }]);
   assert.deepEqual((await api(srv.url, 'GET', '/api/v1/imports', key)).json!.jobs, [], 'the job of an upload that never arrived is gone');
   first.finish();
+  const next = await api(srv.url, 'POST', '/api/v1/imports', key, RECORD);
+  assert.equal(next.status, 202, next.text);
+  assert.equal((await untilDone(srv.url, `/api/v1/imports/${next.json!.id}`, key)).json!.state, 'Complete');
+});
+
+test("row 7: the job of an upload cut off by its client, or over 64 MiB, is gone, its place free", { timeout: 120_000 }, async () => {
+  await pool.client(srv.secret).query(q.CreateDatabase({ name: 'cut' }));
+  const key = await adminKey('cut');
+  const jobs = async () => (await api(srv.url, 'GET', '/api/v1/imports', key)).json!.jobs as unknown[];
+  const cutOff = stalledUpload(key);
+  cutOff.answer.catch(() => undefined);
+  await waitFor('the upload to hold its job', async () => (await jobs()).length === 1);
+  cutOff.cut();
+  await waitFor('the job of the upload cut off to go', async () => (await jobs()).length === 0);
+  const large = await chunkedUpload(key, 65 * 1024 * 1024);
+  assert.deepEqual([large.status, JSON.parse(large.body)], [413, { message: `An upload is at most ${64 * 1024 * 1024} bytes: import larger files with 'flora import'.` }]);
+  assert.deepEqual(await jobs(), [], 'the job of the upload too large is gone');
   const next = await api(srv.url, 'POST', '/api/v1/imports', key, RECORD);
   assert.equal(next.status, 202, next.text);
   assert.equal((await untilDone(srv.url, `/api/v1/imports/${next.json!.id}`, key)).json!.state, 'Complete');
@@ -194,7 +239,7 @@ test('row 7: finished jobs go after the retention', { timeout: 120_000 }, async 
     const done = await untilDone(small.url, `/api/v1/imports/${upload.json!.id}`, small.secret);
     assert.deepEqual([done.json!.state, done.json!.progress.bytes_total], ['Complete', 8 * 1024 * 1024]);
     // The expired export's files were removed when a job was next created in its database.
-    assert.ok(!(await filesUnder(path.join(small.dataDir, 'transfers'))).some((f) => f.includes(started.json!.id)));
+    assert.ok(!(await filesBelow(path.join(small.dataDir, 'transfers'))).some((f) => f.path.includes(started.json!.id)));
   } finally {
     await small.stop();
   }
@@ -204,10 +249,14 @@ test('row 10: the import-path attack achieves nothing', { timeout: 180_000 }, ()
 
 test('row 10: a server path is for the root secret only, inside --import-dir, and every refusal reads the same', { timeout: 120_000 }, async () => {
   const topAdmin = await adminKey();
+  await pool.client(srv.secret).query(q.CreateDatabase({ name: 'scoped' }));
   const ask = (secret: string, file: string) => api(srv.url, 'POST', `/api/v1/imports?path=${encodeURIComponent(file)}`, secret);
-  for (const file of ['/etc/shadow', '/etc/flora-no-such-file', path.join(importDir, 'link')]) {
-    const r = await ask(topAdmin, file);
-    assert.deepEqual([r.status, r.json], [403, { message: 'Permission denied: importing from a path on the server needs the root secret.' }], file);
+  // A top-level admin key, and the root secret scoped to a database, are not the root secret.
+  for (const secret of [topAdmin, `${srv.secret}:scoped:admin`]) {
+    for (const file of ['/etc/shadow', '/etc/flora-no-such-file', path.join(importDir, 'link')]) {
+      const r = await ask(secret, file);
+      assert.deepEqual([r.status, r.json], [403, { message: 'Permission denied: importing from a path on the server needs the root secret.' }], file);
+    }
   }
   const refused = { message: "Permission denied: 'path' must name a file or folder inside the server's import directory." };
   const paths = ['/etc/shadow', '/etc/flora-no-such-file', `${importDir}/../outside/secret.ndjson`, `${importDir}/../outside/missing.ndjson`, '../outside/secret.ndjson', path.join(importDir, 'link'), path.join(importDir, 'dangling'), path.join(importDir, 'none.ndjson')];
@@ -225,7 +274,3 @@ test('row 10: a server path is for the root secret only, inside --import-dir, an
     await off.stop();
   }
 });
-
-async function filesUnder(dir: string): Promise<string[]> {
-  return (await readdir(dir, { recursive: true }).catch(() => [] as string[])).map((n) => path.join(dir, n));
-}

@@ -3,7 +3,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -81,6 +81,20 @@ test('an export job: started, polled until Complete, its files downloaded; the f
   const copy = pool.client(`${srv.secret}:copy:admin`);
   assert.equal(await copy.query(q.Count(q.Documents(q.Collection('notes')))), 30);
   assert.equal(await copy.query(q.Select(['data', 'text'], q.Get(q.Ref(q.Collection('notes'), '7')))), 'note 7');
+});
+
+test("an export's file removed after its job was read (the job removed meanwhile) is 404, not 500", async () => {
+  const appAdmin = `${srv.secret}:app:admin`;
+  const started = await call('POST', '/api/v1/exports', appAdmin, '{}');
+  const id = started.json!.id as string;
+  assert.equal((await until(`/api/v1/exports/${id}`, appAdmin)).state, 'Complete');
+  // What a removal between the job's read and the file's would leave: the job, without the file.
+  const transfers = path.join(srv.dataDir, 'transfers');
+  const rel = path.join(id, 'db', 'collections', 'notes.ndjson.gz');
+  const file = (readdirSync(transfers, { recursive: true }) as string[]).find((f) => f.endsWith(rel))!;
+  rmSync(path.join(transfers, file));
+  const gone = await call('GET', `/api/v1/exports/${id}/files/db/collections/notes.ndjson.gz`, appAdmin);
+  assert.deepEqual([gone.status, gone.json], [404, { message: `Export '${id}' has no file 'db/collections/notes.ndjson.gz'.` }]);
 });
 
 test("GET /api/v1/exports and /imports list the jobs of the secret's database, newest first, and no one else's", async () => {

@@ -1,10 +1,11 @@
 // saveUpload (src/server/uploads.ts): an upload is written to its file as it arrives, each chunk
 // reserved from the memory pool only while it is written, so a pool smaller than the upload takes
-// it; a chunk that does not fit is TooBusy and leaves no file; the file is named by what it holds.
+// it; a chunk that does not fit is TooBusy and leaves no file; a write the disk refuses rejects the
+// upload (the process lives); the file is named by what it holds.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -47,6 +48,17 @@ test('a chunk the pool cannot take is TooBusy, and no file is left', async () =>
   const pool = new MemoryPool(1000);
   const at = path.join(dir, 'refused');
   await assert.rejects(saveUpload(request([Buffer.alloc(500), Buffer.alloc(1500)], [], pool), pool, 64 * 1024, at), TooBusy);
+  assert.deepEqual(readdirSync(at), []);
+  assert.equal(pool.inUse, 0);
+});
+
+test('a write the disk refuses (a full disk: /dev/full) rejects the upload, leaves no file, and the process lives', { skip: process.platform !== 'linux' }, async () => {
+  const pool = new MemoryPool(1 << 20);
+  const at = path.join(dir, 'full');
+  mkdirSync(at);
+  symlinkSync('/dev/full', path.join(at, 'upload.part'));
+  await assert.rejects(saveUpload(request([Buffer.alloc(100, 0x31), Buffer.alloc(100, 0x32)], [], pool), pool, 1 << 20, at), { code: 'ENOSPC' });
+  await new Promise((resolve) => setTimeout(resolve, 50)); // an unhandled 'error' would end the process by now
   assert.deepEqual(readdirSync(at), []);
   assert.equal(pool.inUse, 0);
 });

@@ -16,7 +16,8 @@ import type { TargetedAttack, TargetedResult } from './attack';
 import { api, untilDone, type ApiAnswer } from './jobApi';
 import { pingFigures, whilePinging } from './pingWatch';
 
-const RECORD = '{"ref":{"@ref":{"id":"1","collection":{"@ref":{"id":"things","collection":{"@ref":{"id":"collections"}}}}}},"ts":1,"data":{"a":1}}\n';
+/** One record of a driver dump: what an import takes. */
+export const RECORD = '{"ref":{"@ref":{"id":"1","collection":{"@ref":{"id":"things","collection":{"@ref":{"id":"collections"}}}}}},"ts":1,"data":{"a":1}}\n';
 
 /** A request that must be refused: a path that exists, and one alike that does not. */
 interface Pair {

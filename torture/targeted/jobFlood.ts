@@ -41,8 +41,14 @@ export const jobFlood: TargetedAttack = {
         return { started, done: await untilDone(srv.url, `/api/v1/imports/${started.json!.id}`, secret) };
       }, size);
       const { started, done } = imported.value;
-      if (started.status !== 202) details.push(`the upload was refused (${started.status} ${started.text.slice(0, 200)}): the attack did not run`);
-      else if (done?.json?.state !== 'Complete') details.push(`the import ended ${done?.json?.state ?? done?.status}: ${done?.text.slice(0, 200)}`);
+      // An attack that did not run proves nothing: it fails.
+      if (started.status !== 202) {
+        violations++;
+        details.push(`the upload was refused (${started.status} ${started.text.slice(0, 200)}): the attack did not run`);
+      } else if (done?.json?.state !== 'Complete') {
+        violations++;
+        details.push(`the import ended ${done?.json?.state ?? done?.status}: ${done?.text.slice(0, 200)}`);
+      }
       const problems = done?.json?.report?.problems?.length ?? 0;
       const omitted = done?.json?.report?.problems_omitted ?? 0;
 
@@ -61,7 +67,10 @@ export const jobFlood: TargetedAttack = {
       }, size);
       const { rootList, ownList } = listed.value;
       for (const [who, r] of [['root GET /api/v1/exports', rootList], ['tenant GET /api/v1/imports', ownList]] as const) {
-        if (r.status !== 200) details.push(`${who}: ${r.status} ${r.text.slice(0, 200)}`);
+        if (r.status !== 200) {
+          violations++;
+          details.push(`${who}: ${r.status} ${r.text.slice(0, 200)}`);
+        }
         if (r.ms > LIST_BOUND_MS) {
           violations++;
           details.push(`${who} took ${r.ms.toFixed(0)} ms (bound ${LIST_BOUND_MS} ms)`);

@@ -1,6 +1,8 @@
 // What an import did: per collection how many documents were written and how many were already
-// there, the records it could not take (the first MAX_PROBLEMS, where and why; the rest counted),
-// and the source's notes. A source of nothing but bad lines makes a report of bounded size.
+// there, the records it could not take (where and why), and the source's notes. `flora import`
+// reports every record not taken; a report the server keeps (an import job's) is bounded: the first
+// maxProblems listed, each reason cut, the rest counted, so a source of nothing but bad lines makes a
+// report of bounded size.
 
 import type { Origin } from '../sources';
 
@@ -16,10 +18,13 @@ export interface CollectionCounts {
   existing: number;
 }
 
-/** Problems a report lists; beyond them it counts (problemsOmitted). */
-export const MAX_PROBLEMS = 100;
-/** A problem's reason is cut to this many characters (a parser's message may quote the input). */
+/** In a bounded report, a problem's reason is cut to this many characters (a parser's message may quote the input). */
 const MAX_REASON = 500;
+
+export interface ReportBounds {
+  /** Problems listed; beyond them they are counted only (problemsOmitted). */
+  maxProblems: number;
+}
 
 export class ImportReport {
   readonly collections = new Map<string, CollectionCounts>();
@@ -28,9 +33,12 @@ export class ImportReport {
   versions = 0;
   readonly schema: { created: string[]; existing: string[] } = { created: [], existing: [] };
   readonly problems: Problem[] = [];
-  /** Problems beyond the first MAX_PROBLEMS, counted only. */
+  /** Problems beyond the bound, counted only. */
   problemsOmitted = 0;
   readonly notes: string[] = [];
+
+  /** Unbounded (every problem listed in full) without `bounds`. */
+  constructor(private readonly bounds?: ReportBounds) {}
 
   counts(collection: string): CollectionCounts {
     let c = this.collections.get(collection);
@@ -39,11 +47,11 @@ export class ImportReport {
   }
 
   problem(origin: Origin | Problem, reason: string): void {
-    if (this.problems.length >= MAX_PROBLEMS) {
+    if (this.bounds && this.problems.length >= this.bounds.maxProblems) {
       this.problemsOmitted++;
       return;
     }
-    if (reason.length > MAX_REASON) reason = `${reason.slice(0, MAX_REASON)}…`;
+    if (this.bounds && reason.length > MAX_REASON) reason = `${reason.slice(0, MAX_REASON)}…`;
     this.problems.push({ file: origin.file, line: origin.line, ...(origin.element !== undefined ? { element: origin.element } : {}), reason });
   }
 

@@ -9,12 +9,13 @@ import type { QueryClient } from '../queryClient';
 import { readSchemaFiles, type SchemaResource } from '../schemaFiles';
 import { Batcher, type BatchOptions } from './batches';
 import { Progress, type ProgressState } from './progress';
-import { ImportReport } from './report';
+import { ImportReport, type ReportBounds } from './report';
 import { applySchema, Collections, ensureDatabase, ensureChildDatabase, schemaResourceOf } from './schema';
 import { credentialInstancesPage, putCredential, putDocument, putVersion, referencedCollections, type VersionItem } from './statements';
 import { encodeJson } from '../../wire/encode';
 import { decodeLiteral } from '../../wire/decode';
 import { Ref } from '../../values/types';
+import { firstSliceEnd, nextTurn } from '../../loop/turns';
 
 export interface ImportOptions {
   /** What to import: a path openSource reads; absent with only `schema`. */
@@ -30,12 +31,15 @@ export interface ImportOptions {
   progress?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Told the counts after every record (a job's state). */
   onProgress?: (state: Readonly<ProgressState>) => void;
+  /** A report of bounded size (a job's); every problem listed in full when absent. */
+  bounds?: ReportBounds;
 }
 
 const DEFAULT_BATCH: BatchOptions = { records: 500, bytes: 4 << 20, inFlight: 4 };
 /**
  * A server runs imports on the event loop every request shares: a source read from memory (a run of
- * records or bad lines) yields only microtasks, so the loop is let go at least this often.
+ * records or bad lines) yields only microtasks, so the loop is let go at least this often, taking
+ * turns with the paused queries (loop/turns.ts).
  */
 const SLICE_MS = 10;
 
@@ -43,7 +47,7 @@ const SLICE_MS = 10;
 const CREDENTIAL_COLLECTION = 'Credential';
 
 export async function runImport(opts: ImportOptions): Promise<ImportReport> {
-  const report = new ImportReport();
+  const report = new ImportReport(opts.bounds);
   const source = opts.source !== undefined ? await openSource(opts.source) : undefined;
   const root = await ensureDatabase(opts.client, opts.database, report);
   if (opts.schema !== undefined) {
@@ -62,10 +66,10 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   if (described.format !== 'flora-export') await targets.of([]).collections.ensure(described.collections.filter((c) => c !== CREDENTIAL_COLLECTION));
   const secrets = { key: 0, token: 0 };
 
-  let sliceEnd = performance.now() + SLICE_MS;
+  let sliceEnd = firstSliceEnd(performance.now() + SLICE_MS);
   for await (const item of source.items({ onBytes: (n) => (state.bytesDone += n) })) {
     if (performance.now() > sliceEnd) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       sliceEnd = performance.now() + SLICE_MS;
     }
     switch (item.kind) {
