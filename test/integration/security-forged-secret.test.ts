@@ -34,12 +34,21 @@ interface Format1Secrets {
 }
 
 /** A server on a copy of the format-1 fixture (keys and a token without secret checks). */
-async function startFormat1(): Promise<{ dir: string; srv: FloraProcess; secrets: Format1Secrets }> {
-  const fixture = path.join(ROOT, 'test', 'fixtures', 'format1');
-  const secrets = JSON.parse(await readFile(path.join(fixture, 'expected.json'), 'utf8')).secrets as Format1Secrets;
-  const dir = await mkdtemp(path.join(tmpdir(), 'flora-format1-'));
-  execFileSync('tar', ['-xzf', path.join(fixture, 'data.tgz'), '-C', dir]);
-  return { dir, srv: await startFlora({ dataDir: dir }), secrets };
+/** A server on a fresh copy of the format-1 fixture (a store written before secret checks) for the enclosing describe. */
+function format1Store(): { srv: FloraProcess; secrets: Format1Secrets } {
+  const held = {} as { srv: FloraProcess; secrets: Format1Secrets; dir: string };
+  before(async () => {
+    const fixture = path.join(ROOT, 'test', 'fixtures', 'format1');
+    held.secrets = JSON.parse(await readFile(path.join(fixture, 'expected.json'), 'utf8')).secrets as Format1Secrets;
+    held.dir = await mkdtemp(path.join(tmpdir(), 'flora-format1-'));
+    execFileSync('tar', ['-xzf', path.join(fixture, 'data.tgz'), '-C', held.dir]);
+    held.srv = await startFlora({ dataDir: held.dir });
+  });
+  after(async () => {
+    await held.srv?.stop();
+    if (held.dir) await rm(held.dir, { recursive: true, force: true });
+  });
+  return held;
 }
 
 describe('forged secrets (issue 30 row 9)', () => {
@@ -82,70 +91,52 @@ describe('forged secrets (issue 30 row 9)', () => {
   });
 
   describe('on a store written before secret checks (format 1)', () => {
-    let dir: string;
-    let srv: FloraProcess;
-    let secrets: Format1Secrets;
-    before(async () => {
-      ({ dir, srv, secrets } = await startFormat1());
-    });
-    after(async () => {
-      await srv?.stop();
-      await rm(dir, { recursive: true, force: true });
-    });
+    const f = format1Store();
 
     test('parallel first uses of an older key all get in: one BCrypt shared, not one each from its allowance', { timeout: 60_000 }, async () => {
       // A driver's connection pool at startup: more first uses at once than the key's BCrypt burst (8).
-      const answers = await Promise.all(Array.from({ length: 24 }, () => post(srv, secrets.roleKey)));
+      const answers = await Promise.all(Array.from({ length: 24 }, () => post(f.srv, f.secrets.roleKey)));
       assert.deepEqual(answers.map((a) => a.status), Array(24).fill(200), answers.find((a) => a.status !== 200)?.body);
     });
 
     test('forged secrets cost a few BCrypt runs per key at most; the first success stores the check, kept across a restart', { timeout: 120_000 }, async () => {
       const flood = async (make: () => string, n: number) => {
-        const before = cpuMs(srv.proc.pid!);
+        const before = cpuMs(f.srv.proc.pid!);
         for (let i = 0; i < n; i += 10) {
-          const answers = await Promise.all(Array.from({ length: 10 }, () => post(srv, make())));
+          const answers = await Promise.all(Array.from({ length: 10 }, () => post(f.srv, make())));
           for (const a of answers) assertUnauthorized(a);
         }
-        return cpuMs(srv.proc.pid!) - before;
+        return cpuMs(f.srv.proc.pid!) - before;
       };
       // 200 forged secrets against an old key: BCrypt for its allowance (8 runs of two), then none;
       // within a few BCrypt runs of what 200 secrets naming no key cost.
       const missingCpu = await flood(missing, 200);
-      const forgedCpu = await flood(() => forge(secrets.child), 200);
+      const forgedCpu = await flood(() => forge(f.secrets.child), 200);
       assert.ok(forgedCpu < missingCpu * 1.5 + 300, `forged ${forgedCpu} ms of CPU, missing ${missingCpu} ms, for 200 secrets each`);
       // The rightful secret gets in once the key's allowance comes back (one every 2 s).
       const started = Date.now();
       for (;;) {
-        const res = await post(srv, secrets.child);
+        const res = await post(f.srv, f.secrets.child);
         if (res.status === 200) break;
         assertUnauthorized(res);
         assert.ok(Date.now() - started < 10_000, 'the rightful key was refused for 10 s');
         await new Promise((r) => setTimeout(r, 200));
       }
-      for (const s of [secrets.token, secrets.roleKey]) assert.equal((await post(srv, s)).status, 200);
+      for (const s of [f.secrets.token, f.secrets.roleKey]) assert.equal((await post(f.srv, s)).status, 200);
       // After a restart (no cached resolution), a flood spends the old key's BCrypt allowance no
       // more: the rightful secret is checked against its stored check at once.
-      srv = await srv.restart();
-      await flood(() => forge(secrets.child), 50);
-      for (const s of [secrets.child, secrets.token, secrets.roleKey]) assert.equal((await post(srv, s)).status, 200);
+      f.srv = await f.srv.restart();
+      await flood(() => forge(f.secrets.child), 50);
+      for (const s of [f.secrets.child, f.secrets.token, f.secrets.roleKey]) assert.equal((await post(f.srv, s)).status, 200);
     });
   });
 
   describe('KeyFromSecret on a store written before secret checks (format 1)', () => {
-    let dir: string;
-    let srv: FloraProcess;
-    let secrets: Format1Secrets;
-    before(async () => {
-      ({ dir, srv, secrets } = await startFormat1());
-    });
-    after(async () => {
-      await srv?.stop();
-      await rm(dir, { recursive: true, force: true });
-    });
+    const f = format1Store();
 
     test('its BCrypt success stores the check, as authentication does: later calls run no BCrypt', { timeout: 60_000 }, async () => {
       const computeOps = async () => {
-        const res = await post(srv, srv.secret, { key_from_secret: secrets.roleKey });
+        const res = await post(f.srv, f.srv.secret, { key_from_secret: f.secrets.roleKey });
         assert.equal(res.status, 200, res.body);
         return Number(res.headers['x-compute-ops']);
       };
