@@ -46,8 +46,12 @@ export class TurnLine {
   };
 
   constructor(
-    /** How the dispatcher gets its next run: setImmediate, i.e. the next check phase of the loop. */
-    private readonly schedule: (run: () => void) => void = setImmediate,
+    /**
+     * How the dispatcher gets its next run: setImmediate, i.e. the next check phase of the loop. Looked
+     * up when called, not at load: the dashboard's bundle imports this module (through wire/json.ts)
+     * into a browser, which has no setImmediate.
+     */
+    private readonly schedule: (run: () => void) => void = (run) => setImmediate(run),
   ) {}
 
   /** Work waiting for its turn now. */
