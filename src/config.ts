@@ -127,6 +127,11 @@ export const SETTINGS = [
     help: 'Server processes sharing the port and the store (default: the number of cores)', parse: workerCount,
   }),
   setting({
+    key: 'maxStalenessMs', flag: '--max-staleness-ms', env: 'FLORA_MAX_STALENESS_MS', defaultValue: 0,
+    help: "With several processes: 0 = every read sees every commit acknowledged before it began; more lets a read-only query miss other processes' commits of up to about this long, sparing it a read of the store's head (ms)",
+    parse: nonNegativeInteger('staleness'),
+  }),
+  setting({
     key: 'rootSecret', flag: '--root-secret', env: 'FLORA_ROOT_SECRET', defaultValue: DEFAULT_ROOT_SECRET,
     help: 'Secret of the root key', parse: nonEmpty('root secret'),
   }),

@@ -35,7 +35,7 @@ export async function openEngine(config: FloraConfig, role: FloraRole = {}): Pro
 export async function createFlora(config: FloraConfig, role: FloraRole = {}): Promise<Executor> {
   const engine = await openEngine(config, role);
   if (role.worker) onSiblingDeath(() => engine.checkReaders());
-  const store = await openStore(engine);
+  const store = await openStore(engine, { maxStalenessMs: config.maxStalenessMs });
   retention.graceMicros = BigInt(config.historyGraceSeconds) * 1_000_000n;
   const executor = new Executor(store, config.rootSecret, {
     collectIntervalMs: config.collectIntervalMs,

@@ -108,6 +108,8 @@ export interface FloraConfig {
   storage?: string;
   /** Processes serving the port: 1 = this process alone; more = a supervisor and that many workers (tier/). */
   workers: number;
+  /** With several processes, how stale a read-only snapshot may be (ms); 0 = strictly serializable reads. */
+  maxStalenessMs: number;
   rootSecret: string;
   // --- secrets and logins (issue 30; defaults in src/config.ts; model/loginThrottle.ts) ---
   /** Wrong passwords (Login, Identify) one identity may be tried with at once; then 429. */

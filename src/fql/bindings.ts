@@ -21,6 +21,7 @@ function pureTxn(snapshotTs: bigint): Txn {
     names: undefined,
     metrics: { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0, reader: undefined },
     hasWrites: false,
+    intendsWrite: write,
     getVersion: read,
     history: read,
     scan: read,

@@ -134,5 +134,6 @@ export class EvalContext {
       );
     if (this.readAt !== undefined && this.readAt !== this.txn.snapshotTs)
       throw new QueryError('invalid write time', 'Cannot write outside of snapshot time.', position);
+    this.txn.intendsWrite();
   }
 }

@@ -147,10 +147,11 @@ export async function runGraphql(
           return { data: null, errors: prepared.errors.map((e) => (prepared.syntax ? syntaxError(e) : validationError(e))) };
         const document = prepared.document!;
         const name = (operationName as string | null | undefined) ?? undefined;
-        if (opts.queriesOnly) {
-          const op = getOperationAST(document, name);
-          if (op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
-        }
+        const op = getOperationAST(document, name);
+        if (opts.queriesOnly && op && op.operation !== 'query') throw new HttpFailure(405, 'Only queries can be sent with GET: use POST for mutations.');
+        // A mutation that finds nothing to change answers null, not an error: its transaction is
+        // validated all the same (storage/store.ts), so that null holds after the request began.
+        if (op?.operation === 'mutation') ctx.txn.intendsWrite();
         const rc = new GqlContext(ctx, api.model, api.ids);
         const variableValues = variablesFor(api.schema, document, name, (variables as Record<string, unknown> | null | undefined) ?? undefined);
         let result: ExecutionResult | undefined;

@@ -98,6 +98,11 @@ export interface Engine {
    */
   readHead(query: HeadQuery): Promise<Head>;
   /**
+   * The same read synchronously, for an engine whose head is in this machine's shared memory (LMDB):
+   * a transaction then learns the head for the cost of one read, without waiting. Optional.
+   */
+  readHeadSync?(query: HeadQuery): Head;
+  /**
    * The cross-process critical section: takes the store's commit lock (one holder among every
    * process), reads `query` under it, calls `build` once with what it read, writes the ops it returns
    * atomically, and resolves once they are durable (and visible to every process). `build` must be

@@ -90,6 +90,10 @@ class LmdbEngine implements Engine {
   }
 
   async readHead(query: HeadQuery): Promise<Head> {
+    return this.readHeadSync(query);
+  }
+
+  readHeadSync(query: HeadQuery): Head {
     // lmdb-js keeps one read transaction per event turn; a fresh one sees every process's commits,
     // and later reads renew from here on, never from an older state.
     this.db.resetReadTxn();

@@ -23,11 +23,17 @@
 //    the smaller ts: read-write transactions are strictly serializable;
 //  - `known` is a ts such that every commit ≤ known is durable and this process has applied its log
 //    record, and every later commit gets ts > known. Snapshots are taken at `known`, so they are
-//    consistent; they are fresh within SOFT_STALE_US under load (sections and head reads move
-//    `known` up; an idle tier is moved up by a "tick", a section with no commits), within
-//    HARD_STALE_US always, and a snapshot waits for `minSnapshotTs` (X-Last-Seen-Txn) to be known;
-//  - one section or head read runs at a time in a process (`sequence`), so its own commits never
-//    come back to it as another process's.
+//    consistent. Before each snapshot the process learns the store's head (`learnHead`: one
+//    synchronous read of LMDB's shared memory, or a round trip shared by the transactions that
+//    start meanwhile), so a snapshot holds every commit acknowledged, by any process, before its
+//    transaction began: read-only transactions are strictly serializable too. With a
+//    `maxStalenessMs` (opt-in) they skip that read and are fresh within that bound instead;
+//  - a snapshot's time stays within HARD_STALE_US of the clock (what Now() answers): an idle tier
+//    is moved up by a "tick", a section with no commits, started in the background past
+//    SOFT_STALE_US; a snapshot waits for `minSnapshotTs` (X-Last-Seen-Txn) to be known;
+//  - one section or asynchronous head read runs at a time in a process (`sequence`); a synchronous
+//    head read may come between a section's write and its end, and skips the section's own records
+//    (`ownInFlight`), so a process's own commits never come back to it as another process's.
 
 import { ProtocolError, QueryError } from '../values/errors';
 import { FIRST_USER_COLLECTION_ID, type Obj } from '../values/types';
@@ -79,9 +85,9 @@ import { deletionsThrough, keepsDeleted } from './deletions';
 export const ISSUED_TS_KEY = systemKey('issuedTs');
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
 const MAX_WRITES_IN_FLIGHT = 4;
-/** Shared mode: a snapshot older than this starts a tick in the background. */
+/** Shared mode: a snapshot time further behind the clock starts a tick in the background. */
 const SOFT_STALE_US = 10_000n;
-/** Shared mode: a snapshot is never older than this (it waits for a head read or a tick). */
+/** Shared mode: a snapshot time is never further behind the clock (it waits for a head read or a tick). */
 const HARD_STALE_US = 50_000n;
 /** Shared mode: while streams listen, how often other processes' commits are looked for. */
 const FEED_POLL_MS = 20;
@@ -125,6 +131,12 @@ interface SharedState {
   readLimit: number;
   /** The last head read did not bring every record: catch up before the next snapshot. */
   behind: boolean;
+  /** Every snapshot learns the head first (no `maxStalenessMs`). */
+  learnsHead: boolean;
+  /** A snapshot's time is never further behind the clock than this (it waits for a tick). */
+  hardStaleUs: bigint;
+  /** A snapshot's time further behind the clock than this starts a tick in the background. */
+  softStaleUs: bigint;
 }
 
 /** A shared-mode transaction waiting for its critical section. */
@@ -141,6 +153,12 @@ export interface StoreOptions {
   clock?: () => bigint;
   /** Shared mode: most commit log records read at once (tests make it small). */
   logReadLimit?: number;
+  /**
+   * Shared mode: 0 (the default) makes every snapshot learn the store's head first, so it holds
+   * every commit acknowledged before its transaction began. More lets a read-only transaction miss
+   * other processes' commits of up to about this many milliseconds, sparing that read.
+   */
+  maxStalenessMs?: number;
 }
 
 export async function openStore(engine: Engine, opts: StoreOptions = {}): Promise<Store> {
@@ -149,7 +167,16 @@ export async function openStore(engine: Engine, opts: StoreOptions = {}): Promis
     // Every commit ≤ the issued ts is durable and later ones get more: the first horizon.
     const head = await engine.readHead({ keys: [ISSUED_TS_KEY, LOG_FLOOR_KEY], ranges: [] });
     const issued = head.values[0] ? decodeU64Value(head.values[0]) : 0n;
-    return new MvccStore(engine, clock, issued, { known: issued, floor: decodeFloor(head.values[1]), readLimit: opts.logReadLimit ?? LOG_READ_LIMIT, behind: false });
+    const stalenessUs = BigInt(Math.round((opts.maxStalenessMs ?? 0) * 1000));
+    return new MvccStore(engine, clock, issued, {
+      known: issued,
+      floor: decodeFloor(head.values[1]),
+      readLimit: opts.logReadLimit ?? LOG_READ_LIMIT,
+      behind: false,
+      learnsHead: stalenessUs === 0n,
+      hardStaleUs: stalenessUs === 0n ? HARD_STALE_US : stalenessUs,
+      softStaleUs: stalenessUs === 0n ? SOFT_STALE_US : stalenessUs / 5n,
+    });
   }
   const raw = await engine.get(ISSUED_TS_KEY);
   const persisted = raw ? decodeU64Value(raw) : 0n;
@@ -188,6 +215,10 @@ class MvccStore implements Store {
   /** The chain of sections and head reads: one at a time. */
   private sequencer: Promise<void> = Promise.resolve();
   private ticking = false;
+  /** A head read asked for and not started yet: transactions starting meanwhile share it. */
+  private queuedHead: Promise<void> | undefined;
+  /** Ts of this process's commits in a section that has not ended (their writes may be visible). */
+  private readonly ownInFlight = new Set<bigint>();
   private feedTimer: NodeJS.Timeout | undefined;
   private readonly closing = new AbortController();
 
@@ -276,7 +307,7 @@ class MvccStore implements Store {
         let winner: CommitRecord | undefined;
         try {
           const result = await fn(txn);
-          const ts = txn.hasWrites ? await this.commit(txn) : snapshot;
+          const ts = txn.hasWrites ? await this.commit(txn) : txn.writeIntended ? await this.validateReads(txn) : snapshot;
           return { result, ts, retries, metrics: txn.metrics };
         } catch (e) {
           if (!(e instanceof StoreConflict) && !(await this.answeredFromStaleReads(txn, e))) throw e;
@@ -313,11 +344,25 @@ class MvccStore implements Store {
     const sh = this.sharing;
     if (!sh || !(error instanceof QueryError || error instanceof ProtocolError) || this.closed) return false;
     try {
-      await this.sequence(() => this.catchUp(sh));
+      await this.learnHead(sh);
     } catch {
       return false; // the store cannot be read: the failure stands
     }
     return this.conflictOf(txn) !== undefined;
+  }
+
+  /**
+   * A transaction that set out to write and found nothing to write (an Update of a document its
+   * snapshot lacks, answered as null by GraphQL) is validated as a commit would be: against every
+   * commit up to the head, so that its answer holds at a time after it began, not only at its
+   * snapshot. Throws the conflict (the transaction runs again); resolves with its time.
+   */
+  private async validateReads(txn: TxnImpl): Promise<bigint> {
+    const sh = this.sharing;
+    if (sh) await this.learnHead(sh);
+    const conflict = this.conflictOf(txn);
+    if (conflict) throw conflict;
+    return txn.snapshotTs;
   }
 
   /**
@@ -573,18 +618,33 @@ class MvccStore implements Store {
   // ---- shared mode -----------------------------------------------------------------------
 
   private async sharedSnapshot(sh: SharedState, minTs: bigint | undefined): Promise<bigint> {
+    if (sh.learnsHead) await this.learnHead(sh);
     const now = this.clock();
-    if ((minTs !== undefined && minTs > sh.known) || now - sh.known > HARD_STALE_US || sh.behind) {
-      await this.refresh(sh, minTs ?? 0n, now - HARD_STALE_US);
-    } else if (now - sh.known > SOFT_STALE_US && !this.ticking) {
+    if ((minTs !== undefined && minTs > sh.known) || now - sh.known > sh.hardStaleUs || sh.behind) {
+      await this.refresh(sh, minTs ?? 0n, now - sh.hardStaleUs);
+    } else if (now - sh.known > sh.softStaleUs && !this.ticking) {
       this.ticking = true;
-      void this.refresh(sh, 0n, now - SOFT_STALE_US)
+      void this.refresh(sh, 0n, now - sh.softStaleUs)
         .catch(() => undefined) // a failing store shows in the requests that wait for it
         .finally(() => (this.ticking = false));
     }
     const s = sh.known;
     this.active.set(s, (this.active.get(s) ?? 0) + 1);
     return s;
+  }
+
+  /**
+   * Applies every commit acknowledged (by any process) before the call: one synchronous read where
+   * the engine has it (LMDB), else a head read that starts after the call, shared by every caller
+   * until it starts (one round trip for the transactions that start meanwhile).
+   */
+  private learnHead(sh: SharedState): Promise<void> {
+    const readSync = this.engine.readHeadSync;
+    if (readSync && !sh.behind && this.applyHead(sh, readSync.call(this.engine, this.headQuery(sh, 0)))) return resolvedDurable;
+    return (this.queuedHead ??= this.sequence(async () => {
+      this.queuedHead = undefined; // from here on, later callers need a read of their own
+      await this.catchUp(sh);
+    }));
   }
 
   /** Runs `fn` after every section and head read already asked for (one at a time). */
@@ -638,7 +698,7 @@ class MvccStore implements Store {
     let last = sh.known;
     for (const kv of records) {
       const ts = logKeyTs(kv.key);
-      if (ts <= sh.known || ts > issued) continue;
+      if (ts <= sh.known || ts > issued || this.ownInFlight.has(ts)) continue;
       const r = decodeLogRecord(ts, kv.value);
       const rec: CommitRecord = {
         ts,
@@ -746,6 +806,7 @@ class MvccStore implements Store {
             value: encodeLogRecord({ ts, keys: [...rec.keys], ...rec.logged! }),
           });
           rec.logged = undefined;
+          this.ownInFlight.add(ts);
           this.log.push(rec);
           if (rec.changes) this.feed.push(rec);
           this.nativeWrites(ts, rec.docs);
@@ -765,6 +826,7 @@ class MvccStore implements Store {
         return ops;
       });
     } catch (error) {
+      for (const d of done) this.ownInFlight.delete(d.rec.ts);
       // Nothing of this section was written: its commits never happened.
       const gone = new Set(done.map((d) => d.rec));
       if (gone.size > 0) {
@@ -782,6 +844,7 @@ class MvccStore implements Store {
     }
     if (issuedTs > sh.known) sh.known = issuedTs;
     for (const d of done) {
+      this.ownInFlight.delete(d.rec.ts);
       d.rec.isDurable = true;
       d.rec.resolve();
     }

@@ -201,6 +201,13 @@ export class TxnImpl implements Txn {
     );
   }
 
+  /** The transaction called a write function (whether or not it ended up writing). */
+  writeIntended = false;
+
+  intendsWrite(): void {
+    this.writeIntended = true;
+  }
+
   finish(): void {
     this.finished = true;
   }

@@ -113,6 +113,12 @@ export interface Txn {
   readonly metrics: TxnMetrics;
   /** True once the transaction has buffered at least one write. */
   readonly hasWrites: boolean;
+  /**
+   * Marks a transaction that set out to write (Create, Update, Delete…): if it ends with nothing to
+   * write, the store still validates its reads as it would a commit's, since "found nothing to
+   * change" is an answer that must hold at a serialization point.
+   */
+  intendsWrite(): void;
 
   /**
    * The newest version with ts ≤ `at` (default: snapshot, including this txn's own writes). `forWrite`: the transaction writes the
