@@ -63,6 +63,7 @@ export const POSTGRES_PASS = [
   'integration/scopes.test',
   'integration/sets.test',
   'integration/streams.test',
+  'integration/tier-reads.test',
   'integration/time.test',
 ];
 

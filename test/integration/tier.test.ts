@@ -40,9 +40,9 @@ function newClient(url: string, secret: string, n: number): Client {
 }
 
 /**
- * A client that has seen every transaction the clients made so far have seen: a read through any
- * process then includes every write they were answered for (X-Last-Seen-Txn). Without it a read on
- * another process may be a moment behind (a serializable snapshot, not a strict one).
+ * A client that has seen every transaction the clients made so far have seen (X-Last-Seen-Txn): a
+ * read through any process includes every write they were answered for with or without it (reads are
+ * strictly serializable, integration/tier-reads.test.ts); with it, also under --max-staleness-ms.
  */
 function caughtUpClient(tier: Tier): Client {
   const last = Math.max(0, ...clientsToClose.map((c) => (c as unknown as { getLastTxnTime(): number | undefined }).getLastTxnTime() ?? 0));
