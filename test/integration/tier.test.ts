@@ -320,7 +320,9 @@ async function streamsAcross(tier: Tier): Promise<void> {
     await ready;
   }
   for (let w = 1; w <= 4; w++) await tier.client().query(q.Update(q.Ref(q.Collection('watched'), '1'), { data: { n: w } }));
-  await waitFor('every stream hears every write', () => heard.every((h) => h.length >= 4), 15_000);
+  await waitFor('every stream hears every write', () => heard.every((h) => h.length >= 4), 30_000).catch((e: Error) => {
+    throw new Error(`${e.message}: heard ${JSON.stringify(heard)}`);
+  });
   for (const h of heard) assert.deepEqual(h, [1, 2, 3, 4]);
   for (const s of subs.splice(0)) s.close();
 

@@ -42,7 +42,12 @@ test('stale read: missing a write committed before its time', () => {
   assert.deepEqual(kinds([t([['w', 'x', 1]], 10), t([['r', 'x', 0]], 30)]), ['stale-read']);
 });
 test('future read: a write committed after its time', () => {
-  assert.deepEqual(kinds([t([['w', 'x', 1]], 30), t([['r', 'x', 1]], 20)]), ['future-read']);
+  // (Begun before the write finished: a snapshot at 20 is then allowed, what it read is not.)
+  const read = { ...t([['r', 'x', 1]], 20) };
+  const write = t([['w', 'x', 1]], 30);
+  assert.deepEqual(kinds([write, { ...read, start: write.start }]), ['future-read']);
+  // Begun after it finished, the snapshot is stale as well.
+  assert.deepEqual(kinds([t([['w', 'x', 1]], 30), t([['r', 'x', 1]], 20)]), ['future-read', 'realtime']);
   // A write transaction does not see a commit at its own time (only itself commits then; and the
   // second began after the first finished, so its time had to be greater).
   assert.deepEqual(kinds([t([['w', 'x', 1]], 30), t([['r', 'x', 1], ['w', 'y', 1]], 30)]), ['future-read', 'realtime']);

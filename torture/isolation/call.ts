@@ -2,7 +2,8 @@
 // fail (the server answered that it did not run it: 4xx, 409 contended transaction included) or
 // info (no answer in time, a dropped connection or a 5xx: it may or may not have committed).
 
-import type { Client, Expr } from 'faunadb';
+import http from 'node:http';
+import { parseJSON, type Client, type Expr } from 'faunadb';
 import type { Outcome } from '../checker/history';
 
 export interface Answer<T> {
@@ -54,6 +55,50 @@ export async function call<T>(client: Client, expr: Expr, deadlineMs: number): P
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The same query as a plain HTTP client sends it (curl, `fetch`, a GraphQL server's resolvers): on a
+ * fresh connection (a tier's port hands it to its next process) and with no X-Last-Seen-Txn, so that
+ * nothing but the server's own order makes it see what was acknowledged before.
+ */
+export function callHttp<T>(endpoint: string, secret: string, expr: Expr, deadlineMs: number, headers: Record<string, string> = {}): Promise<Answer<T>> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve({ outcome: 'info', retries: 0, error: `no answer within ${deadlineMs} ms` });
+    }, deadlineMs);
+    const settle = (a: Answer<T>) => {
+      clearTimeout(timer);
+      resolve(a);
+    };
+    const req = http.request(
+      endpoint,
+      { method: 'POST', agent: false, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (e) => settle({ outcome: 'info', retries: 0, error: String(e) }));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const single = (name: string) => [res.headers[name]].flat()[0];
+          const ts = Number(single('x-txn-time'));
+          const retries = Number(single('x-txn-retries') ?? 0);
+          let body: { resource?: T; errors?: { code?: string; description?: string }[] } = {};
+          try {
+            body = parseJSON(Buffer.concat(chunks).toString('utf8')) as typeof body;
+          } catch {
+            // not JSON: classified by the status alone
+          }
+          const first = body.errors?.[0];
+          if (status >= 200 && status < 300) settle({ outcome: 'ok', value: body.resource, ts: Number.isFinite(ts) ? ts : undefined, retries });
+          else settle({ outcome: status >= 500 ? 'info' : 'fail', status, code: first?.code, retries, error: `${status} ${first?.code}: ${first?.description}` });
+        });
+      },
+    );
+    req.on('error', (e) => settle({ outcome: 'info', retries: 0, error: String(e) }));
+    req.end(JSON.stringify(expr));
+  });
 }
 
 /**

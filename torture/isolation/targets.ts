@@ -21,6 +21,9 @@ export interface Target {
   client(headers?: Record<string, string>): Client;
   /** A client that has seen `ts`: its first read includes every commit up to it. */
   clientAfter(ts: number, headers?: Record<string, string>): Client;
+  /** The next process's address in turn, for plain HTTP requests (each on a fresh connection). */
+  endpoint(): string;
+  secret: string;
   /**
    * kill -9 of one process of a tier (in turn), which is replaced; resolves once the tier serves
    * again. Absent for one process (its restart is the crash part's business).
@@ -36,6 +39,7 @@ const SERVER_ENV = { FLORA_LOG_QUERIES: 'false' };
 function spread(urls: () => string[], secret: string, procs: () => FloraProcess[], stopAll: () => Promise<void>, mode: Mode, killOne?: () => Promise<void>): Target {
   const opened: Client[] = [];
   let n = 0;
+  let e = 0;
   const client = (headers: Record<string, string> = {}) => {
     const list = urls();
     const endpoint = list[n % list.length];
@@ -47,6 +51,11 @@ function spread(urls: () => string[], secret: string, procs: () => FloraProcess[
     mode,
     client,
     killOne,
+    secret,
+    endpoint: () => {
+      const list = urls();
+      return list[e++ % list.length];
+    },
     clientAfter(ts, headers) {
       const c = client(headers);
       if (ts > 0) sawTxn(c, ts);
