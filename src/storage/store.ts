@@ -309,7 +309,13 @@ class MvccStore implements Store {
         let winner: CommitRecord | undefined;
         try {
           const result = await fn(txn);
-          const ts = txn.hasWrites ? await this.commit(txn) : txn.writeIntended ? await this.validateReads(txn) : snapshot;
+          const ts = txn.hasWrites
+            ? await this.commit(txn)
+            : txn.writeIntended
+              ? await this.validateReads(txn, false)
+              : txn.metaReads
+                ? await this.validateReads(txn, true)
+                : snapshot;
           return { result, ts, retries, metrics: txn.metrics };
         } catch (e) {
           if (!(e instanceof StoreConflict) && !(await this.answeredFromStaleReads(txn, e))) throw e;
@@ -354,17 +360,28 @@ class MvccStore implements Store {
   }
 
   /**
-   * A transaction that set out to write and found nothing to write (an Update of a document its
-   * snapshot lacks, answered as null by GraphQL) is validated as a commit would be: against every
-   * commit up to the head, so that its answer holds at a time after it began, not only at its
-   * snapshot. Throws the conflict (the transaction runs again); resolves with its time.
+   * A transaction that wrote nothing, checked against the commits after its snapshot up to the head
+   * as a commit would be. One that set out to write and found nothing to write (an Update of a
+   * document its snapshot lacks, answered as null by GraphQL): all its reads, so that its answer
+   * holds at a time after it began. One that read meta keys (`metaOnly`): those reads, which may
+   * have seen a commit after its snapshot (a build list emptied by the commit that activated its
+   * index, its documents read before it). Throws the conflict (the transaction runs again, once
+   * the commit it lost to is durable); resolves with its time.
    */
-  private async validateReads(txn: TxnImpl): Promise<bigint> {
+  private async validateReads(txn: TxnImpl, metaOnly: boolean): Promise<bigint> {
     const sh = this.sharing;
     if (sh) await this.learnHead(sh);
-    const conflict = this.conflictOf(txn);
+    const conflict = metaOnly ? this.metaConflictOf(txn) : this.conflictOf(txn);
     if (conflict) throw conflict;
     return txn.snapshotTs;
+  }
+
+  private metaConflictOf(txn: TxnImpl): StoreConflict | undefined {
+    if (this.sharing && txn.snapshotTs < this.sharing.floor) return new StoreConflict(undefined);
+    for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) {
+      if (txn.metaConflictsWith(this.log[i])) return new StoreConflict(this.log[i]);
+    }
+    return undefined;
   }
 
   /**

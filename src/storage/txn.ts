@@ -203,6 +203,19 @@ export class TxnImpl implements Txn {
 
   /** The transaction called a write function (whether or not it ended up writing). */
   writeIntended = false;
+  /**
+   * Meta keys read from the engine. They have one value, not versions: a read sees the newest,
+   * which a commit after the snapshot may have written, so a read-only transaction that read one is
+   * checked against the commits after its snapshot (storage/store.ts).
+   */
+  metaReads: Set<string> | undefined = undefined;
+
+  /** Whether `rec` wrote a meta key this transaction read from the engine. */
+  metaConflictsWith(rec: CommitRecord): boolean {
+    if (!this.metaReads) return false;
+    for (const k of this.metaReads) if (rec.keys.has(k)) return true;
+    return false;
+  }
 
   intendsWrite(): void {
     this.writeIntended = true;
@@ -496,6 +509,7 @@ export class TxnImpl implements Txn {
     this.reads.add(ck);
     const b = this.meta.get(ck);
     if (b) return b.value ?? undefined;
+    (this.metaReads ??= new Set()).add(ck);
     const mk = metaKey(key);
     const engine = this.store.engine;
     const v = engine.getSync ? engine.getSync(mk) : await engine.get(mk);

@@ -517,3 +517,45 @@ test('collectHistory keeps, per document, the newest version at or before the MV
     assert.equal(await store.collectHistory(1n, 2048, mvt), 0);
   });
 });
+
+test('a read-only txn that read a meta key a later commit wrote runs again: its answer is one state', async () => {
+  // Meta keys have one value, not versions: a reader's snapshot can predate the commit whose meta
+  // value it reads. Here the commit empties a "list" and marks a document done together; a reader that
+  // saw the list empty must also see the document done.
+  await withStore(async (store) => {
+    const list = Uint8Array.of(7);
+    const x = doc(1n);
+    await store.run(async (txn) => {
+      txn.putMeta(list, Uint8Array.of(1));
+      txn.putVersion(x, 'create', data([['done', false]]));
+    });
+    const docRead = deferred();
+    const committed = deferred();
+    let attempts = 0;
+    const reader = store.run(async (txn) => {
+      attempts++;
+      const d = field(await txn.getVersion(x), 'done');
+      if (attempts === 1) {
+        docRead.resolve();
+        await committed.promise;
+      }
+      return [d, (await txn.getMeta(list))?.[0]];
+    });
+    await docRead.promise;
+    await store.run(async (txn) => {
+      txn.putMeta(list, Uint8Array.of(0));
+      txn.putVersion(x, 'update', data([['done', true]]));
+    });
+    committed.resolve();
+    const r = await reader;
+    assert.deepEqual(r.result, [true, 0], 'the list and the document as one commit left them');
+    assert.equal(attempts, 2);
+    // A read-only txn whose meta reads no later commit wrote answers once.
+    attempts = 0;
+    await store.run(async (txn) => {
+      attempts++;
+      await txn.getMeta(list);
+    });
+    assert.equal(attempts, 1);
+  });
+});
