@@ -150,7 +150,10 @@ async function capacity(opts: Opts, pg: Postgres, one: FloraProcess, tier: Flora
     wrk(`Create, Flora --workers ${n} (LMDB)`, tier.proc.pid!, tier.url, createScript),
   ];
   try {
-    for (const t of gets) await t.run(2); // warm-up: JIT, LMDB pages, PostgreSQL's buffers
+    // Warm-up (JIT, LMDB pages, PostgreSQL's buffers), 2 s per process of the tier: each worker
+    // compiles its own code from its share of the requests. With 2 s in all, the tier's first round
+    // still ran 30–100 % more CPU per request than its later ones, its V8 threads busy compiling.
+    for (const t of gets) await t.run(2 * n);
     if (profileDir) await toggleProfiles([one, tier], profileDir, false);
     await rounds(gets, opts);
     if (profileDir) await toggleProfiles([one, tier], profileDir, true);

@@ -179,15 +179,22 @@ async function concretePorts(config: FloraConfig): Promise<string> {
 }
 
 /**
- * The workers' Node options: the supervisor's, with a 32 MiB young-generation semi-space unless one
- * is set. Every request allocates short-lived objects; at Node's default (16 MiB) a worker under load
- * spent up to a third of its CPU in scavenges (bench/RESULTS.md, issue 17). V8 reads the size only at
- * start, hence here rather than in the worker.
+ * The workers' Node options: the supervisor's, with a young-generation semi-space of 32 MiB unless
+ * one is set, and never smaller than its maximum. Every request allocates short-lived objects; at
+ * Node's default (16 MiB) a worker under load spent up to a third of its CPU in scavenges
+ * (bench/RESULTS.md, issue 17). A maximum alone is not enough: V8 starts the semi-space small, grows
+ * it only as scavenges find survivors, and shrinks it again when the process idles; bench rounds on
+ * a tier then began with 7–16 MiB and up to 3.5× the scavenges per request (issue 31). V8 reads the
+ * sizes only at start, hence here rather than in the worker.
  */
 export function workerExecArgv(execArgv: readonly string[], nodeOptions = ''): string[] {
-  const set = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => /^--max[-_]semi[-_]space[-_]size\b/.test(a));
-  return set ? [...execArgv] : [...execArgv, `--max-semi-space-size=${YOUNG_SEMI_SPACE_MB}`];
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
+  const flag = (name: string) => given.find((a) => new RegExp(`^--${name}[-_]semi[-_]space[-_]size\\b`).test(a));
+  if (flag('min')) return [...execArgv];
+  const max = flag('max');
+  const mb = max ? /=(\d+)$/.exec(max)?.[1] : String(YOUNG_SEMI_SPACE_MB);
+  if (!mb) return [...execArgv]; // `--max-semi-space-size 64` (a separate value): left as given
+  return [...execArgv, ...(max ? [] : [`--max-semi-space-size=${mb}`]), `--min-semi-space-size=${mb}`];
 }
 
 export const YOUNG_SEMI_SPACE_MB = 32;
-

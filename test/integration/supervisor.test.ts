@@ -92,22 +92,29 @@ test('kill -9 of the supervisor: its workers stop by themselves, and a new owner
   }
 });
 
-test('workers run with a 32 MiB young-generation semi-space, unless NODE_OPTIONS sets one', async () => {
+test('workers run with a young-generation semi-space pinned at 32 MiB, or at the maximum NODE_OPTIONS sets', async () => {
   const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   const tier = await startFlora({ args: ['--workers', '2'] });
   try {
     const pids = workerPids(tier);
     assert.equal(pids.length, 2);
-    for (const pid of pids) assert.ok(cmdline(pid).includes('--max-semi-space-size=32'), cmdline(pid).join(' '));
+    for (const pid of pids) {
+      assert.ok(cmdline(pid).includes('--max-semi-space-size=32'), cmdline(pid).join(' '));
+      assert.ok(cmdline(pid).includes('--min-semi-space-size=32'), cmdline(pid).join(' '));
+    }
   } finally {
     await tier.stop();
   }
   const own = await startFlora({ args: ['--workers', '2'], env: { NODE_OPTIONS: '--max-semi-space-size=8' } });
   try {
-    for (const pid of workerPids(own)) assert.ok(!cmdline(pid).some((a) => a.startsWith('--max-semi-space-size')), cmdline(pid).join(' '));
+    for (const pid of workerPids(own)) {
+      assert.ok(!cmdline(pid).some((a) => a.startsWith('--max-semi-space-size')), cmdline(pid).join(' '));
+      assert.ok(cmdline(pid).includes('--min-semi-space-size=8'), cmdline(pid).join(' '));
+    }
   } finally {
     await own.stop();
   }
-  assert.deepEqual(workerExecArgv(['--inspect'], ''), ['--inspect', '--max-semi-space-size=32']);
-  assert.deepEqual(workerExecArgv(['--max_semi_space_size=4'], ''), ['--max_semi_space_size=4']);
+  assert.deepEqual(workerExecArgv(['--inspect'], ''), ['--inspect', '--max-semi-space-size=32', '--min-semi-space-size=32']);
+  assert.deepEqual(workerExecArgv(['--max_semi_space_size=4'], ''), ['--max_semi_space_size=4', '--min-semi-space-size=4']);
+  assert.deepEqual(workerExecArgv(['--min-semi-space-size=2'], ''), ['--min-semi-space-size=2']);
 });
