@@ -5,9 +5,9 @@
 // Exits non-zero when a test failed. Arguments narrow the run to the files whose path contains one
 // of them (`npm test -- unit/ renames`).
 //
-// Every file has a time limit, 5 minutes (FLORA_TEST_FILE_TIMEOUT=<seconds> changes it): a file
-// still running then is killed with the processes it started and reported failed, naming the test
-// that was running (testDeadlines.ts), and the other files go on.
+// Every file has a time limit, 5 minutes (FLORA_TEST_FILE_TIMEOUT=<seconds> changes it; a few slow
+// files have a multiple of it): a file still running then is killed with the processes it started
+// and reported failed, naming the test that was running (testDeadlines.ts), and the others go on.
 
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';

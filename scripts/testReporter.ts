@@ -17,7 +17,7 @@ async function* reporter(source: AsyncIterable<TestEvent>): AsyncGenerator<strin
     totalFiles: Number.isInteger(total) && total > 0 ? total : undefined,
     logFile: process.env.FLORA_TEST_LOG,
   });
-  const deadlines = new FileDeadlines(fileLimitMs(), (file, over) => progress.overTime(file, over));
+  const deadlines = new FileDeadlines((file) => fileLimitMs(file, process.env), (file, over) => progress.overTime(file, over));
   for await (const event of source) {
     deadlines.observe(event.type, event.data);
     const lines = progress.push(event);
