@@ -344,6 +344,7 @@ export class Executor implements QueryService {
     await this.collector.stop();
     await this.heartbeat?.stop();
     await this.idWorker?.stop();
+    this.store.stopPurges();
     await Promise.all(this.backgroundWork);
     this.pool.stop();
     await this.store.close();

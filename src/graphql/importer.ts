@@ -60,6 +60,10 @@ function mayImport(scope: Scope): boolean {
 
 /** Imports run one at a time in this process: each takes several transactions, which must not interleave. */
 let importQueue: Promise<unknown> = Promise.resolve();
+/** Another process of a tier stored a schema for the database while an import ran. */
+class ImportOvertaken extends Error {}
+/** Imports overtaken this often in a row give up (a tier importing into one database without pause). */
+const MAX_IMPORT_RESTARTS = 20;
 
 export function importSchema(
   service: QueryService,
@@ -92,74 +96,17 @@ async function importNow(
       });
 
     failpoint('graphql.import');
-    // 1. Check the schema and the database (nothing is written yet). The text is parsed once the
-    // secret is known to be one that may import: a client key's schema is not worth parsing.
-    let next: DocumentNode | undefined;
-    let effective!: DocumentNode;
-    let model!: GModel;
-    await run(async (ctx) => {
-      next ??= checkDocument(parseSdl(text));
-      const stored = await readSchema(ctx.txn, ctx.scope.db);
-      const inv = await inventory(ctx);
-      // A schema none of whose resources carries data.gql any more was forgotten (graphql.md A.4.1).
-      const remembered = [...inv.collections.values(), ...inv.indexes.values(), ...inv.functions.values()].some(hasGql);
-      effective = mode === 'merge' && stored && remembered ? mergeDocuments(checkDocument(parse(stored.sdl())), next) : next;
-      model = buildApi(effective).model;
-      for (const p of model.indexes) checkIndex(p, inv.indexes.get(p.name), mode);
-    });
-    const sdl = printDocument(effective);
-
-    // 2. override: drop what the previous schema made.
-    if (mode === 'override')
-      await run(async (ctx) => {
-        const inv = await inventory(ctx);
-        for (const [name, doc] of inv.indexes) if (hasGql(doc)) await ev(ctx, F.del(F.lit(F.indexRef(name))));
-        for (const [name, doc] of inv.functions) if (hasGql(doc)) await ev(ctx, F.del(F.lit(F.functionRef(name))));
-        for (const [name, doc] of inv.collections) if (hasGql(doc)) await ev(ctx, F.del(F.lit(F.collectionRef(name))));
-      });
-
-    // 3. Collections.
-    await run(async (ctx) => {
-      const inv = await inventory(ctx);
-      const ts = Time.fromMicros(ctx.snapshotTs);
-      for (const c of model.collections) {
-        const t = c.type ? model.types.get(c.type) : undefined;
-        const gql = F.toValue({ ts, meta: t ? collectionMeta(t) : { relation: c.relation } });
-        if (inv.collections.has(c.name)) await setGql(ctx, F.collectionRef(c.name), gql);
-        else await ev(ctx, F.call('create_collection', F.lit(F.toValue({ name: c.name, data: { gql } }))));
+    for (let restarts = 0; ; restarts++) {
+      try {
+        await importSteps(run, text, mode);
+        break;
+      } catch (e) {
+        if (!(e instanceof ImportOvertaken) || restarts >= MAX_IMPORT_RESTARTS) throw e;
       }
-    });
-
-    // 4. Indexes, functions, metadata, the stored schema.
-    await run(async (ctx) => {
-      const inv = await inventory(ctx);
-      const ts = Time.fromMicros(ctx.snapshotTs);
-      const indexes = new Set<string>();
-      for (const p of model.indexes) {
-        indexes.add(p.name);
-        const existing = inv.indexes.get(p.name);
-        checkIndex(p, existing, mode);
-        const gql = F.toValue(p.meta ? { ts, meta: p.meta } : { ts });
-        if (existing) await setGql(ctx, F.indexRef(p.name), gql);
-        else await ev(ctx, F.call('create_index', F.lit(indexParams(p, gql))));
-      }
-      const functions = new Set<string>();
-      for (const p of model.functions) {
-        functions.add(p.name);
-        const gql = F.toValue({ ts, meta: functionMeta(p) });
-        if (inv.functions.has(p.name)) await setGql(ctx, F.functionRef(p.name), gql);
-        else await ev(ctx, F.call('create_function', F.lit(F.toValue({ name: p.name, body: functionBody(p), data: { gql } }))));
-      }
-      if (mode === 'replace') {
-        const collections = new Set(model.collections.map((c) => c.name));
-        for (const [name, doc] of inv.collections) if (hasGql(doc) && !collections.has(name)) await setGql(ctx, F.collectionRef(name), null);
-        for (const [name, doc] of inv.indexes) if (hasGql(doc) && !indexes.has(name)) await setGql(ctx, F.indexRef(name), null);
-        for (const [name, doc] of inv.functions) if (hasGql(doc) && !functions.has(name)) await setGql(ctx, F.functionRef(name), null);
-      }
-      writeSchema(ctx.txn, ctx.scope.db, sdl, await schemaIds(ctx, model));
-    });
+    }
     return answer({ status: 200, body: successText(secret) });
   } catch (e) {
+    if (e instanceof ImportOvertaken) return answer({ status: 409, body: 'Other imports into this database kept overtaking this one: import it again.' });
     if (e instanceof SchemaImportError) return answer({ status: 400, body: e.message });
     if (e instanceof ImportFailure) return answer({ status: e.status, body: e.message });
     if (e instanceof ProtocolError) {
@@ -174,6 +121,83 @@ async function importNow(
     }
     throw e;
   }
+}
+
+/**
+ * The import's steps, each its own transaction. The schema stored when it began must still be the
+ * one stored when it ends: else another process of a tier imported meanwhile (this process runs one
+ * at a time), and this one starts over (ImportOvertaken) so that neither is lost.
+ */
+async function importSteps(run: (fn: (ctx: EvalContext) => Promise<unknown>) => Promise<unknown>, text: string, mode: ImportMode): Promise<void> {
+  // 1. Check the schema and the database (nothing is written yet). The text is parsed once the
+  // secret is known to be one that may import: a client key's schema is not worth parsing.
+  let next: DocumentNode | undefined;
+  let effective!: DocumentNode;
+  let model!: GModel;
+  let began: string | undefined;
+  await run(async (ctx) => {
+    next ??= checkDocument(parseSdl(text));
+    const stored = await readSchema(ctx.txn, ctx.scope.db);
+    began = stored?.sdl();
+    const inv = await inventory(ctx);
+    // A schema none of whose resources carries data.gql any more was forgotten (graphql.md A.4.1).
+    const remembered = [...inv.collections.values(), ...inv.indexes.values(), ...inv.functions.values()].some(hasGql);
+    effective = mode === 'merge' && stored && remembered ? mergeDocuments(checkDocument(parse(stored.sdl())), next) : next;
+    model = buildApi(effective).model;
+    for (const p of model.indexes) checkIndex(p, inv.indexes.get(p.name), mode);
+  });
+  const sdl = printDocument(effective);
+
+  // 2. override: drop what the previous schema made.
+  if (mode === 'override')
+    await run(async (ctx) => {
+      const inv = await inventory(ctx);
+      for (const [name, doc] of inv.indexes) if (hasGql(doc)) await ev(ctx, F.del(F.lit(F.indexRef(name))));
+      for (const [name, doc] of inv.functions) if (hasGql(doc)) await ev(ctx, F.del(F.lit(F.functionRef(name))));
+      for (const [name, doc] of inv.collections) if (hasGql(doc)) await ev(ctx, F.del(F.lit(F.collectionRef(name))));
+    });
+
+  // 3. Collections.
+  await run(async (ctx) => {
+    const inv = await inventory(ctx);
+    const ts = Time.fromMicros(ctx.snapshotTs);
+    for (const c of model.collections) {
+      const t = c.type ? model.types.get(c.type) : undefined;
+      const gql = F.toValue({ ts, meta: t ? collectionMeta(t) : { relation: c.relation } });
+      if (inv.collections.has(c.name)) await setGql(ctx, F.collectionRef(c.name), gql);
+      else await ev(ctx, F.call('create_collection', F.lit(F.toValue({ name: c.name, data: { gql } }))));
+    }
+  });
+
+  // 4. Indexes, functions, metadata, the stored schema.
+  await run(async (ctx) => {
+    const inv = await inventory(ctx);
+    const ts = Time.fromMicros(ctx.snapshotTs);
+    const indexes = new Set<string>();
+    for (const p of model.indexes) {
+      indexes.add(p.name);
+      const existing = inv.indexes.get(p.name);
+      checkIndex(p, existing, mode);
+      const gql = F.toValue(p.meta ? { ts, meta: p.meta } : { ts });
+      if (existing) await setGql(ctx, F.indexRef(p.name), gql);
+      else await ev(ctx, F.call('create_index', F.lit(indexParams(p, gql))));
+    }
+    const functions = new Set<string>();
+    for (const p of model.functions) {
+      functions.add(p.name);
+      const gql = F.toValue({ ts, meta: functionMeta(p) });
+      if (inv.functions.has(p.name)) await setGql(ctx, F.functionRef(p.name), gql);
+      else await ev(ctx, F.call('create_function', F.lit(F.toValue({ name: p.name, body: functionBody(p), data: { gql } }))));
+    }
+    if (mode === 'replace') {
+      const collections = new Set(model.collections.map((c) => c.name));
+      for (const [name, doc] of inv.collections) if (hasGql(doc) && !collections.has(name)) await setGql(ctx, F.collectionRef(name), null);
+      for (const [name, doc] of inv.indexes) if (hasGql(doc) && !indexes.has(name)) await setGql(ctx, F.indexRef(name), null);
+      for (const [name, doc] of inv.functions) if (hasGql(doc) && !functions.has(name)) await setGql(ctx, F.functionRef(name), null);
+    }
+    if ((await readSchema(ctx.txn, ctx.scope.db))?.sdl() !== began) throw new ImportOvertaken();
+    writeSchema(ctx.txn, ctx.scope.db, sdl, await schemaIds(ctx, model));
+  });
 }
 
 function ev(ctx: EvalContext, e: Expr): Promise<Value> {

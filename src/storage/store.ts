@@ -119,6 +119,16 @@ function wallClockMicros(): () => bigint {
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
+/** Shared mode: the longest first pause before a retry lost to another process (ms); it doubles with each retry. */
+const CONTENTION_PAUSE_MS = 4;
+/** …up to this (ms). */
+const CONTENTION_PAUSE_MAX_MS = 100;
+
+function contentionPause(retries: number): Promise<void> {
+  const ms = Math.random() * Math.min(CONTENTION_PAUSE_MAX_MS, CONTENTION_PAUSE_MS * 2 ** (retries - 1));
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** Thrown at commit; carries the commit we lost to (if known) so the retry can wait for it. */
 class StoreConflict extends ConflictError {
   constructor(readonly winner: CommitRecord | undefined) {
@@ -203,6 +213,8 @@ class MvccStore implements Store {
   /** Serializes retried attempts so a hot spot drains one txn at a time instead of thrashing. */
   private retryQueue: Promise<void> = Promise.resolve();
   private closed = false;
+  /** A shutdown began: purges stop (stopPurges). */
+  private stopping = false;
   /** Commit feed (streams): listeners, and commits with changes not yet delivered, in ts order. */
   private readonly commitListeners = new Set<CommitListener>();
   private feed: CommitRecord[] = [];
@@ -335,6 +347,10 @@ class MvccStore implements Store {
         // A fresh snapshot only sees the winner once it is durable.
         await winner?.durable.catch(() => {});
         releaseRetryQueue ??= await this.enterRetryQueue();
+        // The retry queue drains this process's contenders one at a time; another process's drain
+        // in step with this one would win every other time. A random pause that doubles with each
+        // loss to another process breaks the step (the winner may be unknown: a section refused).
+        if (this.sharing && (winner === undefined || winner.foreign)) await contentionPause(retries);
       }
     } finally {
       releaseRetryQueue?.();
@@ -478,7 +494,7 @@ class MvccStore implements Store {
    * than the query timeout, so past that delay none is older than the deletion.
    */
   private otherSnapshotsReach(): Promise<void> {
-    if (!this.sharing) return Promise.resolve();
+    if (!this.sharing || this.closing.signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const t = setTimeout(resolve, SHARED_PURGE_DELAY_MS);
       t.unref();
@@ -489,9 +505,15 @@ class MvccStore implements Store {
     });
   }
 
+  stopPurges(): void {
+    this.stopping = true;
+    this.closing.abort();
+  }
+
   async purgeDatabase(db: bigint, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
+    if (this.stopping) return; // a shutdown: other processes' snapshots may still read it
     for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.Deletion, KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval])
       await this.purgeRange(databaseRange(tag, db));
   }
@@ -499,6 +521,7 @@ class MvccStore implements Store {
   async purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
+    if (this.stopping) return; // a shutdown: other processes' snapshots may still read it
     for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.Deletion]) {
       const start = inKeyspace(tag, collectionPrefix(db, coll));
       await this.purgeRange({ start, end: prefixEnd(start) });
@@ -508,6 +531,7 @@ class MvccStore implements Store {
   async purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
+    if (this.stopping) return; // a shutdown: other processes' snapshots may still read it
     for (const tag of [KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval]) {
       const start = indexKey(tag, db, index);
       await this.purgeRange({ start, end: prefixEnd(start) });
@@ -607,7 +631,7 @@ class MvccStore implements Store {
     const BATCH = 1000;
     let deleted = 0;
     for (;;) {
-      if (this.closed) return deleted;
+      if (this.closed || this.stopping) return deleted;
       const ops: WriteOp[] = [];
       for await (const kv of this.engine.range({ ...range, limit: BATCH })) ops.push({ key: kv.key, value: null });
       if (ops.length === 0) return deleted;
@@ -734,6 +758,7 @@ class MvccStore implements Store {
         resolve: () => {},
         reject: () => {},
         isDurable: true,
+        foreign: true,
       };
       this.log.push(rec);
       this.nativeWrites(ts, r.docs);

@@ -166,6 +166,8 @@ export interface CommitRecord {
   logged?: Omit<LoggedCommit, 'ts' | 'keys'>;
   /** Another process's commit whose versions are being read for the feed: delivery waits for it. */
   loading?: boolean;
+  /** Shared mode: another process's commit (read from the commit log). */
+  foreign?: boolean;
 }
 
 

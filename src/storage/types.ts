@@ -252,6 +252,11 @@ export interface Store {
    * resolve into a deleted scope, so this never changes what a query sees.
    */
   purgeDatabase(db: bigint, deletedAt: bigint): Promise<void>;
+  /**
+   * A shutdown: purges waiting for other processes' snapshots (up to minutes on a tier) or still
+   * deleting end now. What they had not removed stays, unreachable (nothing resolves into it).
+   */
+  stopPurges(): void;
   purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void>;
   purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void>;
   /**

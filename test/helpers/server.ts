@@ -61,8 +61,9 @@ async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Pro
   // npm test's PostgreSQL pass: every server of a test file keeps its store in the cluster it names.
   const pgBase = process.env.FLORA_TEST_PG_URL;
   const storage = pgBase && !opts.args?.includes('--storage') ? ['--storage', await databaseFor(pgBase, dataDir)] : [];
-  // One process unless a test asks for a tier (the default is one worker per core).
-  const workers = opts.args?.includes('--workers') || opts.env?.FLORA_WORKERS ? [] : ['--workers', '1'];
+  // One process unless a test asks for a tier (the default is one worker per core), or npm test's
+  // tier pass sets FLORA_TEST_WORKERS: every server of a file that names no count is then a tier.
+  const workers = opts.args?.includes('--workers') || opts.env?.FLORA_WORKERS ? [] : ['--workers', process.env.FLORA_TEST_WORKERS ?? '1'];
   const proc = spawn(
     process.execPath,
     [FLORA_BIN, 'start', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...storage, ...workers, ...(opts.args ?? [])],

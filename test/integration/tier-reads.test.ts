@@ -97,3 +97,20 @@ test('with --max-staleness-ms, a write that finds nothing is still validated', {
     await flora.stop();
   }
 });
+
+test('a tier stops at once after a deletion: its purge, waiting out other processes’ snapshots, gives up', { timeout: 60_000 }, async () => {
+  // The purge of a deleted collection waits 130 s for snapshots of other processes; the shutdown
+  // awaited it, so every tier (and every process on PostgreSQL) took two minutes to stop.
+  const flora = await startFlora({ args: ['--workers', '2'] });
+  let stopped = false;
+  try {
+    for (const name of ['gone', 'gone2']) assert.equal((await fql({ create_collection: { object: { name } } }, flora.secret, flora.url)).status, 201);
+    // Two purges from one query: the second starts its wait after the shutdown has begun.
+    assert.equal((await fql({ do: [{ delete: { collection: 'gone' } }, { delete: { collection: 'gone2' } }] }, flora.secret, flora.url)).status, 200);
+    const stop = flora.stop().then((code) => ((stopped = true), code));
+    const bound = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 30_000).unref());
+    assert.equal(await Promise.race([stop, bound]), 0, 'stopped with code 0 well before the purge delay');
+  } finally {
+    if (!stopped) await flora.stop('SIGKILL');
+  }
+});
