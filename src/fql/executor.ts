@@ -319,7 +319,8 @@ export class Executor implements QueryService {
       if (!raw) return;
       const loc = decodeSecretLocation(raw);
       if (loc.check) return;
-      txn.putMeta(locKey, encodeSecretLocation(loc.db, learned.check));
+      // Equivalent: a request that read the record without the check, and is still running, stands.
+      txn.putMeta(locKey, encodeSecretLocation(loc.db, learned.check), { equivalent: true });
     });
     this.background(
       work.then(() => undefined).finally(() => this.learning.delete(name)),

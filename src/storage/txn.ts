@@ -177,7 +177,7 @@ export class TxnImpl implements Txn {
   private readonly reads = new Set<string>();
   private readonly scans: ScanRead[] = [];
   private readonly versions = new Map<string, BufferedVersion>();
-  private readonly meta = new Map<string, { key: Uint8Array; value: Uint8Array | null }>();
+  private readonly meta = new Map<string, { key: Uint8Array; value: Uint8Array | null; equivalent?: boolean }>();
   private readonly writeKeys = new Set<string>();
   private readonly historyEdits = new Map<string, HistoryEdits>();
   private readonly indexes: TxnIndexes;
@@ -571,9 +571,9 @@ export class TxnImpl implements Txn {
     h.latest = await this.editedVersionAt(h, this.snapshotTs);
   }
 
-  putMeta(key: Uint8Array, value: Uint8Array | null): void {
+  putMeta(key: Uint8Array, value: Uint8Array | null, opts?: { equivalent?: boolean }): void {
     this.check();
-    this.meta.set(metaConflictKey(key), { key: metaKey(key), value: value && value.slice() });
+    this.meta.set(metaConflictKey(key), { key: metaKey(key), value: value && value.slice(), equivalent: opts?.equivalent });
   }
 
   writeConflictKey(key: string): void {
@@ -656,8 +656,8 @@ export class TxnImpl implements Txn {
     for (const [ck, m] of this.meta) {
       if (m.key.length > this.store.engine.maxKeySize)
         throw new Error(`storage key of ${m.key.length} bytes exceeds the engine's maximum of ${this.store.engine.maxKeySize}`);
-      ops.push(m);
-      keys.add(ck);
+      ops.push({ key: m.key, value: m.value });
+      if (!m.equivalent) keys.add(ck);
       bytes += m.key.length + (m.value?.length ?? 0);
     }
     const ix = this.indexes.build(ts, ops);

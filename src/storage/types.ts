@@ -169,7 +169,11 @@ export interface Txn {
 
   /** Unversioned metadata (counters, secondary lookups). Reads are tracked for conflicts. */
   getMeta(key: Uint8Array): Promise<Uint8Array | undefined>;
-  putMeta(key: Uint8Array, value: Uint8Array | null): void;
+  /**
+   * `equivalent`: the new value means what the old one did (a cached check added to a record), so
+   * the write does not invalidate transactions that read the key (they need not run again).
+   */
+  putMeta(key: Uint8Array, value: Uint8Array | null, opts?: { equivalent?: boolean }): void;
   /** Records a read of an abstract conflict key (e.g. "schema of db 7") without storage I/O. */
   readConflictKey(key: string): void;
   /** Records a write of an abstract conflict key. */

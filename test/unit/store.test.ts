@@ -550,6 +550,22 @@ test('a read-only txn that read a meta key a later commit wrote runs again: its 
     const r = await reader;
     assert.deepEqual(r.result, [true, 0], 'the list and the document as one commit left them');
     assert.equal(attempts, 2);
+    // A later commit's equivalent write (a cached check added) does not make it run again.
+    attempts = 0;
+    const read = deferred();
+    const rewritten = deferred();
+    const once = store.run(async (txn) => {
+      attempts++;
+      const v = await txn.getMeta(list);
+      read.resolve();
+      await rewritten.promise;
+      return v?.[0];
+    });
+    await read.promise;
+    await store.run(async (txn) => txn.putMeta(list, Uint8Array.of(0, 1), { equivalent: true }));
+    rewritten.resolve();
+    assert.equal((await once).result, 0);
+    assert.equal(attempts, 1);
     // A read-only txn whose meta reads no later commit wrote answers once.
     attempts = 0;
     await store.run(async (txn) => {
