@@ -24,7 +24,11 @@ const extra: FloraProcess[] = [];
 
 before(async () => {
   pg = await startPostgres();
-  [a, b] = await Promise.all([startLogged({ args: ['--storage', pg.url] }), startLogged({ args: ['--storage', pg.url] })]);
+  // Both settle before a failure is thrown: one started beside a failed one is stopped by after().
+  const started = await Promise.allSettled([startLogged({ args: ['--storage', pg.url] }), startLogged({ args: ['--storage', pg.url] })]);
+  if (started[0].status === 'fulfilled') a = started[0].value;
+  if (started[1].status === 'fulfilled') b = started[1].value;
+  for (const r of started) if (r.status === 'rejected') throw r.reason;
 });
 after(async () => {
   for (const p of [a, b]) if (p) assert.equal(await p.stop(), 0, `graceful exit:\n${p.stderr()}`);

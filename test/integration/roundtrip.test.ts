@@ -35,7 +35,11 @@ function admin(srv: FloraProcess, db = ''): Client {
 }
 
 before(async () => {
-  [from, into] = await Promise.all([startFlora(), startFlora()]);
+  // Both settle before a failure is thrown: one started beside a failed one is stopped by after().
+  const [a, b] = await Promise.allSettled([startFlora(), startFlora()]);
+  if (a.status === 'fulfilled') from = a.value;
+  if (b.status === 'fulfilled') into = b.value;
+  for (const r of [a, b]) if (r.status === 'rejected') throw r.reason;
   dir = await mkdtemp(path.join(tmpdir(), 'flora-roundtrip-'));
 });
 after(async () => {
