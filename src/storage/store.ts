@@ -213,8 +213,6 @@ class MvccStore implements Store {
   /** Serializes retried attempts so a hot spot drains one txn at a time instead of thrashing. */
   private retryQueue: Promise<void> = Promise.resolve();
   private closed = false;
-  /** A shutdown began: purges stop (stopPurges). */
-  private stopping = false;
   /** Commit feed (streams): listeners, and commits with changes not yet delivered, in ts order. */
   private readonly commitListeners = new Set<CommitListener>();
   private feed: CommitRecord[] = [];
@@ -234,6 +232,7 @@ class MvccStore implements Store {
   /** Ts of this process's commits in a section that has not ended (their writes may be visible). */
   private readonly ownInFlight = new Set<bigint>();
   private feedTimer: NodeJS.Timeout | undefined;
+  /** Aborted by close() and by stopPurges() (a shutdown): waits for other processes' snapshots end. */
   private readonly closing = new AbortController();
 
   constructor(
@@ -321,13 +320,9 @@ class MvccStore implements Store {
         let winner: CommitRecord | undefined;
         try {
           const result = await fn(txn);
-          const ts = txn.hasWrites
-            ? await this.commit(txn)
-            : txn.writeIntended
-              ? await this.validateReads(txn, false)
-              : txn.metaReads
-                ? await this.validateReads(txn, true)
-                : snapshot;
+          let ts = snapshot;
+          if (txn.hasWrites) ts = await this.commit(txn);
+          else if (txn.writeIntended || txn.metaReads) await this.validateReads(txn, !txn.writeIntended);
           return { result, ts, retries, metrics: txn.metrics };
         } catch (e) {
           if (!(e instanceof StoreConflict) && !(await this.answeredFromStaleReads(txn, e))) throw e;
@@ -382,32 +377,25 @@ class MvccStore implements Store {
    * holds at a time after it began. One that read meta keys (`metaOnly`): those reads, which may
    * have seen a commit after its snapshot (a build list emptied by the commit that activated its
    * index, its documents read before it). Throws the conflict (the transaction runs again, once
-   * the commit it lost to is durable); resolves with its time.
+   * the commit it lost to is durable); its time stays its snapshot's.
    */
-  private async validateReads(txn: TxnImpl, metaOnly: boolean): Promise<bigint> {
+  private async validateReads(txn: TxnImpl, metaOnly: boolean): Promise<void> {
     const sh = this.sharing;
     if (sh) await this.learnHead(sh);
-    const conflict = metaOnly ? this.metaConflictOf(txn) : this.conflictOf(txn);
+    const conflict = this.conflictOf(txn, metaOnly);
     if (conflict) throw conflict;
-    return txn.snapshotTs;
-  }
-
-  private metaConflictOf(txn: TxnImpl): StoreConflict | undefined {
-    if (this.sharing && txn.snapshotTs < this.sharing.floor) return new StoreConflict(undefined);
-    for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) {
-      if (txn.metaConflictsWith(this.log[i])) return new StoreConflict(this.log[i]);
-    }
-    return undefined;
   }
 
   /**
-   * The conflict `txn` would commit with: a commit after its snapshot that wrote what it read, or
-   * (shared mode) a snapshot older than the commit log still holds. Undefined when there is none.
+   * The conflict `txn` would commit with: a commit after its snapshot that wrote what it read (only
+   * its meta reads with `metaOnly`), or (shared mode) a snapshot older than the commit log still
+   * holds. Undefined when there is none.
    */
-  private conflictOf(txn: TxnImpl): StoreConflict | undefined {
+  private conflictOf(txn: TxnImpl, metaOnly = false): StoreConflict | undefined {
     if (this.sharing && txn.snapshotTs < this.sharing.floor) return new StoreConflict(undefined);
     for (let i = this.log.length - 1; i >= 0 && this.log[i].ts > txn.snapshotTs; i--) {
-      if (txn.conflictsWith(this.log[i])) return new StoreConflict(this.log[i]);
+      const rec = this.log[i];
+      if (metaOnly ? txn.metaConflictsWith(rec) : txn.conflictsWith(rec)) return new StoreConflict(rec);
     }
     return undefined;
   }
@@ -506,14 +494,13 @@ class MvccStore implements Store {
   }
 
   stopPurges(): void {
-    this.stopping = true;
     this.closing.abort();
   }
 
   async purgeDatabase(db: bigint, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
-    if (this.stopping) return; // a shutdown: other processes' snapshots may still read it
+    if (this.closing.signal.aborted) return; // a shutdown: other processes' snapshots may still read it
     for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.Deletion, KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval])
       await this.purgeRange(databaseRange(tag, db));
   }
@@ -521,7 +508,7 @@ class MvccStore implements Store {
   async purgeCollection(db: bigint, coll: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
-    if (this.stopping) return; // a shutdown: other processes' snapshots may still read it
+    if (this.closing.signal.aborted) return; // a shutdown: other processes' snapshots may still read it
     for (const tag of [KeyTag.Version, KeyTag.Latest, KeyTag.Deletion]) {
       const start = inKeyspace(tag, collectionPrefix(db, coll));
       await this.purgeRange({ start, end: prefixEnd(start) });
@@ -531,7 +518,7 @@ class MvccStore implements Store {
   async purgeIndex(db: bigint, index: number, deletedAt: bigint): Promise<void> {
     await this.snapshotsReach(deletedAt);
     await this.otherSnapshotsReach();
-    if (this.stopping) return; // a shutdown: other processes' snapshots may still read it
+    if (this.closing.signal.aborted) return; // a shutdown: other processes' snapshots may still read it
     for (const tag of [KeyTag.IndexEntry, KeyTag.IndexHistory, KeyTag.IndexRemoval]) {
       const start = indexKey(tag, db, index);
       await this.purgeRange({ start, end: prefixEnd(start) });
@@ -631,7 +618,7 @@ class MvccStore implements Store {
     const BATCH = 1000;
     let deleted = 0;
     for (;;) {
-      if (this.closed || this.stopping) return deleted;
+      if (this.closing.signal.aborted) return deleted; // closed, or a shutdown (stopPurges)
       const ops: WriteOp[] = [];
       for await (const kv of this.engine.range({ ...range, limit: BATCH })) ops.push({ key: kv.key, value: null });
       if (ops.length === 0) return deleted;
