@@ -188,8 +188,18 @@ test('a section that fails before it looks at its batch answers every transactio
   }
 });
 
+/** A clock standing still: a store moves its snapshots up only when it learns the head. */
+const stillClock = () => 2_000_000_000_000n;
+/** A staleness bound spares a store reading the head: with the clock standing still, it stays behind. */
+const BEHIND: StoreOptions = { clock: stillClock, maxStalenessMs: 60_000 };
+
+/** b takes its last look at the store (a commit of its own), then a creates doc 1, which b has not seen. */
+async function leaveBehind(a: Store, b: Store): Promise<void> {
+  await b.run(async (txn) => txn.putVersion(doc(9n), 'create', data(9n)));
+  await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(1n)));
+}
+
 test('every snapshot holds the commits another store acknowledged before it began, the clock standing still', async () => {
-  const clock = () => 2_000_000_000_000n;
   await withTwo(
     async (a, b) => {
       await b.run(async (txn) => txn.putVersion(doc(9n), 'create', data(9n)));
@@ -200,16 +210,14 @@ test('every snapshot holds the commits another store acknowledged before it bega
         assert.equal(seen.retries, 0);
       }
     },
-    { clock },
+    { clock: stillClock },
   );
 });
 
 test('with a staleness bound, a transaction that set out to write and wrote nothing is validated like a commit', async () => {
-  const clock = () => 2_000_000_000_000n;
   await withTwo(
     async (a, b) => {
-      await b.run(async (txn) => txn.putVersion(doc(9n), 'create', data(9n))); // b's last look at the store
-      await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(1n)));
+      await leaveBehind(a, b);
       const seen: boolean[] = [];
       // An update that finds no document answers without writing (as GraphQL answers null).
       await b.run(async (txn) => {
@@ -228,17 +236,14 @@ test('with a staleness bound, a transaction that set out to write and wrote noth
       });
       assert.equal(attempts, 1);
     },
-    { clock, maxStalenessMs: 60_000 },
+    BEHIND,
   );
 });
 
 test('a failure answered from a snapshot that missed a commit of another store is run again; one that holds is not', async () => {
-  // The clock stands still and a staleness bound spares b reading the head: it stays behind a's commits.
-  const clock = () => 2_000_000_000_000n;
   await withTwo(
     async (a, b) => {
-      await b.run(async (txn) => txn.putVersion(doc(9n), 'create', data(9n))); // b's last look at the store
-      await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(1n)));
+      await leaveBehind(a, b);
       let attempts = 0;
       const found = await b.run(async (txn) => {
         attempts++;
@@ -258,7 +263,7 @@ test('a failure answered from a snapshot that missed a commit of another store i
       );
       assert.equal(attempts, 1);
     },
-    { clock, maxStalenessMs: 60_000 },
+    BEHIND,
   );
 });
 
