@@ -1,6 +1,7 @@
 // Test helpers: a real Flora process on a free port, driver clients for both protocols, and raw
 // HTTP/1.1 + HTTP/2 requests.
 
+import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -303,6 +304,26 @@ export async function makeKey(flora: FloraProcess, role: string, database?: stri
   });
   if (res.status !== 201) throw new Error(`CreateKey answered ${res.status}: ${res.body}`);
   return (JSON.parse(res.body) as { resource: { secret: string } }).resource.secret;
+}
+
+export interface FqlAnswer {
+  status: number;
+  /** The answer's `resource` (JSON as sent: refs stay `{"@ref": …}`). */
+  resource?: any;
+  errors?: { code: string; description: string }[];
+}
+
+/** FQL wire JSON POSTed with `secret` as a plain HTTP client sends it, on a fresh connection. */
+export async function postFql(url: string, secret: string, body: unknown): Promise<FqlAnswer> {
+  const res = await httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify(body) });
+  return { status: res.status, ...(JSON.parse(res.body) as Omit<FqlAnswer, 'status'>) };
+}
+
+/** postFql that must succeed (200 or 201): its resource. */
+export async function fqlResource(url: string, secret: string, body: unknown): Promise<any> {
+  const answer = await postFql(url, secret, body);
+  assert.ok(answer.status === 200 || answer.status === 201, JSON.stringify(answer));
+  return answer.resource;
 }
 
 /** Sends a raw JSON query body (exact Long/Double text the driver cannot express) and returns the body. */

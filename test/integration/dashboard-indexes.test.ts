@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dashboardSession, SKIP, STEP } from '../helpers/browser';
-import { httpRequest, serverForFile } from '../helpers/server';
+import { fqlResource, serverForFile } from '../helpers/server';
 
 /** Documents of the collection whose index is built in the background: four batches of 256. */
 const BIG = 1000;
@@ -20,11 +20,7 @@ const { see, shot, signIn, openTab, confirmNext } = ui;
 const page = () => ui.page;
 
 /** Runs FQL wire JSON with `secret` (the root secret by default), returning the resource. */
-async function fql(body: unknown, secret = file.flora.secret): Promise<unknown> {
-  const res = await httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify(body) });
-  assert.ok(res.status === 200 || res.status === 201, res.body);
-  return (JSON.parse(res.body) as { resource: unknown }).resource;
-}
+const fql = (body: unknown, secret = file.flora.secret): Promise<unknown> => fqlResource(file.flora.url, secret, body);
 const createDocs = (collection: string, docs: unknown[], secret: string) =>
   fql({ foreach: { lambda: 'd', expr: { create: { collection }, params: { object: { data: { var: 'd' } } } } }, collection: docs }, secret);
 

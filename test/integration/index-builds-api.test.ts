@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { httpRequest, serverForFile } from '../helpers/server';
+import { fqlResource, httpRequest, serverForFile } from '../helpers/server';
 
 /** 600 documents: three batches of 256 with a pause of 400 ms after each. */
 const DOCS = 600;
@@ -18,11 +18,8 @@ interface Build {
   collections: string[];
 }
 
-async function fql(body: unknown, secret = file.flora.secret): Promise<unknown> {
-  const res = await httpRequest(file.flora.url, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify(body) });
-  assert.ok(res.status === 200 || res.status === 201, res.body);
-  return (JSON.parse(res.body) as { resource: unknown }).resource;
-}
+/** Runs FQL wire JSON with `secret` (the root secret by default), returning the resource. */
+const fql = (body: unknown, secret = file.flora.secret): Promise<unknown> => fqlResource(file.flora.url, secret, body);
 
 async function builds(secret = file.flora.secret): Promise<Build[]> {
   const res = await httpRequest(file.flora.url, { path: '/api/v1/index-builds', headers: { authorization: `Bearer ${secret}` } });
