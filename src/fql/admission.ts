@@ -103,7 +103,9 @@ export class Admission {
    * `owners`: who the query counts against.
    */
   enter(client?: ClientLink, owners: ClientKeys = NO_OWNERS): (() => void) | Promise<() => void> {
-    if (this.active < this.limits.running && this.waiting.length === 0 && this.mayRun(owners)) {
+    // A free turn goes to the query at once even with others in line: those are held back by their
+    // owners' share (a turn's end admits every waiter that may run), not ahead of this one.
+    if (this.active < this.limits.running && this.mayRun(owners)) {
       this.start(owners);
       return this.turn(owners);
     }
@@ -118,7 +120,6 @@ export class Admission {
     // When no turn ends for a while (long queries), the line is still looked at.
     this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
     // A free turn its owners' share kept it from (a share held by queries still running) comes at a leave.
-    this.admitWaiting();
     await admitted;
     return this.turn(owners);
   }

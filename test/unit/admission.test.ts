@@ -174,10 +174,23 @@ test('a waiter over its share makes no newcomer of another owner look late', asy
   let now = 0;
   const gate = new Admission({ running: 2, queued: 8, queueMs: 1_000, ownerShare: 0.5 }, () => now);
   await gate.enter(undefined, { secret: 'k' });
+  await gate.enter(undefined, { secret: 'root' });
   void Promise.resolve(gate.enter(undefined, { secret: 'k' })).catch(() => undefined);
   await settle();
-  now = 999; // the waiter over its share has waited almost queueMs
-  assert.ok(!gate.full);
-  await gate.enter(undefined, { secret: 'root' });
+  now = 1_000; // every turn taken, and the waiter over its share has waited queueMs
+  assert.ok(!gate.full, 'only a waiter that could run makes the line look stalled');
+});
+
+test('a free turn goes at once to a query whose owners may run, whoever waits over their share', () => {
+  // One turn and two places in line per owner. s1 runs from B; two more of s1's, from A, wait
+  // (s1's turn is taken) and fill A's places in line. s2 from A holds no turn, nor does A: a turn is
+  // free, so it runs now rather than queueing behind them (where A's full share refused it with 429).
+  const gate = new Admission({ running: 2, queued: 4, queueMs: 60_000, ownerShare: 0.5 });
+  const runs = gate.enter(undefined, { secret: 's1', address: 'B' });
+  assert.equal(typeof runs, 'function');
+  for (let i = 0; i < 2; i++) void Promise.resolve(gate.enter(undefined, { secret: 's1', address: 'A' })).catch(() => undefined);
+  assert.equal(gate.queued, 2);
+  const other = gate.enter(undefined, { secret: 's2', address: 'A' });
+  assert.equal(typeof other, 'function', 'a turn at once, without a promise');
   assert.equal(gate.running, 2);
 });
