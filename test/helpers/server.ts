@@ -188,6 +188,8 @@ export interface RawRequest {
   body?: string | Buffer;
   /** HTTP/2 cleartext with prior knowledge instead of HTTP/1.1. */
   http2?: boolean;
+  /** Aborts the request (e.g. AbortSignal.timeout): the promise rejects. */
+  signal?: AbortSignal;
 }
 
 export interface RawResponse {
@@ -206,7 +208,7 @@ function h1Request(url: string, req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const r = http.request(
       new URL(req.path ?? '/', url),
-      { method: req.method ?? 'GET', headers: req.headers, agent: false },
+      { method: req.method ?? 'GET', headers: req.headers, agent: false, signal: req.signal },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -224,11 +226,14 @@ function h1Request(url: string, req: RawRequest): Promise<RawResponse> {
 async function h2Request(url: string, req: RawRequest): Promise<RawResponse> {
   const session = http2.connect(url);
   const failed = new Promise<never>((_, reject) => session.on('error', reject));
-  const stream = session.request({
-    ':method': req.method ?? 'GET',
-    ':path': req.path ?? '/',
-    ...req.headers,
-  });
+  const stream = session.request(
+    {
+      ':method': req.method ?? 'GET',
+      ':path': req.path ?? '/',
+      ...req.headers,
+    },
+    { signal: req.signal },
+  );
   stream.end(req.body);
   try {
     const answer = await Promise.race([h2Answer(stream), failed]);

@@ -2,8 +2,8 @@
 // fail (the server answered that it did not run it: 4xx, 409 contended transaction included) or
 // info (no answer in time, a dropped connection or a 5xx: it may or may not have committed).
 
-import http from 'node:http';
 import { parseJSON, type Client, type Expr } from 'faunadb';
+import { httpRequest, type RawResponse } from '../../test/helpers/server';
 import type { Outcome } from '../checker/history';
 
 export interface Answer<T> {
@@ -31,6 +31,23 @@ const header = (h: DriverResult['responseHeaders'], name: string): string | unde
   return Array.isArray(v) ? v[0] : v;
 };
 
+type Errors = { code?: string; description?: string }[] | undefined;
+
+/** X-Txn-Time (µs), when the answer has one. */
+function txnTs(value: string | undefined): number | undefined {
+  const ts = Number(value);
+  return value !== undefined && Number.isFinite(ts) ? ts : undefined;
+}
+
+/** An answer that is not a success: fail when the server says it did not run it (4xx), else info. */
+function unsuccessful<T>(status: number | undefined, errors: Errors, retries: number, otherwise: string): Answer<T> {
+  const first = errors?.[0];
+  const error = first ? `${status} ${first.code}: ${first.description}` : otherwise;
+  return { outcome: status === undefined || status >= 500 ? 'info' : 'fail', status, code: first?.code, retries, error };
+}
+
+const noAnswer = <T>(deadlineMs: number): Answer<T> => ({ outcome: 'info', retries: 0, error: `no answer within ${deadlineMs} ms` });
+
 export async function call<T>(client: Client, expr: Expr, deadlineMs: number): Promise<Answer<T>> {
   let seen: DriverResult | undefined;
   const observer = (r: unknown) => {
@@ -40,18 +57,13 @@ export async function call<T>(client: Client, expr: Expr, deadlineMs: number): P
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), deadlineMs)));
   try {
     const value = await Promise.race([client.query<T>(expr, { observer } as never), late]);
-    const ts = Number(header(seen?.responseHeaders, 'x-txn-time'));
-    const retries = Number(header(seen?.responseHeaders, 'x-txn-retries') ?? 0);
-    if (value === 'late') return { outcome: 'info', retries: 0, error: `no answer within ${deadlineMs} ms` };
-    return { outcome: 'ok', value: value as T, ts: Number.isFinite(ts) ? ts : undefined, retries };
+    if (value === 'late') return noAnswer(deadlineMs);
+    const h = seen?.responseHeaders;
+    return { outcome: 'ok', value: value as T, ts: txnTs(header(h, 'x-txn-time')), retries: Number(header(h, 'x-txn-retries') ?? 0) };
   } catch (e) {
     const result = (e as { requestResult?: DriverResult }).requestResult ?? seen;
-    const status = result?.statusCode;
-    const first = result?.responseContent?.errors?.[0];
     const retries = Number(header(result?.responseHeaders, 'x-txn-retries') ?? 0);
-    const error = first ? `${status} ${first.code}: ${first.description}` : String(e).slice(0, 300);
-    if (status === undefined || status >= 500) return { outcome: 'info', status, code: first?.code, retries, error };
-    return { outcome: 'fail', status, code: first?.code, retries, error };
+    return unsuccessful(result?.statusCode, result?.responseContent?.errors, retries, String(e).slice(0, 300));
   } finally {
     clearTimeout(timer);
   }
@@ -62,43 +74,24 @@ export async function call<T>(client: Client, expr: Expr, deadlineMs: number): P
  * fresh connection (a tier's port hands it to its next process) and with no X-Last-Seen-Txn, so that
  * nothing but the server's own order makes it see what was acknowledged before.
  */
-export function callHttp<T>(endpoint: string, secret: string, expr: Expr, deadlineMs: number, headers: Record<string, string> = {}): Promise<Answer<T>> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      req.destroy();
-      resolve({ outcome: 'info', retries: 0, error: `no answer within ${deadlineMs} ms` });
-    }, deadlineMs);
-    const settle = (a: Answer<T>) => {
-      clearTimeout(timer);
-      resolve(a);
-    };
-    const req = http.request(
-      endpoint,
-      { method: 'POST', agent: false, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => settle({ outcome: 'info', retries: 0, error: String(e) }));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          const single = (name: string) => [res.headers[name]].flat()[0];
-          const ts = Number(single('x-txn-time'));
-          const retries = Number(single('x-txn-retries') ?? 0);
-          let body: { resource?: T; errors?: { code?: string; description?: string }[] } = {};
-          try {
-            body = parseJSON(Buffer.concat(chunks).toString('utf8')) as typeof body;
-          } catch {
-            // not JSON: classified by the status alone
-          }
-          const first = body.errors?.[0];
-          if (status >= 200 && status < 300) settle({ outcome: 'ok', value: body.resource, ts: Number.isFinite(ts) ? ts : undefined, retries });
-          else settle({ outcome: status >= 500 ? 'info' : 'fail', status, code: first?.code, retries, error: `${status} ${first?.code}: ${first?.description}` });
-        });
-      },
-    );
-    req.on('error', (e) => settle({ outcome: 'info', retries: 0, error: String(e) }));
-    req.end(JSON.stringify(expr));
-  });
+export async function callHttp<T>(endpoint: string, secret: string, expr: Expr, deadlineMs: number): Promise<Answer<T>> {
+  const signal = AbortSignal.timeout(deadlineMs);
+  let res: RawResponse;
+  try {
+    const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+    res = await httpRequest(endpoint, { method: 'POST', headers, body: JSON.stringify(expr), signal });
+  } catch (e) {
+    return signal.aborted ? noAnswer(deadlineMs) : { outcome: 'info', retries: 0, error: String(e).slice(0, 300) };
+  }
+  let body: { resource?: T; errors?: Errors } = {};
+  try {
+    body = parseJSON(res.body) as typeof body;
+  } catch {
+    // not JSON: classified by the status alone
+  }
+  const retries = Number(res.headers['x-txn-retries'] ?? 0);
+  if (res.status >= 200 && res.status < 300) return { outcome: 'ok', value: body.resource, ts: txnTs(res.headers['x-txn-time']), retries };
+  return unsuccessful(res.status, body.errors, retries, `${res.status} ${res.body.slice(0, 300)}`);
 }
 
 /**

@@ -39,11 +39,14 @@ const SERVER_ENV = { FLORA_LOG_QUERIES: 'false' };
 function spread(urls: () => string[], secret: string, procs: () => FloraProcess[], stopAll: () => Promise<void>, mode: Mode, killOne?: () => Promise<void>): Target {
   const opened: Client[] = [];
   let n = 0;
-  let e = 0;
-  const client = (headers: Record<string, string> = {}) => {
+  /** The next process's address in turn; every other call's client goes over HTTP/1.1. */
+  const next = () => {
     const list = urls();
-    const endpoint = list[n % list.length];
-    const c = new Client({ secret, endpoint, headers, ...(n++ % 2 ? { fetch: globalThis.fetch as never } : {}) });
+    return { endpoint: list[n % list.length], http1: n++ % 2 === 1 };
+  };
+  const client = (headers: Record<string, string> = {}) => {
+    const { endpoint, http1 } = next();
+    const c = new Client({ secret, endpoint, headers, ...(http1 ? { fetch: globalThis.fetch as never } : {}) });
     opened.push(c);
     return c;
   };
@@ -52,10 +55,7 @@ function spread(urls: () => string[], secret: string, procs: () => FloraProcess[
     client,
     killOne,
     secret,
-    endpoint: () => {
-      const list = urls();
-      return list[e++ % list.length];
-    },
+    endpoint: () => next().endpoint,
     clientAfter(ts, headers) {
       const c = client(headers);
       if (ts > 0) sawTxn(c, ts);
