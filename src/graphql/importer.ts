@@ -43,6 +43,13 @@ class ImportFailure extends Error {
   }
 }
 
+/** Another process of a tier stored a schema for the database while an import ran: it starts over. */
+class ImportOvertaken extends ImportFailure {
+  constructor() {
+    super(409, 'Other imports into this database kept overtaking this one: import it again.');
+  }
+}
+
 export const SUCCESS_FIRST_LINE = 'Schema imported successfully.';
 
 export function successText(secret: string): string {
@@ -60,8 +67,6 @@ function mayImport(scope: Scope): boolean {
 
 /** Imports run one at a time in this process: each takes several transactions, which must not interleave. */
 let importQueue: Promise<unknown> = Promise.resolve();
-/** Another process of a tier stored a schema for the database while an import ran. */
-class ImportOvertaken extends Error {}
 /** Imports overtaken this often in a row give up (a tier importing into one database without pause). */
 const MAX_IMPORT_RESTARTS = 20;
 
@@ -96,9 +101,13 @@ async function importNow(
       });
 
     failpoint('graphql.import');
+    // The text is parsed once the secret is known to be one that may import (a client key's schema
+    // is not worth parsing), once for all its restarts.
+    let doc: DocumentNode | undefined;
+    const parsed = () => (doc ??= checkDocument(parseSdl(text)));
     for (let restarts = 0; ; restarts++) {
       try {
-        await importSteps(run, text, mode);
+        await importSteps(run, parsed, mode);
         break;
       } catch (e) {
         if (!(e instanceof ImportOvertaken) || restarts >= MAX_IMPORT_RESTARTS) throw e;
@@ -106,7 +115,6 @@ async function importNow(
     }
     return answer({ status: 200, body: successText(secret) });
   } catch (e) {
-    if (e instanceof ImportOvertaken) return answer({ status: 409, body: 'Other imports into this database kept overtaking this one: import it again.' });
     if (e instanceof SchemaImportError) return answer({ status: 400, body: e.message });
     if (e instanceof ImportFailure) return answer({ status: e.status, body: e.message });
     if (e instanceof ProtocolError) {
@@ -128,17 +136,19 @@ async function importNow(
  * one stored when it ends: else another process of a tier imported meanwhile (this process runs one
  * at a time), and this one starts over (ImportOvertaken) so that neither is lost.
  */
-async function importSteps(run: (fn: (ctx: EvalContext) => Promise<unknown>) => Promise<unknown>, text: string, mode: ImportMode): Promise<void> {
-  // 1. Check the schema and the database (nothing is written yet). The text is parsed once the
-  // secret is known to be one that may import: a client key's schema is not worth parsing.
-  let next: DocumentNode | undefined;
+async function importSteps(
+  run: (fn: (ctx: EvalContext) => Promise<unknown>) => Promise<unknown>,
+  parsed: () => DocumentNode,
+  mode: ImportMode,
+): Promise<void> {
+  // 1. Check the schema and the database (nothing is written yet).
   let effective!: DocumentNode;
   let model!: GModel;
   let began: string | undefined;
   await run(async (ctx) => {
-    next ??= checkDocument(parseSdl(text));
+    const next = parsed();
     const stored = await readSchema(ctx.txn, ctx.scope.db);
-    began = stored?.sdl();
+    began = stored?.version;
     const inv = await inventory(ctx);
     // A schema none of whose resources carries data.gql any more was forgotten (graphql.md A.4.1).
     const remembered = [...inv.collections.values(), ...inv.indexes.values(), ...inv.functions.values()].some(hasGql);
@@ -195,7 +205,7 @@ async function importSteps(run: (fn: (ctx: EvalContext) => Promise<unknown>) => 
       for (const [name, doc] of inv.indexes) if (hasGql(doc) && !indexes.has(name)) await setGql(ctx, F.indexRef(name), null);
       for (const [name, doc] of inv.functions) if (hasGql(doc) && !functions.has(name)) await setGql(ctx, F.functionRef(name), null);
     }
-    if ((await readSchema(ctx.txn, ctx.scope.db))?.sdl() !== began) throw new ImportOvertaken();
+    if ((await readSchema(ctx.txn, ctx.scope.db))?.version !== began) throw new ImportOvertaken();
     writeSchema(ctx.txn, ctx.scope.db, sdl, await schemaIds(ctx, model));
   });
 }
