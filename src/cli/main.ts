@@ -75,8 +75,6 @@ async function start(args: readonly string[]): Promise<number> {
     return code;
   }
   let server;
-  // With a GraphQL-only port, the log system and the service are closed once both listeners have drained.
-  const ownsService = config.graphqlPort === undefined;
   const { LogSystem } = await import('../logs/index'); // query log + log-export API
   let logs;
   try {
@@ -96,7 +94,9 @@ async function start(args: readonly string[]): Promise<number> {
   const sharedDir = service.tier.store.shared && !config.storage ? service.tier.leases : undefined;
   const housekeeping = new JobHousekeeping(service, config.rootSecret, transfers.jobs, backups.jobs, sharedDir);
   try {
-    server = await startServer(service, config, { logs, ownsService, backups, transfers, admin: config.admin });
+    // The log system and the service are closed here once every listener has drained and the
+    // housekeeping pass under way has ended (running.close), not by the listener.
+    server = await startServer(service, config, { logs, ownsService: false, backups, transfers, admin: config.admin });
   } catch (err) {
     await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);
@@ -123,10 +123,8 @@ async function start(args: readonly string[]): Promise<number> {
     close: async () => {
       const sweeping = housekeeping.close(); // first: no sweep starts while the store closes
       await Promise.all([graphqlServer?.close(), main.close(), sweeping]);
-      if (!ownsService) {
-        await logs.close();
-        await service.close();
-      }
+      await logs.close();
+      await service.close();
     },
     forceClose: () => {
       graphqlServer?.forceClose();
