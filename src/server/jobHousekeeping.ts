@@ -20,6 +20,8 @@ const LEASE = 'jobs:housekeeping';
 
 export class JobHousekeeping {
   private afterWrite: NodeJS.Timeout | undefined;
+  /** The latest commit heard of that wrote a database document (a deletion, a rename). */
+  private deletedBy = 0n;
   private hourly: NodeJS.Timeout | undefined;
   /** The pass under way: passes run one at a time. */
   private work: Promise<void> = Promise.resolve();
@@ -35,8 +37,11 @@ export class JobHousekeeping {
   ) {}
 
   start(): void {
-    this.service.tier?.store.onNativeWrites((_ts, docs) => {
-      if (docs === 'all' || docs.some((d) => d.coll === NATIVE_IDS.databases)) this.goneSoon();
+    this.service.tier?.store.onNativeWrites((ts, docs) => {
+      if (docs !== 'all' && !docs.some((d) => d.coll === NATIVE_IDS.databases)) return;
+      // Told at validation, before the commit is durable: the pass reads at a snapshot that has it.
+      if (ts > this.deletedBy) this.deletedBy = ts;
+      this.goneSoon();
     });
     this.hourly = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.hourly.unref();
@@ -92,9 +97,8 @@ export class JobHousekeeping {
     return this.work;
   }
 
-  /** Which of `dbs` exist, at a snapshot that has every commit made before the call. */
+  /** Which of `dbs` exist, at a snapshot that has every commit to the databases this process heard of. */
   private async existing(dbs: bigint[]): Promise<Set<bigint>> {
-    const shared = this.service.tier?.store.shared ?? false;
     const run = await this.service.transact(
       `Bearer ${this.rootSecret}`,
       async (ctx) => {
@@ -102,7 +106,7 @@ export class JobHousekeeping {
         for (const db of dbs) if ((await pathOfDatabase(ctx.catalog, ctx.txn, db)) !== undefined) out.add(db);
         return out;
       },
-      { readOnly: true, timeoutMs: 30_000, ...(shared ? { lastSeenTxn: this.service.now() } : {}) },
+      { readOnly: true, timeoutMs: 30_000, lastSeenTxn: this.deletedBy },
     );
     return run.result;
   }
