@@ -5,7 +5,7 @@
 // names are the index: the files of a time range are found by listing the directory, and nothing
 // else has to be kept consistent with them.
 
-import { readdir, stat, unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { namesIn } from '../dirNames';
 
@@ -57,15 +57,9 @@ export async function filesInRange(dir: string, startMs: number, endMs: number):
 
 /** Removes hour files that ended more than `retentionDays` before `nowMs`; returns how many. */
 export async function removeExpired(dir: string, retentionDays: number, nowMs: number): Promise<number> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return 0;
-  }
   const cutoff = nowMs - retentionDays * 24 * HOUR_MS;
   let removed = 0;
-  for (const name of names) {
+  for (const name of await namesIn(dir)) {
     const start = hourStartOfFile(name);
     if (start === undefined || start + HOUR_MS > cutoff) continue;
     try {

@@ -29,7 +29,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { QueryService } from '../fql/api';
-import { TooBusy } from '../fql/budget';
+import { DEFAULT_QUERY_TIMEOUT_MS, TooBusy } from '../fql/budget';
 import type { JobLimits } from '../jobs/jobFiles';
 import { asAdmin, LogApiError, type Requester } from '../logs/access';
 import type { RequestLogger } from '../logs/types';
@@ -69,7 +69,7 @@ export function isTransferPath(path: string): boolean {
 /** The server's own queries: in process, as the request's secret. */
 export function serviceTransport(service: QueryService): Transport {
   return async (body, authorization) => {
-    const r = await service.query({ body, authorization, timeoutMs: 120_000 });
+    const r = await service.query({ body, authorization, timeoutMs: DEFAULT_QUERY_TIMEOUT_MS });
     return { status: r.status, text: typeof r.body === 'string' ? r.body : r.body.toString('utf8'), txnTs: r.txnTime };
   };
 }
