@@ -10,7 +10,7 @@ import type { Catalog } from './catalog';
 import { namedIn } from './refNames';
 import { pathOfDatabase } from './databases';
 import { NATIVE_IDS } from './catalog';
-import { decodeSecret, verifySecret, type DecodedSecret } from './secrets';
+import { decodeSecret, NOT_CHARGED, verifySecret, type DecodedSecret } from './secrets';
 import { decodeSecretLocation, secretLocationKey, secretMatches, type LearnedCheck } from './secretLocation';
 import { TokenBuckets } from './tokenBuckets';
 import { roleIdsOf } from './permissions';
@@ -121,9 +121,6 @@ const MAX_CACHED_SECRET = 512;
  * the key's first successful use writes its check, and from then on BCrypt is not needed.
  */
 const LEGACY_VERIFY_RATE = { burst: 8, perMinute: 30 };
-
-/** Authentication's BCrypt runs are throttled per key (LEGACY_VERIFY_RATE), not charged. */
-const NOT_CHARGED = (): void => {};
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -363,6 +360,7 @@ export class Authenticator {
   private async verifyLegacyOnce(decoded: DecodedSecret, secret: string, hash: string): Promise<boolean> {
     const name = `${decoded.kind}:${decoded.id}`;
     if (this.legacyVerifies.take(name) > 0) return false;
+    // Throttled per key (LEGACY_VERIFY_RATE), not charged.
     if (!(await verifySecret(decoded, secret, hash, NOT_CHARGED))) return false;
     this.legacyVerifies.give(name);
     return true;
@@ -381,4 +379,11 @@ export function dbParentKey(db: bigint): Uint8Array {
   b.write('dbpar:', 0, 'latin1');
   b.writeBigUInt64BE(db, 6);
   return b;
+}
+
+/** The parent scope id of a database, or undefined for the top database / unknown ids. */
+export async function parentOf(txn: Txn, db: bigint): Promise<bigint | undefined> {
+  if (db === 0n) return undefined;
+  const v = await txn.getMeta(dbParentKey(db));
+  return v ? Buffer.from(v).readBigUInt64BE(0) : undefined;
 }

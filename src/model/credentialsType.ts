@@ -50,12 +50,12 @@ export async function checkPassword(ctx: EvalContext, identity: DocKey, password
   const cred = await credentialsOf(ctx, identity);
   const hash = cred?.fields.get('hashed_password');
   if (typeof hash !== 'string') return false;
-  return verifyPassword(password, hash, (ops) => ctx.budget.chargeOps(ops));
+  return verifyPassword(password, hash, ctx.budget);
 }
 
 /** The BCrypt hash of a new password, charged to the query before it runs. */
 function hashNew(ctx: EvalContext, password: string): Promise<string> {
-  return hashPassword(password, (ops) => ctx.budget.chargeOps(ops));
+  return hashPassword(password, ctx.budget);
 }
 
 /** Validates the `credentials` param of a user document write; returns the new password, if any. */

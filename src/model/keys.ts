@@ -31,7 +31,7 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
   const t: Target = { kind: 'secretDoc', db, native: 'keys', id: decoded.id, self: false, scoped: dbRef !== undefined };
   if (!(await allowed(ctx, 'read', t))) throw notFound();
   // BCrypt (a key written before checks) is charged to the query; its success stores the check.
-  const bcrypt = (h: string) => verifySecret(decoded, head, h, (ops) => ctx.budget.chargeOps(ops));
+  const bcrypt = (h: string) => verifySecret(decoded, head, h, ctx.budget);
   if (!(await secretMatches(loc, decoded, () => Promise.resolve(hash), bcrypt, ctx.learnCheck))) throw notFound();
   return render(t, dbRef, { key, version });
 }

@@ -177,7 +177,7 @@ export const keyType: NativeType = {
     await validateKey(ctx, db, params, f, true);
     f.throwIfAny(pos);
     const id = newId();
-    const { secret, hashedSecret, check } = await issueKeySecret(id, (ops) => ctx.budget.chargeOps(ops));
+    const { secret, hashedSecret, check } = await issueKeySecret(id, ctx.budget);
     const fields = stripNulls(pick(params, inputOrder(params, KEY_WRITABLE))) as Obj;
     fields.set('hashed_secret', hashedSecret);
     ctx.txn.putMeta(secretLocationKey('key', id), encodeSecretLocation(db, check));

@@ -22,10 +22,14 @@ const BCRYPT_COST = 5;
 const BCRYPT_COMPUTE_OPS = 1_000;
 
 /**
- * Takes compute ops from whoever asks for BCrypt (a query's budget), before it runs; throws to
- * refuse. The Authenticator throttles per key instead and passes a no-op.
+ * Whoever asks for BCrypt (a query's Budget): its compute ops are taken before it runs; a throw
+ * refuses it. The Authenticator throttles per key instead and passes NOT_CHARGED.
  */
-type ChargeOps = (ops: number) => void;
+export interface OpsPayer {
+  chargeOps(ops: number): void;
+}
+
+export const NOT_CHARGED: OpsPayer = { chargeOps: () => undefined };
 
 /** Bytes of a secret check: a 16-byte salt, then SHA-256(salt ‖ random part). */
 export const SECRET_CHECK_BYTES = 48;
@@ -38,8 +42,8 @@ export interface IssuedSecret {
   check: Uint8Array;
 }
 
-export async function issueKeySecret(keyId: bigint, charge: ChargeOps): Promise<IssuedSecret> {
-  charge(BCRYPT_COMPUTE_OPS);
+export async function issueKeySecret(keyId: bigint, payer: OpsPayer): Promise<IssuedSecret> {
+  payer.chargeOps(BCRYPT_COMPUTE_OPS);
   const random = randomBytes(20);
   const buf = Buffer.alloc(30);
   buf[0] = 0x7e;
@@ -49,8 +53,8 @@ export async function issueKeySecret(keyId: bigint, charge: ChargeOps): Promise<
   return issued(buf, random);
 }
 
-export async function issueTokenSecret(tokenId: bigint, dbGlobalId: bigint, charge: ChargeOps): Promise<IssuedSecret> {
-  charge(BCRYPT_COMPUTE_OPS);
+export async function issueTokenSecret(tokenId: bigint, dbGlobalId: bigint, payer: OpsPayer): Promise<IssuedSecret> {
+  payer.chargeOps(BCRYPT_COMPUTE_OPS);
   const random = randomBytes(20);
   const buf = Buffer.alloc(38);
   buf[0] = 0x7e;
@@ -72,13 +76,13 @@ function bcrypt(text: string): Promise<string> {
 }
 
 /** BCrypt (cost 5) of a credentials password. */
-export function hashPassword(password: string, charge: ChargeOps): Promise<string> {
-  charge(BCRYPT_COMPUTE_OPS);
+export function hashPassword(password: string, payer: OpsPayer): Promise<string> {
+  payer.chargeOps(BCRYPT_COMPUTE_OPS);
   return bcrypt(password);
 }
 
-export function verifyPassword(password: string, hash: string, charge: ChargeOps): Promise<boolean> {
-  charge(BCRYPT_COMPUTE_OPS);
+export function verifyPassword(password: string, hash: string, payer: OpsPayer): Promise<boolean> {
+  payer.chargeOps(BCRYPT_COMPUTE_OPS);
   return bcryptCheck(password, hash);
 }
 
@@ -111,8 +115,8 @@ export function decodeSecret(secret: string): DecodedSecret | undefined {
  * Fauna also accepts a hash of the whole secret (AuthLike.scala: keys created with a given `secret`
  * for imports), so that is tried second. Up to two BCrypt runs, both charged before the first.
  */
-export function verifySecret(decoded: DecodedSecret, fullSecret: string, hash: string, charge: ChargeOps): Promise<boolean> {
-  charge(2 * BCRYPT_COMPUTE_OPS);
+export function verifySecret(decoded: DecodedSecret, fullSecret: string, hash: string, payer: OpsPayer): Promise<boolean> {
+  payer.chargeOps(2 * BCRYPT_COMPUTE_OPS);
   return bcryptCheck(decoded.random, hash).then((ok) => ok || bcryptCheck(fullSecret, hash));
 }
 

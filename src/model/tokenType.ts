@@ -27,7 +27,7 @@ async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failu
 /** Creates the fields of a new token for `instance` in database `db` (no permission check). */
 export async function newToken(ctx: EvalContext, db: bigint, instance: Ref, params: Obj): Promise<CreatedFields> {
   const id = newId();
-  const { secret, hashedSecret, check } = await issueTokenSecret(id, db, (ops) => ctx.budget.chargeOps(ops));
+  const { secret, hashedSecret, check } = await issueTokenSecret(id, db, ctx.budget);
   const fields: Obj = new Map<string, Value>([['instance', instance]]);
   const data = params.get('data');
   if (data instanceof Map) fields.set('data', stripNulls(data));

@@ -5,6 +5,7 @@
 // many streams, tokens or connections it opens, cannot take the memory the others need.
 
 import type { MemoryPool } from '../fql/memoryPool';
+import type { ClientKeys } from '../fql/admission';
 
 export interface BodyShares {
   /** Bytes the bodies of one connection (HTTP/1.1 or HTTP/2) may hold at once. */
@@ -15,13 +16,10 @@ export interface BodyShares {
   perAddress: number;
 }
 
-/** Who a body belongs to. */
-export interface BodyOwners {
+/** Who a body belongs to: its client (an absent key: no share of that kind applies) and its connection. */
+export interface BodyOwners extends ClientKeys {
   /** The connection, by identity (the HTTP/1.1 socket, the HTTP/2 session). */
   connection: object;
-  /** As secretKey and net/addresses clientAddressKey give them; absent: no share of that kind applies. */
-  secret?: string;
-  address?: string;
 }
 
 export class BodyLedger {
