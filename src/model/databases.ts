@@ -4,22 +4,11 @@ import type { EvalContext } from '../fql/context';
 import type { Txn } from '../storage/types';
 import { errors, QueryError, type Position } from '../values/errors';
 import { Ref, TxnTime, type Obj } from '../values/types';
-import { dbParentKey, encodeDbId } from './auth';
+import { dbParentKey, encodeDbId, parentOf } from './auth';
 import { NATIVE_IDS, schemaConflictKey, type Catalog } from './catalog';
 import { render } from './documents';
 import { allowed } from './permissions';
 import { schemaOf, type Target } from './resolve';
-
-/** The parent scope id of a database, or undefined for the top database / unknown ids. */
-export function parentOf(ctx: EvalContext, db: bigint): Promise<bigint | undefined> {
-  return parentIn(ctx.txn, db);
-}
-
-async function parentIn(txn: Txn, db: bigint): Promise<bigint | undefined> {
-  if (db === 0n) return undefined;
-  const v = await txn.getMeta(dbParentKey(db));
-  return v ? Buffer.from(v).readBigUInt64BE(0) : undefined;
-}
 
 /**
  * Names of database `db` from the top, found by walking its parents; undefined once it, or a
@@ -28,7 +17,7 @@ async function parentIn(txn: Txn, db: bigint): Promise<bigint | undefined> {
 export async function pathOfDatabase(catalog: Catalog, txn: Txn, db: bigint): Promise<string[] | undefined> {
   const names: string[] = [];
   for (let current = db; current !== 0n; ) {
-    const parent = await parentIn(txn, current);
+    const parent = await parentOf(txn, current);
     if (parent === undefined) return undefined;
     const entry = (await catalog.schema(txn, parent, false)).getById('databases', current);
     if (!entry) return undefined;
@@ -47,7 +36,7 @@ export async function dbRefFromCaller(ctx: EvalContext, db: bigint): Promise<Ref
   let current: bigint | undefined = db;
   while (current !== undefined && current !== ctx.scope.db) {
     chain.unshift(current);
-    current = await parentOf(ctx, current);
+    current = await parentOf(ctx.txn, current);
   }
   if (current === undefined) return null;
   let ref: Ref | undefined;
@@ -73,7 +62,7 @@ export async function moveDatabase(
   const to = dest.entry!;
   const fail = (reason: string) =>
     new QueryError('move database error', `Cannot move database '${src.name}' into parent '${to.name}': ${reason}`, pos);
-  for (let cur: bigint | undefined = to.id; cur !== undefined; cur = await parentOf(ctx, cur)) {
+  for (let cur: bigint | undefined = to.id; cur !== undefined; cur = await parentOf(ctx.txn, cur)) {
     if (cur === src.id) throw fail('Cannot move database from ancestor to descendant.');
   }
   // Unlike other writes, a move takes scoped refs on both sides (a database anywhere below the

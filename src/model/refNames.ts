@@ -10,7 +10,7 @@ import type { Txn, TxnNames } from '../storage/types';
 import { decodeAgain } from '../storage/naming';
 import { mapRefs } from '../values/refWalk';
 import { ADDR_NATIVE, FIRST_USER_COLLECTION_ID, NAMED_NATIVES, NATIVE_IDS, nativeById, Ref, type NamedNative, type RefAddr, type Value } from '../values/types';
-import { dbParentKey } from './auth';
+import { parentOf } from './auth';
 import type { Catalog, DbSchema } from './catalog';
 
 /**
@@ -147,9 +147,9 @@ export class RefNames implements TxnNames {
     const chain: bigint[] = [];
     for (let cur = db; cur !== this.home; ) {
       chain.unshift(cur);
-      const parent = await this.source.txn.getMeta(dbParentKey(cur));
-      if (!parent) return null;
-      cur = Buffer.from(parent).readBigUInt64BE(0);
+      const parent = await parentOf(this.source.txn, cur);
+      if (parent === undefined) return null;
+      cur = parent;
     }
     let ref: Ref | undefined;
     let parent = this.home;
