@@ -26,8 +26,8 @@ export interface QueryRequest {
   client?: ClientLink;
   /** Called once the secret is accepted, with the timeout the query runs under (TransactOptions). */
   authenticated?: (timeoutMs: number) => void;
-  /** The client's network address (the failed-login throttle counts per address). */
-  clientAddress?: string;
+  /** The client's address as the failed-login throttle counts it (net/addresses clientAddressKey; none from this machine). */
+  clientAddressKey?: string;
 }
 
 export interface QueryMetrics {
@@ -210,8 +210,8 @@ export interface TransactOptions {
   client?: ClientLink;
   /** The request's budget when the caller made one (it then releases it); else one per call. */
   budget?: Budget;
-  /** The client's network address, for requests from one (the failed-login throttle). */
-  clientAddress?: string;
+  /** The client's address as the failed-login throttle counts it (net/addresses clientAddressKey; none from this machine). */
+  clientAddressKey?: string;
 }
 
 export interface TransactResult<T> {

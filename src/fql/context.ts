@@ -44,8 +44,8 @@ export class EvalContext {
   authenticate: (secret: string) => Promise<Scope | undefined> = NO_SECRETS;
   /** Stores a secret's check learned by BCrypt (set by the executor; used by KeyFromSecret). */
   learnCheck: (learned: LearnedCheck) => void = NOT_LEARNED;
-  /** The client's network address (HTTP requests), for the failed-login throttle. */
-  clientAddress: string | undefined;
+  /** The client's address as the failed-login throttle counts it (net/addresses clientAddressKey; none from this machine). */
+  clientAddressKey: string | undefined;
   /** The process's failed-login throttle (set by the executor; none for background work). */
   loginThrottle: LoginThrottle | undefined;
   /** Valid time for reads under At(); undefined = the snapshot. */

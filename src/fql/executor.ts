@@ -164,7 +164,7 @@ export class Executor implements QueryService {
           txn.metrics.reader = budget;
           const ctx = new EvalContext(txn, scope, this.catalog, budget, !!opts.readOnly);
           if (opts.refuseWritesIn) ctx.writesRefusedIn = opts.refuseWritesIn;
-          ctx.clientAddress = opts.clientAddress;
+          ctx.clientAddressKey = opts.clientAddressKey;
           ctx.loginThrottle = this.loginThrottle;
           ctx.evalBinding = bindingEvaluator(ctx);
           ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
@@ -246,7 +246,7 @@ export class Executor implements QueryService {
           maxRetries: req.maxRetriesOnContention,
           budget,
           authenticated: req.authenticated,
-          clientAddress: req.clientAddress,
+          clientAddressKey: req.clientAddressKey,
         },
       );
       const fresh = run.result instanceof Map && run.ctx.isFresh(run.result as Obj);

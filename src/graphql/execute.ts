@@ -47,8 +47,8 @@ export interface RunOptions {
   queriesOnly?: boolean;
   /** The request's client: the operation is cancelled once it is gone. */
   client?: ClientLink;
-  /** The client's network address (the failed-login throttle of Login in a resolver function). */
-  clientAddress?: string;
+  /** The client's address as the failed-login throttle of Login in a resolver counts it (net/addresses clientAddressKey). */
+  clientAddressKey?: string;
 }
 
 interface Payload {
@@ -172,7 +172,7 @@ export async function runGraphql(
         if (errors.length && ctx.txn.hasWrites) throw new Rollback({ data: null, errors: payload.errors });
         return payload;
       },
-      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddress: opts.clientAddress, budget },
+      { timeoutMs: opts.timeoutMs, lastSeenTxn: opts.lastSeenTxn, client: opts.client, clientAddressKey: opts.clientAddressKey, budget },
     );
     const estimate = dataText + errorsText(run.result.errors);
     const body = responseBody(run.result, run.ts, service.limits.maxResponseBytes, budget, estimate);

@@ -61,7 +61,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
   const started = process.hrtime.bigint();
   let a: GraphqlAnswer;
   try {
-    const opts = { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers), client: ctx, clientAddress: ctx.clientKeys.address };
+    const opts = { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers), client: ctx, clientAddressKey: ctx.clientKeys.address };
     a = await runGraphql(service, ctx.headers.authorization, request, opts);
   } catch (err) {
     const id = logInternalError(err, 'POST /graphql');

@@ -81,7 +81,7 @@ async function runQuery(
     maxRetriesOnContention: headers.maxRetriesOnContention,
     client: ctx, // once it is gone, the query stops at its next look at the clock
     authenticated: (ms) => (timeoutMs = ms),
-    clientAddress: ctx.clientKeys.address,
+    clientAddressKey: ctx.clientKeys.address,
   });
   // The turn ends when the query does, not when its client stops waiting for it.
   work.then(leave, leave);

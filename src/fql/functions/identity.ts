@@ -46,7 +46,7 @@ async function identityOf(ctx: EvalContext, call: CallExpr, key: string, env: En
  */
 async function passwordMatches(ctx: EvalContext, identity: Identity | undefined, password: string): Promise<boolean> {
   const { key } = identity ?? {};
-  const attempt = ctx.loginThrottle?.attempt(key && `${key.db}/${key.coll}/${key.id}`, ctx.clientAddress);
+  const attempt = ctx.loginThrottle?.attempt(key && `${key.db}/${key.coll}/${key.id}`, ctx.clientAddressKey);
   const ok = identity !== undefined && (await checkPassword(ctx, identity.key, password));
   if (ok) attempt?.succeeded();
   return ok;
