@@ -33,7 +33,6 @@ interface Format1Secrets {
   roleKey: string;
 }
 
-/** A server on a copy of the format-1 fixture (keys and a token without secret checks). */
 /** A server on a fresh copy of the format-1 fixture (a store written before secret checks) for the enclosing describe. */
 function format1Store(): { srv: FloraProcess; secrets: Format1Secrets } {
   const held = {} as { srv: FloraProcess; secrets: Format1Secrets; dir: string };

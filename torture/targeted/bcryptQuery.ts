@@ -6,11 +6,10 @@
 // made more than a handful of BCrypt runs (estimated from the server's CPU against one Identify's), a
 // password found, a slow ping.
 
-import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora } from '../../test/helpers/server';
 import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
 import { whilePinging } from './pingWatch';
-import { createUsers, docRef, firstError, FqlSession, PASSWORD } from './fqlSession';
+import { cpuMs, createUsers, docRef, firstError, FqlSession, PASSWORD } from './fqlSession';
 
 /** More BCrypt runs than this in one query is a violation (the charge allows about ten). */
 const HANDFUL = 30;
@@ -27,16 +26,16 @@ export const bcryptQuery: TargetedAttack = {
     const verdict = new Verdict();
     try {
       // Every thread's CPU (BCrypt runs on libuv's pool, not the main thread), in ms.
-      const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
+      const pid = flora.proc.pid!;
       await createUsers(session, flora.secret, ['1', '2', '3']);
       const key = await makeKey(flora, 'client');
       const client = (body: unknown) => session.post(key, body, { 'x-query-timeout': '600000' });
 
       // One Identify's CPU, from right passwords (a success takes no failed-login allowance).
       const rounds = 20;
-      const before = cpuMs();
+      const before = cpuMs(pid);
       for (let i = 0; i < rounds; i++) await client({ identify: docRef('users', '3'), password: PASSWORD });
-      const perIdentify = Math.max(0.5, (cpuMs() - before) / rounds);
+      const perIdentify = Math.max(0.5, (cpuMs(pid) - before) / rounds);
 
       const { value, ping } = await whilePinging(flora.url, async () => {
         const mapWrong = { map: { lambda: 'x', expr: { identify: docRef('users', '1'), password: 'wrong' } }, collection: Array.from({ length: wrong }, (_, i) => i) };
@@ -48,10 +47,10 @@ export const bcryptQuery: TargetedAttack = {
         };
         const out = [];
         for (const [label, body] of [[`Identify × ${wrong} wrong`, mapWrong], [`Identify × ${candidates} candidates`, mapGuess]] as const) {
-          const cpu0 = cpuMs();
+          const cpu0 = cpuMs(pid);
           const t0 = Date.now();
           const answer = await client(body);
-          out.push({ label, answer, cpu: cpuMs() - cpu0, ms: Date.now() - t0 });
+          out.push({ label, answer, cpu: cpuMs(pid) - cpu0, ms: Date.now() - t0 });
         }
         return out;
       }, size);

@@ -5,11 +5,10 @@
 // interleaved batches. Violations: forged markedly dearer than missing, any forged secret accepted.
 
 import { randomBytes } from 'node:crypto';
-import { procCpuSeconds } from '../../bench/procStatus';
 import { makeKey, startFlora } from '../../test/helpers/server';
 import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
 import { whilePinging } from './pingWatch';
-import { FqlSession } from './fqlSession';
+import { cpuMs, FqlSession } from './fqlSession';
 
 /** Forged is "markedly dearer" above this ratio of missing's CPU per 401, plus the margin below. */
 const RATIO = 1.5;
@@ -44,14 +43,14 @@ export const forgedSecret: TargetedAttack = {
     const session = new FqlSession(flora.url);
     const verdict = new Verdict();
     try {
-      const cpuMs = () => procCpuSeconds(flora.proc.pid!) * 1000;
+      const pid = flora.proc.pid!;
       const keys: string[] = [];
       for (const role of ['client', 'server', 'admin']) keys.push(await makeKey(flora, role));
       const cpu = { forged: 0, missing: 0 };
       let accepted = 0;
       const fire = async (kind: 'forged' | 'missing') => {
         const secrets = Array.from({ length: batch }, (_, i) => (kind === 'forged' ? forge(keys[i % keys.length]) : missing()));
-        const before = cpuMs();
+        const before = cpuMs(pid);
         let next = 0;
         const worker = async () => {
           while (next < secrets.length) {
@@ -60,7 +59,7 @@ export const forgedSecret: TargetedAttack = {
           }
         };
         await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-        cpu[kind] += cpuMs() - before;
+        cpu[kind] += cpuMs(pid) - before;
       };
       const { ping } = await whilePinging(flora.url, async () => {
         await fire('missing'); // warm-up, not counted

@@ -75,7 +75,7 @@ export function firstError(a: RawResponse): { code: string; description: string 
   }
 }
 
-/** CPU time `pid` has used so far (user + system, all threads), in ms (security-forged-secret.test's unit). */
+/** CPU time `pid` has used so far (user + system, all threads), in ms. */
 export function cpuMs(pid: number): number {
   return procCpuSeconds(pid) * 1000;
 }
