@@ -11,7 +11,7 @@
 
 import { readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childrenOf, commandLine, descendantsOf, runnable, running } from '../test/helpers/procs';
+import { childrenOf, commandLine, killTree, runnable } from '../test/helpers/procs';
 import { marksDir, marksFile } from './testMarks';
 
 const DEFAULT_LIMIT_S = 300;
@@ -74,7 +74,7 @@ export class FileDeadlines {
       busy &&= runnable(pid);
       await sleep(100);
     }
-    const killed = killTree(pid);
+    const killed = killTree(pid).length;
     if (killed > 0) this.onOverTime(file, { limitMs, test: runningTest(pid), killed, busy });
   }
 
@@ -95,31 +95,5 @@ function runningTest(pid: number): string | undefined {
     return undefined; // between tests, or not loaded (node --test run without npm test's --require)
   } finally {
     rmSync(file, { force: true });
-  }
-}
-
-/**
- * SIGKILL to `pid` and all its descendants; returns how many (0 if `pid` had ended). They are stopped
- * first (SIGSTOP) until no new one appears, so that none forks a process the kill would miss.
- */
-function killTree(pid: number): number {
-  if (!running(pid) || !signal(pid, 'SIGSTOP')) return 0;
-  const stopped = new Set([pid]);
-  for (let round = 0; round < 100; round++) {
-    const fresh = descendantsOf(pid).filter((p) => !stopped.has(p));
-    if (fresh.length === 0) break;
-    for (const p of fresh) if (signal(p, 'SIGSTOP')) stopped.add(p);
-  }
-  for (const p of stopped) signal(p, 'SIGKILL');
-  return stopped.size;
-}
-
-/** Whether the signal was sent (not if the process is gone). */
-function signal(pid: number, sig: NodeJS.Signals): boolean {
-  try {
-    process.kill(pid, sig);
-    return true;
-  } catch {
-    return false;
   }
 }

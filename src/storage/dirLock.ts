@@ -30,7 +30,7 @@ interface Proc {
 }
 
 /** The fields of /proc/<pid>/stat after the command name (state first), or undefined. */
-function statFields(pid: number): string[] | undefined {
+export function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');

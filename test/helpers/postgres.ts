@@ -12,7 +12,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports';
-import { commandLine, descendantsOf, running } from './procs';
+import { commandLine, descendantsOf, killTree, running } from './procs';
 import { ensureOsUser } from './postgresUser';
 
 export interface Postgres {
@@ -104,14 +104,7 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 async function killCluster(dataDir: string): Promise<void> {
   const family = descendantsOf(process.pid)
     .filter((pid) => commandLine(pid).some((arg) => arg.includes(dataDir)))
-    .flatMap((pid) => [pid, ...descendantsOf(pid)]);
-  for (const pid of family) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
+    .flatMap(killTree);
   // The next start refuses while a backend of the old one still holds its shared memory.
   while (family.some(running)) await new Promise((r) => setTimeout(r, 20));
 }

@@ -2,16 +2,7 @@
 // whether it is busy. A zombie (killed, left for a lazy init to reap once its parent died too) does not run.
 
 import { readdirSync, readFileSync } from 'node:fs';
-
-/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses): state, ppid, …; undefined once it is gone. */
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
+import { statFields } from '../../src/storage/dirLock';
 
 export function running(pid: number): boolean {
   const fields = statFields(pid);
@@ -48,4 +39,30 @@ export function commandLine(pid: number): string[] {
 /** Whether it is running code or waiting for a CPU to run it on (state R), rather than waiting for something. */
 export function runnable(pid: number): boolean {
   return statFields(pid)?.[0] === 'R';
+}
+
+/**
+ * SIGKILL to `pid` and all its descendants; returns them (none if `pid` had ended). They are stopped
+ * first (SIGSTOP) until no new one appears, so that none forks a process the kill would miss.
+ */
+export function killTree(pid: number): number[] {
+  if (!running(pid) || !signal(pid, 'SIGSTOP')) return [];
+  const stopped = new Set([pid]);
+  for (let round = 0; round < 100; round++) {
+    const fresh = descendantsOf(pid).filter((p) => !stopped.has(p));
+    if (fresh.length === 0) break;
+    for (const p of fresh) if (signal(p, 'SIGSTOP')) stopped.add(p);
+  }
+  for (const p of stopped) signal(p, 'SIGKILL');
+  return [...stopped];
+}
+
+/** Whether the signal was sent (not if the process is gone). */
+function signal(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -12,8 +12,8 @@ import path from 'node:path';
 import * as http2 from 'node:http2';
 import { Client, query as q } from 'faunadb';
 import { FLORA_BIN, startFlora, waitFor, workerPids } from '../helpers/server';
+import { commandLine } from '../helpers/procs';
 import { running } from '../helpers/procs';
-import { readFileSync } from 'node:fs';
 import { workerExecArgv } from '../../src/tier/supervisor';
 
 test('a worker that cannot listen stops the tier: exit 1 and the reason', async () => {
@@ -93,14 +93,13 @@ test('kill -9 of the supervisor: its workers stop by themselves, and a new owner
 });
 
 test('workers run with a young-generation semi-space pinned at 32 MiB, or at the maximum NODE_OPTIONS sets', async () => {
-  const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   const tier = await startFlora({ args: ['--workers', '2'] });
   try {
     const pids = workerPids(tier);
     assert.equal(pids.length, 2);
     for (const pid of pids) {
-      assert.ok(cmdline(pid).includes('--max-semi-space-size=32'), cmdline(pid).join(' '));
-      assert.ok(cmdline(pid).includes('--min-semi-space-size=32'), cmdline(pid).join(' '));
+      assert.ok(commandLine(pid).includes('--max-semi-space-size=32'), commandLine(pid).join(' '));
+      assert.ok(commandLine(pid).includes('--min-semi-space-size=32'), commandLine(pid).join(' '));
     }
   } finally {
     await tier.stop();
@@ -108,8 +107,8 @@ test('workers run with a young-generation semi-space pinned at 32 MiB, or at the
   const own = await startFlora({ args: ['--workers', '2'], env: { NODE_OPTIONS: '--max-semi-space-size=8' } });
   try {
     for (const pid of workerPids(own)) {
-      assert.ok(!cmdline(pid).some((a) => a.startsWith('--max-semi-space-size')), cmdline(pid).join(' '));
-      assert.ok(cmdline(pid).includes('--min-semi-space-size=8'), cmdline(pid).join(' '));
+      assert.ok(!commandLine(pid).some((a) => a.startsWith('--max-semi-space-size')), commandLine(pid).join(' '));
+      assert.ok(commandLine(pid).includes('--min-semi-space-size=8'), commandLine(pid).join(' '));
     }
   } finally {
     await own.stop();
