@@ -48,10 +48,14 @@ export class Verdict {
     this.details.push(typeof line === 'string' ? line : line());
   }
 
-  /** Counts the slow pings of `report` (seen `during` what); its figures go in the result. */
+  /**
+   * Counts the slow pings of `report` (seen `during` what). The result's figures are those of the
+   * slowest report, with the slow pings of every one.
+   */
   ping(report: PingReport, during?: string): void {
     this.fail(report.slow, () => slowPings(report, during));
-    this.pings = report;
+    const slowest = this.pings === undefined || report.maxMs >= this.pings.maxMs ? report : this.pings;
+    this.pings = { ...slowest, slow: (this.pings?.slow ?? 0) + report.slow };
   }
 
   result(figures: Record<string, string>): TargetedResult {

@@ -13,7 +13,7 @@ import { query as q } from 'faunadb';
 import { mustImport } from '../../test/helpers/graphql';
 import { ClientPool, startFlora } from '../../test/helpers/server';
 import { RssSampler } from '../probes';
-import { type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
+import { Verdict, type TargetedAttack, type TargetedOptions, type TargetedResult } from './attack';
 import { slowPings, whilePinging } from './pingWatch';
 
 const MiB = 1024 * 1024;
@@ -168,8 +168,7 @@ async function attack(opts: TargetedOptions): Promise<TargetedResult> {
   const docs = torture ? 1000 : 50;
   const srv = await startFlora();
   const pool = new ClientPool(srv.url);
-  const details: string[] = [];
-  let violations = 0;
+  const verdict = new Verdict();
   try {
     const { client, reader } = await seedLibrary(srv.url, srv.secret, pool, 'gqlattack', docs);
 
@@ -194,32 +193,20 @@ async function attack(opts: TargetedOptions): Promise<TargetedResult> {
         figures[s.label] = `${a.status}, ${(a.bytes / MiB).toFixed(1)} MiB in ${a.ms.toFixed(0)} ms, ping max ${ping.maxMs.toFixed(0)} ms`;
         opts.log(`    ${s.label}: ${figures[s.label]}: ${a.head.slice(0, 120)}`);
         const wrong = s.check(a);
-        if (wrong) {
-          violations++;
-          details.push(`${s.label}: ${wrong}`);
-        }
-        if (a.bytes > ANSWER_BOUND) {
-          violations++;
-          details.push(`${s.label}: answered ${a.bytes} bytes, over the bound of ${ANSWER_BOUND}`);
-        }
-        if (ping.slow > 0) {
-          slow += ping.slow;
-          details.push(`${s.label}: ${slowPings(ping)}`);
-        }
+        verdict.fail(wrong !== undefined, `${s.label}: ${wrong}`);
+        verdict.fail(a.bytes > ANSWER_BOUND, `${s.label}: answered ${a.bytes} bytes, over the bound of ${ANSWER_BOUND}`);
+        verdict.fail(ping.slow, () => `${s.label}: ${slowPings(ping)}`);
+        slow += ping.slow;
       }
     } finally {
-      rss.stop(); // a request that failed must not leave the sampler running (it would keep the process alive)
+      rss.stop(); // a request that failed must not leave the sampler sampling
     }
     rss.sample();
-    violations += slow;
     figures['slow pings'] = String(slow);
     const growth = rss.peak - baseline;
     figures['RSS MiB'] = `${(baseline / MiB).toFixed(0)} → peak ${(rss.peak / MiB).toFixed(0)}`;
-    if (growth > RSS_BOUND) {
-      violations++;
-      details.push(`RSS grew ${(growth / MiB).toFixed(0)} MiB, over the bound of ${RSS_BOUND / MiB} MiB`);
-    }
-    return { violations, figures, details };
+    verdict.fail(growth > RSS_BOUND, () => `RSS grew ${(growth / MiB).toFixed(0)} MiB, over the bound of ${RSS_BOUND / MiB} MiB`);
+    return verdict.result(figures);
   } finally {
     await pool.close();
     await srv.stop();

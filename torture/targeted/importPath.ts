@@ -7,14 +7,13 @@
 // Two servers: one with the default (no import directory) and one with FLORA_IMPORT_DIR. Each
 // refused request is asked twice, for a file that exists and for one that does not.
 
-import { query as q } from 'faunadb';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ClientPool, startFlora, type FloraProcess } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedResult } from './attack';
+import { makeKey, startFlora, type FloraProcess } from '../../test/helpers/server';
+import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
 import { api, untilDone, type ApiAnswer } from './jobApi';
-import { pingFigures, whilePinging } from './pingWatch';
+import { whilePinging } from './pingWatch';
 
 /** One record of a driver dump: what an import takes. */
 export const RECORD = '{"ref":{"@ref":{"id":"1","collection":{"@ref":{"id":"things","collection":{"@ref":{"id":"collections"}}}}}},"ts":1,"data":{"a":1}}\n';
@@ -43,20 +42,13 @@ export const importPath: TargetedAttack = {
     await symlink(path.join(outside, 'secret.ndjson'), path.join(imports, 'link'));
     await symlink(path.join(outside, 'missing.ndjson'), path.join(imports, 'dangling'));
     const servers: FloraProcess[] = [];
-    const pools: ClientPool[] = [];
-    const details: string[] = [];
-    let violations = 0;
+    const verdict = new Verdict();
     try {
       const off = await startFlora();
       servers.push(off);
       const on = await startFlora({ env: { FLORA_IMPORT_DIR: imports } });
       servers.push(on);
-      const adminOf = async (srv: FloraProcess) => {
-        const pool = new ClientPool(srv.url);
-        pools.push(pool);
-        return ((await pool.client(srv.secret).query(q.CreateKey({ role: 'admin' }))) as { secret: string }).secret;
-      };
-      const keys = { off: await adminOf(off), on: await adminOf(on) };
+      const keys = { off: await makeKey(off, 'admin'), on: await makeKey(on, 'admin') };
       const pairs: Pair[] = [];
       for (const [name, srv, key] of [['no import dir', off, keys.off], ['import dir', on, keys.on]] as const) {
         for (const [who, secret] of [[`top-level admin key, ${name}`, key], [`root, ${name}`, srv.secret]] as const) {
@@ -76,28 +68,22 @@ export const importPath: TargetedAttack = {
           const ask = (file: string) => api(p.srv.url, 'POST', `/api/v1/imports?path=${encodeURIComponent(file)}`, p.secret);
           const [existing, missing] = [await ask(p.existing), await ask(p.missing)];
           for (const [file, r] of [[p.existing, existing], [p.missing, missing]] as const) {
-            if (r.status < 300) {
-              violations++;
-              details.push(`${p.who}: ${file} ran (${r.status}${await jobOutcome(p, r)})`);
-            }
+            if (r.status < 300) verdict.fail(true, `${p.who}: ${file} ran (${r.status}${await jobOutcome(p, r)})`);
           }
-          if (existing.status !== missing.status || existing.json?.message !== missing.json?.message) {
-            violations++;
-            details.push(`${p.who}: ${p.existing} → ${existing.status} ${existing.text.slice(0, 160)}; ${p.missing} → ${missing.status} ${missing.text.slice(0, 160)}`);
-          }
+          verdict.fail(
+            existing.status !== missing.status || existing.json?.message !== missing.json?.message,
+            () => `${p.who}: ${p.existing} → ${existing.status} ${existing.text.slice(0, 160)}; ${p.missing} → ${missing.status} ${missing.text.slice(0, 160)}`,
+          );
         }
         // The control: root imports a file inside the directory.
         const good = await api(on.url, 'POST', `/api/v1/imports?path=${encodeURIComponent('good.ndjson')}`, on.secret);
         const done = good.status === 202 ? await untilDone(on.url, `/api/v1/imports/${good.json!.id}`, on.secret) : good;
-        if (done.json?.state !== 'Complete') {
-          violations++;
-          details.push(`root could not import good.ndjson from the import directory: ${done.status} ${done.text.slice(0, 200)}`);
-        }
+        verdict.fail(done.json?.state !== 'Complete', () => `root could not import good.ndjson from the import directory: ${done.status} ${done.text.slice(0, 200)}`);
       }, size);
       log(`    import-path: ${pairs.length * 2} refused paths asked`);
-      return { violations: violations + asked.ping.slow, figures: { 'paths asked': String(pairs.length * 2), ...pingFigures(asked.ping) }, details };
+      verdict.ping(asked.ping);
+      return verdict.result({ 'paths asked': String(pairs.length * 2) });
     } finally {
-      await Promise.all(pools.map((p) => p.close()));
       await Promise.all(servers.map((s) => s.stop()));
       await rm(tmp, { recursive: true, force: true });
     }

@@ -7,10 +7,10 @@
 
 import { query as q } from 'faunadb';
 import * as path from 'node:path';
-import { ClientPool, startFlora } from '../../test/helpers/server';
-import type { TargetedAttack, TargetedResult } from './attack';
+import { ClientPool, makeKey, startFlora } from '../../test/helpers/server';
+import { Verdict, type TargetedAttack, type TargetedResult } from './attack';
 import { api, filesBelow, untilDone } from './jobApi';
-import { pingFigures, slowPings, whilePinging } from './pingWatch';
+import { whilePinging } from './pingWatch';
 
 /** Bytes of `x\n` uploaded: the issue's 1.2 MB, or a tenth for npm test. */
 const UPLOAD_BYTES = { torture: 1_200_000, test: 120_000 };
@@ -26,12 +26,10 @@ export const jobFlood: TargetedAttack = {
   async run({ size, log }): Promise<TargetedResult> {
     const srv = await startFlora();
     const pool = new ClientPool(srv.url);
-    const details: string[] = [];
-    let violations = 0;
+    const verdict = new Verdict();
     try {
-      const root = pool.client(srv.secret);
-      await root.query(q.CreateDatabase({ name: 'flood' }));
-      const { secret } = (await root.query(q.CreateKey({ database: q.Database('flood'), role: 'admin' }))) as { secret: string };
+      await pool.client(srv.secret).query(q.CreateDatabase({ name: 'flood' }));
+      const secret = await makeKey(srv, 'admin', 'flood');
       const upload = Buffer.from('x\n'.repeat(UPLOAD_BYTES[size] / 2));
       log(`    job-flood: uploading ${upload.length} bytes of \`x\` lines`);
 
@@ -42,23 +40,15 @@ export const jobFlood: TargetedAttack = {
       }, size);
       const { started, done } = imported.value;
       // An attack that did not run proves nothing: it fails.
-      if (started.status !== 202) {
-        violations++;
-        details.push(`the upload was refused (${started.status} ${started.text.slice(0, 200)}): the attack did not run`);
-      } else if (done?.json?.state !== 'Complete') {
-        violations++;
-        details.push(`the import ended ${done?.json?.state ?? done?.status}: ${done?.text.slice(0, 200)}`);
-      }
+      if (started.status !== 202) verdict.fail(true, `the upload was refused (${started.status} ${started.text.slice(0, 200)}): the attack did not run`);
+      else verdict.fail(done?.json?.state !== 'Complete', () => `the import ended ${done?.json?.state ?? done?.status}: ${done?.text.slice(0, 200)}`);
       const problems = done?.json?.report?.problems?.length ?? 0;
       const omitted = done?.json?.report?.problems_omitted ?? 0;
 
       // The job's own files: its state and report (the uploaded copy is the client's bytes, kept as sent).
       const files = (await filesBelow(path.join(srv.dataDir, 'transfers'))).filter((f) => !path.basename(f.path).startsWith('upload'));
       const largest = files.reduce((a, f) => (f.bytes > a.bytes ? f : a), { path: '', bytes: 0 });
-      if (largest.bytes > JOB_FILE_CAP) {
-        violations++;
-        details.push(`job file over the cap: ${largest.path} is ${largest.bytes} bytes (cap ${JOB_FILE_CAP})`);
-      }
+      verdict.fail(largest.bytes > JOB_FILE_CAP, `job file over the cap: ${largest.path} is ${largest.bytes} bytes (cap ${JOB_FILE_CAP})`);
 
       const listed = await whilePinging(srv.url, async () => {
         const rootList = await api(srv.url, 'GET', '/api/v1/exports', srv.secret);
@@ -67,34 +57,18 @@ export const jobFlood: TargetedAttack = {
       }, size);
       const { rootList, ownList } = listed.value;
       for (const [who, r] of [['root GET /api/v1/exports', rootList], ['tenant GET /api/v1/imports', ownList]] as const) {
-        if (r.status !== 200) {
-          violations++;
-          details.push(`${who}: ${r.status} ${r.text.slice(0, 200)}`);
-        }
-        if (r.ms > LIST_BOUND_MS) {
-          violations++;
-          details.push(`${who} took ${r.ms.toFixed(0)} ms (bound ${LIST_BOUND_MS} ms)`);
-        }
+        verdict.fail(r.status !== 200, () => `${who}: ${r.status} ${r.text.slice(0, 200)}`);
+        verdict.fail(r.ms > LIST_BOUND_MS, () => `${who} took ${r.ms.toFixed(0)} ms (bound ${LIST_BOUND_MS} ms)`);
       }
-      for (const [phase, p] of [['the import', imported.ping], ['the lists', listed.ping]] as const) {
-        if (p.slow > 0) {
-          violations += p.slow;
-          details.push(slowPings(p, `during ${phase}`));
-        }
-      }
-      const ping = imported.ping.maxMs >= listed.ping.maxMs ? imported.ping : listed.ping;
-      return {
-        violations,
-        figures: {
-          'upload bytes': String(upload.length),
-          'job file bytes': String(largest.bytes),
-          'problems listed': `${problems} (+${omitted} counted)`,
-          'root list ms': rootList.ms.toFixed(0),
-          'tenant list ms': ownList.ms.toFixed(0),
-          ...pingFigures({ ...ping, slow: imported.ping.slow + listed.ping.slow }),
-        },
-        details,
-      };
+      verdict.ping(imported.ping, 'during the import');
+      verdict.ping(listed.ping, 'during the lists');
+      return verdict.result({
+        'upload bytes': String(upload.length),
+        'job file bytes': String(largest.bytes),
+        'problems listed': `${problems} (+${omitted} counted)`,
+        'root list ms': rootList.ms.toFixed(0),
+        'tenant list ms': ownList.ms.toFixed(0),
+      });
     } finally {
       await pool.close();
       await srv.stop();
