@@ -9,7 +9,10 @@
 //    `--workers 1` and `--workers <cores>` (LMDB) and PostgreSQL's own `pgbench -S` (32 clients,
 //    select by key) on the embedded PostgreSQL this bench starts; and, as the floor under any Node
 //    server, a bare node:http server in as many processes answering with the bytes of a Flora Get
-//    (bench/http1Ceiling.ts). Every answer must be a 200 or the figures are marked invalid.
+//    (bench/http1Ceiling.ts); and that server made as heavy per request as Flora `--workers 1` (JSON
+//    round trips of the body, calibrated in the run) in 1 and <cores> processes: the scaling any
+//    Node server of Flora's weight gets from these cores. Every answer must be a 200 or the figures
+//    are marked invalid.
 // 1b. Creates on both Flora servers the same way (answers must be 201), with the conflicts the
 //    server retried (x-txn-retries): what the tier does to writes.
 // 2. Flora on PostgreSQL vs on LMDB, one process each, through the faunadb driver (HTTP/2, 32 in
@@ -145,6 +148,7 @@ async function capacity(opts: Opts, pg: Postgres, one: FloraProcess, tier: Flora
     { name: `pgbench -S (PostgreSQL 18, -c ${c} -j ${j})`, pid: postmasterPid(), run: (s) => runPgbench(pgbenchUrl, s, c, j), slices: [] },
     wrk(`ceiling: bare node:http, ${n} processes`, ceiling.pid, ceiling.url, getScript),
   ];
+  const heavy: { stop(): void }[] = [];
   const creates: Target[] = [
     wrk('Create, Flora --workers 1 (LMDB)', one.proc.pid!, one.url, createScript),
     wrk(`Create, Flora --workers ${n} (LMDB)`, tier.proc.pid!, tier.url, createScript),
@@ -154,11 +158,21 @@ async function capacity(opts: Opts, pg: Postgres, one: FloraProcess, tier: Flora
     // compiles its own code from its share of the requests. With 2 s in all, the tier's first round
     // still ran 30–100 % more CPU per request than its later ones, its V8 threads busy compiling.
     for (const t of gets) await t.run(2 * n);
+    // A Node server as heavy per request as Flora, in 1 and n processes: how far any server of
+    // that weight scales on these cores, measured beside the tier.
+    const work = await sameWeight(gets[0], one, tmp, (url, pid) => wrk('probe', pid, url, getScript));
+    for (const procs of [1, n]) {
+      const h = await startHttp1Ceiling(one, procs, tmp, work);
+      heavy.push(h);
+      gets.push(wrk(`same weight: node:http, ${work} JSON round trips, ${procs} process${procs > 1 ? 'es' : ''}`, h.pid, h.url, getScript));
+      await gets.at(-1)!.run(2 * procs);
+    }
     if (profileDir) await toggleProfiles([one, tier], profileDir, false);
     await rounds(gets, opts);
     if (profileDir) await toggleProfiles([one, tier], profileDir, true);
   } finally {
     ceiling.stop();
+    for (const h of heavy) h.stop();
   }
   report(opts, gets, tier.proc.pid!);
 
@@ -176,6 +190,32 @@ async function capacity(opts: Opts, pg: Postgres, one: FloraProcess, tier: Flora
     );
   }
   console.log(`Create, --workers ${n} / --workers 1: ${fmt(cn / c1, 2)}`);
+}
+
+/** Server CPU per request of `t` over a slice not kept in its figures. */
+async function cpuPerRequest(t: Target, seconds: number): Promise<number> {
+  const s = await slice({ ...t, slices: [] }, seconds);
+  return s.serverCpu / s.requests;
+}
+
+/** How many JSON round trips per request make one process of http1Ceiling.ts spend what Flora
+ *  `--workers 1` spends per request: its cost is linear in the round trips, fitted on two. */
+async function sameWeight(flora: Target, one: FloraProcess, tmp: string, target: (url: string, pid: number) => Target): Promise<number> {
+  const goal = await cpuPerRequest(flora, 3);
+  const cost: number[] = [];
+  for (const work of [10, 60]) {
+    const h = await startHttp1Ceiling(one, 1, tmp, work);
+    try {
+      await target(h.url, h.pid).run(1);
+      cost.push(await cpuPerRequest(target(h.url, h.pid), 3));
+    } finally {
+      h.stop();
+    }
+  }
+  const perTrip = (cost[1] - cost[0]) / 50;
+  const work = Math.max(1, Math.round(10 + (goal - cost[0]) / perTrip));
+  console.log(`same weight: Flora --workers 1 spends ${fmt(goal * 1e6)} µs/request; node:http ${fmt(cost[0] * 1e6)} µs with 10 JSON round trips, ${fmt(cost[1] * 1e6)} with 60: ${work}`);
+  return work;
 }
 
 function report(opts: Opts, targets: Target[], supervisor: number): void {
@@ -197,7 +237,7 @@ function report(opts: Opts, targets: Target[], supervisor: number): void {
       fmt(m(t, (s) => s.machine / s.wall), 2),
     ]),
   );
-  const [one, tier, pgbench, ceiling] = targets;
+  const [one, tier, pgbench, ceiling, heavyOne, heavyN] = targets;
   // How evenly round-robin spread the connections: CPU per process of the tier.
   console.log(
     `tier CPU per process, mean over the rounds (cores): ${[...tier.slices[0].perPid.keys()]
@@ -218,6 +258,11 @@ function report(opts: Opts, targets: Target[], supervisor: number): void {
   );
   console.log(`Flora --workers ${n} / bare node:http (${n} processes): ${ratio(tier, ceiling)}`);
   console.log(`pgbench -S / bare node:http (${n} processes): ${ratio(pgbench, ceiling)}`);
+  console.log(`same weight node:http, ${n} processes / 1 process: ${ratio(heavyN, heavyOne)}`);
+  console.log(
+    `Flora's scaling against the same-weight server's: ${fmt(rps(tier) / rps(one) / (rps(heavyN) / rps(heavyOne)), 2)} ` +
+      `(per round ${tier.slices.map((s, i) => fmt(s.rps / one.slices[i].rps / (heavyN.slices[i].rps / heavyOne.slices[i].rps), 2)).join(' / ')})`,
+  );
 }
 
 // ---- part 2: PostgreSQL vs LMDB through the driver, and round trips -------------------------

@@ -1,16 +1,19 @@
-// `node dist/bench/http1Ceiling.js <processes> <response.json>`: the floor under any Node HTTP/1.1
-// server on this machine, for capacity.ts. A bare node:http server in `processes` processes
+// `node dist/bench/http1Ceiling.js <processes> <response.json> [work]`: the floor under any Node
+// HTTP/1.1 server on this machine, for capacity.ts. A bare node:http server in `processes` processes
 // (node:cluster, round-robin, as a Flora tier) that reads each request's body and answers with a
 // fixed response: the status, headers and body of a real Flora point Get (`response.json`:
 // {"headers": {…}, "body": "…"}), so the bytes on the wire are the same and only the database is
-// missing. Prints `Ceiling listening on http://127.0.0.1:<port>` once every process listens.
+// missing. With `work` > 0 each request first parses and re-serialises the response body `work`
+// times: a server that spends as much CPU per request as Flora, in short-lived objects as Flora
+// does, which says how far any Node server of that weight scales on this machine's cores.
+// Prints `Ceiling listening on http://127.0.0.1:<port>` once every process listens.
 
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 
-const [processes, file] = [Number(process.argv[2]), process.argv[3]];
+const [processes, file, work] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4] ?? 0)];
 
 if (cluster.isPrimary) {
   void (async () => {
@@ -37,7 +40,11 @@ if (cluster.isPrimary) {
   http
     .createServer((req, res) => {
       req.resume(); // read the query like a server would, then answer
-      req.on('end', () => res.writeHead(200, head).end(payload));
+      req.on('end', () => {
+        let spent = 0;
+        for (let i = 0; i < work; i++) spent += JSON.stringify({ ...(JSON.parse(body) as object), i }).length;
+        res.writeHead(200, head).end(spent < 0 ? '' : payload); // spent keeps the loop from being optimised away
+      });
     })
     .listen(Number(process.env.CEILING_PORT), '127.0.0.1');
 }

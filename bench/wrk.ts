@@ -136,8 +136,9 @@ export async function slice(t: Target, seconds: number): Promise<Slice> {
   return s;
 }
 
-/** The bare node:http server of http1Ceiling.ts, answering with what `flora` answers to a Get. */
-export async function startHttp1Ceiling(flora: FloraProcess, processes: number, tmp: string): Promise<{ url: string; pid: number; stop(): void }> {
+/** The bare node:http server of http1Ceiling.ts, answering with what `flora` answers to a Get
+ *  (after `work` JSON round trips of it per request). */
+export async function startHttp1Ceiling(flora: FloraProcess, processes: number, tmp: string, work = 0): Promise<{ url: string; pid: number; stop(): void }> {
   const res = await httpRequest(flora.url, {
     method: 'POST',
     headers: { authorization: `Bearer ${flora.secret}`, 'content-type': 'application/json; charset=utf-8', 'x-faunadb-api-version': '4' },
@@ -147,7 +148,7 @@ export async function startHttp1Ceiling(flora: FloraProcess, processes: number, 
   const hopByHop = new Set(['connection', 'keep-alive', 'content-length', 'transfer-encoding', 'date']);
   const file = path.join(tmp, 'response.json');
   writeFileSync(file, JSON.stringify({ headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => !hopByHop.has(k))), body: res.body }));
-  const proc = spawn(process.execPath, [path.join(__dirname, 'http1Ceiling.js'), String(processes), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [path.join(__dirname, 'http1Ceiling.js'), String(processes), file, String(work)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     proc.stdout.setEncoding('utf8').on('data', (c: string) => {
