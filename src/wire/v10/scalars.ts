@@ -27,7 +27,6 @@ const DECIMAL = /^[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD
 const HEX = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?\d+)[fFdD]?$/;
 
 export function parseDouble(s: string): number | undefined {
-  // eslint-disable-next-line no-control-regex
   const t = s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
   if (DECIMAL.test(t)) return Number(t.replace(/[fFdD]$/, ''));
   const m = HEX.exec(t);
