@@ -40,7 +40,7 @@ export function encodeValue(v: MValue, format: JsonFormat, txnTs: bigint): strin
 }
 
 /** The string a function value renders as in JSON (the decorated format drops the parentheses). */
-export function functionText(f: FunctionValue): string {
+function functionText(f: FunctionValue): string {
   return f.name === undefined ? '[function <lambda>]' : `[function ${f.name}()]`;
 }
 

@@ -13,7 +13,7 @@ import { badRequest, type ProtocolFailure } from './errors';
 export type Undecided = null | boolean | string | bigint | number | Undecided[] | UndecidedObject;
 export type UndecidedObject = Map<string, Undecided>;
 
-export const MAX_NESTING = 1000;
+const MAX_NESTING = 1000;
 const MAX_NUMBER_LENGTH = 1000;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
