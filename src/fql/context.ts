@@ -10,10 +10,10 @@ import type { Purge } from '../model/purge';
 import type { BindingEvaluator } from '../model/indexDef';
 import { QueryError, type Position } from '../values/errors';
 import type { Lambda, Obj, Value } from '../values/types';
-import type { Budget } from './budget';
-import { checkBuilt } from './valueSize';
+import type { Budget } from '../model/budget';
+import { checkBuilt } from '../model/valueSize';
 
-export { QueryTimeout, UNITS_PER_COMPUTE_OP } from './budget';
+export { QueryTimeout, UNITS_PER_COMPUTE_OP } from '../model/budget';
 export const MAX_CALL_DEPTH = 200;
 
 // Defaults shared by every context (not three closures per query); the executor sets real ones.

@@ -26,7 +26,7 @@ import {
   type ClientLink,
   type MemoryPool,
   type QueryLimits,
-} from './budget';
+} from '../model/budget';
 import { UNBOUNDED_ADMISSION, type Admission } from './admission';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
@@ -45,7 +45,7 @@ export interface ExecutorOptions {
   /** Milliseconds between passes of the history/expiry collector. */
   collectIntervalMs?: number;
   limits?: QueryLimits;
-  /** Memory shared by every request in flight (budget.ts). */
+  /** Memory shared by every request in flight (model/budget.ts). */
   pool?: MemoryPool;
   /** Turns to evaluate queries in, shared by every request (admission.ts). */
   admission?: Admission;
