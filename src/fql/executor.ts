@@ -15,14 +15,16 @@ import { failpoint } from '../failpoints';
 import type { Expr } from '../wire/expr';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import type { Obj, Value } from '../values/types';
-import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
+import { EvalContext } from './context';
 import {
   Budget,
   CLIENT_CLOSED_STATUS,
   DEFAULT_LIMITS,
   DEFAULT_QUERY_TIMEOUT_MS,
   QueryCancelled,
+  QueryTimeout,
   UNBOUNDED_POOL,
+  UNITS_PER_COMPUTE_OP,
   type ClientLink,
   type MemoryPool,
   type QueryLimits,
@@ -167,7 +169,7 @@ export class Executor implements QueryService {
           ctx.clientAddressKey = opts.clientAddressKey;
           ctx.loginThrottle = this.loginThrottle;
           ctx.evalBinding = bindingEvaluator(ctx);
-          ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
+          ctx.applyLambda = (lambda, args) => applyLambda(lambda, args, ctx, []);
           ctx.authenticate = (s) => this.auth.authenticate(s, txn);
           ctx.learnCheck = this.storeCheck;
           return { value: await fn(ctx), ctx };
