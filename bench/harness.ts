@@ -93,7 +93,7 @@ export const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024);
 
 /**
  * A full garbage collection, so memory readings show what is retained: global.gc under
- * --expose-gc, else the same function enabled at run time (as src/fql/memoryPool.ts does).
+ * --expose-gc, else the same function enabled at run time (as src/model/memoryPool.ts does).
  */
 export function collectGarbage(): void {
   if (typeof global.gc === 'function') return void global.gc();

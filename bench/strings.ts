@@ -4,7 +4,7 @@
 
 import '../src/fql/functions';
 import { RE2JS } from 're2js';
-import { Budget, DEFAULT_LIMITS } from '../src/fql/budget';
+import { Budget, DEFAULT_LIMITS } from '../src/model/budget';
 import type { EvalContext } from '../src/fql/context';
 import { casefold, titlecase } from '../src/fql/functions/strings';
 import { Searcher } from '../src/fql/functions/text';

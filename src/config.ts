@@ -5,7 +5,7 @@
 import { refusedRange } from './net/addresses';
 import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
-import type { QueryLimits } from './fql/budget';
+import type { QueryLimits } from './model/budget';
 import type { AdmissionLimits } from './fql/admission';
 import type { LoginThrottleLimits } from './model/loginThrottle';
 
@@ -231,7 +231,7 @@ export const SETTINGS = [
     help: "Base URL of log export downloads ('' = from the request's Host)", parse: (raw) => raw.replace(/\/+$/, ''),
   }),
   // --- end query log ---
-  // --- limits (src/fql/budget.ts; README "Limits") ---
+  // --- limits (src/model/budget.ts; README "Limits") ---
   setting({
     key: 'computeOpsLimit', flag: '--compute-ops-limit', env: 'FLORA_COMPUTE_OPS_LIMIT', defaultValue: 12_000,
     help: "Compute ops one query may use (Fauna's 50-unit ops)", parse: positiveNumber('compute limit', true),

@@ -11,7 +11,7 @@ import { upgradeStorage } from './upgrade';
 import { retention } from './model/retention';
 import { admissionLimits, loginThrottleLimits, queryLimits } from './config';
 import { Admission } from './fql/admission';
-import { MemoryPool } from './fql/budget';
+import { MemoryPool } from './model/budget';
 import { onSiblingDeath } from './tier/messages';
 
 export interface FloraRole {

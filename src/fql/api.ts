@@ -5,7 +5,7 @@ import type { EvalContext } from './context';
 import type { CommitListener, Store } from '../storage/types';
 import type { Leases } from '../tier/leases';
 import type { Admission } from './admission';
-import type { Budget, ClientLink, MemoryPool, QueryLimits } from './budget';
+import type { Budget, ClientLink, MemoryPool, QueryLimits } from '../model/budget';
 
 export interface QueryRequest {
   /** Raw request body text (UTF-8). */

@@ -6,7 +6,7 @@ import type { Txn } from '../storage/types';
 import type { Catalog } from '../model/catalog';
 import type { Scope } from '../model/auth';
 import { EvalContext } from './context';
-import { Budget, DEFAULT_LIMITS } from './budget';
+import { Budget, DEFAULT_LIMITS } from '../model/budget';
 import { bindingEvaluator } from './bindings';
 
 export function backgroundContext(txn: Txn, catalog: Catalog, db: bigint): EvalContext {

@@ -15,18 +15,20 @@ import { failpoint } from '../failpoints';
 import type { Expr } from '../wire/expr';
 import { errors, ProtocolError, QueryError } from '../values/errors';
 import type { Obj, Value } from '../values/types';
-import { EvalContext, QueryTimeout, UNITS_PER_COMPUTE_OP } from './context';
+import { EvalContext } from './context';
 import {
   Budget,
   CLIENT_CLOSED_STATUS,
   DEFAULT_LIMITS,
   DEFAULT_QUERY_TIMEOUT_MS,
   QueryCancelled,
+  QueryTimeout,
   UNBOUNDED_POOL,
+  UNITS_PER_COMPUTE_OP,
   type ClientLink,
   type MemoryPool,
   type QueryLimits,
-} from './budget';
+} from '../model/budget';
 import { UNBOUNDED_ADMISSION, type Admission } from './admission';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
@@ -45,7 +47,7 @@ export interface ExecutorOptions {
   /** Milliseconds between passes of the history/expiry collector. */
   collectIntervalMs?: number;
   limits?: QueryLimits;
-  /** Memory shared by every request in flight (budget.ts). */
+  /** Memory shared by every request in flight (model/budget.ts). */
   pool?: MemoryPool;
   /** Turns to evaluate queries in, shared by every request (admission.ts). */
   admission?: Admission;
@@ -167,7 +169,7 @@ export class Executor implements QueryService {
           ctx.clientAddressKey = opts.clientAddressKey;
           ctx.loginThrottle = this.loginThrottle;
           ctx.evalBinding = bindingEvaluator(ctx);
-          ctx.applyLambda = (lambda, args, c) => applyLambda(lambda, args, c, []);
+          ctx.applyLambda = (lambda, args) => applyLambda(lambda, args, ctx, []);
           ctx.authenticate = (s) => this.auth.authenticate(s, txn);
           ctx.learnCheck = this.storeCheck;
           return { value: await fn(ctx), ctx };

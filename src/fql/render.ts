@@ -4,7 +4,7 @@ import { encodeValue, encodeValueSliced, isWide, TooLong, type LegacyStyle } fro
 import { jsonString, type Pacer } from '../wire/json';
 import type { ProtocolError, QueryError } from '../values/errors';
 import type { Value } from '../values/types';
-import { LimitExceeded } from './budget';
+import { LimitExceeded } from '../model/budget';
 
 /** `{"resource": …}`; a rendering longer than `maxBytes` characters is refused (LimitExceeded). */
 export function resourceBody(v: Value, txnTs: bigint, maxBytes = Infinity, legacy?: LegacyStyle): string {

@@ -18,7 +18,7 @@ import {
   type SetSource,
 } from './sets';
 import type { EvalContext } from './context';
-import type { Budget } from './budget';
+import type { Budget } from '../model/budget';
 import type { Env } from './env';
 import type { LambdaExpr } from '../wire/expr';
 import { errors, type Position } from '../values/errors';

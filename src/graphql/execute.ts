@@ -5,8 +5,8 @@
 import { GraphQLError, execute, getOperationAST, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { QueryMetrics, QueryService } from '../fql/api';
 import type { LoggedDatabase } from '../logs/types';
-import { QueryTimeout } from '../fql/context';
-import { CLIENT_CLOSED_STATUS, LimitExceeded, QueryCancelled, type ClientLink } from '../fql/budget';
+import { QueryTimeout } from '../model/budget';
+import { CLIENT_CLOSED_STATUS, LimitExceeded, QueryCancelled, type ClientLink } from '../model/budget';
 import type { Pacer } from '../wire/json';
 import { secretFromHeader } from '../model/auth';
 import { failpoint } from '../failpoints';

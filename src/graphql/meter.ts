@@ -22,7 +22,7 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import type { Budget } from '../fql/budget';
+import type { Budget } from '../model/budget';
 import { responseTooLarge } from '../fql/render';
 
 /**

@@ -5,7 +5,7 @@
 
 import type { EvalContext } from '../fql/context';
 import type { QueryService } from '../fql/api';
-import { QueryTimeout } from '../fql/context';
+import { QueryTimeout } from '../model/budget';
 import { StorageUnavailable } from '../storage/engine';
 import { ProtocolError } from '../values/errors';
 

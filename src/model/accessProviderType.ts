@@ -3,7 +3,7 @@
 // provider lives in (`https://db.fauna.com/db/<global_id>`) and is read-only. JWTs issued by
 // `issuer` and signed with a key from `jwks_uri` authenticate into that database (model/jwt.ts).
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors, type Position } from '../values/errors';
 import { Lambda, Ref, type Obj, type Value } from '../values/types';
 import { Failures, pick, stripNulls, validateName } from './data';
@@ -36,7 +36,7 @@ export function validJwksUri(s: string): boolean {
   return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.has(u.hostname));
 }
 
-async function validateRole(ctx: EvalContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
+async function validateRole(ctx: TxnContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
   let role: Value | undefined = v;
   if (v instanceof Map) {
     role = v.get('role');
@@ -51,7 +51,7 @@ async function validateRole(ctx: EvalContext, db: bigint, v: Value, field: (stri
   if (!(await schemaOf(ctx, db)).get('roles', role.id)) f.add(field, 'invalid reference', 'Reference was not found.');
 }
 
-async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
+async function validate(ctx: TxnContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
   const issuer = params.get('issuer');
   if (issuer === undefined || issuer === null) {
     if (creating) f.required(['issuer']);
@@ -72,7 +72,7 @@ async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures, 
 }
 
 /** Names and issuers are unique among a database's providers ("other already exists.", the QUIRK). */
-async function unique(ctx: EvalContext, db: bigint, name: string | undefined, issuer: Value | undefined, pos: Position, self?: bigint): Promise<void> {
+async function unique(ctx: TxnContext, db: bigint, name: string | undefined, issuer: Value | undefined, pos: Position, self?: bigint): Promise<void> {
   const schema = await schemaOf(ctx, db);
   if (name !== undefined) {
     const existing = schema.get('access_providers', name);

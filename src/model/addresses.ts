@@ -1,14 +1,14 @@
 // Storage keeps refs by address (see refNames.ts for the way back): before a value is stored or
 // becomes part of an index key, every ref in it that came by name is resolved to its address.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import type { Position } from '../values/errors';
 import { mapRefs, refsIn } from '../values/refWalk';
 import { Ref, type Value } from '../values/types';
 import { addrOfTarget, assertResolved, resolveRef } from './resolve';
 
 /** `ref` carrying its address; a ref to a schema document or database that does not exist is `invalid ref`. */
-export async function addressedRef(ctx: EvalContext, ref: Ref, pos: Position): Promise<Ref> {
+export async function addressedRef(ctx: TxnContext, ref: Ref, pos: Position): Promise<Ref> {
   if (ref.addr) return ref;
   const t = await resolveRef(ctx, ref, pos);
   assertResolved(t, pos);
@@ -16,7 +16,7 @@ export async function addressedRef(ctx: EvalContext, ref: Ref, pos: Position): P
 }
 
 /** `v` with every ref in it carrying its address (the value itself when all already do). */
-export async function addressed<T extends Value>(ctx: EvalContext, v: T, pos: Position): Promise<T> {
+export async function addressed<T extends Value>(ctx: TxnContext, v: T, pos: Position): Promise<T> {
   if (v === null || typeof v !== 'object') return v;
   const missing = refsIn(v).filter((r) => !r.addr);
   if (missing.length === 0) return v;
@@ -26,7 +26,7 @@ export async function addressed<T extends Value>(ctx: EvalContext, v: T, pos: Po
 }
 
 /** Each of `vs` addressed (Match terms, cursors, range bounds). */
-export async function addressedAll(ctx: EvalContext, vs: readonly Value[], pos: Position): Promise<Value[]> {
+export async function addressedAll(ctx: TxnContext, vs: readonly Value[], pos: Position): Promise<Value[]> {
   const out: Value[] = [];
   for (const v of vs) out.push(await addressed(ctx, v, pos));
   return out;

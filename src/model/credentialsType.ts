@@ -2,7 +2,7 @@
 // identity document, found through a meta key (identity → credentials id). Usually written through
 // a user document's `credentials: {password}` field (fql-v4.md §6.4); only a BCrypt hash is stored.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import type { DocKey } from '../storage/types';
 import { errors, type Position } from '../values/errors';
 import { Ref, type Obj, type Value } from '../values/types';
@@ -14,12 +14,12 @@ import { hashPassword, verifyPassword } from './secrets';
 import type { NativeType } from './nativeTypes';
 
 /** The storage address of a user document ref in database `db` (as this transaction sees the schema). */
-export function identityKeyIn(ctx: EvalContext, db: bigint, ref: Ref): Promise<DocKey | undefined> {
+export function identityKeyIn(ctx: TxnContext, db: bigint, ref: Ref): Promise<DocKey | undefined> {
   return identityKey(ctx.catalog, ctx.txn, db, ref, ctx.schemaWrites.has(db));
 }
 
 /** The live credentials document of an identity, if any. */
-export async function credentialsOf(ctx: EvalContext, identity: DocKey): Promise<{ id: bigint; fields: Obj } | undefined> {
+export async function credentialsOf(ctx: TxnContext, identity: DocKey): Promise<{ id: bigint; fields: Obj } | undefined> {
   const loc = await ctx.txn.getMeta(credentialsLocationKey(identity));
   if (!loc) return undefined;
   const id = Buffer.from(loc).readBigUInt64BE(0);
@@ -29,7 +29,7 @@ export async function credentialsOf(ctx: EvalContext, identity: DocKey): Promise
 }
 
 /** Creates or updates the credentials of an identity (with server privileges). */
-export async function setPassword(ctx: EvalContext, identity: DocKey, instance: Ref, password: string): Promise<void> {
+export async function setPassword(ctx: TxnContext, identity: DocKey, instance: Ref, password: string): Promise<void> {
   const hashed = await hashNew(ctx, password);
   const existing = await credentialsOf(ctx, identity);
   if (existing) {
@@ -46,7 +46,7 @@ export async function setPassword(ctx: EvalContext, identity: DocKey, instance: 
 }
 
 /** Checks a password against an identity's credentials (a BCrypt run, charged); false when it has none. */
-export async function checkPassword(ctx: EvalContext, identity: DocKey, password: string): Promise<boolean> {
+export async function checkPassword(ctx: TxnContext, identity: DocKey, password: string): Promise<boolean> {
   const cred = await credentialsOf(ctx, identity);
   const hash = cred?.fields.get('hashed_password');
   if (typeof hash !== 'string') return false;
@@ -54,7 +54,7 @@ export async function checkPassword(ctx: EvalContext, identity: DocKey, password
 }
 
 /** The BCrypt hash of a new password, charged to the query before it runs. */
-function hashNew(ctx: EvalContext, password: string): Promise<string> {
+function hashNew(ctx: TxnContext, password: string): Promise<string> {
   return hashPassword(password, ctx.budget);
 }
 
@@ -88,7 +88,7 @@ function validatePassword(params: Obj, f: Failures): { password: string } | { ha
   return undefined;
 }
 
-async function hashOf(ctx: EvalContext, given: { password: string } | { hashed: string }): Promise<string> {
+async function hashOf(ctx: TxnContext, given: { password: string } | { hashed: string }): Promise<string> {
   return 'hashed' in given ? given.hashed : hashNew(ctx, given.password);
 }
 

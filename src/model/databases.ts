@@ -1,6 +1,6 @@
 // Database tree operations: moving a database, naming a database relative to the caller or by its id.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import type { Txn } from '../storage/types';
 import { errors, QueryError, type Position } from '../values/errors';
 import { Ref, TxnTime, type Obj } from '../values/types';
@@ -31,7 +31,7 @@ export async function pathOfDatabase(catalog: Catalog, txn: Txn, db: bigint): Pr
  * The ref by which the caller (acting in ctx.scope.db) names database `db`: undefined for the
  * caller's own database, a nested Database ref for descendants, null when `db` is not below it.
  */
-export async function dbRefFromCaller(ctx: EvalContext, db: bigint): Promise<Ref | undefined | null> {
+export async function dbRefFromCaller(ctx: TxnContext, db: bigint): Promise<Ref | undefined | null> {
   const chain: bigint[] = [];
   let current: bigint | undefined = db;
   while (current !== undefined && current !== ctx.scope.db) {
@@ -51,7 +51,7 @@ export async function dbRefFromCaller(ctx: EvalContext, db: bigint): Promise<Ref
 }
 
 export async function moveDatabase(
-  ctx: EvalContext,
+  ctx: TxnContext,
   source: Target & { kind: 'schema' },
   dest: Target & { kind: 'schema' },
   destRef: Ref,

@@ -4,7 +4,7 @@
 import { addressed } from './addresses';
 import { checkMinValidTime, noteTtl } from './retention';
 import { rewriteIndexHistory } from './indexHistory';
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import type { DocKey, Version } from '../storage/types';
 import { errors, QueryError, type Position } from '../values/errors';
 import { EventObj, Ref, Time, TxnTime, type Obj, type Value } from '../values/types';
@@ -89,7 +89,7 @@ function labelOf(native: string): string {
 }
 
 /** Reads the live version of a target at `at` (default: the snapshot), or null. */
-export async function readLive(ctx: EvalContext, t: Target, at?: bigint): Promise<StoredDoc | null> {
+export async function readLive(ctx: TxnContext, t: Target, at?: bigint): Promise<StoredDoc | null> {
   const key = docKeyOf(t);
   if (!key) return null;
   // History retention (fql-v4.md §4.4): reads in the past stop at the collection's MVT.
@@ -107,7 +107,7 @@ export async function readLive(ctx: EvalContext, t: Target, at?: bigint): Promis
  * secret cannot resolve (a key asking for `tokens/self`) is `invalid expression` "Invalid ref.", as
  * Fauna's parser answers it (ast/Parser.scala transformRef), not a missing document.
  */
-export async function resolveSelf(ctx: EvalContext, t: Target, pos: Position): Promise<Target> {
+export async function resolveSelf(ctx: TxnContext, t: Target, pos: Position): Promise<Target> {
   if (t.kind !== 'secretDoc' || !t.self) return t;
   const scope = ctx.scope;
   let id: bigint | undefined;
@@ -144,7 +144,7 @@ function nativeName(t: Target): string {
 }
 
 /** `refPos` is where ref errors point (Get's argument); `pos` the rest (not found, permission). */
-export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint, refPos: Position = pos): Promise<Obj> {
+export async function getDocument(ctx: TxnContext, ref: Ref, pos: Position, at?: bigint, refPos: Position = pos): Promise<Obj> {
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, refPos), refPos);
   assertResolved(t, refPos);
   await checkAccess(ctx, 'read', t, pos);
@@ -153,7 +153,7 @@ export async function getDocument(ctx: EvalContext, ref: Ref, pos: Position, at?
   return render(t, dbRefOf(ref), doc);
 }
 
-export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, at?: bigint): Promise<boolean> {
+export async function documentExists(ctx: TxnContext, ref: Ref, pos: Position, at?: bigint): Promise<boolean> {
   if (ref.dangling) return false;
   let t: Target;
   try {
@@ -170,7 +170,7 @@ export async function documentExists(ctx: EvalContext, ref: Ref, pos: Position, 
 }
 
 /** Create(collection ref | native collection ref | document ref with a chosen id, params). */
-export async function createDocument(ctx: EvalContext, ref: Ref, params: Obj, pos: Position): Promise<Obj> {
+export async function createDocument(ctx: TxnContext, ref: Ref, params: Obj, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
   const t = await resolveRef(ctx, ref, pos);
   if (t.kind === 'native') return createNative(ctx, t.db, t.native, params, pos, dbRefOf(ref), t);
@@ -185,7 +185,7 @@ export async function createDocument(ctx: EvalContext, ref: Ref, params: Obj, po
   throw errors.invalidArgument(`Cannot create a document with a chosen id in ${t.native}.`, pos);
 }
 
-async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, params: Obj, pos: Position, dbRef: Ref | undefined, withId = false): Promise<Obj> {
+async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, params: Obj, pos: Position, dbRef: Ref | undefined, withId = false): Promise<Obj> {
   // User roles' predicates receive the new fields (and the ref for create_with_id), so they are
   // checked once those are known.
   const roles = usesRoles(ctx.scope);
@@ -219,7 +219,7 @@ async function createUserDoc(ctx: EvalContext, t: Target & { kind: 'doc' }, para
 }
 
 /** The stored fields of a user document: `data` and `ttl`; everything else is dropped. */
-function userFields(ctx: EvalContext, t: Target & { kind: 'doc' }, params: Obj, old: Obj | undefined, replace: boolean, pos: Position): Obj {
+function userFields(ctx: TxnContext, t: Target & { kind: 'doc' }, params: Obj, old: Obj | undefined, replace: boolean, pos: Position): Obj {
   const f = new Failures();
   const data = params.get('data');
   if (data !== undefined && data !== null && !(data instanceof Map)) f.invalidType(['data'], data, 'Map');
@@ -250,7 +250,7 @@ function reorderUser(o: Obj): Obj {
   return out;
 }
 
-async function createNative(ctx: EvalContext, db: bigint, native: string, params: Obj, pos: Position, dbRef: Ref | undefined, t: Target): Promise<Obj> {
+async function createNative(ctx: TxnContext, db: bigint, native: string, params: Obj, pos: Position, dbRef: Ref | undefined, t: Target): Promise<Obj> {
   const type = NATIVE_TYPES[native];
   if (!type) throw errors.notImplemented(`create ${native}`, pos);
   await checkAccess(ctx, 'create', t, pos, [params]);
@@ -266,7 +266,7 @@ async function createNative(ctx: EvalContext, db: bigint, native: string, params
   return out;
 }
 
-function markSchemaWrite(ctx: EvalContext, db: bigint, native: string): void {
+function markSchemaWrite(ctx: TxnContext, db: bigint, native: string): void {
   if (native === 'keys' || native === 'tokens' || native === 'credentials') return;
   ctx.schemaChanged(db);
   ctx.txn.writeConflictKey(schemaConflictKey(db));
@@ -287,12 +287,12 @@ function targetFor(db: bigint, native: string, id: bigint, fields: Obj, scoped: 
 }
 
 /** The indexed state of a stored version (a version written by this transaction reads at the snapshot). */
-export function stateOf(ctx: EvalContext, doc: Pick<StoredDoc, 'version'>): DocState {
+export function stateOf(ctx: TxnContext, doc: Pick<StoredDoc, 'version'>): DocState {
   return { ts: typeof doc.version.ts === 'bigint' ? doc.version.ts : ctx.snapshotTs, fields: doc.version.data ?? new Map() };
 }
 
 /** Update (deep merge) or Replace. */
-export async function writeDocument(ctx: EvalContext, ref: Ref, params: Obj, replace: boolean, pos: Position): Promise<Obj> {
+export async function writeDocument(ctx: TxnContext, ref: Ref, params: Obj, replace: boolean, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot update a schema meta collection.`, pos);
@@ -330,7 +330,7 @@ function nativeTypeOf(t: Target & { kind: 'schema' | 'secretDoc' }, pos: Positio
 }
 
 /** Delete: returns the document as it was. */
-export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position): Promise<Obj> {
+export async function deleteDocument(ctx: TxnContext, ref: Ref, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
   const t = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   if (t.kind === 'native') throw errors.invalidArgument(`Cannot delete a schema meta collection.`, pos);
@@ -353,7 +353,7 @@ export async function deleteDocument(ctx: EvalContext, ref: Ref, pos: Position):
 }
 
 /** Writes a user document's delete: its index entries and its credentials go with it. */
-export async function removeUserDocument(ctx: EvalContext, t: Target & { kind: 'doc' }, doc: StoredDoc, pos: Position): Promise<void> {
+export async function removeUserDocument(ctx: TxnContext, t: Target & { kind: 'doc' }, doc: StoredDoc, pos: Position): Promise<void> {
   ctx.txn.putVersion(doc.key, 'delete', null);
   await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), null, pos);
   const cred = await credentialsOf(ctx, doc.key);
@@ -364,7 +364,7 @@ export async function removeUserDocument(ctx: EvalContext, t: Target & { kind: '
 }
 
 /** The schema document of a database, as the parent sees it (for MoveDatabase). */
-export async function databaseEntry(ctx: EvalContext, ref: Ref, pos: Position): Promise<Target & { kind: 'schema' }> {
+export async function databaseEntry(ctx: TxnContext, ref: Ref, pos: Position): Promise<Target & { kind: 'schema' }> {
   const t = await resolveRef(ctx, ref, pos);
   if (t.kind !== 'schema' || t.native !== 'databases') throw errors.typeMismatch('Database Ref', 'Ref', pos);
   if (!t.entry) throw errors.invalidRef(`Ref refers to undefined database '${t.name}'`, pos);
@@ -388,7 +388,7 @@ function historyTarget(t: Target, verb: 'insert' | 'remove', pos: Position): Tar
  * like a Replace of the key, keeping its secret's hash; a key that never existed has no secret to
  * keep. The secret cache is dropped: the present of the key may have changed.
  */
-async function insertKeyVersion(ctx: EvalContext, t: Target & { kind: 'secretDoc' }, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
+async function insertKeyVersion(ctx: TxnContext, t: Target & { kind: 'secretDoc' }, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
   const key: DocKey = { db: t.db, coll: NATIVE_IDS.keys, id: t.id };
   const stored: HistoryAction = action === 'delete' ? 'delete' : 'create';
   await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, params.get('data') ?? null]);
@@ -410,14 +410,14 @@ async function insertKeyVersion(ctx: EvalContext, t: Target & { kind: 'secretDoc
 }
 
 /** Every version of a document, oldest first (what its index history is derived from). */
-async function versionsOf(ctx: EvalContext, key: DocKey): Promise<Version[]> {
+async function versionsOf(ctx: TxnContext, key: DocKey): Promise<Version[]> {
   const out: Version[] = [];
   for await (const v of ctx.txn.history(key)) out.push(v);
   return out;
 }
 
 /** Insert(ref, ts, action, params): writes a full version at ts ≤ snapshot; returns the event. */
-export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
+export async function insertVersion(ctx: TxnContext, ref: Ref, ts: bigint, action: HistoryAction, params: Obj, pos: Position): Promise<Obj> {
   ctx.assertWritable(pos);
   const resolved = await resolveSelf(ctx, await resolveRef(ctx, ref, pos), pos);
   // History starts at the epoch (the store keeps versions at 0 ≤ ts ≤ snapshot): before it is outside too.
@@ -443,7 +443,7 @@ export async function insertVersion(ctx: EvalContext, ref: Ref, ts: bigint, acti
 }
 
 /** Remove(ref, ts, action): deletes the version at ts when its action matches (update = create). */
-export async function removeVersion(ctx: EvalContext, ref: Ref, ts: bigint, action: HistoryAction, pos: Position): Promise<null> {
+export async function removeVersion(ctx: TxnContext, ref: Ref, ts: bigint, action: HistoryAction, pos: Position): Promise<null> {
   ctx.assertWritable(pos);
   const t = historyTarget(await resolveRef(ctx, ref, pos), 'remove', pos);
   await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, null]);

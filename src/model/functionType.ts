@@ -3,7 +3,7 @@
 // call the function). `body` must be a lambda value; `role` is a built-in role name, a role name,
 // a role ref, or an array of role names/refs.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { Lambda, Ref, type Obj, type Value } from '../values/types';
 import { isBuiltinRole } from './auth';
 import { Failures, pick, stripNulls, validateName } from './data';
@@ -16,7 +16,7 @@ const WRITABLE = ['name', 'body', 'role', 'data', 'permissions'] as const;
 const FIRST_FUNCTION_ID = 1;
 
 
-async function validateRoleItem(ctx: EvalContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
+async function validateRoleItem(ctx: TxnContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
   if (typeof v === 'string') {
     if (isBuiltinRole(v)) return;
     if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', `Role name \`${v}\` does not exist.`);
@@ -27,7 +27,7 @@ async function validateRoleItem(ctx: EvalContext, db: bigint, v: Value, field: (
   f.invalidType(field, v, 'Role');
 }
 
-async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
+async function validate(ctx: TxnContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
   const body = params.get('body');
   if (body === undefined || body === null) {
     if (creating) f.required(['body']);

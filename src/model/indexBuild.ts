@@ -1,7 +1,7 @@
 // Building an index from the documents already in its sources. Each document's history is
 // replayed, so the index's past (reads at a time, set events) is right, not only its present.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import type { IndexDef, IndexEntryValue } from './indexDef';
 import { deriveEntries, entryKey, entryPayload, nativeOfSource } from './indexer';
 import { NATIVE_IDS } from './catalog';
@@ -21,7 +21,7 @@ export interface SourceCollection {
 }
 
 /** The collections an index covers, in internal-id order (a wildcard covers every collection). */
-export async function sourceCollections(ctx: EvalContext, def: IndexDef): Promise<SourceCollection[]> {
+export async function sourceCollections(ctx: TxnContext, def: IndexDef): Promise<SourceCollection[]> {
   const schema = await schemaOf(ctx, def.db);
   const wildcard = def.sources.some((s) => s.collection === '_');
   const natives: SourceCollection[] = [];
@@ -38,7 +38,7 @@ export async function sourceCollections(ctx: EvalContext, def: IndexDef): Promis
 }
 
 /** Counts document versions in the sources, stopping once the count passes `limit`. */
-export async function countEvents(ctx: EvalContext, db: bigint, colls: SourceCollection[], limit: number): Promise<number> {
+export async function countEvents(ctx: TxnContext, db: bigint, colls: SourceCollection[], limit: number): Promise<number> {
   let n = 0;
   for (const c of colls) {
     for await (const doc of ctx.txn.scan(db, c.id)) {
@@ -49,7 +49,7 @@ export async function countEvents(ctx: EvalContext, db: bigint, colls: SourceCol
 }
 
 /** Indexes one document: its past as history events, its present as current entries. */
-export async function indexDocument(ctx: EvalContext, def: IndexDef, coll: SourceCollection, id: bigint): Promise<void> {
+export async function indexDocument(ctx: TxnContext, def: IndexDef, coll: SourceCollection, id: bigint): Promise<void> {
   const addr = { db: def.db, coll: coll.id, id };
   const ref = coll.native !== undefined
     ? new Ref(String(id), Ref.native(coll.native), undefined, addr)
@@ -80,7 +80,7 @@ export async function indexDocument(ctx: EvalContext, def: IndexDef, coll: Sourc
 }
 
 /** Builds the whole index inside the current transaction (small sources only). */
-export async function buildNow(ctx: EvalContext, def: IndexDef, colls: SourceCollection[]): Promise<void> {
+export async function buildNow(ctx: TxnContext, def: IndexDef, colls: SourceCollection[]): Promise<void> {
   for (const c of colls) {
     for await (const doc of ctx.txn.scan(def.db, c.id)) await indexDocument(ctx, def, c, doc.id);
   }
@@ -137,7 +137,7 @@ export function decodeBuildList(bytes: Uint8Array | undefined): { db: bigint; in
 }
 
 /** Registers a background build: progress starts at the first source collection. */
-export async function scheduleBuild(ctx: EvalContext, def: IndexDef): Promise<void> {
+export async function scheduleBuild(ctx: TxnContext, def: IndexDef): Promise<void> {
   const list = decodeBuildList(await ctx.txn.getMeta(PENDING_BUILDS_KEY));
   list.push({ db: def.db, index: def.id });
   ctx.txn.putMeta(PENDING_BUILDS_KEY, encodeBuildList(list));
@@ -150,7 +150,7 @@ export async function scheduleBuild(ctx: EvalContext, def: IndexDef): Promise<vo
  * The source documents a build has still to index, in the builder's order: collections by internal
  * id from the one reached, documents by id from the position reached in it.
  */
-export async function* docsAhead(ctx: EvalContext, def: IndexDef, state: BuildState): AsyncGenerator<{ coll: SourceCollection; id: bigint }> {
+export async function* docsAhead(ctx: TxnContext, def: IndexDef, state: BuildState): AsyncGenerator<{ coll: SourceCollection; id: bigint }> {
   for (const coll of (await sourceCollections(ctx, def)).filter((c) => c.id >= state.coll)) {
     const fromId = coll.id === state.coll ? state.nextId : 0n;
     for await (const doc of ctx.txn.scan(def.db, coll.id, { fromId })) yield { coll, id: doc.id };
@@ -174,7 +174,7 @@ export interface BuildProgress {
  * to scan are counted from the position reached, at most `countLimit` of them, so that a poll costs
  * a bounded read however large the sources are.
  */
-export async function buildProgress(ctx: EvalContext, def: IndexDef, countLimit: number): Promise<BuildProgress | undefined> {
+export async function buildProgress(ctx: TxnContext, def: IndexDef, countLimit: number): Promise<BuildProgress | undefined> {
   const stored = await ctx.txn.getMeta(buildStateKey(def.db, def.id));
   if (!stored) return undefined;
   const state = decodeBuildState(stored);

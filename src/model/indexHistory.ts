@@ -3,7 +3,7 @@
 // and the new list of versions, the events that changed are replaced, and every entry whose
 // latest event changed gets that event as its current state, at its own valid time.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors, type Position } from '../values/errors';
 import type { Ref } from '../values/types';
 import type { IndexAction, Version } from '../storage/types';
@@ -30,7 +30,7 @@ const same = (a: Event | undefined, b: Event | undefined) =>
   !!a && !!b && a.action === b.action && a.ts === b.ts && Buffer.compare(entryPayload(a.entry), entryPayload(b.entry)) === 0;
 
 /** The index events a document's versions (in ts order) produce in one index. */
-async function timeline(ctx: EvalContext, def: IndexDef, ref: Ref, versions: Version[]): Promise<Timeline> {
+async function timeline(ctx: TxnContext, def: IndexDef, ref: Ref, versions: Version[]): Promise<Timeline> {
   const events = new Map<string, Event>();
   const latest = new Map<string, Event>();
   let prev = new Map<string, { key: Uint8Array; entry: IndexEntryValue }>();
@@ -50,7 +50,7 @@ async function timeline(ctx: EvalContext, def: IndexDef, ref: Ref, versions: Ver
 
 /** Replaces the index history derived from `before` (the document's versions) by that of `after`. */
 export async function rewriteIndexHistory(
-  ctx: EvalContext,
+  ctx: TxnContext,
   db: bigint,
   coll: SchemaEntry,
   ref: Ref,

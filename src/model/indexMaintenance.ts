@@ -1,7 +1,7 @@
 // Index entries follow every document write in the same transaction: the entries of the old
 // version that the new one no longer produces are removed, the new ones added (fql-v4.md §5.2).
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors, QueryError, type Position } from '../values/errors';
 import { valuesEqual } from '../values/order';
 import { Ref, type NativeName, type Obj, type Value } from '../values/types';
@@ -16,7 +16,7 @@ import { schemaOf } from './resolve';
 const bySchema = new WeakMap<DbSchema, Map<string, IndexDef[]>>();
 
 /** The indexes whose sources cover collection `collName` (a named source, or the wildcard). */
-export async function indexesFor(ctx: EvalContext, db: bigint, collName: string): Promise<IndexDef[]> {
+export async function indexesFor(ctx: TxnContext, db: bigint, collName: string): Promise<IndexDef[]> {
   const schema = await schemaOf(ctx, db);
   let byColl = bySchema.get(schema);
   if (!byColl) bySchema.set(schema, (byColl = new Map()));
@@ -37,14 +37,14 @@ export interface DocState {
   fields: Obj;
 }
 
-export function entriesOf(ctx: EvalContext, def: IndexDef, ref: Ref, state: DocState | null): Promise<IndexEntryValue[]> {
+export function entriesOf(ctx: TxnContext, def: IndexDef, ref: Ref, state: DocState | null): Promise<IndexEntryValue[]> {
   if (!state) return Promise.resolve([]);
   return deriveEntries(def, { ref, ts: state.ts, fields: state.fields }, ctx.evalBinding);
 }
 
 /** Updates every index over `coll` for a write of document `ref` from `before` to `after`. */
 export async function maintainIndexes(
-  ctx: EvalContext,
+  ctx: TxnContext,
   db: bigint,
   coll: SchemaEntry,
   ref: Ref,
@@ -62,7 +62,7 @@ export async function maintainIndexes(
  * token write (Login, Logout, Create/Update/Replace/Delete of a token) goes through here.
  */
 export async function maintainNativeIndexes(
-  ctx: EvalContext,
+  ctx: TxnContext,
   db: bigint,
   native: string,
   id: bigint,
@@ -80,7 +80,7 @@ export async function maintainNativeIndexes(
 
 /** Writes the difference between two entry lists of one document. */
 export async function applyEntryChanges(
-  ctx: EvalContext,
+  ctx: TxnContext,
   def: IndexDef,
   ref: Ref,
   oldEntries: IndexEntryValue[],
@@ -102,7 +102,7 @@ export async function applyEntryChanges(
   }
 }
 
-async function addEntry(ctx: EvalContext, def: IndexDef, ref: Ref, key: Uint8Array, entry: IndexEntryValue, pos: Position): Promise<void> {
+async function addEntry(ctx: TxnContext, def: IndexDef, ref: Ref, key: Uint8Array, entry: IndexEntryValue, pos: Position): Promise<void> {
   const payload = entryPayload(entry);
   const tooLarge = checkEntrySize(entry, payload);
   if (tooLarge) throw errors.invalidArgument(tooLarge, pos);
@@ -123,7 +123,7 @@ export function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { 
  * A unique index refuses a second document with the same terms and values. The scan of that range
  * is recorded for conflicts, so of two racing writers of one value exactly one commits.
  */
-export async function checkUnique(ctx: EvalContext, def: IndexDef, entry: IndexEntryValue, ref: Ref, pos: Position): Promise<void> {
+export async function checkUnique(ctx: TxnContext, def: IndexDef, entry: IndexEntryValue, ref: Ref, pos: Position): Promise<void> {
   const from = cursorBound(def, entry.terms, entry.values);
   for await (const other of ctx.txn.scanIndex(def.db, def.id, { from, to: from.length ? prefixEnd(from) : undefined })) {
     const o = decodePayload(other.payload);

@@ -1,7 +1,7 @@
 // Index documents: validation of CreateIndex / Update / Replace params (fql-v4.md §5.3, §1.10), their
 // rendering, and compiling a stored index document into the IndexDef the rest of the server uses.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { decodeExpr } from '../wire/decode';
 import type { Expr } from '../wire/expr';
 import { Lambda, Ref, TxnTime, type Obj, type Value } from '../values/types';
@@ -114,7 +114,7 @@ function parseFieldSpecs(v: Value | undefined, key: 'terms' | 'values', f: Failu
 }
 
 /** Checks sources, bindings and the term/value specs; returns the source collection names. */
-async function validateDefinition(ctx: EvalContext, db: bigint, params: Obj, f: Failures): Promise<void> {
+async function validateDefinition(ctx: TxnContext, db: bigint, params: Obj, f: Failures): Promise<void> {
   const sources = parseSources(params.get('source'), f);
   const terms = parseFieldSpecs(params.get('terms'), 'terms', f);
   const values = parseFieldSpecs(params.get('values'), 'values', f);

@@ -1,12 +1,12 @@
 // Internal ids of collections and indexes come from a per-database counter that never goes back,
 // so a deleted collection's or index's id (whose data may not be purged yet) is never reused.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors } from '../values/errors';
 import { encodeDbId } from './auth';
 import type { NamedNative } from './catalog';
 
-export async function nextInternalId(ctx: EvalContext, db: bigint, native: NamedNative, first: number, last = 0xffffffff): Promise<bigint> {
+export async function nextInternalId(ctx: TxnContext, db: bigint, native: NamedNative, first: number, last = 0xffffffff): Promise<bigint> {
   const key = Buffer.alloc(13 + native.length);
   key.write('seq:', 0, 'latin1');
   key.writeBigUInt64BE(db, 4);

@@ -1,7 +1,7 @@
 // KeyFromSecret: the key document a secret belongs to, if the caller may see it.
 
 import { looksLikeJwt } from './jwt';
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { QueryError, type Position } from '../values/errors';
 import type { Obj } from '../values/types';
 import { NATIVE_IDS } from './catalog';
@@ -12,7 +12,7 @@ import { decodeSecret, verifySecret } from './secrets';
 import { decodeSecretLocation, secretLocationKey, secretMatches } from './secretLocation';
 import type { Target } from './resolve';
 
-export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Position): Promise<Obj> {
+export async function keyFromSecret(ctx: TxnContext, secret: string, pos: Position): Promise<Obj> {
   const notFound = () => new QueryError('instance not found', `No key found for secret ${secret}.`, pos, 400);
   if (looksLikeJwt(secret)) return jwtDatabase(ctx, secret, notFound);
   const head = secret.split(':')[0];
@@ -41,7 +41,7 @@ export async function keyFromSecret(ctx: EvalContext, secret: string, pos: Posit
  * `{database: ref}` relative to the caller (no `database` field for the caller's own database, as
  * for a key document).
  */
-async function jwtDatabase(ctx: EvalContext, jwt: string, notFound: () => QueryError): Promise<Obj> {
+async function jwtDatabase(ctx: TxnContext, jwt: string, notFound: () => QueryError): Promise<Obj> {
   const scope = await ctx.authenticate(jwt);
   if (!scope) throw notFound();
   const dbRef = await dbRefFromCaller(ctx, scope.db);

@@ -3,7 +3,7 @@
 // in NATIVE_TYPES. Each type validates create/update params into stored fields and renders them in
 // Fauna's field order.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import type { Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { isBuiltinRole, encodeDbId, dbParentKey } from './auth';
@@ -32,12 +32,12 @@ export interface CreatedFields {
 export interface NativeType {
   /** "Collection", "Database", "Key": used in not-found / already-exists texts. */
   label: string;
-  create(ctx: EvalContext, db: bigint, params: Obj, pos: Position): Promise<CreatedFields>;
-  update(ctx: EvalContext, db: bigint, id: bigint, old: Obj, params: Obj, replace: boolean, pos: Position): Promise<Obj>;
+  create(ctx: TxnContext, db: bigint, params: Obj, pos: Position): Promise<CreatedFields>;
+  update(ctx: TxnContext, db: bigint, id: bigint, old: Obj, params: Obj, replace: boolean, pos: Position): Promise<Obj>;
   /** Fields after ref and ts, in rendering order. */
   render(id: bigint, fields: Obj, once?: Obj): [string, Value][];
   /** Side effects of a delete beyond removing the document. */
-  onDelete?(ctx: EvalContext, db: bigint, id: bigint): void;
+  onDelete?(ctx: TxnContext, db: bigint, id: bigint): void;
 }
 
 function validateData(params: Obj, f: Failures): void {
@@ -136,7 +136,7 @@ export const databaseType: NativeType = {
 
 const KEY_WRITABLE = ['role', 'database', 'priority', 'data', 'ttl'] as const;
 
-async function validateKey(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
+async function validateKey(ctx: TxnContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
   const role = params.get('role');
   if (role === undefined || role === null) {
     if (creating || role === null) f.required(['role']);
@@ -157,7 +157,7 @@ async function validateKey(ctx: EvalContext, db: bigint, params: Obj, f: Failure
 }
 
 /** A key's role: a built-in role name, or an existing user role's name or ref (or an array of those). */
-async function validateKeyRole(ctx: EvalContext, db: bigint, v: Value, field: (string | number)[], f: Failures, builtinOk: boolean): Promise<void> {
+async function validateKeyRole(ctx: TxnContext, db: bigint, v: Value, field: (string | number)[], f: Failures, builtinOk: boolean): Promise<void> {
   if (typeof v === 'string') {
     if (builtinOk && isBuiltinRole(v)) return;
     if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', `Role name \`${v}\` does not exist.`);

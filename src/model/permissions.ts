@@ -8,7 +8,8 @@
 // Predicates run read-only, as an internal identity that can read everything in the database.
 // A token's own allowances, whatever its roles, are in tokenAllowances.ts.
 
-import { QueryTimeout, type EvalContext } from '../fql/context';
+import { QueryTimeout } from './budget';
+import type { TxnContext } from './context';
 import { errors, QueryError, type Position } from '../values/errors';
 import { Lambda, Ref, type Value } from '../values/types';
 import type { Txn } from '../storage/types';
@@ -54,7 +55,7 @@ export function refOfTarget(t: Target): Ref {
  * Throws 403 unless the scope may perform `action` on `t`. `args` are the predicate arguments of
  * fql-v4.md §6.5 (default: the target's ref).
  */
-export async function checkAccess(ctx: EvalContext, action: Action, t: Target, pos: Position, args?: Value[]): Promise<void> {
+export async function checkAccess(ctx: TxnContext, action: Action, t: Target, pos: Position, args?: Value[]): Promise<void> {
   // A scoped ref is never written, whoever asks: Fauna refuses it before any permission check
   // (WriteFunctions.scala), so the answer does not depend on the caller's privileges.
   if (action !== 'read' && action !== 'history_read' && action !== 'unrestricted_read' && action !== 'call' && t.scoped)
@@ -67,7 +68,7 @@ export function usesRoles(scope: Scope): boolean {
   return scope.roles !== undefined || scope.token !== undefined || scope.docScoped === true || scope.jwtRoles !== undefined;
 }
 
-export async function allowed(ctx: EvalContext, action: Action, t: Target, args?: Value[]): Promise<boolean> {
+export async function allowed(ctx: TxnContext, action: Action, t: Target, args?: Value[]): Promise<boolean> {
   const scope = ctx.scope;
   if (scope.roles) return rolesAllow(ctx, scope.roles, action, t, args, false);
   if (scope.jwtRoles) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false);
@@ -99,11 +100,11 @@ export async function allowed(ctx: EvalContext, action: Action, t: Target, args?
  * (no `unrestricted_read`), or undefined when every element is visible.
  */
 export async function checkSetRead(
-  ctx: EvalContext,
+  ctx: TxnContext,
   t: Target,
   pos: Position,
   args?: Value[],
-): Promise<((ctx: EvalContext, ref: Ref) => Promise<boolean>) | undefined> {
+): Promise<((ctx: TxnContext, ref: Ref) => Promise<boolean>) | undefined> {
   if (!usesRoles(ctx.scope)) {
     await checkAccess(ctx, 'read', t, pos, args);
     return undefined;
@@ -128,7 +129,7 @@ export async function checkSetRead(
 }
 
 /** Whether any grant (static or predicate) for `action` on `t` exists: predicates are not run. */
-async function mayPossibly(ctx: EvalContext, action: Action, t: Target): Promise<boolean> {
+async function mayPossibly(ctx: TxnContext, action: Action, t: Target): Promise<boolean> {
   const scope = ctx.scope;
   if (!scope.roles && scope.token && (await tokenAllowed(ctx, action, t))) return true;
   if (!scope.roles && (scope.token || scope.docScoped || scope.jwtRoles) && clientAllowed(action, t)) return true;
@@ -180,7 +181,7 @@ function covers(resource: Value | undefined, t: Target, action: Action): boolean
  * The union of the roles' grants for `action` on `t`. Static `true` short-circuits; predicates run
  * in order until one returns exactly true. With `possibly`, a predicate counts as a grant unrun.
  */
-async function rolesAllow(ctx: EvalContext, roleIds: readonly bigint[], action: Action, t: Target, args: Value[] | undefined, possibly: boolean): Promise<boolean> {
+async function rolesAllow(ctx: TxnContext, roleIds: readonly bigint[], action: Action, t: Target, args: Value[] | undefined, possibly: boolean): Promise<boolean> {
   if (!roleIds.length) return false;
   // Privileges only apply inside the role's own database.
   if (t.scoped || t.db !== ctx.scope.db) return false;
@@ -220,11 +221,11 @@ export function actingAs(scope: Scope, role: BuiltinRole, roles?: bigint[]): Sco
 }
 
 /** Runs a predicate read-only as the database's internal identity; only exactly `true` grants. */
-export async function runPredicate(ctx: EvalContext, pred: Lambda, args: Value[]): Promise<boolean> {
+export async function runPredicate(ctx: TxnContext, pred: Lambda, args: Value[]): Promise<boolean> {
   try {
     // Predicates read everything in the database as its internal identity, and may not write.
     const scope = actingAs(ctx.scope, 'admin');
-    return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, () => ctx.applyLambda(pred, args, ctx))) === true;
+    return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, () => ctx.applyLambda(pred, args))) === true;
   } catch (e) {
     if (e instanceof QueryTimeout) throw e;
     return false;
@@ -235,7 +236,7 @@ export async function runPredicate(ctx: EvalContext, pred: Lambda, args: Value[]
 const membershipCache = new WeakMap<Txn, Promise<bigint[]>>();
 
 /** The roles a token's identity is a member of (or a JWT's provider roles), evaluated once per transaction. */
-export function membershipRoles(ctx: EvalContext): Promise<bigint[]> {
+export function membershipRoles(ctx: TxnContext): Promise<bigint[]> {
   let hit = membershipCache.get(ctx.txn);
   if (!hit) {
     hit = computeMembership(ctx);
@@ -244,7 +245,7 @@ export function membershipRoles(ctx: EvalContext): Promise<bigint[]> {
   return hit;
 }
 
-async function computeMembership(ctx: EvalContext): Promise<bigint[]> {
+async function computeMembership(ctx: TxnContext): Promise<bigint[]> {
   const scope = ctx.scope;
   const schema = await schemaOf(ctx, scope.db);
   const out: bigint[] = [];

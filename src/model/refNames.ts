@@ -15,7 +15,7 @@ import type { Catalog, DbSchema } from './catalog';
 
 /**
  * What a namer reads names from: the reading transaction and the catalog, and which databases'
- * schemas the transaction itself changed (an EvalContext is one).
+ * schemas the transaction itself changed (a TxnContext is one).
  */
 export interface NameSource {
   readonly txn: Txn;

@@ -1,6 +1,6 @@
 // Turns symbolic refs into internal addresses, relative to the caller's database.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors, type Position } from '../values/errors';
 import { ADDR_NATIVE, isNativeName, nativeById, Ref, type NativeName, type RefAddr } from '../values/types';
 import { NATIVE_IDS, type DbSchema, type NamedNative, type SchemaEntry } from './catalog';
@@ -24,12 +24,12 @@ export type Target =
   /** A document in a user collection. */
   | { kind: 'doc'; db: bigint; coll: SchemaEntry; id: bigint; scoped: boolean };
 
-export function schemaOf(ctx: EvalContext, db: bigint): Promise<DbSchema> {
+export function schemaOf(ctx: TxnContext, db: bigint): Promise<DbSchema> {
   return ctx.catalog.schema(ctx.txn, db, ctx.schemaWrites.has(db));
 }
 
 /** Resolves a database ref chain to the scope id of that database. */
-export async function resolveDb(ctx: EvalContext, dbRef: Ref | undefined, pos: Position): Promise<bigint> {
+export async function resolveDb(ctx: TxnContext, dbRef: Ref | undefined, pos: Position): Promise<bigint> {
   if (!dbRef) return ctx.scope.db;
   if (dbRef.nativeParent !== 'databases') throw errors.invalidRef('Invalid ref.', pos);
   const parent = await resolveDb(ctx, dbRef.database, pos);
@@ -47,7 +47,7 @@ export function parseDocId(id: string, pos: Position): bigint {
   return n;
 }
 
-export async function resolveRef(ctx: EvalContext, ref: Ref, pos: Position): Promise<Target> {
+export async function resolveRef(ctx: TxnContext, ref: Ref, pos: Position): Promise<Target> {
   if (ref.addr) return resolveAddr(ctx, ref, ref.addr, pos);
   if (ref.collection === undefined) {
     if (!isNativeName(ref.id)) throw errors.invalidRef(`Valid native collection name expected, '${ref.id}' provided.`, pos);
@@ -80,7 +80,7 @@ export async function resolveRef(ctx: EvalContext, ref: Ref, pos: Position): Pro
  * A ref read from storage goes by its address, not its names: right after a rename, under `At`,
  * and when its name now belongs to something else. One whose target is gone is not found.
  */
-async function resolveAddr(ctx: EvalContext, ref: Ref, addr: RefAddr, pos: Position): Promise<Target> {
+async function resolveAddr(ctx: TxnContext, ref: Ref, addr: RefAddr, pos: Position): Promise<Target> {
   if (ref.dangling) throw errors.notFound('Document not found.', pos);
   const { db, coll, id } = addr;
   const scoped = db !== ctx.scope.db;
@@ -125,7 +125,7 @@ export function addrOfTarget(t: Target): RefAddr | undefined {
 }
 
 /** Resolves a ref that must name an existing collection (Documents, Create). */
-export async function resolveCollection(ctx: EvalContext, ref: Ref, pos: Position): Promise<Target> {
+export async function resolveCollection(ctx: TxnContext, ref: Ref, pos: Position): Promise<Target> {
   const t = await resolveRef(ctx, ref, pos);
   if (t.kind === 'schema' && t.native === 'collections' && !t.entry)
     throw errors.invalidRef(`Ref refers to undefined collection '${t.name}'`, pos);

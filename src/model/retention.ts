@@ -2,7 +2,7 @@
 // `history_days`; reads below its minimum valid time (MVT) are refused, and the collector may
 // drop what lies below it. An index's MVT is the highest of its source collections' MVTs.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors } from '../values/errors';
 import type { SchemaEntry } from './catalog';
 import type { IndexDef } from './indexDef';
@@ -24,12 +24,12 @@ export function collectionMvt(fields: SchemaEntry['fields'], now: bigint): bigin
 }
 
 /** Minimum valid time of a collection at the snapshot; undefined = forever. */
-export function minValidTime(ctx: EvalContext, coll: SchemaEntry): bigint | undefined {
+export function minValidTime(ctx: TxnContext, coll: SchemaEntry): bigint | undefined {
   return collectionMvt(coll.fields, ctx.snapshotTs);
 }
 
 /** 400 bad request when `at` lies below the collection's MVT. */
-export function checkMinValidTime(ctx: EvalContext, coll: SchemaEntry, at: bigint): void {
+export function checkMinValidTime(ctx: TxnContext, coll: SchemaEntry, at: bigint): void {
   const mvt = minValidTime(ctx, coll);
   if (mvt !== undefined && at < mvt)
     throw errors.badRequest(
@@ -44,7 +44,7 @@ export function indexSourceCollections(all: SchemaEntry[], def: IndexDef): Schem
 }
 
 /** Reading an index set at `at`: refused below the MVT of any of its source collections. */
-export async function checkIndexMinValidTime(ctx: EvalContext, def: IndexDef, at: bigint): Promise<void> {
+export async function checkIndexMinValidTime(ctx: TxnContext, def: IndexDef, at: bigint): Promise<void> {
   const schema = await schemaOf(ctx, def.db);
   for (const coll of indexSourceCollections(schema.all('collections'), def)) checkMinValidTime(ctx, coll, at);
 }
@@ -72,6 +72,6 @@ export function ttlCollectionKey(db: bigint, coll: number): Uint8Array {
 const MARK = Uint8Array.of(1);
 
 /** Records that collection `coll` may hold documents that expire. */
-export function noteTtl(ctx: EvalContext, db: bigint, coll: number, fields: Map<string, unknown>): void {
+export function noteTtl(ctx: TxnContext, db: bigint, coll: number, fields: Map<string, unknown>): void {
   if (fields.has('ttl')) ctx.txn.putMeta(ttlCollectionKey(db, coll), MARK);
 }

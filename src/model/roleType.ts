@@ -5,7 +5,7 @@
 // user collection whose documents (as token identities) get the role, optionally filtered by a
 // one-argument predicate.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors, type Position } from '../values/errors';
 import { isNativeName, Lambda, Ref, type Obj, type Value } from '../values/types';
 import { Failures, stripNulls, validateName } from './data';
@@ -23,7 +23,7 @@ export function lambdaArity(l: Lambda): number {
   return typeof l.params === 'string' ? 1 : l.params.length;
 }
 
-async function validateResource(ctx: EvalContext, db: bigint, v: Value | undefined, field: (string | number)[], f: Failures, collectionsOnly: boolean): Promise<void> {
+async function validateResource(ctx: TxnContext, db: bigint, v: Value | undefined, field: (string | number)[], f: Failures, collectionsOnly: boolean): Promise<void> {
   if (v === undefined || v === null) return f.required(field);
   if (!(v instanceof Ref)) return f.invalidType(field, v, 'Ref');
   if (v.database || v.collection?.database) return f.add(field, 'invalid reference', 'Reference cannot be scoped.');
@@ -67,7 +67,7 @@ async function validateEntries(
   }
 }
 
-function validatePrivileges(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
+function validatePrivileges(ctx: TxnContext, db: bigint, v: Value, f: Failures): Promise<void> {
   return validateEntries('privileges', v, ['resource', 'actions'], f, async (p, at) => {
     await validateResource(ctx, db, p.get('resource'), [...at, 'resource'], f, false);
     const actions = p.get('actions');
@@ -81,7 +81,7 @@ function validatePrivileges(ctx: EvalContext, db: bigint, v: Value, f: Failures)
   });
 }
 
-function validateMembership(ctx: EvalContext, db: bigint, v: Value, f: Failures): Promise<void> {
+function validateMembership(ctx: TxnContext, db: bigint, v: Value, f: Failures): Promise<void> {
   return validateEntries('membership', v, ['resource', 'predicate'], f, async (m, at) => {
     await validateResource(ctx, db, m.get('resource'), [...at, 'resource'], f, true);
     const pred = m.get('predicate');
@@ -104,7 +104,7 @@ export function privilegesOf(fields: Obj): Obj[] {
 }
 
 /** At most 64 roles may name the same membership collection. */
-async function checkMembershipLimit(ctx: EvalContext, db: bigint, fields: Obj, self: bigint | undefined, pos: Position): Promise<void> {
+async function checkMembershipLimit(ctx: TxnContext, db: bigint, fields: Obj, self: bigint | undefined, pos: Position): Promise<void> {
   const colls = new Set(membershipOf(fields).map((m) => (m.get('resource') as Ref | undefined)?.id));
   if (!colls.size) return;
   const counts = new Map<string, number>();
@@ -121,7 +121,7 @@ async function checkMembershipLimit(ctx: EvalContext, db: bigint, fields: Obj, s
       );
 }
 
-async function validate(ctx: EvalContext, db: bigint, params: Obj, f: Failures): Promise<void> {
+async function validate(ctx: TxnContext, db: bigint, params: Obj, f: Failures): Promise<void> {
   const privileges = params.get('privileges');
   if (privileges !== undefined && privileges !== null) await validatePrivileges(ctx, db, privileges, f);
   const membership = params.get('membership');

@@ -1,6 +1,6 @@
 // Helpers shared by the native document types: name uniqueness and field order.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { errors, type Position } from '../values/errors';
 import type { Obj, Value } from '../values/types';
 import { deepMerge, stripNulls, validateName, type Failures } from './data';
@@ -8,13 +8,13 @@ import type { NamedNative } from './catalog';
 import { schemaOf } from './resolve';
 
 /** A schema name is unique within its database's native collection (`self` may keep its own). */
-export async function uniqueName(ctx: EvalContext, db: bigint, native: NamedNative, name: string, label: string, pos: Position, self?: bigint): Promise<void> {
+export async function uniqueName(ctx: TxnContext, db: bigint, native: NamedNative, name: string, label: string, pos: Position, self?: bigint): Promise<void> {
   const existing = (await schemaOf(ctx, db)).get(native, name);
   if (existing && existing.id !== self) throw errors.alreadyExists(`${label} already exists.`, pos);
 }
 
 /** A name given to an existing schema document (rename): valid, and not another document's. */
-export async function checkRename(ctx: EvalContext, db: bigint, native: NamedNative, name: Value | undefined, label: string, f: Failures, pos: Position, self: bigint): Promise<void> {
+export async function checkRename(ctx: TxnContext, db: bigint, native: NamedNative, name: Value | undefined, label: string, f: Failures, pos: Position, self: bigint): Promise<void> {
   const valid = validateName(name, f);
   if (valid) await uniqueName(ctx, db, native, valid, label, pos, self);
 }

@@ -5,7 +5,7 @@
 // `read` and `delete` of every token whose `instance` is the identity. A token whose identity is in
 // no role's membership may also `read` the identity document itself (DECISIONS #15); nothing else.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { Ref } from '../values/types';
 import { NATIVE_IDS } from './catalog';
 import { identityKeyIn } from './credentialsType';
@@ -13,7 +13,7 @@ import type { Action } from './permissions';
 import type { Target } from './resolve';
 
 /** The baseline allowances of the scope's token on `t` (a token of another database gets none). */
-export async function tokenAllowed(ctx: EvalContext, action: Action, t: Target): Promise<boolean> {
+export async function tokenAllowed(ctx: TxnContext, action: Action, t: Target): Promise<boolean> {
   const { token, identity, credentials } = ctx.scope;
   if (!token || t.kind !== 'secretDoc' || t.self || t.scoped || t.db !== token.db) return false;
   if (t.native === 'credentials') return action === 'read' && t.id === credentials;
@@ -25,7 +25,7 @@ export async function tokenAllowed(ctx: EvalContext, action: Action, t: Target):
 }
 
 /** A role-less token reading its own identity document (compared by address, so renames do not matter). */
-export async function readsOwnIdentity(ctx: EvalContext, action: Action, t: Target): Promise<boolean> {
+export async function readsOwnIdentity(ctx: TxnContext, action: Action, t: Target): Promise<boolean> {
   const { token, identity } = ctx.scope;
   if (action !== 'read' || !token || !identity || t.kind !== 'doc' || t.scoped || t.db !== token.db) return false;
   const key = await identityKeyIn(ctx, token.db, identity);

@@ -1,7 +1,7 @@
 // Token documents (the `tokens` native collection): `{instance, data?, ttl?, hashed_secret}`. A token's
 // secret (`fnE…`, fql-v4.md §6.1) is shown once, by Login or Create(Tokens(), …); only a hash is kept.
 
-import type { EvalContext } from '../fql/context';
+import type { TxnContext } from './context';
 import { type Position } from '../values/errors';
 import { Ref, Time, type Obj, type Value } from '../values/types';
 import { identityExists } from './auth';
@@ -11,7 +11,7 @@ import { newId } from './ids';
 import { issueTokenSecret } from './secrets';
 import type { CreatedFields, NativeType } from './nativeTypes';
 
-async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
+async function validateToken(ctx: TxnContext, db: bigint, params: Obj, f: Failures, creating: boolean): Promise<void> {
   const instance = params.get('instance');
   if (instance === undefined || instance === null) {
     if (creating) f.required(['instance']);
@@ -25,7 +25,7 @@ async function validateToken(ctx: EvalContext, db: bigint, params: Obj, f: Failu
 }
 
 /** Creates the fields of a new token for `instance` in database `db` (no permission check). */
-export async function newToken(ctx: EvalContext, db: bigint, instance: Ref, params: Obj): Promise<CreatedFields> {
+export async function newToken(ctx: TxnContext, db: bigint, instance: Ref, params: Obj): Promise<CreatedFields> {
   const id = newId();
   const { secret, hashedSecret, check } = await issueTokenSecret(id, db, ctx.budget);
   const fields: Obj = new Map<string, Value>([['instance', instance]]);

@@ -1,10 +1,10 @@
-// What request bodies hold of the memory every request shares (fql/memoryPool.ts), and who holds it.
+// What request bodies hold of the memory every request shares (model/memoryPool.ts), and who holds it.
 // A body is charged as its bytes arrive, never by what it declares: to the pool, and to each of its
 // owners, the connection it came on, its secret and its client's address. An owner past its share is
 // refused (429, as a full pool is) while the pool has room for everyone else: one client, however
 // many streams, tokens or connections it opens, cannot take the memory the others need.
 
-import type { MemoryPool } from '../fql/memoryPool';
+import type { MemoryPool } from '../model/memoryPool';
 import type { ClientKeys } from '../fql/admission';
 
 export interface BodyShares {

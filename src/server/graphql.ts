@@ -12,7 +12,7 @@ import { lastSeenOf, parseQueryHeaders } from './headers';
 import { refuseUnauthenticated, type AuthFailure } from './authFirst';
 import { readBodyText } from './bodies';
 import { turnFor } from './turn';
-import { QueryCancelled, TooBusy } from '../fql/budget';
+import { QueryCancelled, TooBusy } from '../model/budget';
 import { clientClosed, internalErrorText, logInternalError, type Outcome } from './responses';
 import type { Handler } from './router';
 

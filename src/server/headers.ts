@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../values/errors';
-import { DEFAULT_QUERY_TIMEOUT_MS } from '../fql/budget';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../model/budget';
 
 export const API_VERSIONS: readonly string[] = ['2.0', '2.1', '2.7', '2.12', '3', '4', '5', 'UNSTABLE'];
 /** The bound of the root secret and admin keys; other secrets are then held to a lower one (QueryLimits.maxNonAdminTimeoutMs). */

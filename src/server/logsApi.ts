@@ -22,7 +22,7 @@ import type { LogSystem } from '../logs/index';
 import { decodeToken, isLogState, jobReads, listPage, LOG_STATES, type ExportJob, type LogState } from '../logs/jobs';
 import { StorageUnavailable } from '../storage/engine';
 import { ProtocolError } from '../values/errors';
-import { TooBusy } from '../fql/budget';
+import { TooBusy } from '../model/budget';
 import type { LoggedDatabase } from '../logs/types';
 import type { EvalContext } from '../fql/context';
 import { BodyTooLarge, type RequestContext } from './context';

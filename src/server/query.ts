@@ -1,7 +1,7 @@
 // The FQL v4 query routes: POST / (read-write) and GET /?q= (read-only) (fql-v4.md §1.2).
 
 import type { QueryResult, QueryService } from '../fql/api';
-import { QueryCancelled, TooBusy } from '../fql/budget';
+import { QueryCancelled, TooBusy } from '../model/budget';
 import { errors } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
 import { readBodyUtf8 } from './bodies';

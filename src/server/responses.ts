@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { QueryMetrics } from '../fql/api';
 import type { OutcomeLog } from '../logs/types';
 import { ProtocolError, QueryError, type Position } from '../values/errors';
-import { CLIENT_CLOSED_STATUS, QueryCancelled, QueryTimeout } from '../fql/budget';
+import { CLIENT_CLOSED_STATUS, QueryCancelled, QueryTimeout } from '../model/budget';
 import { StorageUnavailable } from '../storage/engine';
 import type { StreamSink } from './streamSink';
 

@@ -19,7 +19,7 @@ import { responseTraceparent } from './headers';
 import { listen, type AnyResponse } from './listener';
 import { ledgerOf, type BodyLedger } from './bodyLedger';
 import type { BodyRate } from './bodyRate';
-import { TooBusy, type MemoryPool } from '../fql/budget';
+import { TooBusy, type MemoryPool } from '../model/budget';
 import type { LogSystem } from '../logs/index';
 import { NO_LOGGER } from '../logs/types';
 import { isDownloadPath, serveDownload } from './logsDownload';

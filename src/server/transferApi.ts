@@ -29,7 +29,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { QueryService } from '../fql/api';
-import { DEFAULT_QUERY_TIMEOUT_MS, TooBusy } from '../fql/budget';
+import { DEFAULT_QUERY_TIMEOUT_MS, TooBusy } from '../model/budget';
 import type { JobLimits } from '../jobs/jobFiles';
 import { asAdmin, LogApiError, type Requester } from '../logs/access';
 import type { RequestLogger } from '../logs/types';

@@ -5,7 +5,7 @@
 
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TooBusy, type MemoryPool } from '../fql/budget';
+import { TooBusy, type MemoryPool } from '../model/budget';
 import type { RequestContext } from './context';
 
 /** Bytes kept from the start of an upload to tell what it holds. */

@@ -20,7 +20,7 @@
 import type { LoggedDatabase } from '../logs/types';
 import { randomBytes } from 'node:crypto';
 import type { QueryMetrics, QueryService } from '../fql/api';
-import { QueryTimeout } from '../fql/context';
+import { QueryTimeout } from '../model/budget';
 import { Env } from '../fql/env';
 import { evalExpr } from '../fql/evaluator';
 import { NATIVE_IDS } from '../model/catalog';

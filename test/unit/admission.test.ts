@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Admission } from '../../src/fql/admission';
-import { QueryCancelled, TooBusy } from '../../src/fql/budget';
+import { QueryCancelled, TooBusy } from '../../src/model/budget';
 
 /** Lets the promise callbacks queued so far run. */
 const settle = () => new Promise((r) => setImmediate(r));

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryPool } from '../../src/fql/memoryPool';
+import { MemoryPool } from '../../src/model/memoryPool';
 import { BodyLedger, ledgerOf, secretKey } from '../../src/server/bodyLedger';
 import { BODY_RATE_CHECK_MS, nextCheckMs, tooSlow } from '../../src/server/bodyRate';
 import { defaultConfig } from '../../src/config';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Budget, DEFAULT_LIMITS, QueryCancelled, QueryTimeout } from '../../src/fql/budget';
+import { Budget, DEFAULT_LIMITS, QueryCancelled, QueryTimeout } from '../../src/model/budget';
 
 test('a query whose client is gone stops at its next look at the clock, and at every one after', async () => {
   const client = { clientGone: false };

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query as q } from 'faunadb';
-import { DEFAULT_LIMITS, MemoryPool, type Budget, type ClientLink } from '../../src/fql/budget';
+import { DEFAULT_LIMITS, MemoryPool, type Budget, type ClientLink } from '../../src/model/budget';
 import { Executor } from '../../src/fql/executor';
 import { runGraphql } from '../../src/graphql/execute';
 import { importSchema } from '../../src/graphql/importer';

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSchema, execute, parse, validate, type GraphQLError } from 'graphql';
-import { Budget, DEFAULT_LIMITS, LimitExceeded, MemoryPool, QueryCancelled, type QueryLimits } from '../../src/fql/budget';
+import { Budget, DEFAULT_LIMITS, LimitExceeded, MemoryPool, QueryCancelled, type QueryLimits } from '../../src/model/budget';
 import { secondIntrospectionError } from '../../src/graphql/introspection';
 import { FieldMeter, meterSchema } from '../../src/graphql/meter';
 import { responseBody } from '../../src/graphql/response';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryPool, type HeapWatch } from '../../src/fql/memoryPool';
+import { MemoryPool, type HeapWatch } from '../../src/model/memoryPool';
 
 const MB = 1024 * 1024;
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import '../../src/fql/functions';
 import { casefold, titlecase } from '../../src/fql/functions/strings';
 import { Searcher } from '../../src/fql/functions/text';
-import { Budget, DEFAULT_LIMITS } from '../../src/fql/budget';
+import { Budget, DEFAULT_LIMITS } from '../../src/model/budget';
 import type { EvalContext } from '../../src/fql/context';
 import { prng } from '../helpers/prng';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TurnLine, type Waiting } from '../../src/loop/turns';
-import { Budget, DEFAULT_LIMITS, QueryCancelled, QueryTimeout } from '../../src/fql/budget';
+import { Budget, DEFAULT_LIMITS, QueryCancelled, QueryTimeout } from '../../src/model/budget';
 
 /** A line whose dispatcher runs only when the test says: `step()` is one turn of the loop. */
 function steppedLine(): { line: TurnLine; pending: () => number; step: () => Promise<void> } {

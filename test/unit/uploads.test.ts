@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync 
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { MemoryPool, TooBusy } from '../../src/fql/budget';
+import { MemoryPool, TooBusy } from '../../src/model/budget';
 import type { RequestContext } from '../../src/server/context';
 import { saveUpload } from '../../src/server/uploads';
 

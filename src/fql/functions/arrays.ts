@@ -7,7 +7,7 @@ import { applyLambdaExpr } from '../evaluator';
 import { argPos, asArray, asArrayOrPage, asLong, evalArg, expectBoolean, lambdaArg, mismatch } from '../args';
 import { define } from '../registry';
 import { joined, remember } from '../../values/measure';
-import { checkMeasure } from '../valueSize';
+import { checkMeasure } from '../../model/valueSize';
 // Set arguments are handled by the set modules (sets → setOps/setAggregates).
 import { isSetLike } from '../sets';
 import { filterSet } from '../setOps';

@@ -7,7 +7,7 @@
 import { errors, type Position } from '../../values/errors';
 import { DateV, Time, type Value } from '../../values/types';
 import { TooLong, encodeValue } from '../../wire/encode';
-import { valueTooLarge } from '../budget';
+import { valueTooLarge } from '../../model/budget';
 import { NANOS_PER_DAY, civilFromDays, daysFromCivil } from '../../wire/time';
 import { argPos, asLong, elemPos, evalArg, evalList, evalOptional, mismatch } from '../args';
 import { define } from '../registry';

@@ -1,12 +1,12 @@
 // Helpers shared by the string (strings.ts) and regex (regex.ts) families: arguments, code-point
 // indexes, budgeted output and a linear-time substring search.
 //
-// Cost model (fql/budget.ts): work proportional to the input that makes no evaluator call is
+// Cost model (model/budget.ts): work proportional to the input that makes no evaluator call is
 // charged one compute unit per CHARS_PER_UNIT characters (a call costs one unit, Fauna's ops are
 // 50 units), so strings of ordinary size cost nothing extra; every string a function builds is
 // checked against the value cap before it is built and charged to the query's memory.
 
-import { valueTooLarge, type Budget } from '../budget';
+import { valueTooLarge, type Budget } from '../../model/budget';
 import { errors, type Position } from '../../values/errors';
 import type { CallExpr } from '../../wire/expr';
 import type { EvalContext } from '../context';
