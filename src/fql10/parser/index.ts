@@ -16,6 +16,7 @@ import { expected } from './errors';
 import { lambdaBody, loneExpr, queryBody } from './exprs';
 
 export { TEMPLATE_VALUE_SIGIL, OPERATOR_PRECEDENCE } from './exprs';
+export { assembleTemplate, TemplateError, type AssembledQuery } from './template';
 export { MAX_DEPTH };
 
 export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: Diagnostic[] };
