@@ -19,16 +19,6 @@ export function isIdentRest(c: number): boolean {
   return isIdentStart(c) || (c >= 48 && c <= 57) || c === 39;
 }
 
-/** Whether `s` prints as a bare identifier (Tokens.isValidIdent). */
-export function isValidIdent(s: string): boolean {
-  if (s.length === 0 || KEYWORDS.has(s) || !isIdentStart(s.charCodeAt(0))) return false;
-  for (let i = 1; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (!(isIdentStart(c) || (c >= 48 && c <= 57))) return false;
-  }
-  return true;
-}
-
 /** An identifier's text, keywords included; null (consuming nothing) if none starts here. */
 export function plainIdent(c: Cursor): string | null {
   const start = c.pos;
