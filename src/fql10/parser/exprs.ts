@@ -14,6 +14,7 @@ import { ident, INVALID_VARIABLES, isIdentRest, KEYWORDS, keyword, plainName } f
 import { number } from './numbers';
 import { heredoc, interpolatedHeredoc, interpolatedString, singleString, type StrPart } from './strings';
 import { typeExpr } from './types';
+import { VALUE_SIGIL } from '../../wire/v10/request';
 import { pattern } from './patterns';
 
 /** Binding strength of binary operators, loosest first (ExprParser.ExprOpPrecedences). */
@@ -23,8 +24,6 @@ export const OPERATOR_PRECEDENCE: ReadonlyMap<string, number> = new Map(
 );
 const RIGHT_ASSOCIATIVE = new Set(['**']);
 
-/** The placeholder a templated query has where a value was interpolated (TemplateSigil.Value). */
-export const TEMPLATE_VALUE_SIGIL = '\0value>';
 
 const NULL_LIT: Literal = { kind: 'Null' };
 const TRUE_LIT: Literal = { kind: 'True' };
@@ -250,7 +249,7 @@ function term0(c: Cursor): Expr | null {
 function placeholder(c: Cursor): Expr | null {
   if (!c.isTemplate) return null;
   const start = c.pos;
-  if (!c.eat(TEMPLATE_VALUE_SIGIL)) return null;
+  if (!c.eat(VALUE_SIGIL)) return null;
   return { kind: 'Id', str: c.nextTemplateName(), span: c.span(start, c.pos) };
 }
 

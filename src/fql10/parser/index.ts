@@ -2,11 +2,11 @@
 // (rendered with ../diagnostic.ts; the endpoint's code for them is `invalid_query`).
 //
 // Templated queries: the driver sends `{"fql": ["text", {"value": v}, {"fql": [...]}, ...]}`.
-// ./template.ts assembles those fragments into one text in which each `{"value": ...}` is the
-// placeholder TEMPLATE_VALUE_SIGIL (NUL then `value>`, shown as `<value>` in errors), as the
-// core's FQL2Query does. `parseQueryTemplate` reads the placeholders as variables `$0`, `$1`, ...
-// in the order they appear, which is the order of `assembleTemplate(...).values`: the evaluator
-// binds `$i` to the i-th value. No identifier a user can write starts with `$`.
+// wire/v10/request.ts assembles those fragments into one text in which each `{"value": ...}` is the
+// placeholder VALUE_SIGIL (NUL then `value>`, shown as `<value>` in errors), as the core's FQL2Query
+// does. `parseQueryTemplate` reads the placeholders as variables `$0`, `$1`, ... in the order they
+// appear, which is the order of the request's `query.values`: the evaluator binds `$i` to the i-th
+// value. No identifier a user can write starts with `$`.
 
 import type { Expr, LongLambda, ShortLambda } from '../ast';
 import type { Diagnostic } from '../diagnostic';
@@ -15,8 +15,7 @@ import { ABORT, Cursor, MAX_DEPTH } from './cursor';
 import { expected } from './errors';
 import { lambdaBody, loneExpr, queryBody } from './exprs';
 
-export { TEMPLATE_VALUE_SIGIL, OPERATOR_PRECEDENCE } from './exprs';
-export { assembleTemplate, TemplateError, type AssembledQuery } from './template';
+export { OPERATOR_PRECEDENCE } from './exprs';
 export { MAX_DEPTH };
 
 export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: Diagnostic[] };

@@ -5,7 +5,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChainComponent, Expr, Stmt } from '../../../src/fql10/ast';
 import { renderDiagnostic } from '../../../src/fql10/diagnostic';
-import { assembleTemplate, OPERATOR_PRECEDENCE, parseExpr, parseLambda, parseQuery, parseQueryTemplate, TemplateError } from '../../../src/fql10/parser';
+import { OPERATOR_PRECEDENCE, parseExpr, parseLambda, parseQuery, parseQueryTemplate } from '../../../src/fql10/parser';
+import { parseQueryRequest } from '../../../src/wire/v10/request';
 import { querySrc } from '../../../src/fql10/span';
 
 /** A compact form of a tree: kinds, values and spans. */
@@ -359,17 +360,11 @@ describe('fql10 diagnostics', () => {
 });
 
 describe('fql10 templates', () => {
-  test('fragments assemble as the core FQL2Query does', () => {
-    const q = assembleTemplate({ fql: ['let x = ', { value: 1 }, '\nx + ', { fql: ['2'] }, ' + ', { array: [{ value: 3 }, { value: 4 }] }] });
+  test('placeholders of an assembled template parse as $0, $1, ... in order', () => {
+    const { query: q } = parseQueryRequest(JSON.stringify({ query: { fql: ['let x = ', { value: 1 }, '\nx + ', { fql: ['2'] }, ' + ', { array: [{ value: 3 }, { value: 4 }] }] } }));
     assert.equal(q.text, 'let x = \0value>\nx + 2 + \0value>');
-    assert.deepEqual(q.values, [{ value: 1, offset: 8 }, { value: [3, 4], offset: 24 }]);
-    const mixed = assembleTemplate({ object: { 'a#': { value: 1 }, b: 'x', c: { fql: ['y'] } } });
-    assert.equal(mixed.text, '{ "a\\#": \0value>, "b": (x), "c": (y) }');
-    assert.deepEqual(assembleTemplate({ object: { '@k': { value: 1 } } }).values, [{ value: { '@object': { '@k': 1 } }, offset: 0 }]);
     const r = parseQueryTemplate(q.text);
     assert.ok(r.ok);
     assert.equal(show(r.value), '{let x = $0@8:15@0:15; ((x@16:17 + 2@20:21)@16:21 + $1@24:31)@16:31}@0:31');
-    assert.throws(() => assembleTemplate({ fql: ['a\0'] }), /FQL strings cannot contain NUL characters/);
-    assert.throws(() => assembleTemplate({ nope: 1 }), TemplateError);
   });
 });
