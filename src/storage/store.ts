@@ -86,6 +86,12 @@ export const ISSUED_TS_KEY = systemKey('issuedTs');
 /** The issued ts alone: whether anything was committed since a process last looked. */
 const ISSUED_QUERY: HeadQuery = { keys: [ISSUED_TS_KEY], ranges: [] };
 const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
+/**
+ * Shared mode, when the client set no limit: losses to another process's commit allowed before 409.
+ * Each such loss is the tier's progress, but a process's retry queue orders only its own contenders,
+ * so on a hot document one process's queue can beat another's waiting transaction many times in a row.
+ */
+const DEFAULT_MAX_FOREIGN_LOSSES = 4 * DEFAULT_MAX_RETRIES;
 const MAX_WRITES_IN_FLIGHT = 4;
 /** Shared mode: a snapshot time further behind the clock starts a tick in the background. */
 const SOFT_STALE_US = 10_000n;
@@ -311,6 +317,7 @@ class MvccStore implements Store {
   async run<T>(fn: (txn: Txn) => Promise<T>, opts: RunOptions = {}): Promise<RunResult<T>> {
     const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     let retries = 0;
+    let foreignLosses = 0; // counted apart only under the default limit
     let releaseRetryQueue: (() => void) | undefined;
     try {
       for (;;) {
@@ -331,7 +338,8 @@ class MvccStore implements Store {
           txn.finish();
           this.release(snapshot);
         }
-        if (retries >= maxRetries) {
+        const foreign = this.sharing && opts.maxRetries === undefined && winner?.foreign === true;
+        if (foreign ? foreignLosses >= DEFAULT_MAX_FOREIGN_LOSSES : retries - foreignLosses >= maxRetries) {
           throw new ProtocolError(
             409,
             'contended transaction',
@@ -339,6 +347,7 @@ class MvccStore implements Store {
           );
         }
         retries++;
+        if (foreign) foreignLosses++;
         // A fresh snapshot only sees the winner once it is durable.
         await winner?.durable.catch(() => {});
         releaseRetryQueue ??= await this.enterRetryQueue();

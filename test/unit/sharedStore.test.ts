@@ -71,6 +71,29 @@ test('no lost update: increments from both stores at once all count', async () =
   });
 });
 
+test('under the default limit, losses to another store\'s commits are allowed four times as often; a client\'s limit counts every loss', async () => {
+  await withTwo(async (a, b) => {
+    await a.run(async (txn) => txn.putVersion(doc(1n), 'create', data(0n)));
+    // Every attempt of `a` reads the document, then `b` commits to it first: `a` loses to another
+    // process until it has lost `losses` times (a hot document whose other process's queue wins).
+    const losing = (losses: number, maxRetries?: number) => {
+      let attempts = 0;
+      return a.run(
+        async (txn) => {
+          const n = valueOf((await txn.getVersion(doc(1n)))?.data)!;
+          if (attempts++ < losses) await b.run(async (t) => t.putVersion(doc(1n), 'update', data(valueOf((await t.getVersion(doc(1n)))?.data)! + 1n)));
+          txn.putVersion(doc(1n), 'update', data(n + 1n));
+        },
+        { maxRetries },
+      );
+    };
+    assert.equal((await losing(12)).retries, 12, 'twelve losses to b, then a commits');
+    assert.equal((await losing(7, 7)).retries, 7, 'a client\'s limit of 7 allows 7');
+    await assert.rejects(losing(8, 7), /concurrent modification/, 'and no more');
+    await assert.rejects(losing(40), /concurrent modification/, 'the default for losses to another process is bounded too');
+  });
+});
+
 test('a store far behind catches up in steps: it validates against every commit, and its streams hear each one with its data', async () => {
   await withTwo(
     async (a, b) => {
