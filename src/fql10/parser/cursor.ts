@@ -131,6 +131,27 @@ export class Cursor {
     }
   }
 
+  /** `item (, item)*` with newlines after each comma, then an optional trailing comma (even after no
+   *  item, as the core's `x.repX(sep = ",") ~~ ",".?`): the inside of a bracketed list. */
+  list<T>(item: (c: Cursor) => T | null): T[] {
+    const items: T[] = [];
+    for (;;) {
+      const save = this.pos;
+      if (items.length > 0) {
+        if (!this.maybe(',')) break;
+        this.nl();
+      }
+      const x = item(this);
+      if (x === null) {
+        this.pos = save;
+        break;
+      }
+      items.push(x);
+    }
+    if (this.maybe(',')) this.nl();
+    return items;
+  }
+
   /** A statement separator: whitespace with at least one `;`, newline or line comment. */
   blocksep(): boolean {
     const start = this.pos;

@@ -288,23 +288,7 @@ function array(c: Cursor): Expr | null {
   const start = c.pos;
   if (!c.eat('[')) return null;
   c.nl();
-  const elems: Expr[] = [];
-  const first = expr(c);
-  if (first !== null) {
-    elems.push(first);
-    for (;;) {
-      const save = c.pos;
-      if (!c.maybe(',')) break;
-      c.nl();
-      const e = expr(c);
-      if (e === null) {
-        c.pos = save;
-        break;
-      }
-      elems.push(e);
-    }
-  }
-  if (c.maybe(',')) c.nl();
+  const elems = c.list((c) => expr(c));
   c.need(']');
   return { kind: 'Array', elems, span: c.span(start, c.pos) };
 }

@@ -70,21 +70,7 @@ function object(c: Cursor): PatExpr | null {
   const start = c.pos;
   if (!c.eat('{')) return null;
   c.nl();
-  const fields: [Name, PatExpr][] = [];
-  for (;;) {
-    const save = c.pos;
-    if (fields.length > 0) {
-      if (!c.maybe(',')) break;
-      c.nl();
-    }
-    const f = objectField(c);
-    if (f === null) {
-      c.pos = save;
-      break;
-    }
-    fields.push(f);
-  }
-  if (c.maybe(',')) c.nl();
+  const fields = c.list(objectField);
   c.need('}');
   return { kind: 'PatObject', fields, span: c.span(start, c.pos) };
 }

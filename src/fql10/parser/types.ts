@@ -247,25 +247,7 @@ function tupleArgs(c: Cursor): ExprOrArgs | null {
   const start = c.pos;
   if (!c.eat('(')) return null;
   c.nl();
-  const items: [Name | null, TypeExpr, boolean][] = [];
-  for (;;) {
-    if (items.length > 0) {
-      const save = c.pos;
-      if (!c.maybe(',')) break;
-      c.nl();
-      const item = namedTypeOrVariadic(c);
-      if (item === null) {
-        c.pos = save;
-        break;
-      }
-      items.push(item);
-    } else {
-      const item = namedTypeOrVariadic(c);
-      if (item === null) break;
-      items.push(item);
-    }
-  }
-  if (c.maybe(',')) c.nl();
+  const items = c.list(namedTypeOrVariadic);
   c.need(')');
   const sp = c.span(start, c.pos);
   if (items.length === 0) return { kind: 'TypeTuple', elems: [], span: sp };
@@ -310,23 +292,7 @@ function arrayTupleType(c: Cursor): TypeExpr | null {
   const start = c.pos;
   if (!c.eat('[')) return null;
   c.nl();
-  const elems: TypeExpr[] = [];
-  const first = typeExpr(c);
-  if (first !== null) {
-    elems.push(first);
-    for (;;) {
-      const save = c.pos;
-      if (!c.maybe(',')) break;
-      c.nl();
-      const t = typeExpr(c);
-      if (t === null) {
-        c.pos = save;
-        break;
-      }
-      elems.push(t);
-    }
-  }
-  if (c.maybe(',')) c.nl();
+  const elems = c.list(typeExpr);
   c.need(']');
   return { kind: 'TypeTuple', elems, span: c.span(start, c.pos) };
 }
