@@ -15,6 +15,7 @@ import { keyType, NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { addrOfTarget, assertResolved, resolveRef, schemaOf, type Target } from './resolve';
+import { checkedFields, runChecks } from './schema10/enforce';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
 export interface StoredDoc {
@@ -198,7 +199,7 @@ async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, param
     if (!withId) return createUserDoc(ctx, { ...t, id: newId() }, params, pos, dbRef);
     throw errors.alreadyExists('Document already exists.', pos);
   }
-  const fields = await addressed(ctx, userFields(ctx, t, params, undefined, false, pos), pos);
+  const fields = await checkedFields(ctx, t.coll, await addressed(ctx, userFields(ctx, t, params, undefined, false, pos), pos), 'create', t.id, pos);
   if (roles) {
     const docRef = refOf(t, undefined);
     // A chosen id needs create_with_id, or both create and history_write (fql-v4.md §6.5).
@@ -213,6 +214,7 @@ async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, param
   noteTtl(ctx, t.db, Number(t.coll.id), fields);
   if (password !== undefined) await setPassword(ctx, key, refOf(t, undefined), password);
   await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), null, { ts: ctx.snapshotTs, fields }, pos);
+  await runChecks(ctx, t.coll, refOf(t, undefined), 'create', t.id, pos);
   const out = render(t, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: fields } });
   ctx.created(out);
   return out;
@@ -304,7 +306,8 @@ export async function writeDocument(ctx: TxnContext, ref: Ref, params: Obj, repl
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const old = doc.version.data ?? new Map();
   let fields: Obj;
-  if (t.kind === 'doc') fields = await addressed(ctx, userFields(ctx, t, params, old, replace, pos), pos);
+  const action = replace ? 'replace' : 'update';
+  if (t.kind === 'doc') fields = await checkedFields(ctx, t.coll, await addressed(ctx, userFields(ctx, t, params, old, replace, pos), pos), action, t.id, pos);
   else {
     const type = nativeTypeOf(t, pos);
     if (roles) await checkAccess(ctx, 'write', t, pos, [old, params, refOf(t, undefined)]);
@@ -316,9 +319,10 @@ export async function writeDocument(ctx: TxnContext, ref: Ref, params: Obj, repl
   ctx.txn.putVersion(doc.key, 'update', fields);
   if (t.kind === 'doc') noteTtl(ctx, t.db, Number(t.coll.id), fields);
   if (password !== undefined) await setPassword(ctx, doc.key, refOf(t, undefined), password);
-  if (t.kind === 'doc')
+  if (t.kind === 'doc') {
     await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
-  else await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
+    await runChecks(ctx, t.coll, refOf(t, undefined), action, t.id, pos);
+  } else await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
   const target = t.kind === 'doc' ? t : targetFor(t.db, t.native, doc.key.id, fields, t.scoped);
   return render(target, dbRefOf(ref), { key: doc.key, version: { ts: TxnTime.instance, action: 'update', data: fields } });
 }
