@@ -16,6 +16,8 @@ import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { addrOfTarget, assertResolved, resolveRef, schemaOf, type Target } from './resolve';
 import { checkedFields, runChecks } from './schema10/enforce';
+import { BACKING_MARKS, dropBackingIndexes, syncBackingIndexes, type IndexWriter } from './schema10/backing';
+import { indexType } from './indexSchema';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
 export interface StoredDoc {
@@ -262,10 +264,42 @@ async function createNative(ctx: TxnContext, db: bigint, native: string, params:
   ctx.txn.putVersion(key, 'create', created.fields);
   await maintainNativeIndexes(ctx, db, native, created.id, null, { ts: ctx.snapshotTs, fields: created.fields }, pos);
   markSchemaWrite(ctx, db, native);
+  if (native === 'collections') created.fields = await withBackingIndexes(ctx, key, 'create', created.fields, pos);
   const target = targetFor(db, native, created.id, created.fields, t.scoped);
   const out = render(target, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: created.fields } }, created.once);
   ctx.created(out);
   return out;
+}
+
+/** What the v10 backing indexes of a collection need to write index documents. */
+function indexWriter(ctx: TxnContext, db: bigint): IndexWriter {
+  return {
+    async create(params, pos) {
+      const created = await indexType.create(ctx, db, params, pos);
+      for (const [k, v] of BACKING_MARKS) created.fields.set(k, v);
+      const fields = await addressed(ctx, created.fields, pos);
+      ctx.txn.putVersion({ db, coll: NATIVE_IDS.indexes, id: created.id }, 'create', fields);
+      markSchemaWrite(ctx, db, 'indexes');
+    },
+    async remove(name, pos) {
+      const entry = (await schemaOf(ctx, db)).get('indexes', name);
+      if (!entry) return;
+      ctx.txn.putVersion({ db, coll: NATIVE_IDS.indexes, id: entry.id }, 'delete', null);
+      markSchemaWrite(ctx, db, 'indexes');
+      ctx.purges.push({ db, index: Number(entry.id) });
+    },
+  };
+}
+
+/** A collection document just written: its backing indexes follow its v10 definition (the version is rewritten when they change). */
+async function withBackingIndexes(ctx: TxnContext, key: DocKey, action: 'create' | 'update', fields: Obj, pos: Position): Promise<Obj> {
+  const name = String(fields.get('name'));
+  const synced = await syncBackingIndexes(ctx, key.db, name, fields, indexWriter(ctx, key.db), pos);
+  if (synced !== fields) {
+    ctx.txn.putVersion(key, action, synced);
+    markSchemaWrite(ctx, key.db, 'collections');
+  }
+  return synced;
 }
 
 function markSchemaWrite(ctx: TxnContext, db: bigint, native: string): void {
@@ -323,6 +357,7 @@ export async function writeDocument(ctx: TxnContext, ref: Ref, params: Obj, repl
     await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
     await runChecks(ctx, t.coll, refOf(t, undefined), action, t.id, pos);
   } else await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
+  if (t.kind === 'schema' && t.native === 'collections') fields = await withBackingIndexes(ctx, doc.key, 'update', fields, pos);
   const target = t.kind === 'doc' ? t : targetFor(t.db, t.native, doc.key.id, fields, t.scoped);
   return render(target, dbRefOf(ref), { key: doc.key, version: { ts: TxnTime.instance, action: 'update', data: fields } });
 }
@@ -349,7 +384,10 @@ export async function deleteDocument(ctx: TxnContext, ref: Ref, pos: Position): 
     await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), null, pos);
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);
-    if (t.kind === 'schema' && t.native === 'collections') ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });
+    if (t.kind === 'schema' && t.native === 'collections') {
+      await dropBackingIndexes(doc.version.data ?? new Map(), indexWriter(ctx, t.db), pos);
+      ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });
+    }
     if (t.kind === 'schema' && t.native === 'databases') ctx.purges.push({ db: doc.key.id });
     if (t.kind === 'schema' && t.native === 'indexes') ctx.purges.push({ db: t.db, index: Number(doc.key.id) });
   }

@@ -75,8 +75,11 @@ const UNIQUE_DISALLOWED: Record<string, string> = {
   ts: '`ts` is not supported as a unique constraint value.',
 };
 
-/** Validates the v10 fields of a collection document as it will be stored (`params`: name included). */
-export function validateDefinition(params: Obj, lang: SchemaLanguage): ConstraintFailure[] {
+/**
+ * Validates the v10 fields of a collection document as it will be stored (`params`: name
+ * included). Without a v10 language (none loaded) lambda bodies and defaults are not parsed.
+ */
+export function validateDefinition(params: Obj, lang: SchemaLanguage | undefined): ConstraintFailure[] {
   const out: ConstraintFailure[] = [];
   const fail = (path: Path, message: string): void => void out.push({ paths: [path], message });
   for (const [k, type] of Object.entries(OPTIONAL_TYPES)) {
@@ -95,7 +98,7 @@ export function validateDefinition(params: Obj, lang: SchemaLanguage): Constrain
   members(params, 'computed_fields', COMPUTED, RESERVED_IN_DOC, out, (name, def) => {
     const body = def.get('body');
     if (typeof body === 'string') {
-      const bad = lang.lambdaFailure(body, 'body', 1);
+      const bad = lang?.lambdaFailure(body, 'body', 1);
       if (bad) fail(['computed_fields', name, 'body'], bad);
     }
     const sig = def.get('signature');
@@ -112,7 +115,7 @@ export function validateDefinition(params: Obj, lang: SchemaLanguage): Constrain
     }
     const dflt = def.get('default');
     if (typeof dflt === 'string') {
-      const bad = lang.exprFailure(dflt, 'default');
+      const bad = lang?.exprFailure(dflt, 'default');
       if (bad) fail(['fields', name, 'default'], bad);
     }
   });
@@ -159,7 +162,7 @@ function fieldPath(spec: Value, path: Path, disallowed: Record<string, string>, 
   if (typeof first === 'string' && first in disallowed) out.push({ paths: [path], message: disallowed[first] });
 }
 
-function constraints(v: Value | undefined, lang: SchemaLanguage, out: ConstraintFailure[]): void {
+function constraints(v: Value | undefined, lang: SchemaLanguage | undefined, out: ConstraintFailure[]): void {
   if (v === undefined || v === null) return;
   if (!Array.isArray(v)) return void out.push(...validate({ t: 'array', of: ANY }, ['constraints'], v));
   const checkNames = new Map<string, number>();
@@ -173,7 +176,7 @@ function constraints(v: Value | undefined, lang: SchemaLanguage, out: Constraint
       const check = c.get('check') as Obj;
       const name = check.get('name') as string;
       if (!isValidIdentifier(name)) out.push({ paths: [[...at, 'check', 'name']], message: 'Invalid identifier.' });
-      const body = lang.lambdaFailure(check.get('body') as string, 'body', 1);
+      const body = lang?.lambdaFailure(check.get('body') as string, 'body', 1);
       if (body) out.push({ paths: [[...at, 'check', 'body']], message: body });
       checkNames.set(name, (checkNames.get(name) ?? 0) + 1);
     } else if (c instanceof Map && c.has('unique')) {
