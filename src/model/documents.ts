@@ -302,6 +302,19 @@ async function withBackingIndexes(ctx: TxnContext, key: DocKey, action: 'create'
   return synced;
 }
 
+/**
+ * Writes a collection document's fields as they are (the v10 language's update/replace of a
+ * definition, already merged and checked), its backing indexes following. Returns the stored fields.
+ */
+export async function writeCollectionFields(ctx: TxnContext, db: bigint, id: bigint, fields: Obj, pos: Position): Promise<Obj> {
+  ctx.assertWritable(pos);
+  const key: DocKey = { db, coll: NATIVE_IDS.collections, id };
+  const stored = await addressed(ctx, fields, pos);
+  ctx.txn.putVersion(key, 'update', stored);
+  markSchemaWrite(ctx, db, 'collections');
+  return withBackingIndexes(ctx, key, 'update', stored, pos);
+}
+
 function markSchemaWrite(ctx: TxnContext, db: bigint, native: string): void {
   if (native === 'keys' || native === 'tokens' || native === 'credentials') return;
   ctx.schemaChanged(db);
