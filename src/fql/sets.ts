@@ -14,6 +14,7 @@ import { dbRefOf, docKeyOf, isExpired, readLive } from '../model/documents';
 import { checkMinValidTime } from '../model/retention';
 import { checkAccess, checkSetRead } from '../model/permissions';
 import { NATIVE_IDS, type NamedNative } from '../model/catalog';
+import { isBackingIndex } from '../model/schema10/backing';
 
 export interface SetEntry {
   /** The entry's sort values then its ref ([ref] for sets without values): what cursors hold. */
@@ -163,6 +164,8 @@ async function nativeSource(ctx: EvalContext, ref: Ref, pos: Position): Promise<
         if (pause) await pause;
         // A key or token whose ttl has passed reads as absent (fql-v4.md §4.2), in sets too.
         if (isExpired(doc.version, b.at ?? ctx.snapshotTs)) continue;
+        // A v10 collection's backing indexes are not v4 indexes (the core's IndexSet.Indexes hides them).
+        if (native === 'indexes' && isBackingIndex(doc.version.data)) continue;
         const name = doc.version.data?.get('name');
         const elem = named ? Ref.schema(native, String(name), dbRef) : new Ref(String(doc.id), Ref.native(native, dbRef));
         if (visible && !(await visible(ctx, elem))) continue;

@@ -11,6 +11,7 @@ import type { Catalog } from './catalog';
 import type { BindingEvaluator } from './indexDef';
 import type { LoginThrottle } from './loginThrottle';
 import type { Purge } from './purge';
+import type { SchemaLanguage } from './schema10/language';
 import { RefNames } from './refNames';
 import type { LearnedCheck } from './secretLocation';
 import { checkBuilt } from './valueSize';
@@ -38,6 +39,8 @@ export class TxnContext {
   evalBinding: BindingEvaluator = NO_BINDINGS;
   /** Applies a lambda value in this context (set by the language: its evaluator lives above model/); used by auth predicates. */
   applyLambda: (lambda: Lambda, args: Value[]) => Promise<Value> = NO_LAMBDAS;
+  /** Parses and runs the lambdas of v10 collection schemas (set by the v10 language whichever language writes; none: such schemas refuse writes). */
+  schemaLanguage: SchemaLanguage | undefined;
   /** Resolves a secret as the Authorization header would (set by the executor; used by KeyFromSecret for JWTs). */
   authenticate: (secret: string) => Promise<Scope | undefined> = NO_SECRETS;
   /** Stores a secret's check learned by BCrypt (set by the executor; used by KeyFromSecret). */

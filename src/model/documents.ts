@@ -15,6 +15,9 @@ import { keyType, NATIVE_TYPES, type NativeType } from './nativeTypes';
 import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { addrOfTarget, assertResolved, resolveRef, schemaOf, type Target } from './resolve';
+import { checkedFields, runChecks } from './schema10/enforce';
+import { BACKING_MARKS, dropBackingIndexes, syncBackingIndexes, type IndexWriter } from './schema10/backing';
+import { indexType } from './indexSchema';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
 export interface StoredDoc {
@@ -198,7 +201,7 @@ async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, param
     if (!withId) return createUserDoc(ctx, { ...t, id: newId() }, params, pos, dbRef);
     throw errors.alreadyExists('Document already exists.', pos);
   }
-  const fields = await addressed(ctx, userFields(ctx, t, params, undefined, false, pos), pos);
+  const fields = await checkedFields(ctx, t.coll, await addressed(ctx, userFields(ctx, t, params, undefined, false, pos), pos), 'create', t.id, pos);
   if (roles) {
     const docRef = refOf(t, undefined);
     // A chosen id needs create_with_id, or both create and history_write (fql-v4.md §6.5).
@@ -213,6 +216,7 @@ async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, param
   noteTtl(ctx, t.db, Number(t.coll.id), fields);
   if (password !== undefined) await setPassword(ctx, key, refOf(t, undefined), password);
   await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), null, { ts: ctx.snapshotTs, fields }, pos);
+  await runChecks(ctx, t.coll, refOf(t, undefined), 'create', t.id, pos);
   const out = render(t, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: fields } });
   ctx.created(out);
   return out;
@@ -260,10 +264,55 @@ async function createNative(ctx: TxnContext, db: bigint, native: string, params:
   ctx.txn.putVersion(key, 'create', created.fields);
   await maintainNativeIndexes(ctx, db, native, created.id, null, { ts: ctx.snapshotTs, fields: created.fields }, pos);
   markSchemaWrite(ctx, db, native);
+  if (native === 'collections') created.fields = await withBackingIndexes(ctx, key, 'create', created.fields, pos);
   const target = targetFor(db, native, created.id, created.fields, t.scoped);
   const out = render(target, dbRef, { key, version: { ts: TxnTime.instance, action: 'create', data: created.fields } }, created.once);
   ctx.created(out);
   return out;
+}
+
+/** What the v10 backing indexes of a collection need to write index documents. */
+function indexWriter(ctx: TxnContext, db: bigint): IndexWriter {
+  return {
+    async create(params, pos) {
+      const created = await indexType.create(ctx, db, params, pos);
+      for (const [k, v] of BACKING_MARKS) created.fields.set(k, v);
+      const fields = await addressed(ctx, created.fields, pos);
+      ctx.txn.putVersion({ db, coll: NATIVE_IDS.indexes, id: created.id }, 'create', fields);
+      markSchemaWrite(ctx, db, 'indexes');
+    },
+    async remove(name, pos) {
+      const entry = (await schemaOf(ctx, db)).get('indexes', name);
+      if (!entry) return;
+      ctx.txn.putVersion({ db, coll: NATIVE_IDS.indexes, id: entry.id }, 'delete', null);
+      markSchemaWrite(ctx, db, 'indexes');
+      ctx.purges.push({ db, index: Number(entry.id) });
+    },
+  };
+}
+
+/** A collection document just written: its backing indexes follow its v10 definition (the version is rewritten when they change). */
+async function withBackingIndexes(ctx: TxnContext, key: DocKey, action: 'create' | 'update', fields: Obj, pos: Position): Promise<Obj> {
+  const name = String(fields.get('name'));
+  const synced = await syncBackingIndexes(ctx, key.db, name, fields, indexWriter(ctx, key.db), pos);
+  if (synced !== fields) {
+    ctx.txn.putVersion(key, action, synced);
+    markSchemaWrite(ctx, key.db, 'collections');
+  }
+  return synced;
+}
+
+/**
+ * Writes a collection document's fields as they are (the v10 language's update/replace of a
+ * definition, already merged and checked), its backing indexes following. Returns the stored fields.
+ */
+export async function writeCollectionFields(ctx: TxnContext, db: bigint, id: bigint, fields: Obj, pos: Position): Promise<Obj> {
+  ctx.assertWritable(pos);
+  const key: DocKey = { db, coll: NATIVE_IDS.collections, id };
+  const stored = await addressed(ctx, fields, pos);
+  ctx.txn.putVersion(key, 'update', stored);
+  markSchemaWrite(ctx, db, 'collections');
+  return withBackingIndexes(ctx, key, 'update', stored, pos);
 }
 
 function markSchemaWrite(ctx: TxnContext, db: bigint, native: string): void {
@@ -304,7 +353,8 @@ export async function writeDocument(ctx: TxnContext, ref: Ref, params: Obj, repl
   if (!doc) throw errors.notFound(notFoundText(t), pos);
   const old = doc.version.data ?? new Map();
   let fields: Obj;
-  if (t.kind === 'doc') fields = await addressed(ctx, userFields(ctx, t, params, old, replace, pos), pos);
+  const action = replace ? 'replace' : 'update';
+  if (t.kind === 'doc') fields = await checkedFields(ctx, t.coll, await addressed(ctx, userFields(ctx, t, params, old, replace, pos), pos), action, t.id, pos);
   else {
     const type = nativeTypeOf(t, pos);
     if (roles) await checkAccess(ctx, 'write', t, pos, [old, params, refOf(t, undefined)]);
@@ -316,9 +366,11 @@ export async function writeDocument(ctx: TxnContext, ref: Ref, params: Obj, repl
   ctx.txn.putVersion(doc.key, 'update', fields);
   if (t.kind === 'doc') noteTtl(ctx, t.db, Number(t.coll.id), fields);
   if (password !== undefined) await setPassword(ctx, doc.key, refOf(t, undefined), password);
-  if (t.kind === 'doc')
+  if (t.kind === 'doc') {
     await maintainIndexes(ctx, t.db, t.coll, refOf(t, undefined), stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
-  else await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
+    await runChecks(ctx, t.coll, refOf(t, undefined), action, t.id, pos);
+  } else await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), { ts: ctx.snapshotTs, fields }, pos);
+  if (t.kind === 'schema' && t.native === 'collections') fields = await withBackingIndexes(ctx, doc.key, 'update', fields, pos);
   const target = t.kind === 'doc' ? t : targetFor(t.db, t.native, doc.key.id, fields, t.scoped);
   return render(target, dbRefOf(ref), { key: doc.key, version: { ts: TxnTime.instance, action: 'update', data: fields } });
 }
@@ -345,7 +397,10 @@ export async function deleteDocument(ctx: TxnContext, ref: Ref, pos: Position): 
     await maintainNativeIndexes(ctx, t.db, t.native, doc.key.id, stateOf(ctx, doc), null, pos);
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);
-    if (t.kind === 'schema' && t.native === 'collections') ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });
+    if (t.kind === 'schema' && t.native === 'collections') {
+      await dropBackingIndexes(doc.version.data ?? new Map(), indexWriter(ctx, t.db), pos);
+      ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });
+    }
     if (t.kind === 'schema' && t.native === 'databases') ctx.purges.push({ db: doc.key.id });
     if (t.kind === 'schema' && t.native === 'indexes') ctx.purges.push({ db: t.db, index: Number(doc.key.id) });
   }

@@ -21,6 +21,8 @@ import { Failures, pick, stripNulls, validateName } from './data';
 import { newId, zbase32 } from './ids';
 import { issueKeySecret } from './secrets';
 import { schemaOf } from './resolve';
+import { V10_FIELDS, V4_RETAINED, validateDefinition } from './schema10/definition';
+import { ConstraintFailureError } from './schema10/errors';
 
 export interface CreatedFields {
   id: bigint;
@@ -59,6 +61,14 @@ function validateLong(params: Obj, key: string, f: Failures, min?: bigint, max?:
 
 
 const COLLECTION_WRITABLE = ['name', 'history_days', 'ttl_days', 'data', 'permissions'] as const;
+/** v4 may write a collection's v10 fields when it creates it; Update and Replace keep V4_RETAINED, as the core's CollectionWriteConfig. */
+const COLLECTION_V4_WRITABLE = [...COLLECTION_WRITABLE, 'wildcard', 'document_ttls'] as const;
+
+/** The v10 definition of a collection about to be stored, checked as the core checks it. */
+function checkDefinition(ctx: TxnContext, fields: Obj, summary: string, pos: Position): void {
+  const failures = validateDefinition(fields, ctx.schemaLanguage);
+  if (failures.length) throw new ConstraintFailureError(summary, failures, pos);
+}
 
 export const collectionType: NativeType = {
   label: 'Collection',
@@ -72,10 +82,12 @@ export const collectionType: NativeType = {
     if (perms !== undefined && perms !== null && !(perms instanceof Map)) f.invalidType(['permissions'], perms, 'Map');
     f.throwIfAny(pos);
     await uniqueName(ctx, db, 'collections', name!, 'Collection', pos);
-    const fields = pick(params, COLLECTION_WRITABLE);
+    const fields = pick(params, [...COLLECTION_WRITABLE, ...V10_FIELDS]);
     if (!params.has('history_days')) fields.set('history_days', 30n); // DECISIONS #1
+    const stored = inOrder(stripNulls(fields) as Obj, COLLECTION_WRITABLE, true);
+    checkDefinition(ctx, stored, 'Failed to create Collection.', pos);
     const id = await nextInternalId(ctx, db, 'collections', FIRST_USER_COLLECTION_ID, LAST_USER_COLLECTION_ID);
-    return { id, fields: inOrder(stripNulls(fields) as Obj, COLLECTION_WRITABLE, true) };
+    return { id, fields: stored };
   },
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
@@ -88,7 +100,9 @@ export const collectionType: NativeType = {
     validateLong(params, 'ttl_days', f, 0n);
     validateData(params, f);
     f.throwIfAny(pos);
-    return applyPatch(old, params, { writable: COLLECTION_WRITABLE, keep: ['name', 'history_days'], required: ['name'] }, replace);
+    const out = applyPatch(old, params, { writable: COLLECTION_V4_WRITABLE, keep: ['name', 'history_days', ...V4_RETAINED], required: ['name'] }, replace);
+    checkDefinition(ctx, out, 'Failed to update Collection.', pos);
+    return out;
   },
   render(_id, fields) {
     const out: [string, Value][] = [];
@@ -96,6 +110,8 @@ export const collectionType: NativeType = {
     else out.push(['history_days', null]);
     out.push(['name', fields.get('name') as Value]);
     for (const k of ['ttl_days', 'data', 'permissions']) if (fields.has(k)) out.push([k, fields.get(k) as Value]);
+    // v4 shows a collection's v10 definition too, but not its migrations nor backing indexes (the core's CollectionIOConfig).
+    for (const k of V10_FIELDS) if (k !== 'migrations' && fields.has(k)) out.push([k, fields.get(k) as Value]);
     return out;
   },
 };

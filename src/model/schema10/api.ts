@@ -1,0 +1,141 @@
+// What the FQL v10 stdlib asks of collection definitions (`Collection.create`, `Coll.definition`,
+// `Collection.byName(..).update/replace/delete`, index methods `Coll.byName(term…, { from, to })`),
+// over plain values and TxnContext; the v10 language renders the results and errors
+// (ConstraintFailureError: `constraint_failure`, its `summary` and `constraintFailures`).
+//
+//   createCollection(ctx, db, params, pos)            → the definition (definitionOf) of the new collection
+//   definitionOf(ctx, db, name)                       → the definition as v10 shows it, or undefined
+//   updateCollection(ctx, db, name, params, replace, pos) → the new definition (update merges, null removes)
+//   deleteCollection(ctx, db, name, pos)              → the definition as it was
+//   indexRange(ctx, db, coll, index, terms, range, pos) → the index and entry-key range a set source scans
+//
+// The definition is the stored document minus what the core keeps internal (backingIndexes), with
+// `ts` and each index's read-only `status` ("building" until its backing index is built, then
+// "complete") and `queryable`, and each unique constraint's `status` ("pending" / "active").
+
+import { errors, QueryError, type Position } from '../../values/errors';
+import { Ref, TxnTime, type Obj, type Value } from '../../values/types';
+import type { SchemaEntry } from '../catalog';
+import type { TxnContext } from '../context';
+import { deepMerge, stripNulls } from '../data';
+import { createDocument, deleteDocument, writeCollectionFields } from '../documents';
+import type { IndexDef } from '../indexDef';
+import { cursorBound, prefixEnd, termsPrefix } from '../indexKeys';
+import { indexDefOf } from '../indexSchema';
+import { schemaOf } from '../resolve';
+import { backingFor, userIndexSpec } from './backing';
+import { validateDefinition } from './definition';
+import { ConstraintFailureError } from './errors';
+
+export async function createCollection(ctx: TxnContext, db: bigint, params: Obj, pos: Position): Promise<Obj> {
+  const created = await createDocument(ctx, Ref.native('collections'), params, pos);
+  return (await definitionOf(ctx, db, String(created.get('name'))))!;
+}
+
+export async function definitionOf(ctx: TxnContext, db: bigint, name: string): Promise<Obj | undefined> {
+  const schema = await schemaOf(ctx, db);
+  const entry = schema.get('collections', name);
+  if (!entry) return undefined;
+  const built = (b: { index: string } | undefined): boolean => {
+    const index = b && schema.get('indexes', b.index);
+    return index?.fields.get('active') === true;
+  };
+  const out: Obj = new Map<string, Value>([['name', entry.name]]);
+  for (const [k, v] of entry.fields) {
+    if (k === 'name' || k === 'backingIndexes') continue;
+    if (k === 'indexes' && v instanceof Map) {
+      const indexes: Obj = new Map();
+      for (const [n, def] of v) {
+        const d = new Map(def as Obj);
+        const complete = built(backingFor(entry.fields, userIndexSpec(def as Obj)));
+        d.set('queryable', d.get('queryable') ?? complete);
+        d.set('status', complete ? 'complete' : 'building');
+        indexes.set(n, d);
+      }
+      out.set(k, indexes);
+    } else if (k === 'constraints' && Array.isArray(v)) {
+      out.set(k, v.map((c) => {
+        const unique = c instanceof Map ? c.get('unique') : undefined;
+        if (!Array.isArray(unique)) return c;
+        const spec = userIndexSpec(new Map([['terms', unique.map((f) => (typeof f === 'string' ? new Map([['field', f]]) : f))]]));
+        return new Map([...(c as Obj), ['status', built(backingFor(entry.fields, { ...spec, unique: true })) ? 'active' : 'pending']]);
+      }));
+    } else out.set(k, v);
+  }
+  out.set('ts', entry.ts);
+  return out;
+}
+
+export async function updateCollection(ctx: TxnContext, db: bigint, name: string, params: Obj, replace: boolean, pos: Position): Promise<Obj> {
+  const entry = await collectionEntry(ctx, db, name, pos);
+  const kept = ['backingIndexes', 'history_days'];
+  let fields: Obj;
+  if (replace) {
+    fields = new Map([...entry.fields].filter(([k]) => kept.includes(k)));
+    for (const [k, v] of stripNulls(readWritable(params)) as Obj) fields.set(k, v);
+  } else fields = deepMerge(entry.fields, readWritable(params)) as Obj;
+  const summary = `Failed to ${replace ? 'replace' : 'update'} Collection \`${name}\`.`;
+  const failures = validateDefinition(fields, ctx.schemaLanguage);
+  if (failures.length) throw new ConstraintFailureError(summary, failures, pos);
+  const newName = fields.get('name');
+  if (newName !== name && typeof newName === 'string' && (await schemaOf(ctx, db)).get('collections', newName))
+    throw errors.alreadyExists('Collection already exists.', pos);
+  await writeCollectionFields(ctx, db, entry.id, fields, pos);
+  return (await definitionOf(ctx, db, String(fields.get('name'))))!;
+}
+
+export async function deleteCollection(ctx: TxnContext, db: bigint, name: string, pos: Position): Promise<Obj> {
+  const before = await definitionOf(ctx, db, (await collectionEntry(ctx, db, name, pos)).name);
+  await deleteDocument(ctx, Ref.schema('collections', name), pos);
+  return before!;
+}
+
+/** A scan of a v10 index: its IndexDef (entries `[terms, values, ref]`) and the key range to read. */
+export interface IndexRange {
+  def: IndexDef;
+  from: Uint8Array;
+  to: Uint8Array | undefined;
+}
+
+/**
+ * The entries of index `index` of collection `coll` with `terms`, within `range` (index values,
+ * `to` inclusive as a prefix). Refused while the index is not queryable, as the core refuses it.
+ */
+export async function indexRange(
+  ctx: TxnContext,
+  db: bigint,
+  coll: string,
+  index: string,
+  terms: Value[],
+  range: { from?: Value[]; to?: Value[] },
+  pos: Position,
+): Promise<IndexRange | undefined> {
+  const schema = await schemaOf(ctx, db);
+  const entry = schema.get('collections', coll);
+  const def = entry?.fields.get('indexes');
+  const idx = def instanceof Map ? def.get(index) : undefined;
+  if (!(idx instanceof Map)) return undefined;
+  const backing = backingFor(entry!.fields, userIndexSpec(idx));
+  const indexEntry = backing && schema.get('indexes', backing.index);
+  const queryable = idx.get('queryable') ?? indexEntry?.fields.get('active') === true;
+  if (!indexEntry || indexEntry.ts instanceof TxnTime || queryable !== true || indexEntry.fields.get('active') !== true)
+    throw new QueryError('invalid_index_invocation', `The index \`${coll}.${index}\` is not queryable.`, pos);
+  const d = indexDefOf(db, indexEntry);
+  const prefix = termsPrefix(d, terms);
+  const from = range.from ? cursorBound(d, terms, range.from) : prefix;
+  const to = range.to ? prefixEnd(cursorBound(d, terms, range.to)) : prefix.length ? prefixEnd(prefix) : undefined;
+  return { def: d, from, to };
+}
+
+async function collectionEntry(ctx: TxnContext, db: bigint, name: string, pos: Position): Promise<SchemaEntry> {
+  const entry = (await schemaOf(ctx, db)).get('collections', name);
+  if (!entry) throw errors.notFound('Collection not found.', pos);
+  return entry;
+}
+
+/** The fields a v10 definition write may set: read-only ones (`coll`, `ts`) are the language's to refuse. */
+function readWritable(params: Obj): Obj {
+  const out: Obj = new Map(params);
+  for (const k of ['coll', 'ts', 'backingIndexes']) out.delete(k);
+  return out;
+}

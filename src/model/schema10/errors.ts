@@ -1,0 +1,34 @@
+// A write refused by a v10 collection schema: the core's constraint failures, shown by each
+// language its own way. v10 answers `constraint_failure` with `summary` as the message and the
+// failures as `constraint_failures` ({paths, message}); v4 answers one error per failure,
+// `schema validation failed` "path: message" (WriteAdaptor SchemaConstraintViolation) or
+// `check constraint failure` with the check's message (CheckConstraintEvalError).
+
+import { QueryError, type Position } from '../../values/errors';
+import { displayPath, type ConstraintFailure } from './schemaType';
+
+export class ConstraintFailureError extends QueryError {
+  constructor(
+    /** The v10 message: "Failed to create Collection.", "Failed to update document with id 1 in collection `User`.". */
+    readonly summary: string,
+    readonly constraintFailures: ConstraintFailure[],
+    pos: Position,
+    /** Check constraint failures: v4 reports them as `check constraint failure`. */
+    readonly check = false,
+  ) {
+    const [first] = constraintFailures;
+    super(check ? 'check constraint failure' : 'schema validation failed', v4Text(first, check), pos);
+    this.also = constraintFailures.slice(1).map((f) => new QueryError(this.code, v4Text(f, check), pos));
+  }
+}
+
+function v4Text(f: ConstraintFailure, check: boolean): string {
+  return check ? f.message : `${f.paths.map(displayPath).join(',')}: ${f.message}`;
+}
+
+/** The core's summary of a refused write (CollectionConfig.constraintViolationMessage). */
+export function violationSummary(action: 'create' | 'update' | 'replace' | 'delete', coll: string, id?: bigint): string {
+  return id === undefined
+    ? `Failed to ${action} document in collection \`${coll}\`.`
+    : `Failed to ${action} document with id ${id} in collection \`${coll}\`.`;
+}
