@@ -5,7 +5,7 @@ import { compareNumbers } from '../runtime/cmp';
 import { ValueSet } from '../runtime/sets';
 import type { CallCtx } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { type RtValue } from '../runtime/values';
+import { isInt32, type RtValue } from '../runtime/values';
 import { moduleObject } from './base';
 import { add, doubleToLong, pow } from './numbers';
 
@@ -20,7 +20,8 @@ m.field('NaN', () => NaN);
 m.field('Infinity', () => Infinity);
 m.field('E', () => Math.E);
 m.field('PI', () => Math.PI);
-m.method('abs', x, (_c, _m, [v]: Num[]) => (typeof v === 'bigint' ? BigInt.asIntN(64, v < 0n ? -v : v) : Math.abs(v)));
+// An Int stays an Int and a Long a Long, overflowing as the JVM does (abs of the minimum is itself).
+m.method('abs', x, (_c, _m, [v]: Num[]) => (typeof v === 'bigint' ? BigInt.asIntN(isInt32(v) ? 32 : 64, v < 0n ? -v : v) : Math.abs(v)));
 const unit = (name: string, f: (d: number) => number) =>
   m.method(name, x, (ctx, _m, [v]: Num[]) => {
     const d = Number(v);

@@ -237,12 +237,15 @@ t.method('slice', [p('start', tt.Int), p('end', tt.Int)], (ctx, self: string, [a
 );
 t.method('toLowerCase', [], (_c, self: string) => self.toLowerCase());
 t.method('toUpperCase', [], (_c, self: string) => self.toUpperCase());
-/** NFKC_Casefold approximated as NFKC of the full case fold JavaScript offers (toLowerCase). */
-t.method('casefold', [], (_c, self: string) => self.normalize('NFKC').toLowerCase().normalize('NFKC'));
+/** NFKC_Casefold, approximated: NFKC, lower case, and the full foldings lower case misses. */
+function nfkcCasefold(s: string): string {
+  return s.normalize('NFKC').toLowerCase().replace(/[ßẞς]/g, (c) => (c === 'ς' ? 'σ' : 'ss')).normalize('NFKC');
+}
+t.method('casefold', [], (_c, self: string) => nfkcCasefold(self));
 t.method('casefold', [p('format', tt.Str)], (ctx, self: string, [f]: string[]) => {
   switch (f) {
     case 'NFKCCaseFold':
-      return self.normalize('NFKC').toLowerCase().normalize('NFKC');
+      return nfkcCasefold(self);
     case 'NFC':
     case 'NFD':
     case 'NFKC':
