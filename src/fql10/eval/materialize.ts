@@ -7,7 +7,7 @@ import { ValueSet } from '../runtime/sets';
 import type { CallCtx } from '../runtime/table';
 import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue } from '../runtime/values';
 
-export function moduleOf(m: ModuleV): Module {
+function moduleOf(m: ModuleV): Module {
   return new Module(m.name, m.parent === undefined ? undefined : moduleOf(m.parent));
 }
 

@@ -39,7 +39,7 @@ export function orderRank(v: RtValue): number {
 const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
 /** java.lang.Double.compare: -0.0 < 0.0, NaN above everything and equal to itself. */
-export function compareDoubles(a: number, b: number): number {
+function compareDoubles(a: number, b: number): number {
   if (a < b) return -1;
   if (a > b) return 1;
   const an = a !== a;
@@ -155,7 +155,7 @@ export function cmp(a: RtValue, b: RtValue): number | undefined {
 const NULL_CALLEE = NullV.lit({ start: 0, end: 0, src: { name: '*null*' } });
 
 /** ValueCmp.totalCmp: `cmp`, else by type. */
-export function totalCmp(a: RtValue, b: RtValue): number {
+function totalCmp(a: RtValue, b: RtValue): number {
   const c = cmp(a, b);
   return c !== undefined ? c : sign(orderRank(a) - orderRank(b));
 }

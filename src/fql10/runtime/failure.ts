@@ -14,7 +14,7 @@ export interface Trace {
   readonly next: Trace | null;
 }
 
-export function traceSpans(t: Trace | null): Span[] {
+function traceSpans(t: Trace | null): Span[] {
   const out: Span[] = [];
   for (let f = t; f !== null; f = f.next) out.push(f.span);
   return out;
@@ -59,7 +59,7 @@ export class QueryRuntimeFailure extends Error {
 }
 
 /** Span.overlaps */
-export function overlaps(outer: Span, inner: Span): boolean {
+function overlaps(outer: Span, inner: Span): boolean {
   return outer.src === inner.src && ((inner.start >= outer.start && inner.start <= outer.end) || (inner.end >= outer.start && inner.end <= outer.end));
 }
 

@@ -7,7 +7,7 @@ import type { Name } from '../ast';
 import { NULL_SPAN, type Span } from '../span';
 import type { Diagnostic } from '../diagnostic';
 import { Failures, type Trace } from './failure';
-import { arityAccepts, fixedArity, NativeFn, NullV, type Arity, type Func, type NullCause, type RtValue } from './values';
+import { fixedArity, NativeFn, NullV, type Arity, type Func, type NullCause, type RtValue } from './values';
 import type { EvalHooks } from './hooks';
 import type { Time } from '../../values/types';
 import { typeName } from './types';
@@ -141,7 +141,7 @@ function castAll(ps: readonly Param[], args: RtValue[]): RtValue[] | undefined {
 export type Resolver = (ctx: CallCtx, self: any) => Promise<FieldResult> | FieldResult;
 
 /** A dynamic fallback for names no resolver has (a struct's keys, a null's cause). */
-export type DynamicGet = (ctx: CallCtx, self: any, name: Name) => Promise<FieldResult> | FieldResult;
+type DynamicGet = (ctx: CallCtx, self: any, name: Name) => Promise<FieldResult> | FieldResult;
 
 export class FieldTable {
   readonly fields = new Map<string, Resolver>();
@@ -226,8 +226,4 @@ export class FieldTable {
     if (c === undefined) throw Failures.invalidArgumentType(a.param.name, a.param.tag.display, typeName(args[0]), ctx.trace);
     return a.impl(ctx, self, c, span);
   }
-}
-
-export function accepts(fn: Func, n: number): boolean {
-  return arityAccepts(fn.arity, n);
 }

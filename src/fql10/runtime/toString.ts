@@ -23,7 +23,7 @@ const ESCAPES: Record<string, string> = {
 };
 
 /** MaterializedValue.escape: a string literal as FQL would read it. */
-export function escapeString(s: string): string {
+function escapeString(s: string): string {
   return '"' + s.replace(/[\\\0'"`\n\r\v\t\b\f#]/g, (c) => ESCAPES[c]) + '"';
 }
 
@@ -33,7 +33,7 @@ export function isIdent(s: string): boolean {
 }
 
 /** A Double as `toString()` prints it: whole numbers without a fraction (`%.0f`). */
-export function displayDouble(d: number): string {
+function displayDouble(d: number): string {
   if (Number.isFinite(d) && d % 1 === 0) return Object.is(d, -0) ? '-0' : BigInt(d).toString();
   return formatDouble(d);
 }

@@ -74,10 +74,6 @@ export class NullV {
   }
 }
 
-export function isNull(v: RtValue): v is NullV {
-  return v instanceof NullV;
-}
-
 // ---- scalars v10 adds ----
 
 /** A document ID (Value.ID): a signed 64-bit integer, rendered as a decimal string. */

@@ -36,7 +36,7 @@ function checkSize(ctx: CallCtx, arg: string, size: bigint): number {
 }
 
 /** A page as `paginate()` answers it: `{ data, after? }`, `after` a cursor (Page.toValue). */
-export function pageValue(ctx: CallCtx, page: Page): Map<string, RtValue> {
+function pageValue(ctx: CallCtx, page: Page): Map<string, RtValue> {
   const m = new Map<string, RtValue>([['data', page.elems.map((e) => e.value)]]);
   if (page.after !== undefined) m.set('after', new SetCursorV(ctx.hooks.cursors.encode(page.after, page.elems.length)));
   return m;

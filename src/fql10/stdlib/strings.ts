@@ -134,7 +134,7 @@ function split0(s: string, matches: Matcher): string[] {
 const JAVA_DOUBLE = /^[\x00-\x20]*[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)|(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+))[fFdD]?[\x00-\x20]*$/;
 
 /** Double.parseDouble, or undefined. */
-export function parseJavaDouble(s: string): number | undefined {
+function parseJavaDouble(s: string): number | undefined {
   if (!JAVA_DOUBLE.test(s)) return undefined;
   const t = s.trim().replace(/[fFdD]$/, '');
   if (/0[xX]/.test(t)) return undefined;

@@ -31,7 +31,7 @@ const UNITS = new Map<string, bigint>([
   ['nanoseconds', 1n],
 ]);
 
-export function unitNanos(unit: string): bigint | undefined {
+function unitNanos(unit: string): bigint | undefined {
   return UNITS.get(unit.trim());
 }
 
