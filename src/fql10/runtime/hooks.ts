@@ -1,0 +1,32 @@
+// What the evaluator needs from whoever runs it (the endpoint, the storage layer, tests): the
+// compute budget, the query's clock and ids, set cursors, and the globals storage defines.
+
+import type { Time } from '../../values/types';
+import type { PageTok } from './sets';
+import type { CallCtx } from './table';
+import type { RtValue } from './values';
+
+export interface EvalHooks {
+  /** Counts `n` compute units (Query.addCompute: one per native call and per function applied).
+   *  Throws, ending the query, when the budget is spent; may also check a deadline. */
+  compute(n: number): void;
+  /** The query's snapshot time (`Time.now()`, the bound `at` checks against). */
+  snapshotTime(): Time;
+  /** A new unique document id (`newId()`). */
+  newId(): bigint;
+  /** Stack frames a query may use (the core's fqlx_max_stack_frames, 2048). */
+  readonly maxStackFrames: number;
+  /** Turns a set position into an opaque `after` cursor, and back (undefined: not a cursor). */
+  readonly cursors: CursorCodec;
+  /** A global name the standard library does not define (collections, user functions). */
+  resolveGlobal?(ctx: CallCtx, name: string): Promise<RtValue | undefined> | RtValue | undefined;
+  /** `Query.isEnvTypechecked()` / `Query.isEnvProtected()`. */
+  isEnvTypechecked?(): Promise<boolean> | boolean;
+  isEnvProtected?(): Promise<boolean> | boolean;
+}
+
+export interface CursorCodec {
+  encode(tok: PageTok, pageSize: number): string;
+  decode(token: string): { readonly tok: PageTok; readonly pageSize: number } | undefined;
+}
+

@@ -1,0 +1,94 @@
+// How values print (ToString.scala): `toDisplayString` for `toString()`, templates and `log`;
+// `toDebugString` for `dbg` and inside containers.
+
+import { formatDouble } from '../../wire/encode';
+import { formatDate, formatTime } from '../../wire/time';
+import { Bytes, DateV, Time, TxnTime } from '../../values/types';
+import { ValueSet } from './sets';
+import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue } from './values';
+
+const ESCAPES: Record<string, string> = {
+  '\\': '\\\\',
+  '\0': '\\0',
+  "'": "\\'",
+  '"': '\\"',
+  '`': '\\`',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\v': '\\v',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+  '#': '\\#',
+};
+
+/** MaterializedValue.escape: a string literal as FQL would read it. */
+function escapeString(s: string): string {
+  return '"' + s.replace(/[\\\0'"`\n\r\v\t\b\f#]/g, (c) => ESCAPES[c]) + '"';
+}
+
+/** MaterializedValue.isIdent (Java's Character.isLetter / isLetterOrDigit). */
+export function isIdent(s: string): boolean {
+  return /^\p{L}[\p{L}\p{Nd}_]*$/u.test(s);
+}
+
+/** A Double as `toString()` prints it: whole numbers without a fraction (`%.0f`). */
+function displayDouble(d: number): string {
+  if (Number.isFinite(d) && d % 1 === 0) return Object.is(d, -0) ? '-0' : BigInt(d).toString();
+  return formatDouble(d);
+}
+
+export function toDisplayString(v: RtValue): string {
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'bigint':
+      return v.toString();
+    case 'number':
+      return displayDouble(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+  }
+  if (v instanceof IdV) return v.value.toString();
+  if (v instanceof Bytes) return Buffer.from(v.bytes).toString('base64');
+  if (v instanceof Time) return formatTime(v.nanos);
+  if (v instanceof DateV) return formatDate(v.days);
+  if (v instanceof NullV) return 'null';
+  if (v instanceof SetCursorV) return v.token;
+  if (v instanceof TxnTime) return '[transaction time]';
+  return toDebugString(v);
+}
+
+export function toDebugString(v: RtValue): string {
+  switch (typeof v) {
+    case 'string':
+      return escapeString(v);
+    case 'bigint':
+      return v.toString();
+    case 'number':
+      return formatDouble(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+  }
+  if (v instanceof NullV) return 'null';
+  if (Array.isArray(v)) return '[' + v.map(toDebugString).join(', ') + ']';
+  if (v instanceof Map) {
+    if (v.size === 0) return '{}';
+    const parts: string[] = [];
+    for (const [k, x] of v) parts.push(`${isIdent(k) ? k : escapeString(k)}: ${toDebugString(x)}`);
+    return '{ ' + parts.join(', ') + ' }';
+  }
+  if (v instanceof IdV) return `ID("${v.value}")`;
+  if (v instanceof Bytes) return `Bytes("${Buffer.from(v.bytes).toString('base64')}")`;
+  if (v instanceof Time) return `Time("${formatTime(v.nanos)}")`;
+  if (v instanceof DateV) return `Date("${formatDate(v.days)}")`;
+  if (v instanceof ModuleV) return v.parent === undefined ? v.name : toDebugString(v.parent) + '.' + v.name;
+  if (v instanceof TxnTime) return 'TransactionTime()';
+  if (v instanceof SetCursorV) return escapeString(v.token);
+  if (v instanceof ValueSet) return '[set]';
+  if (v instanceof Lambda) return '[function <lambda>]';
+  if (v instanceof NativeFn) return `[function ${v.name}()]`;
+  if (v instanceof ExtValue) return v.display();
+  return String(v);
+}
+
