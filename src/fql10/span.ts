@@ -30,3 +30,8 @@ export function querySrc(text: string): Src {
 export function udfSrc(name: string): Src {
   return { name: `*udf:${name}*` };
 }
+
+/** From the start of `a` to the end of `b`. */
+export function spanTo(a: Span, b: Span): Span {
+  return { start: a.start, end: b.end, src: a.src };
+}
