@@ -216,6 +216,8 @@ DOC_TABLE.method('replaceData', [p('data', tt.Struct)], (ctx, self: DocV, [d]: S
 DOC_TABLE.method('delete', [], (ctx, self: DocV) => deleteDoc(ctx, self));
 // A document equals null when it is not there (ValueCmp.isEqual).
 const other = [p('other')];
+DOC_TABLE.ops.delete('==');
+DOC_TABLE.ops.delete('!=');
 DOC_TABLE.op('==', other, (ctx, self: DocV, [o]: RtValue[]) => docEquals(ctx, self, o));
 DOC_TABLE.op('!=', other, async (ctx, self: DocV, [o]: RtValue[]) => !(await docEquals(ctx, self, o)));
 
