@@ -193,6 +193,7 @@ export class Interp implements CallCtx {
       switch (op) {
         case '??': {
           const l = await this.eval(e.e, scope);
+          if (l instanceof ExtValue && (await l.nullCause(this.withFrame(e.e.span))) !== undefined) return this.eval(rhs, scope);
           return l instanceof NullV ? this.eval(rhs, scope) : l;
         }
         case '&&':
@@ -240,6 +241,10 @@ export class Interp implements CallCtx {
       if (c.kind === 'Bang') {
         const span = spanTo(cspan, c.span);
         if (value instanceof NullV) throw nullCauseFailure(value.cause, push(span, this.trace));
+        if (value instanceof ExtValue) {
+          const cause = await value.nullCause(this.withFrame(span));
+          if (cause !== undefined) throw nullCauseFailure(cause, push(span, this.trace));
+        }
         cspan = span;
         continue;
       }
@@ -250,7 +255,7 @@ export class Interp implements CallCtx {
       let r: ChainStep;
       switch (c.kind) {
         case 'Select':
-          r = await this.evalSelect(value, c.field, c.optional);
+          r = await this.evalSelect(value, c.field, c.optional, cspan);
           break;
         case 'Apply':
           r = await this.evalApplyStep(value, c.args, c.optional !== null, c.applySpan, null, scope);
@@ -259,7 +264,7 @@ export class Interp implements CallCtx {
           r = await this.evalAccess(value, c, scope);
           break;
         case 'MethodCall':
-          r = await this.evalMethodCall(value, c, scope);
+          r = await this.evalMethodCall(value, c, scope, cspan);
           break;
       }
       cspan = r.span;
@@ -269,14 +274,17 @@ export class Interp implements CallCtx {
     return value;
   }
 
-  private nullAccess(field: A.Name, cause: NullCause, optional: boolean): ChainStep {
+  private nullAccess(field: A.Name, cause: NullCause, optional: boolean, receiver?: RtValue, cspan?: Span): ChainStep {
     if (optional) return { span: field.span, value: new NullV(cause), short: true };
+    // A field of a document that is not there fails as the document's absence (evalNullAccess).
+    const f = receiver instanceof ExtValue && cause.kind === 'ext' ? cause.failure?.(push(cspan ?? field.span, this.trace), true) : undefined;
+    if (f !== undefined) throw f;
     throw Failures.invalidNullAccess(field.str, cause.span, push(field.span, this.trace));
   }
 
-  private async evalSelect(value: RtValue, field: A.Name, optional: boolean): Promise<ChainStep> {
+  private async evalSelect(value: RtValue, field: A.Name, optional: boolean, cspan?: Span): Promise<ChainStep> {
     const r = await tableOf(value).getField(this.withFrame(field.span), value, field);
-    if (r instanceof NullReceiver) return this.nullAccess(field, r.cause, optional);
+    if (r instanceof NullReceiver) return this.nullAccess(field, r.cause, optional, value, cspan);
     return { span: field.span, value: r, short: false };
   }
 
@@ -309,7 +317,7 @@ export class Interp implements CallCtx {
     return { span, value: r, short: false };
   }
 
-  private async evalMethodCall(value: RtValue, c: A.MethodCall, scope: Scope | null): Promise<ChainStep> {
+  private async evalMethodCall(value: RtValue, c: A.MethodCall, scope: Scope | null, cspan: Span): Promise<ChainStep> {
     const table = tableOf(value);
     const m = table.methods.get(c.field.str);
     if (m !== undefined) {
@@ -317,7 +325,7 @@ export class Interp implements CallCtx {
       return { span: c.applySpan, value: await this.withFrame(c.applySpan).callNative(m, value, a), short: false };
     }
     if (value instanceof NullV) return this.nullAccess(c.field, value.cause, c.selectOptional);
-    const sel = await this.evalSelect(value, c.field, c.selectOptional);
+    const sel = await this.evalSelect(value, c.field, c.selectOptional, cspan);
     if (sel.short) return sel;
     return this.evalApplyStep(sel.value, c.args, c.applyOptional !== null, c.applySpan, c.field, scope);
   }
@@ -332,7 +340,10 @@ export class Interp implements CallCtx {
       const map = tableOf(v).methods.get('map')!;
       return this.callNative(map, v, [fn]);
     }
-    if (v instanceof ExtValue) return this.evalApply(fn, [v]);
+    if (v instanceof ExtValue) {
+      const cause = await v.nullCause(this);
+      return cause === undefined ? this.evalApply(fn, [v]) : new NullV(cause);
+    }
     return v;
   }
 

@@ -5,6 +5,7 @@
 import type { Diagnostic, Hint } from '../diagnostic';
 import type { Span } from '../span';
 import type { MValue } from '../../wire/v10/model';
+import type { ConstraintFailure } from '../../wire/v10/envelope';
 import type { Arity, NullCause } from './values';
 import { arityDisplay } from './values';
 
@@ -32,6 +33,8 @@ export class QueryRuntimeFailure extends Error {
     readonly errorHints: Hint[] = [],
     /** What `abort(value)` returned, materialized. */
     readonly abortValue?: MValue,
+    /** A `constraint_failure`'s failures (the response's `constraint_failures`). */
+    readonly constraintFailures?: readonly ConstraintFailure[],
   ) {
     super(failureMessage);
   }
@@ -41,7 +44,7 @@ export class QueryRuntimeFailure extends Error {
   }
 
   withHint(h: Hint): QueryRuntimeFailure {
-    return new QueryRuntimeFailure(this.code, this.failureMessage, this.trace, [...this.errorHints, h], this.abortValue);
+    return new QueryRuntimeFailure(this.code, this.failureMessage, this.trace, [...this.errorHints, h], this.abortValue, this.constraintFailures);
   }
 
   /** The error as the summary renders it. */
@@ -139,7 +142,10 @@ export function nullCauseFailure(cause: NullCause, trace: Trace): QueryRuntimeFa
       return Failures.nullValue(`Null value, due to ${cause.reason}`, trace, cause.span);
     case 'lit':
       return Failures.nullValue('Null literal value', trace, cause.span);
-    case 'ext':
-      return Failures.nullValue('Null value', trace, cause.span);
+    case 'ext': {
+      const f = cause.failure?.(trace, false);
+      if (f === undefined) return Failures.nullValue('Null value', trace, cause.span);
+      return overlaps(trace.span, cause.span) ? f : f.withHint(nullHint(cause.span));
+    }
   }
 }

@@ -259,7 +259,7 @@ export class ConcatSet extends ValueSet {
 }
 
 /** `set.reverse()` where the set cannot page backwards: materializes it. */
-class ReverseSet extends ValueSet {
+export class ReverseSet extends ValueSet {
   readonly streamRefusal = 'streaming is not supported on sets that have been reversed.';
   constructor(readonly inner: ValueSet) {
     super();

@@ -20,6 +20,7 @@ import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import type { CallCtx, FieldTable } from './table';
 import type { MValue } from '../../wire/v10/model';
 import type { ValueSet } from './sets';
+import type { QueryRuntimeFailure, Trace } from './failure';
 
 export { Bytes, DateV, Time, TxnTime };
 
@@ -59,6 +60,9 @@ export type NullCause =
 export interface ExtNullCause {
   readonly kind: 'ext';
   readonly span: Span;
+  /** The failure of `!` on it (`access` false), or of reading a field of the value it stands for
+   *  (`access` true: a missing document's `doc.name`); undefined: the generic null failures. */
+  failure?(trace: Trace, access: boolean): QueryRuntimeFailure | undefined;
 }
 
 export class NullV {
@@ -206,4 +210,9 @@ export abstract class ExtValue {
   abstract toStruct(ctx: CallCtx): Promise<Struct | NullV>;
   /** What the response carries for it. */
   abstract materialize(ctx: CallCtx): Promise<MValue>;
+  /** Why it reads as null (a document that does not exist), checked by `!`, `??`, `== null` and
+   *  projection; undefined when it is there. */
+  nullCause(_ctx: CallCtx): Promise<NullCause | undefined> {
+    return Promise.resolve(undefined);
+  }
 }

@@ -1,0 +1,133 @@
+// Collections as modules (stdlib/Collections.scala): a user collection's companion (`all`,
+// `where`, `firstWhere`, `byId`, `create`, `createData`, `definition`, `Coll(id)`, and one method per
+// defined index taking its terms and optionally a `{ from, to }` range), and the `Collection`
+// module of definitions (`Collection.create`, `Collection.byName`, `Collection.all`, `Collection(name)`).
+
+import type { SchemaEntry } from '../../model/catalog';
+import { schemaOf } from '../../model/resolve';
+import { createCollection } from '../../model/schema10/api';
+import type { Value } from '../../values/types';
+import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
+import { Failures } from '../runtime/failure';
+import type { CallCtx, Param } from '../runtime/table';
+import { p, tt } from '../runtime/types';
+import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
+import { baseTable, moduleObject } from '../stdlib/base';
+import { CollectionDefV } from './collectionDocs';
+import { toStored } from './convert';
+import { DocV } from './docs';
+import { requireWrite, viaModel } from './errors';
+import { readTimeOf, txnOf } from './hooks';
+import { CollectionSet, IndexSet, type CollRef } from './sources';
+import { createDoc } from './writes';
+
+function checkPred(ctx: CallCtx, f: Func): void {
+  if (!arityAccepts(f.arity, 1)) throw Failures.invalidFuncParamArity('pred', 1, f.arity, ctx.trace);
+}
+
+const modules = new WeakMap<SchemaEntry, Map<string, ModuleV>>();
+
+/** The module of a user collection, by the name it is called (its name or its alias). */
+export function collectionModuleOf(entry: SchemaEntry, db: bigint, name = entry.name): ModuleV {
+  let byName = modules.get(entry);
+  if (byName === undefined) modules.set(entry, (byName = new Map()));
+  let m = byName.get(name);
+  if (m === undefined) byName.set(name, (m = buildModule(entry, db, name)));
+  return m;
+}
+
+function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
+  const coll: CollRef = { db, id: entry.id, name: entry.name };
+  const table = baseTable(name);
+  const m = new ModuleV(name, table, (v) => v instanceof DocV && v.collId === entry.id && v.db === db);
+  const all = (ctx: CallCtx) => new CollectionSet(coll, readTimeOf(ctx));
+  const byId = (ctx: CallCtx, id: IdV) => new DocV(db, entry.id, entry.name, id.value, readTimeOf(ctx));
+  table.method('all', [], (ctx) => all(ctx));
+  table.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
+    checkPred(ctx, f);
+    return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
+  });
+  table.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
+    checkPred(ctx, f);
+    return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace).first(ctx);
+  });
+  table.method('byId', [p('id', tt.ID)], (ctx, _s, [id]: IdV[]) => byId(ctx, id));
+  table.apply([p('id', tt.ID)], (ctx, _s, [id]: IdV[]) => byId(ctx, id));
+  table.method('create', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createDoc(ctx, db, entry, d, false));
+  table.method('createData', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createDoc(ctx, db, entry, d, true));
+  table.method('toString', [], () => name);
+  table.field('definition', () => new CollectionDefV(db, entry.name));
+  const indexes = entry.fields.get('indexes');
+  if (indexes instanceof Map)
+    for (const [index, def] of indexes) {
+      const terms = def instanceof Map && Array.isArray(def.get('terms')) ? (def.get('terms') as Value[]).length : 0;
+      const params: Param[] = [];
+      for (let i = 0; i < terms; i++) params.push(p(`term${i + 1}`));
+      const make = (ctx: CallCtx, args: RtValue[], range?: Struct) =>
+        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range), readTimeOf(ctx));
+      table.method(index, params, (ctx, _s, args: RtValue[]) => make(ctx, args));
+      table.method(index, [...params, p('range', tt.Struct)], (ctx, _s, args: RtValue[]) => make(ctx, args.slice(0, -1), args[args.length - 1] as Struct));
+    }
+  return m;
+}
+
+/** `{ from, to }` (CollectionIndexMethod.collectRange): each bound one value or an array of them. */
+function rangeOf(ctx: CallCtx, range: Struct | undefined): { from?: Value[]; to?: Value[] } {
+  if (range === undefined) return {};
+  const out: { from?: Value[]; to?: Value[] } = {};
+  for (const [k, v] of range) {
+    if (k !== 'from' && k !== 'to') throw Failures.invalidArgument('range', `unexpected field \`${k}\``, ctx.trace);
+    const vs = Array.isArray(v) ? v : [v];
+    out[k] = vs.map((x) => toStored(x, ctx.trace));
+  }
+  return out;
+}
+
+// ---- the Collection module ----
+
+/** Every collection definition, in the order they were made (id order). */
+export class CollectionDefsSet extends ValueSet {
+  readonly streamRefusal = undefined;
+  constructor(readonly db: bigint) {
+    super();
+  }
+  async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
+    const entries = (await schemaOf(txnOf(ctx), this.db)).all('collections').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const page = await new ArraySet(entries.map((e) => new CollectionDefV(this.db, e.name))).paginateImpl(ctx, count, cont);
+    const retok = (t: { cont: RtValue[] | null }) => ({ set: this, cont: t.cont });
+    return { elems: page.elems.map((e) => ({ value: e.value, tok: () => retok(e.tok()) })), after: page.after && retok(page.after) };
+  }
+}
+
+export const CollectionModule = moduleObject('Collection');
+const ct = CollectionModule.table;
+const dbOf = (ctx: CallCtx) => txnOf(ctx).scope.db;
+ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n));
+ct.method('all', [], (ctx) => new CollectionDefsSet(dbOf(ctx)));
+ct.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
+  checkPred(ctx, f);
+  return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace);
+});
+ct.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
+  checkPred(ctx, f);
+  return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace).first(ctx);
+});
+ct.method('create', [p('data', tt.Struct)], async (ctx, _s, [d]: Struct[]) => {
+  requireWrite(ctx, 'create');
+  const db = dbOf(ctx);
+  const def = await viaModel(ctx, () => createCollection(txnOf(ctx), db, toStored(d, ctx.trace) as Map<string, Value>, []));
+  return new CollectionDefV(db, String(def.get('name')));
+});
+ct.apply([p('collection', tt.Str)], async (ctx, _s, [name]: string[]) => {
+  const db = dbOf(ctx);
+  const m = await userCollection(ctx, db, name);
+  if (m === undefined) throw Failures.invalidArgument('collection', `No such user collection \`${name}\`.`, ctx.trace);
+  return m;
+});
+
+/** A user collection's module by name or alias (UserCollectionCompanion.lookup). */
+export async function userCollection(ctx: CallCtx, db: bigint, name: string): Promise<ModuleV | undefined> {
+  const schema = await schemaOf(txnOf(ctx), db);
+  const entry = schema.get('collections', name) ?? schema.all('collections').find((e) => e.fields.get('alias') === name);
+  return entry === undefined ? undefined : collectionModuleOf(entry, db, name);
+}

@@ -1,0 +1,31 @@
+// Hooks over a bare TxnContext, for evaluations that have no endpoint around them: a collection
+// schema's lambdas run while either language writes a document (schemaLanguage.ts).
+
+import type { TxnContext } from '../../model/context';
+import { newId } from '../../model/ids';
+import { Time } from '../../values/types';
+import type { CursorCodec } from '../runtime/hooks';
+import type { CallCtx } from '../runtime/table';
+import type { RtValue } from '../runtime/values';
+import type { StoreHooks } from './hooks';
+import { resolveStoreGlobal } from './resolver';
+
+export class BareTxnHooks implements StoreHooks {
+  readonly maxStackFrames = 2048;
+  constructor(
+    readonly tx: TxnContext,
+    readonly cursors: CursorCodec,
+  ) {}
+  compute(n: number): void {
+    for (let i = 0; i < n; i++) this.tx.tick();
+  }
+  snapshotTime(): Time {
+    return Time.fromMicros(this.tx.snapshotTs);
+  }
+  newId(): bigint {
+    return newId();
+  }
+  resolveGlobal(ctx: CallCtx, name: string): Promise<RtValue | undefined> {
+    return resolveStoreGlobal(ctx, name);
+  }
+}
