@@ -8,11 +8,13 @@ import type { Scope } from '../model/auth';
 import { EvalContext } from './context';
 import { Budget, DEFAULT_LIMITS } from '../model/budget';
 import { bindingEvaluator } from './bindings';
+import { installSchemaLanguage } from '../fql10/store/schemaLanguage';
 
 export function backgroundContext(txn: Txn, catalog: Catalog, db: bigint): EvalContext {
   const scope: Scope = { db, path: [], role: 'admin', root: true };
   const ctx = new EvalContext(txn, scope, catalog, new Budget(UNLIMITED, Number.MAX_SAFE_INTEGER), false);
   ctx.evalBinding = bindingEvaluator(ctx);
+  installSchemaLanguage(ctx);
   return ctx;
 }
 

@@ -36,6 +36,7 @@ import { protocolErrorBody, queryErrorBody, resourceBytes } from './render';
 import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
+import { installSchemaLanguage } from '../fql10/store/schemaLanguage';
 import { HistoryCollector } from './historyCollector';
 import { Leases, type Role } from '../tier/leases';
 import { takeIdWorker } from '../tier/idWorker';
@@ -170,6 +171,7 @@ export class Executor implements QueryService {
           ctx.loginThrottle = this.loginThrottle;
           ctx.evalBinding = bindingEvaluator(ctx);
           ctx.applyLambda = (lambda, args) => applyLambda(lambda, args, ctx, []);
+          installSchemaLanguage(ctx); // v10 check constraints, computed fields and defaults hold for v4 writes too
           ctx.authenticate = (s) => this.auth.authenticate(s, txn);
           ctx.learnCheck = this.storeCheck;
           return { value: await fn(ctx), ctx };

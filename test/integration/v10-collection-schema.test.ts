@@ -97,6 +97,23 @@ describe('a collection with a v10 definition, through v4', () => {
     ]);
   });
 
+  test('check constraints, computed fields and defaults run on v4 writes (the v10 language serves the schema)', async () => {
+    await c.h2.query(
+      q.CreateCollection({
+        name: 'Orders',
+        fields: { qty: { signature: 'Int' }, status: { signature: 'String', default: '"new"' } },
+        computed_fields: { double: { body: '(o) => o.qty * 2' } },
+        constraints: [{ check: { name: 'positive', body: '(o) => o.qty > 0' } }],
+      }),
+    );
+    const made = (await c.h2.query(q.Create(q.Collection('Orders'), { data: { qty: 3 } }))) as { data: Record<string, unknown> };
+    assert.deepEqual(made.data, { qty: 3, status: 'new' }, 'the default filled in; a computed field is not stored');
+    assert.deepEqual(await refused(q.Create(q.Collection('Orders'), { data: { qty: 0 } })), [
+      { code: 'check constraint failure', description: 'Document failed check constraint `positive`' },
+    ]);
+    assert.deepEqual(await refused(q.Create(q.Collection('Orders'), { data: { qty: 1, double: 2 } })).then((e) => e.length), 1, 'a computed field cannot be written');
+  });
+
   test('deleting the collection deletes its backing indexes', async () => {
     await c.h2.query(q.CreateCollection({ name: 'Gone', constraints: [{ unique: ['.k'] }] }));
     await c.h2.query(q.Delete(q.Collection('Gone')));
