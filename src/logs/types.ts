@@ -19,6 +19,8 @@ export interface OutcomeLog {
   fql?: string;
   /** A shape made by the route itself, e.g. shapeGraphQL(query) for /graphql. Wins over `fql`. */
   fqlShape?: string;
+  /** Validated query tags of a route that echoes them in its body (FQL v10's x-query-tags), not in x-fauna-tags. */
+  tags?: readonly (readonly [string, string])[];
 }
 
 /** One finished request, as handed to RequestLogger.log. */

@@ -41,7 +41,7 @@ function entryOf(ctx: RequestContext, outcome: Outcome, response: HttpResponse, 
     fql: outcome.log?.fql,
     fqlShape: outcome.log?.fqlShape,
     // The echo of the validated tags; a request whose tags were refused has none.
-    tags: parseTagsEcho(h['x-fauna-tags']),
+    tags: outcome.log?.tags ?? parseTagsEcho(h['x-fauna-tags']),
     traceparent: h.traceparent,
   };
 }
