@@ -57,7 +57,7 @@ export function fqlV10Handler(service: QueryService, plugs: StoragePlugs = pureL
     try {
       request = parseQueryRequest(read.text);
     } catch (e) {
-      if (e instanceof ProtocolFailure) return { ...failureOutcome(e, headers), bytesIn: read.bytes };
+      if (e instanceof ProtocolFailure) return { ...failureOutcome(e, headers), bytesIn: read.bytes, log: { ...V10_LOG, tags: headers.tags.length > 0 ? headers.tags : undefined } };
       throw e;
     }
     return run(service, executor, ctx, headers, request, read);
@@ -72,7 +72,7 @@ async function run(
   request: QueryRequest,
   read: { text: string; bytes: number },
 ): Promise<Outcome> {
-  const log = { fqlShape: shapeFql10(request.query.text), tags: headers.tags.length > 0 ? headers.tags : undefined };
+  const log = { ...V10_LOG, fqlShape: shapeFql10(request.query.text), tags: headers.tags.length > 0 ? headers.tags : undefined };
   let leave: () => void;
   try {
     const turn = turnFor(service, ctx);
@@ -131,8 +131,11 @@ function unauthorized(headers: QueryHeaders): Outcome {
   return failureOutcome(new ProtocolFailure('unauthorized', PROTOCOL_MESSAGES.unauthorized), headers, { 'www-authenticate': 'Bearer' });
 }
 
+/** What the query log records of every /query/1 request, whatever became of it. */
+const V10_LOG = { apiVersion: '10' } as const;
+
 function failureOutcome(e: ProtocolFailure, headers?: QueryHeaders, extra?: Record<string, string>): Outcome {
-  return { status: e.status, body: protocolErrorBody(e, { tags: headers?.tags }), headers: extra };
+  return { status: e.status, body: protocolErrorBody(e, { tags: headers?.tags }), headers: extra, log: V10_LOG };
 }
 
 /** An answer before the body was read: the body is discarded as it arrives. */
