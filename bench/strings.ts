@@ -8,7 +8,7 @@ import { Budget, DEFAULT_LIMITS } from '../src/model/budget';
 import type { EvalContext } from '../src/fql/context';
 import { casefold, titlecase } from '../src/fql/functions/strings';
 import { Searcher } from '../src/fql/functions/text';
-import { RegexMatcher, compileJavaRegex } from '../src/fql/regex/re2';
+import { RegexMatcher, compileJavaRegex } from '../src/regex/re2';
 
 const ctx = { budget: new Budget(DEFAULT_LIMITS, Date.now() + 3_600_000) } as unknown as EvalContext;
 

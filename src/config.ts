@@ -6,7 +6,7 @@ import { refusedRange } from './net/addresses';
 import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './model/budget';
-import type { AdmissionLimits } from './fql/admission';
+import type { AdmissionLimits } from './model/admission';
 import type { LoginThrottleLimits } from './model/loginThrottle';
 
 /** Invalid configuration: the CLI prints the message and exits with code 2. */

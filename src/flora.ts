@@ -10,7 +10,7 @@ import { openStore } from './storage/store';
 import { upgradeStorage } from './upgrade';
 import { retention } from './model/retention';
 import { admissionLimits, loginThrottleLimits, queryLimits } from './config';
-import { Admission } from './fql/admission';
+import { Admission } from './model/admission';
 import { MemoryPool } from './model/budget';
 import { onSiblingDeath } from './tier/messages';
 

@@ -15,7 +15,7 @@ import { VERDICTS } from './answers';
 import { rssOf } from './probes';
 import type { Part, PartOptions } from './part';
 import { admissionLimits, loadConfig } from '../src/config';
-import type { AdmissionLimits } from '../src/fql/admission';
+import type { AdmissionLimits } from '../src/model/admission';
 
 export interface OverloadOptions extends PartOptions {
   /** The tiers to run: 1 = one process, N = `--workers N`. */

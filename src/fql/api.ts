@@ -4,7 +4,7 @@
 import type { EvalContext } from './context';
 import type { CommitListener, Store } from '../storage/types';
 import type { Leases } from '../tier/leases';
-import type { Admission } from './admission';
+import type { Admission } from '../model/admission';
 import type { Budget, ClientLink, MemoryPool, QueryLimits } from '../model/budget';
 
 export interface QueryRequest {

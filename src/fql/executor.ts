@@ -29,7 +29,7 @@ import {
   type MemoryPool,
   type QueryLimits,
 } from '../model/budget';
-import { UNBOUNDED_ADMISSION, type Admission } from './admission';
+import { UNBOUNDED_ADMISSION, type Admission } from '../model/admission';
 import { Env } from './env';
 import { applyLambda, evalExpr } from './evaluator';
 import { protocolErrorBody, queryErrorBody, resourceBytes } from './render';
@@ -50,7 +50,7 @@ export interface ExecutorOptions {
   limits?: QueryLimits;
   /** Memory shared by every request in flight (model/budget.ts). */
   pool?: MemoryPool;
-  /** Turns to evaluate queries in, shared by every request (admission.ts). */
+  /** Turns to evaluate queries in, shared by every request (model/admission.ts). */
   admission?: Admission;
   /** How access providers' key sets are fetched (model/jwks/cache.ts). */
   jwks?: Partial<JwksOptions>;

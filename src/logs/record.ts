@@ -49,9 +49,9 @@ export function buildRecord(entry: RequestLogEntry, nowMs: number, opts: RecordO
   const database = entry.database ? JSON.stringify([opts.regionGroup, ...entry.database.path]) : '[]';
   const shape = entry.fqlShape ?? (entry.fql !== undefined ? shapeFql(entry.fql) : '');
   return (
-    // API_VERSION is the FQL version ("4" or "10"): Flora speaks only FQL v4, whatever version string
-    // the request carried (DECISIONS #3); that string is kept in REQUEST_HEADERS.
-    `{"API_VERSION":"4","BYTES_IN":${int(entry.bytesIn)},"BYTES_OUT":${int(entry.bytesOut)}` +
+    // API_VERSION is the FQL version ("4" or "10"), whatever version string a v4 request carried
+    // (DECISIONS #3); that string is kept in REQUEST_HEADERS.
+    `{"API_VERSION":"${entry.apiVersion ?? '4'}","BYTES_IN":${int(entry.bytesIn)},"BYTES_OUT":${int(entry.bytesOut)}` +
     `,"BYTE_READ_OPS":${int(m?.byteReadOps)},"BYTE_WRITE_OPS":${int(m?.byteWriteOps)},"COMPUTE_OPS":${int(m?.computeOps)}` +
     `,"DATABASE":${database},"FQL_SHAPE":${JSON.stringify(shape)},"QUERY_TIME_MS":${int(entry.queryTimeMs)}` +
     `,"RATE_LIMITS_HIT":[],"REGION_GROUP":${JSON.stringify(opts.regionGroup)}` +

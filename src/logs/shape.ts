@@ -316,3 +316,68 @@ function findBlockStringEnd(text: string, from: number): number {
   }
   return text.length;
 }
+
+/** Where a driver's template put a value (wire/v10 VALUE_SIGIL): values are arguments, never shaped. */
+const V10_VALUE = '\u0000value>';
+/** FQL v10 number literals: hexadecimal, binary, octal, decimal with fraction and exponent. */
+const V10_NUMBER = /^(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?)/;
+
+/**
+ * FQL v10 query text without its literals: strings (single or double quoted, heredocs) → "?",
+ * numbers → 0, template values → <value>, comments removed, whitespace collapsed. Names, operators
+ * and structure stay.
+ */
+export function shapeFql10(text: string): string {
+  if (text.length > SHAPE_MAX_INPUT) return `<${Buffer.byteLength(text, 'utf8')} bytes, not shaped>`;
+  const out: string[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text[i];
+    if (text.startsWith('//', i)) {
+      while (i < n && text[i] !== '\n') i++;
+      continue;
+    }
+    if (text.startsWith('/*', i)) {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? n : end + 2;
+      out.push(' ');
+      continue;
+    }
+    if (text.startsWith(V10_VALUE, i)) {
+      out.push('<value>');
+      i += V10_VALUE.length;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      i++;
+      while (i < n && text[i] !== c) i += text[i] === '\\' ? 2 : 1;
+      i++;
+      out.push('"?"');
+      continue;
+    }
+    const heredoc = /^<<([+-]?)([A-Za-z_]+)/.exec(text.slice(i, i + 64));
+    if (heredoc) {
+      const end = text.indexOf(heredoc[2], i + heredoc[0].length);
+      i = end < 0 ? n : end + heredoc[2].length;
+      out.push('"?"');
+      continue;
+    }
+    if (/[0-9]/.test(c)) {
+      const prev = out.length ? out[out.length - 1] : '';
+      if (!/[_A-Za-z0-9$]$/.test(prev)) {
+        i += V10_NUMBER.exec(text.slice(i, i + 1024))![0].length;
+        out.push('0');
+        continue;
+      }
+    }
+    if (/\s/.test(c)) {
+      while (i < n && /\s/.test(text[i])) i++;
+      out.push(' ');
+      continue;
+    }
+    out.push(c);
+    i++;
+  }
+  return cut(out.join('').replace(/ +/g, ' ').trim());
+}

@@ -19,6 +19,9 @@ export interface OutcomeLog {
   fql?: string;
   /** A shape made by the route itself, e.g. shapeGraphQL(query) for /graphql. Wins over `fql`. */
   fqlShape?: string;
+  /** Validated query tags of a route that echoes them in its body (FQL v10's x-query-tags), not in x-fauna-tags. */
+  tags?: readonly (readonly [string, string])[];  /** The FQL version the request spoke (API_VERSION): "10" for /query/1; absent: "4". */
+  apiVersion?: '4' | '10';
 }
 
 /** One finished request, as handed to RequestLogger.log. */
@@ -45,6 +48,8 @@ export interface RequestLogEntry {
   /** Raw FQL text to shape, or a ready shape (see OutcomeLog). */
   fql?: string;
   fqlShape?: string;
+  /** API_VERSION: the FQL version ("4" when absent). */
+  apiVersion?: '4' | '10';
   /** Validated query tags (x-fauna-tags); pairs or an object. Values are scrubbed anyway. */
   tags?: readonly (readonly [string, string])[] | Readonly<Record<string, string>>;
   /** The traceparent sent back to the client (valid incoming one, or the one the server made). */

@@ -5,7 +5,7 @@
 // many streams, tokens or connections it opens, cannot take the memory the others need.
 
 import type { MemoryPool } from '../model/memoryPool';
-import type { ClientKeys } from '../fql/admission';
+import type { ClientKeys } from '../model/admission';
 
 export interface BodyShares {
   /** Bytes the bodies of one connection (HTTP/1.1 or HTTP/2) may hold at once. */

@@ -6,7 +6,7 @@ import type * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { once } from 'node:events';
 import { TooBusy, type ClientLink } from '../model/budget';
-import type { ClientKeys } from '../fql/admission';
+import type { ClientKeys } from '../model/admission';
 import { secretFromHeader } from '../model/auth';
 import { secretKey, type BodyCharge, type BodyLedger } from './bodyLedger';
 import { clientAddressKey } from '../net/addresses';

@@ -40,8 +40,9 @@ function entryOf(ctx: RequestContext, outcome: Outcome, response: HttpResponse, 
     database: outcome.log?.database,
     fql: outcome.log?.fql,
     fqlShape: outcome.log?.fqlShape,
+    apiVersion: outcome.log?.apiVersion,
     // The echo of the validated tags; a request whose tags were refused has none.
-    tags: parseTagsEcho(h['x-fauna-tags']),
+    tags: outcome.log?.tags ?? parseTagsEcho(h['x-fauna-tags']),
     traceparent: h.traceparent,
   };
 }

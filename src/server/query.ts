@@ -1,6 +1,6 @@
 // The FQL v4 query routes: POST / (read-write) and GET /?q= (read-only) (fql-v4.md §1.2).
 
-import type { QueryResult, QueryService } from '../fql/api';
+import type { QueryService } from '../fql/api';
 import { QueryCancelled, TooBusy } from '../model/budget';
 import { errors } from '../values/errors';
 import { refuseUnauthenticated } from './authFirst';
@@ -115,14 +115,14 @@ function withTags(outcome: Outcome, headers: QueryHeaders): Outcome {
   return tags === undefined ? outcome : { ...outcome, headers: { ...outcome.headers, 'x-fauna-tags': tags } };
 }
 
-const TIMED_OUT = Symbol('timed out');
+export const TIMED_OUT = Symbol('timed out');
 
 /**
  * The service aborts a query that runs past its timeout itself; this is the HTTP layer's guarantee
  * that the client hears back in time even if it does not. A late result is dropped. The guard fires
  * after `ms`, or later if `leftMs()` then says the query has time left (an admin's long timeout).
  */
-function withTimeout(work: Promise<QueryResult>, ms: number, leftMs: () => number): Promise<QueryResult | Error | typeof TIMED_OUT> {
+export function withTimeout<T>(work: Promise<T>, ms: number, leftMs: () => number): Promise<T | Error | typeof TIMED_OUT> {
   return new Promise((resolve) => {
     const expire = () => {
       const left = leftMs();

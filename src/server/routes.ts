@@ -7,7 +7,7 @@ import type { LogSystem } from '../logs/index';
 import { isLogsPath, logsApi } from './logsApi';
 import { INDEX_BUILDS_PATH, indexBuildsApi } from './indexBuildsApi';
 import { ping } from './ping';
-import { fqlV10 } from './fqlV10';
+import { fqlV10Handler } from './fqlV10';
 import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
@@ -26,7 +26,8 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     .add('/ping', { GET: ping, HEAD: ping })
     .add('/tokens/self', { GET: self, HEAD: self, POST: self })
     .add('/stream', { POST: streamRoute(streams) })
-    .add('/query/1', { POST: fqlV10, GET: fqlV10 })
+    // FQL v10 (issue 32): every method, as the core routes it.
+    .add('/query/1', { '*': fqlV10Handler(service) })
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })

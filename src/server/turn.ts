@@ -1,4 +1,4 @@
-// A request's turn to evaluate (fql/admission.ts). While it waits in line its body stays in memory,
+// A request's turn to evaluate (model/admission.ts). While it waits in line its body stays in memory,
 // so it stays charged to the shared pool and its client's shares, as while it was read (bodyLedger.ts):
 // a line of large bodies gets 429 rather than growing the process, and one client's line only its share.
 

@@ -1,4 +1,4 @@
-// Admission control (src/fql/admission.ts): a process evaluates --max-concurrent-queries queries at
+// Admission control (src/model/admission.ts): a process evaluates --max-concurrent-queries queries at
 // once and keeps --max-queued-queries waiting; one more is refused at once with 429 `too many
 // requests` and a Retry-After, in the shape of the API it came to — and the faunadb driver reports it
 // as TooManyRequests. Below the bound nothing is ever refused. (These servers have no client share,

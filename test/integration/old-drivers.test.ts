@@ -92,21 +92,3 @@ describe('API versions', () => {
     assert.equal(r.collection?.id, 'collections');
   });
 });
-
-describe('FQL v10 clients', () => {
-  test('/query/1 answers in v10\'s error shape that Flora speaks FQL v4, and how to point fauna-shell at it', async () => {
-    for (const method of ['POST', 'GET']) {
-      const res = await httpRequest(server.flora.url, {
-        path: '/query/1',
-        method,
-        headers: { authorization: `Bearer ${server.flora.secret}`, 'content-type': 'application/json' },
-        body: method === 'POST' ? JSON.stringify({ query: 'Collection.all()' }) : undefined,
-      });
-      assert.equal(res.status, 400);
-      const body = JSON.parse(res.body);
-      assert.equal(body.error.code, 'invalid_request');
-      assert.match(body.error.message, /^Flora speaks FQL v4 .*not FQL v10\. With fauna-shell 1\.x add `--version 4`/);
-      assert.equal(body.summary, body.error.message);
-    }
-  });
-});

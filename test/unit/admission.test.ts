@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Admission } from '../../src/fql/admission';
+import { Admission } from '../../src/model/admission';
 import { QueryCancelled, TooBusy } from '../../src/model/budget';
 
 /** Lets the promise callbacks queued so far run. */

@@ -1,7 +1,8 @@
 // Folder layering (ARCHITECTURE.md, "Folders"): lower folders never import higher ones. model/
 // serves both FQL v4 (fql/) and FQL v10 (fql10/), so it imports neither; fql10/ shares with v4
 // through the folders below them, never fql/; wire/ knows only values/ (and loop/, the event-loop
-// turns its JSON parser yields through); values/ and loop/ are the bottom.
+// turns its JSON parser yields through); values/, loop/ and regex/ (the linear-time regex engine both
+// languages use) are the bottom.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,6 +26,7 @@ const RULES: Rule[] = [
   { folder: 'wire', only: ['values', 'loop'] },
   { folder: 'values', only: [] },
   { folder: 'loop', only: [] },
+  { folder: 'regex', only: [] },
 ];
 
 function sourcesUnder(dir: string): string[] {

@@ -1,11 +1,11 @@
-// Java regex → RE2 translation (src/fql/regex): the RE2 source it produces, what the result
+// Java regex → RE2 translation (src/regex): the RE2 source it produces, what the result
 // matches (through re2js, with Java group numbering and `$` handling), what it refuses and why,
 // and the code-point set algebra underneath.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LIMITS, RegexSyntaxError, RegexUnsupported, translateJavaRegex } from '../../src/fql/regex/javaRegex';
-import { RegexMatcher, compileJavaRegex } from '../../src/fql/regex/re2';
+import { LIMITS, RegexSyntaxError, RegexUnsupported, translateJavaRegex } from '../../src/regex/javaRegex';
+import { RegexMatcher, compileJavaRegex } from '../../src/regex/re2';
 import {
   caseFold,
   complement,
@@ -15,7 +15,7 @@ import {
   normalize,
   re2Class,
   union,
-} from '../../src/fql/regex/charSets';
+} from '../../src/regex/charSets';
 
 /** Every match of `pattern` in `input` as Java's Matcher.find() loop reports them: [start, end, text]. */
 function findAll(pattern: string, input: string): [number, number, string][] {

@@ -1,7 +1,7 @@
 // Regular-expression functions of FQL v4 (fql-v4.md §3.8): containsstrregex, findstrregex,
-// replacestrregex, regexescape. Patterns are Java regexes, run on RE2 (fql/regex/): linear time,
+// replacestrregex, regexescape. Patterns are Java regexes, run on RE2 (src/regex/): linear time,
 // no backreferences or lookaround (refused with 400 `invalid argument`), deviations from Java
-// listed in fql/regex/javaRegex.ts.
+// listed in src/regex/javaRegex.ts.
 //
 // Indexes are in code points, as Fauna's (Java) implementation reports them.
 //
@@ -15,7 +15,7 @@ import type { Value } from '../../values/types';
 import type { EvalContext } from '../context';
 import { argPos, asBoolean, evalOptional } from '../args';
 import { define } from '../registry';
-import { RegexMatcher, RegexSyntaxError, RegexUnsupported, compileJavaRegex, type CompiledRegex } from '../regex/re2';
+import { RegexMatcher, RegexSyntaxError, RegexUnsupported, compileJavaRegex, type CompiledRegex } from '../../regex/re2';
 import { CpCounter, Output, chargeChars, optInt, startIndex, strArg, unitIndex, unitWidth } from './text';
 
 /** Input characters × program instructions per compute unit (~1 µs of re2js NFA work). */

@@ -351,6 +351,10 @@ export class Interp implements CallCtx {
 
   async evalApply(fn: Func, args: RtValue[]): Promise<RtValue> {
     this.hooks.compute(1);
+    // Every resolved await is a microtask: without this, a long query would never let the event
+    // loop (another client's request) in.
+    const pause = this.hooks.breathe?.();
+    if (pause !== undefined) await pause;
     if (!arityAccepts(fn.arity, args.length)) throw Failures.invalidFuncArity(fn.arity, args.length, this.trace);
     if (fn instanceof NativeFn) return fn.call(this, args);
     const limit = this.hooks.maxStackFrames;

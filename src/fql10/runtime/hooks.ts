@@ -10,6 +10,14 @@ export interface EvalHooks {
   /** Counts `n` compute units (Query.addCompute: one per native call and per function applied).
    *  Throws, ending the query, when the budget is spent; may also check a deadline. */
   compute(n: number): void;
+  /**
+   * Lets the rest of the process run once the query's slice of the event loop is used up: called at
+   * every function application and before every page an in-memory set source produces (`clock`:
+   * look at the clock now, the page's work shows in no compute count). Answers a promise to await,
+   * or (nearly always) undefined to go on at once. Throws, ending the query, once its deadline has
+   * passed. Absent: the query never yields (tests).
+   */
+  breathe?(clock?: boolean): Promise<void> | undefined;
   /** The query's snapshot time (`Time.now()`, the bound `at` checks against). */
   snapshotTime(): Time;
   /** A new unique document id (`newId()`). */

@@ -164,6 +164,14 @@ async function combinePairs(ctx: CallCtx, fn: Func, vals: RtValue[]): Promise<Rt
 
 // ---- in-memory sources ----
 
+/**
+ * Before a source builds a page: a walk over a huge sequence (`drop`, `includes`) calls no function,
+ * so the clock (deadline, slice) is looked at here.
+ */
+function breathe(ctx: CallCtx): Promise<void> | undefined {
+  return ctx.hooks.breathe?.(true);
+}
+
 const tokAt = (set: ValueSet, i: number): PageTok => ({ set, cont: [BigInt(i)] });
 
 function contIndex(cont: RtValue[] | null): number {
@@ -181,7 +189,8 @@ export class ArraySet extends ValueSet {
   override reverse(): ValueSet {
     return new ArraySet([...this.array].reverse());
   }
-  async paginateImpl(_ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
+  async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
+    await breathe(ctx);
     const from = contIndex(cont);
     const a = this.array;
     const end = Math.min(a.length, from + count);
@@ -204,7 +213,8 @@ export class SequenceSet extends ValueSet {
   override reverse(): ValueSet {
     return new SequenceSet(this.from, this.until, !this.reversed);
   }
-  async paginateImpl(_ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
+  async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
+    await breathe(ctx);
     const size = Math.max(0, this.until - this.from);
     const offset = Math.min(contIndex(cont), size);
     const n = Math.min(count, size - offset);

@@ -1,7 +1,11 @@
 // String (stdlib/Strings.scala). Indexes are code points, not UTF-16 units; `length` counts code
-// points. Regular expressions are JavaScript's (the core's are Java's: most patterns agree; error
-// descriptions differ).
+// points. Regular expressions are Java's, as the core's, run on RE2 (src/regex/): linear time, so no
+// pattern a client sends can hold the process; backreferences and lookaround are refused
+// (invalid_regex), other deviations from Java are listed in src/regex/javaRegex.ts. A search over n
+// characters with a program of m instructions is charged n·m/SEARCH_DIVISOR compute units before it
+// runs, so no single synchronous search can run long: the compute limit refuses it first.
 
+import { compileJavaRegex, RegexMatcher, RegexSyntaxError, RegexUnsupported, type CompiledRegex } from '../../regex/re2';
 import { Failures, type Trace } from '../runtime/failure';
 import { frameSpan, type CallCtx } from '../runtime/table';
 import { parseJavaLong, p, tt } from '../runtime/types';
@@ -62,12 +66,30 @@ function charIndex(s: string, idx: bigint, t: Trace | null, checked = true): num
   return i;
 }
 
-function regex(pattern: string, t: Trace | null, global = false): RegExp {
+/** Input characters × program instructions per compute unit (~1 µs of re2js NFA work), as v4's. */
+const SEARCH_DIVISOR = 256;
+
+function regex(ctx: CallCtx, pattern: string): CompiledRegex {
   try {
-    return new RegExp(pattern, global ? 'g' : '');
+    return compileJavaRegex(pattern);
   } catch (e) {
-    throw Failures.invalidRegex((e as Error).message.replace(/^Invalid regular expression: /, ''), 0, t);
+    if (e instanceof RegexSyntaxError) throw Failures.invalidRegex(e.message, Math.max(0, e.index), ctx.trace);
+    // Valid Java that RE2 cannot run (a backreference, lookaround): said so in the same shape.
+    if (e instanceof RegexUnsupported) throw Failures.invalidRegex(`Unsupported construct: ${e.message}`, 0, ctx.trace);
+    throw e;
   }
+}
+
+/** The first match in `section` (Regex.findFirstMatchIn), its search charged first. */
+function findFirst(ctx: CallCtx, rx: CompiledRegex, section: string): [number, number] | undefined {
+  chargeSearch(ctx, section.length, rx);
+  const m = new RegexMatcher(rx, section);
+  return m.find(0) ? [m.start, m.end] : undefined;
+}
+
+function chargeSearch(ctx: CallCtx, chars: number, rx: CompiledRegex): void {
+  const units = Math.floor((chars * rx.size) / SEARCH_DIVISOR);
+  if (units > 0) ctx.hooks.compute(units);
 }
 
 type Matcher = (section: string) => [number, number] | undefined;
@@ -80,10 +102,9 @@ const literalMatcher =
   };
 
 const regexMatcher =
-  (re: RegExp): Matcher =>
-  (section) => {
-    const m = re.exec(section);
-    return m === null ? undefined : [m.index, m.index + m[0].length];
+  (ctx: CallCtx, pattern: string): Matcher => {
+    const rx = regex(ctx, pattern);
+    return (section) => findFirst(ctx, rx, section);
   };
 
 function replace0(ctx: CallCtx, s: string, matches: Matcher, replacement: string, count: bigint | undefined): string {
@@ -177,7 +198,7 @@ t.method('concat', [p('other', tt.Str)], (ctx, self: string, [o]: string[]) => {
 t.method('endsWith', [p('suffix', tt.Str)], (_c, self: string, [o]: string[]) => self.endsWith(o));
 t.method('startsWith', [p('prefix', tt.Str)], (_c, self: string, [o]: string[]) => self.startsWith(o));
 t.method('includes', [p('pattern', tt.Str)], (_c, self: string, [o]: string[]) => self.includes(o));
-t.method('includesRegex', [p('regex', tt.Str)], (ctx, self: string, [r]: string[]) => regex(r, ctx.trace).test(self));
+t.method('includesRegex', [p('regex', tt.Str)], (ctx, self: string, [r]: string[]) => findFirst(ctx, regex(ctx, r), self) !== undefined);
 t.method('insert', [p('index', tt.Int), p('other', tt.Str)], (ctx, self: string, [idx, o]: [bigint, string]) => {
   const i = inclusiveIndex(self, idx, ctx.trace);
   const len = self.length + o.length;
@@ -193,13 +214,13 @@ t.method('indexOf', [p('pattern', tt.Str), p('start', tt.Int)], (ctx, self: stri
   return i >= 0 ? toCodepoint(self, i) : noElement(ctx);
 });
 t.method('indexOfRegex', [p('regex', tt.Str)], (ctx, self: string, [r]: string[]) => {
-  const m = regex(r, ctx.trace).exec(self);
-  return m !== null ? toCodepoint(self, m.index) : noElement(ctx);
+  const m = findFirst(ctx, regex(ctx, r), self);
+  return m !== undefined ? toCodepoint(self, m[0]) : noElement(ctx);
 });
 t.method('indexOfRegex', [p('regex', tt.Str), p('start', tt.Int)], (ctx, self: string, [r, start]: [string, bigint]) => {
   const from = charIndex(self, start, ctx.trace);
-  const m = regex(r, ctx.trace).exec(self.slice(from));
-  return m !== null ? toCodepoint(self, m.index + from) : noElement(ctx);
+  const m = findFirst(ctx, regex(ctx, r), self.slice(from));
+  return m !== undefined ? toCodepoint(self, m[0] + from) : noElement(ctx);
 });
 t.method('lastIndexOf', [p('pattern', tt.Str)], (ctx, self: string, [o]: string[]) => {
   const i = self.lastIndexOf(o);
@@ -210,12 +231,15 @@ t.method('lastIndexOf', [p('pattern', tt.Str), p('end', tt.Int)], (ctx, self: st
   return i >= 0 ? toCodepoint(self, i) : noElement(ctx);
 });
 t.field('length', (_c, self: string) => BigInt(cpLength(self)));
+/** Regex.findAllMatchIn: successive matches, an empty one stepping over the next character. */
 function matchAll(ctx: CallCtx, self: string, r: string): [number, string][] {
-  const re = regex(r, ctx.trace, true);
+  const rx = regex(ctx, r);
+  chargeSearch(ctx, self.length, rx);
+  const m = new RegexMatcher(rx, self);
   const out: [number, string][] = [];
-  for (let m = re.exec(self); m !== null; m = re.exec(self)) {
-    out.push([m.index, m[0]]);
-    if (m[0].length === 0) re.lastIndex++;
+  for (let from = 0; from <= self.length && m.find(from); ) {
+    out.push([m.start, self.slice(m.start, m.end)]);
+    from = m.end > m.start ? m.end : m.end + 1;
   }
   return out;
 }
@@ -226,11 +250,11 @@ t.method('replace', repl, (ctx, self: string, [a, b]: string[]) => replace0(ctx,
 t.method('replace', [...repl, p('amount', tt.Int)], (ctx, self: string, [a, b, n]: [string, string, bigint]) => replace0(ctx, self, literalMatcher(a), b, n));
 t.method('replaceAll', repl, (ctx, self: string, [a, b]: string[]) => replace0(ctx, self, literalMatcher(a), b, undefined));
 const replRe = [p('regex', tt.Str), p('replacement', tt.Str)];
-t.method('replaceRegex', replRe, (ctx, self: string, [a, b]: string[]) => replace0(ctx, self, regexMatcher(regex(a, ctx.trace)), b, 1n));
+t.method('replaceRegex', replRe, (ctx, self: string, [a, b]: string[]) => replace0(ctx, self, regexMatcher(ctx, a), b, 1n));
 t.method('replaceRegex', [...replRe, p('amount', tt.Int)], (ctx, self: string, [a, b, n]: [string, string, bigint]) =>
-  replace0(ctx, self, regexMatcher(regex(a, ctx.trace)), b, n),
+  replace0(ctx, self, regexMatcher(ctx, a), b, n),
 );
-t.method('replaceAllRegex', repl, (ctx, self: string, [a, b]: string[]) => replace0(ctx, self, regexMatcher(regex(a, ctx.trace)), b, undefined));
+t.method('replaceAllRegex', repl, (ctx, self: string, [a, b]: string[]) => replace0(ctx, self, regexMatcher(ctx, a), b, undefined));
 t.method('slice', [p('start', tt.Int)], (ctx, self: string, [a]: bigint[]) => sliceJava(self, charIndex(self, a, ctx.trace, false), self.length));
 t.method('slice', [p('start', tt.Int), p('end', tt.Int)], (ctx, self: string, [a, b]: bigint[]) =>
   sliceJava(self, charIndex(self, a, ctx.trace, false), charIndex(self, b, ctx.trace, false)),
@@ -269,7 +293,7 @@ t.method('parseLong', [p('radix', tt.Int)], (ctx, self: string, [r]: bigint[]) =
 t.method('parseInt', [], (ctx, self: string) => parseInteger(ctx, self, 10, 32));
 t.method('parseInt', [p('radix', tt.Int)], (ctx, self: string, [r]: bigint[]) => parseInteger(ctx, self, checkRadix(ctx, r), 32));
 t.method('split', [p('separator', tt.Str)], (_c, self: string, [sep]: string[]) => split0(self, literalMatcher(sep)));
-t.method('splitRegex', [p('regex', tt.Str)], (ctx, self: string, [r]: string[]) => split0(self, regexMatcher(regex(r, ctx.trace))));
+t.method('splitRegex', [p('regex', tt.Str)], (ctx, self: string, [r]: string[]) => split0(self, regexMatcher(ctx, r)));
 t.method('splitAt', [p('index', tt.Int)], (ctx, self: string, [idx]: bigint[]) => {
   const i = inclusiveIndex(self, idx, ctx.trace);
   return [self.slice(0, i), self.slice(i)];

@@ -15,7 +15,7 @@
 // other client wait for one of them to end. Its queries beyond the share wait while others' pass
 // them; beyond its share of the line it is refused. Below its share and `running`, nothing waits.
 
-import { QueryCancelled, TooBusy, type ClientLink } from '../model/budget';
+import { QueryCancelled, TooBusy, type ClientLink } from './budget';
 
 export interface AdmissionLimits {
   /** Queries evaluating at once. */

@@ -55,7 +55,10 @@ import {
 } from './charSets';
 
 /** Not a valid Java regular expression. */
-export class RegexSyntaxError extends Error {}
+export class RegexSyntaxError extends Error {
+  /** Where in the pattern (code points) the parser stood, as Java's PatternSyntaxException.getIndex(). */
+  index = -1;
+}
 
 /** Valid in Java, but not something RE2 can run; `message` says what and why. */
 export class RegexUnsupported extends Error {}
@@ -302,6 +305,11 @@ class Parser {
     this.p = Array.from(source, (c) => c.codePointAt(0)!);
   }
 
+  /** The code point the parser stands at. */
+  get position(): number {
+    return Math.min(this.k, this.p.length);
+  }
+
   parse(): Node {
     const node = this.alternation();
     if (this.k < this.p.length) throw new RegexSyntaxError("Unmatched closing ')'");
@@ -390,8 +398,12 @@ class Parser {
         return this.flags.m ? { t: 'assert', re2: '(?m:$)' } : { t: 'end', unix: this.flags.d };
       case 0x2a: // *
       case 0x2b: // +
-      case 0x3f: // ?
-        throw new RegexSyntaxError('Dangling meta character');
+      case 0x3f: {
+        // ?  (Java names the character, and points at it)
+        const e = new RegexSyntaxError(`Dangling meta character '${String.fromCodePoint(c)}'`);
+        e.index = this.k - 1;
+        throw e;
+      }
       case 0x7b: // {
         throw new RegexSyntaxError('Illegal repetition');
       default:
@@ -928,7 +940,13 @@ export function translateJavaRegex(pattern: string): Translation {
       `patterns longer than ${LIMITS.patternLength} characters cannot be used; regular expressions run on RE2, and larger programs would make matching slow`,
     );
   const parser = new Parser(pattern);
-  const tree = parser.parse();
+  let tree: Node;
+  try {
+    tree = parser.parse();
+  } catch (e) {
+    if (e instanceof RegexSyntaxError && e.index < 0) e.index = parser.position;
+    throw e;
+  }
   if (parser.unsupported !== undefined) throw new RegexUnsupported(parser.unsupported);
   const emitter = new Emitter();
   const source = emitter.emit(tree, true);

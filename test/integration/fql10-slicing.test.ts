@@ -1,0 +1,91 @@
+// A long FQL v10 query does not hold up other clients: the interpreter yields the event loop when
+// its slice is used up (hooks.breathe through the query's Budget), so another client's `1 + 1`
+// answers while it runs, and the long one ends with the core's error at its deadline or compute
+// limit, never a hang. User regexes run in linear time: a pattern that backtracks catastrophically
+// in JavaScript answers at once.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, fql, QueryTimeoutError, ServiceError } from 'fauna';
+import { httpRequest, startFlora, type FloraProcess } from '../helpers/server';
+
+let flora: FloraProcess;
+let client: Client;
+
+before(async () => {
+  flora = await startFlora();
+  client = new Client({ secret: flora.secret, endpoint: new URL(flora.url), max_attempts: 1 });
+});
+
+after(async () => {
+  client?.close();
+  await flora?.stop();
+});
+
+async function quick(): Promise<number> {
+  const started = performance.now();
+  const res = await httpRequest(flora.url, {
+    method: 'POST',
+    path: '/query/1',
+    headers: { authorization: `Bearer ${flora.secret}` },
+    body: JSON.stringify({ query: '1 + 1' }),
+  });
+  assert.equal(res.status, 200);
+  assert.equal(JSON.parse(res.body).data, 2);
+  return performance.now() - started;
+}
+
+test('another client is answered while a long query runs, and the long one times out', async () => {
+  await quick(); // a warm connection path, so the numbers below are the query's
+  const started = performance.now();
+  // No function is called per element: only the set source's pages look at the clock.
+  const long = client
+    .query(fql`Set.sequence(0, 2000000000).drop(1999999999).first()`, { query_timeout_ms: 3000 })
+    .then(
+      () => assert.fail('the query should have timed out'),
+      (e: unknown) => e,
+    )
+    .finally(() => (longMs = performance.now() - started));
+  let longMs: number | undefined;
+  const quickMs: number[] = [];
+  // Sequential quick queries while the long one runs (at least a few, whatever the timing).
+  while (longMs === undefined || quickMs.length < 3) {
+    quickMs.push(await quick());
+    if (quickMs.length > 200) break;
+  }
+  const e = await long;
+  assert.ok(e instanceof QueryTimeoutError, String(e));
+  assert.equal(e.code, 'time_out');
+  assert.equal(e.message, 'Read timed out');
+  assert.ok(longMs! >= 2500, `the long query ran ${longMs} ms`);
+  // Every quick query answered in a small fraction of the long one's time.
+  const worst = Math.max(...quickMs);
+  assert.ok(worst < longMs! / 5, `worst quick answer ${worst.toFixed(0)} ms against ${longMs!.toFixed(0)} ms`);
+});
+
+test('lambdas applied in a loop yield too; over the compute limit the query ends with the core error', async () => {
+  const started = performance.now();
+  let done = false;
+  const long = client.query(fql`Set.sequence(0, 100000000).map(x => x + 1).count()`).then(
+    () => assert.fail('the query should have exceeded its compute'),
+    (e: unknown) => e,
+  );
+  void long.finally(() => (done = true));
+  const quickMs: number[] = [];
+  while (!done) quickMs.push(await quick());
+  const e = await long;
+  assert.ok(e instanceof ServiceError, String(e));
+  assert.equal(e.code, 'invalid_request');
+  assert.equal(e.message, 'Transaction does too much compute: got 12001, limit: 12000');
+  assert.ok(performance.now() - started < 10_000);
+});
+
+test('a pattern that backtracks catastrophically in JavaScript answers at once', async () => {
+  const s = 'a'.repeat(64) + '!';
+  const started = performance.now();
+  const res = await client.query(fql`[${s}.includesRegex("^(a+)+$"), ${s}.matches("(a|aa)+$"), ${s}.replaceAllRegex("(a*)*b", "x")]`);
+  assert.deepEqual(res.data, [false, [], s]);
+  assert.ok(performance.now() - started < 2000);
+  const quickAfter = await quick();
+  assert.ok(quickAfter < 1000);
+});
