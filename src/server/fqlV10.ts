@@ -9,7 +9,7 @@
 
 import type { QueryMetrics, QueryService } from '../fql/api';
 import { V10Executor, type StoragePlugs, type V10Result } from '../fql10/run/executor';
-import { LocalCursors } from '../fql10/run/localCursors';
+import { storeLanguage } from '../fql10/run/storePlugs';
 import { QueryCancelled, TooBusy } from '../model/budget';
 import type { QueryStats } from '../wire/v10/envelope';
 import { protocolErrorBody } from '../wire/v10/envelope';
@@ -25,12 +25,7 @@ import { clientClosed, type Outcome } from './responses';
 import type { Handler } from './router';
 import { turnFor } from './turn';
 
-/** The storage-backed standard library's plugs, once it exists; the pure language's until then. */
-export function pureLanguage(): StoragePlugs {
-  return { cursors: new LocalCursors() };
-}
-
-export function fqlV10Handler(service: QueryService, plugs: StoragePlugs = pureLanguage()): Handler {
+export function fqlV10Handler(service: QueryService, plugs: StoragePlugs = storeLanguage()): Handler {
   const executor = new V10Executor(service, plugs);
   return async (ctx) => {
     let headers: QueryHeaders;

@@ -213,7 +213,8 @@ export class V10Executor {
         tags: headers.tags,
       };
       const abort = 'abortValue' in f ? f.abortValue : undefined;
-      const body = queryFailureBody({ code: f.code, message: f.message, abort }, headers.format, info);
+      const constraintFailures = 'constraintFailures' in f ? f.constraintFailures : undefined;
+      const body = queryFailureBody({ code: f.code, message: f.message, abort, constraintFailures }, headers.format, info);
       return { status: QUERY_FAILURE_STATUS, body, txnTs, stats: info.stats, database };
     }
     // Nobody is left to answer: the query log records what it spent.
