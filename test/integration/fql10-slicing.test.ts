@@ -89,3 +89,23 @@ test('a pattern that backtracks catastrophically in JavaScript answers at once',
   const quickAfter = await quick();
   assert.ok(quickAfter < 1000);
 });
+
+test('values a query builds are charged to its memory: a query that would grow the heap by gigabytes is refused, and the server goes on', async () => {
+  // A 1.3 MB string, then 3,000 flat copies of it (toLowerCase makes each one): 4 GB unchecked.
+  const big = fql`let s = ${'a'.repeat(136)}
+    let t = [s, s, s, s, s, s, s, s, s, s].fold("", (a, b) => a + b)
+    let u = [t, t, t, t, t, t, t, t, t, t].fold("", (a, b) => a + b)
+    let v = [u, u, u, u, u, u, u, u, u, u].fold("", (a, b) => a + b)
+    let w = [v, v, v, v, v, v, v, v, v, v].fold("", (a, b) => a + b)
+    Set.sequence(0, 3000).map(x => (w + x.toString()).toLowerCase()).toArray().length`;
+  const started = performance.now();
+  const e = await client.query(big).then(
+    () => assert.fail('the query should have run out of memory'),
+    (err: unknown) => err,
+  );
+  assert.ok(e instanceof ServiceError, String(e));
+  assert.equal(e.code, 'invalid_request');
+  assert.match(e.message, /^Query uses too much memory: got \d+ bytes, limit \d+ bytes$/);
+  assert.ok(performance.now() - started < 10_000, 'refused long before the heap grew');
+  assert.ok((await quick()) < 1000);
+});

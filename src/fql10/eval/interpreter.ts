@@ -21,6 +21,9 @@ import { arityAccepts, ExtValue, integer, Lambda, ModuleV, NativeFn, NullV, Scop
 import { tableOf } from '../stdlib/dispatch';
 import { MAX_STRING_SIZE } from '../stdlib/limits';
 
+/** Strings shorter than this are not charged one by one (their cost is in the compute units). */
+const CHARGED_STRING = 1024;
+
 /** What one query's evaluation shares: hooks, globals and the diagnostics it logs. */
 export class QueryRun {
   readonly diagnostics: Diagnostic[] = [];
@@ -125,13 +128,17 @@ export class Interp implements CallCtx {
       case 'Object': {
         const m = new Map<string, RtValue>();
         for (const [k, x] of e.fields) m.set(k.str, await this.eval(x, scope));
+        this.charge(m);
         return m;
       }
       case 'Tuple':
         if (e.elems.length === 1) return this.eval(e.elems[0], scope);
         return this.evalArgs(e.elems, scope);
-      case 'Array':
-        return this.evalArgs(e.elems, scope);
+      case 'Array': {
+        const a = await this.evalArgs(e.elems, scope);
+        this.charge(a);
+        return a;
+      }
       case 'Block':
         return this.evalBlock(e.body, scope);
     }
@@ -170,6 +177,7 @@ export class Interp implements CallCtx {
       if (size > MAX_STRING_SIZE) throw Failures.valueTooLarge(`string size ${size} exceeds limit ${MAX_STRING_SIZE}`, push(e.span, this.trace));
       out += s;
     }
+    this.charge(out);
     return out;
   }
 
@@ -224,11 +232,23 @@ export class Interp implements CallCtx {
     return this.withFrame(e.argsSpan).callNative(m, value, args);
   }
 
-  /** callNativeMethod: arity, one compute unit, the call. */
-  callNative(m: NativeMethod, self: RtValue, args: RtValue[]): Promise<RtValue> {
+  /** callNativeMethod: arity, one compute unit, the call, the memory of what it built. */
+  async callNative(m: NativeMethod, self: RtValue, args: RtValue[]): Promise<RtValue> {
     if (!arityAccepts(m.arity, args.length)) throw Failures.invalidFuncArity(m.arity, args.length, this.trace);
     this.hooks.compute(1);
-    return m.call(this, self, args);
+    const v = await m.call(this, self, args);
+    if (v !== self && !args.includes(v)) this.charge(v);
+    return v;
+  }
+
+  /** Charges the memory a value just built holds (its own slots or characters: its elements were
+   *  charged when they were built). Strings and containers are what can grow without bound. */
+  charge(v: RtValue): void {
+    if (this.hooks.alloc === undefined) return;
+    if (typeof v === 'string') {
+      if (v.length >= CHARGED_STRING) this.hooks.alloc(v.length);
+    } else if (Array.isArray(v)) this.hooks.alloc(64 + 8 * v.length);
+    else if (v instanceof Map) this.hooks.alloc(128 + 48 * v.size);
   }
 
   // ---- method chains ----
@@ -356,7 +376,11 @@ export class Interp implements CallCtx {
     const pause = this.hooks.breathe?.();
     if (pause !== undefined) await pause;
     if (!arityAccepts(fn.arity, args.length)) throw Failures.invalidFuncArity(fn.arity, args.length, this.trace);
-    if (fn instanceof NativeFn) return fn.call(this, args);
+    if (fn instanceof NativeFn) {
+      const v = await fn.call(this, args);
+      if (!args.includes(v)) this.charge(v);
+      return v;
+    }
     const limit = this.hooks.maxStackFrames;
     // The caller pushed this call's frame already (FQLInterpreter.evalApply).
     if (this.depth - 1 > limit) throw Failures.stackOverflow(limit, this.trace);

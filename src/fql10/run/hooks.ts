@@ -43,6 +43,10 @@ export class TxnHooks implements EvalHooks {
     else this.tx.budget.charge(n);
   }
 
+  alloc(bytes: number): void {
+    this.tx.budget.alloc(bytes);
+  }
+
   breathe(clock?: boolean): Promise<void> | undefined {
     if (clock) this.tx.budget.poll();
     return this.tx.budget.breathe();

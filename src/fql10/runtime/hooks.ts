@@ -18,6 +18,9 @@ export interface EvalHooks {
    * passed. Absent: the query never yields (tests).
    */
   breathe?(clock?: boolean): Promise<void> | undefined;
+  /** Charges `bytes` of memory a value the query built holds; throws, ending the query, past its
+   *  memory limit (a public key must not be able to grow a worker's heap until it dies). */
+  alloc?(bytes: number): void;
   /** The query's snapshot time (`Time.now()`, the bound `at` checks against). */
   snapshotTime(): Time;
   /** A new unique document id (`newId()`). */
