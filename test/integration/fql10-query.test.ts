@@ -198,13 +198,14 @@ for (const transport of ['HTTP/2', 'HTTP/1.1']) {
       const started = Date.now();
       const e = await failure(client().query(fql`Set.sequence(0, 2000000000).drop(1999999999).first()`, { query_timeout_ms: 300 }), QueryTimeoutError);
       assert.equal(e.code, 'time_out');
-      assert.equal(e.httpStatus, 440);
-      assert.match(e.message, /^Client set aggressive deadline: query needs 1000, timed out within \d+$/);
+      // The core's two answers: 440 for a query that ran less than a second, else 503 (a loaded machine).
+      if (e.httpStatus === 440) assert.match(e.message, /^Client set aggressive deadline: query needs 1000, timed out within \d+$/);
+      else assert.deepEqual([e.httpStatus, e.message], [503, 'Read timed out']);
       assert.ok(Date.now() - started < 5000);
     });
 
     test('over the compute limit: the core invalid_request', async () => {
-      const e = await failure(client().query(fql`Set.sequence(0, 100000000).map(x => x + 1).count()`), InvalidRequestError);
+      const e = await failure(client().query(fql`Set.sequence(0, 100000000).map(x => x + 1).count()`, { query_timeout_ms: 120_000 }), InvalidRequestError);
       assert.equal(e.code, 'invalid_request');
       assert.equal(e.message, 'Transaction does too much compute: got 12001, limit: 12000');
     });

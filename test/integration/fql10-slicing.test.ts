@@ -47,37 +47,39 @@ test('another client is answered while a long query runs, and the long one times
     )
     .finally(() => (longMs = performance.now() - started));
   let longMs: number | undefined;
-  const quickMs: number[] = [];
-  // Sequential quick queries while the long one runs (at least a few, whatever the timing).
-  while (longMs === undefined || quickMs.length < 3) {
-    quickMs.push(await quick());
-    if (quickMs.length > 200) break;
+  // Sequential quick queries while the long one runs: if it held the event loop, none would be
+  // answered before it ended (however loaded the machine, which only stretches both).
+  let answeredDuring = 0;
+  while (longMs === undefined && answeredDuring < 200) {
+    await quick();
+    if (longMs === undefined) answeredDuring++;
   }
   const e = await long;
   assert.ok(e instanceof QueryTimeoutError, String(e));
   assert.equal(e.code, 'time_out');
   assert.equal(e.message, 'Read timed out');
   assert.ok(longMs! >= 2500, `the long query ran ${longMs} ms`);
-  // Every quick query answered in a small fraction of the long one's time.
-  const worst = Math.max(...quickMs);
-  assert.ok(worst < longMs! / 5, `worst quick answer ${worst.toFixed(0)} ms against ${longMs!.toFixed(0)} ms`);
+  assert.ok(answeredDuring >= 3, `${answeredDuring} quick queries answered while the long one ran`);
 });
 
 test('lambdas applied in a loop yield too; over the compute limit the query ends with the core error', async () => {
-  const started = performance.now();
   let done = false;
-  const long = client.query(fql`Set.sequence(0, 100000000).map(x => x + 1).count()`).then(
+  // A deadline far beyond what the compute limit allows, however loaded the machine.
+  const long = client.query(fql`Set.sequence(0, 100000000).map(x => x + 1).count()`, { query_timeout_ms: 120_000 }).then(
     () => assert.fail('the query should have exceeded its compute'),
     (e: unknown) => e,
   );
   void long.finally(() => (done = true));
-  const quickMs: number[] = [];
-  while (!done) quickMs.push(await quick());
+  let answeredDuring = 0;
+  while (!done) {
+    await quick();
+    if (!done) answeredDuring++;
+  }
   const e = await long;
   assert.ok(e instanceof ServiceError, String(e));
   assert.equal(e.code, 'invalid_request');
   assert.equal(e.message, 'Transaction does too much compute: got 12001, limit: 12000');
-  assert.ok(performance.now() - started < 10_000);
+  assert.ok(answeredDuring >= 1, 'another client was answered while the loop ran');
 });
 
 test('a pattern that backtracks catastrophically in JavaScript answers at once', async () => {
@@ -85,9 +87,9 @@ test('a pattern that backtracks catastrophically in JavaScript answers at once',
   const started = performance.now();
   const res = await client.query(fql`[${s}.includesRegex("^(a+)+$"), ${s}.matches("(a|aa)+$"), ${s}.replaceAllRegex("(a*)*b", "x")]`);
   assert.deepEqual(res.data, [false, [], s]);
-  assert.ok(performance.now() - started < 2000);
-  const quickAfter = await quick();
-  assert.ok(quickAfter < 1000);
+  // Backtracking would take longer than the universe has left; a linear engine, a moment.
+  assert.ok(performance.now() - started < 30_000);
+  await quick();
 });
 
 test('values a query builds are charged to its memory: a query that would grow the heap by gigabytes is refused, and the server goes on', async () => {
@@ -98,14 +100,12 @@ test('values a query builds are charged to its memory: a query that would grow t
     let v = [u, u, u, u, u, u, u, u, u, u].fold("", (a, b) => a + b)
     let w = [v, v, v, v, v, v, v, v, v, v].fold("", (a, b) => a + b)
     Set.sequence(0, 3000).map(x => (w + x.toString()).toLowerCase()).toArray().length`;
-  const started = performance.now();
-  const e = await client.query(big).then(
+  const e = await client.query(big, { query_timeout_ms: 120_000 }).then(
     () => assert.fail('the query should have run out of memory'),
     (err: unknown) => err,
   );
   assert.ok(e instanceof ServiceError, String(e));
   assert.equal(e.code, 'invalid_request');
   assert.match(e.message, /^Query uses too much memory: got \d+ bytes, limit \d+ bytes$/);
-  assert.ok(performance.now() - started < 10_000, 'refused long before the heap grew');
-  assert.ok((await quick()) < 1000);
+  await quick(); // the server goes on
 });
