@@ -54,7 +54,8 @@ class NativeNullCause implements ExtNullCause {
     readonly span: Span,
   ) {}
   failure(trace: Trace, access: boolean): QueryRuntimeFailure | undefined {
-    if (this.reason === 'permission denied') return access ? new QueryRuntimeFailure('permission_denied', PERMISSION_DENIED, trace) : undefined;
+    if (this.reason === 'permission denied')
+      return access ? new QueryRuntimeFailure('permission_denied', PERMISSION_DENIED, trace) : Failures.nullValue('Null value, due to permission denied', trace, this.span);
     return this.doc.notFound(trace);
   }
 }
