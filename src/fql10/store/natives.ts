@@ -264,6 +264,7 @@ function tableOf(spec: NativeSpec): FieldTable {
   t = baseTable(spec.docType);
   tables.set(spec, t);
   t.dynGet = (ctx, self: NativeDocV, name) => self.field(ctx, name);
+  t.field('coll', () => companionOf(spec));
   t.access(p('key', tt.Str), (ctx, self: NativeDocV, key: string, span) => self.field(ctx, { str: key, span }));
   t.method('exists', [], async (ctx, self: NativeDocV) => (await self.nullCause(ctx)) === undefined);
   t.method('update', [p('data', tt.Struct)], (ctx, self: NativeDocV, [d]: Struct[]) => writeNative(ctx, self, d, false));
