@@ -41,7 +41,7 @@ async function validateRole(ctx: TxnContext, db: bigint, v: Value, field: (strin
   if (v instanceof Map) {
     role = v.get('role');
     const predicate = v.get('predicate');
-    if (typeof predicate === 'string' && ctx.lambdaLanguage) {
+    if (typeof predicate === 'string' && ctx.writingV10 && ctx.lambdaLanguage) {
       // A v10 predicate (lambdaLanguage.ts) receives the JWT's payload.
       const failure = ctx.lambdaLanguage.lambdaFailure(predicate, 'predicate', [1]);
       if (failure !== undefined) f.add([...field, 'predicate'], 'invalid lambda', failure);
@@ -51,7 +51,7 @@ async function validateRole(ctx: TxnContext, db: bigint, v: Value, field: (strin
     field = [...field, 'role'];
   }
   // v10 names the role.
-  if (typeof role === 'string') {
+  if (typeof role === 'string' && ctx.writingV10) {
     if (!(await schemaOf(ctx, db)).get('roles', role)) f.add(field, 'invalid reference', `Role \`${role}\` does not exist.`);
     return;
   }

@@ -44,6 +44,8 @@ export class TxnContext {
   schemaLanguage: SchemaLanguage | undefined;
   /** Runs v10 role predicates and function bodies stored as source (set by the v10 language whichever language runs; none: they deny / cannot be called). */
   lambdaLanguage: LambdaLanguage | undefined;
+  /** Set while the v10 language writes a native document: lambdas given as v10 source are taken (v4 refuses strings there, as the core does). */
+  writingV10 = false;
   /** Resolves a secret as the Authorization header would (set by the executor; used by KeyFromSecret for JWTs). */
   authenticate: (secret: string) => Promise<Scope | undefined> = NO_SECRETS;
   /** Stores a secret's check learned by BCrypt (set by the executor; used by KeyFromSecret). */

@@ -32,7 +32,7 @@ async function validate(ctx: TxnContext, db: bigint, params: Obj, f: Failures, c
   const body = params.get('body');
   if (body === undefined || body === null) {
     if (creating) f.required(['body']);
-  } else if (typeof body === 'string' && ctx.lambdaLanguage) {
+  } else if (typeof body === 'string' && ctx.writingV10 && ctx.lambdaLanguage) {
     const failure = ctx.lambdaLanguage.lambdaFailure(body, 'body');
     if (failure !== undefined) f.add(['body'], 'invalid lambda', failure);
   } else if (!(body instanceof Lambda)) f.invalidType(['body'], body, 'Query');

@@ -40,7 +40,7 @@ export const V10_NATIVE_RESOURCES: Readonly<Record<string, NativeName>> = {
 
 async function validateResource(ctx: TxnContext, db: bigint, v: Value | undefined, field: (string | number)[], f: Failures, collectionsOnly: boolean): Promise<void> {
   if (v === undefined || v === null) return f.required(field);
-  if (typeof v === 'string') {
+  if (typeof v === 'string' && ctx.writingV10) {
     const schema = await schemaOf(ctx, db);
     const found = collectionsOnly ? schema.get('collections', v) : schema.get('collections', v) ?? schema.get('functions', v) ?? V10_NATIVE_RESOURCES[v];
     if (!found) f.add(field, 'invalid reference', `Resource \`${v}\` does not exist.`);
@@ -58,7 +58,7 @@ async function validateResource(ctx: TxnContext, db: bigint, v: Value | undefine
 }
 
 function validateLambda(ctx: TxnContext, v: Value, field: (string | number)[], expected: readonly number[] | undefined, f: Failures): void {
-  if (typeof v === 'string' && ctx.lambdaLanguage) {
+  if (typeof v === 'string' && ctx.writingV10 && ctx.lambdaLanguage) {
     const failure = ctx.lambdaLanguage.lambdaFailure(v, String(field[field.length - 1]), expected);
     if (failure !== undefined) f.add(field, 'invalid lambda', failure);
     return;

@@ -9,6 +9,7 @@
 
 import type { Name } from '../ast';
 import type { Span } from '../span';
+import type { TxnContext } from '../../model/context';
 import { createDocument, deleteDocument, readLive, writeDocument } from '../../model/documents';
 import { allowed, checkAccess } from '../../model/permissions';
 import { schemaOf, type Target } from '../../model/resolve';
@@ -189,6 +190,17 @@ function shownRuntime(v: Value | IdV | ModuleV): RtValue {
 
 // ---- writes ----
 
+/** Runs a model write as the v10 language's (lambdas given as source are taken). */
+async function asV10<T>(tx: TxnContext, fn: () => Promise<T>): Promise<T> {
+  const was = tx.writingV10;
+  tx.writingV10 = true;
+  try {
+    return await fn();
+  } finally {
+    tx.writingV10 = was;
+  }
+}
+
 /** A model refusal as the core's v10 failure: validation failures become constraint failures. */
 function writeFailure(ctx: CallCtx, e: unknown, spec: NativeSpec, doc: NativeDocV | undefined, name?: Value): QueryRuntimeFailure {
   if (e instanceof QueryError) {
@@ -214,7 +226,7 @@ export async function createNative(ctx: CallCtx, spec: NativeSpec, fields: Struc
   const params = await spec.toModel(ctx, toStored(fields, ctx.trace) as Obj, true);
   let created: Obj;
   try {
-    created = await createDocument(tx, Ref.native(spec.native), params, []);
+    created = await asV10(tx, () => createDocument(tx, Ref.native(spec.native), params, []));
   } catch (e) {
     throw writeFailure(ctx, e, spec, undefined, params.get('name'));
   }
@@ -231,7 +243,8 @@ async function writeNative(ctx: CallCtx, self: NativeDocV, fields: Struct, repla
   const params = await self.spec.toModel(ctx, stored, false);
   let out: Obj;
   try {
-    out = await writeDocument(txnOf(ctx), self.ref(), params, replace, []);
+    const tx = txnOf(ctx);
+    out = await asV10(tx, () => writeDocument(tx, self.ref(), params, replace, []));
   } catch (e) {
     throw writeFailure(ctx, e, self.spec, self, params.get('name'));
   }
