@@ -341,6 +341,12 @@ function nativeCollId(native: NativeName): number {
 }
 
 const companions = new Map<NativeSpec, { module: ModuleV; table: FieldTable }>();
+const specsByModule = new Map<string, NativeSpec>();
+
+/** The spec of a native collection by its module name (cursors name it so). */
+export function nativeSpecOf(module: string): NativeSpec | undefined {
+  return specsByModule.get(module);
+}
 
 function companionOf(spec: NativeSpec): ModuleV {
   return nativeCompanion(spec).module;
@@ -358,6 +364,7 @@ export function nativeCompanion(spec: NativeSpec): { module: ModuleV; table: Fie
   const t = baseTable(spec.module);
   c = { module: new ModuleV(spec.module, t, (v) => (v instanceof NativeDocV && v.spec === spec) || (also !== undefined && also(v))), table: t };
   companions.set(spec, c);
+  specsByModule.set(spec.module, spec);
   const db = (ctx: CallCtx) => txnOf(ctx).scope.db;
   const all = (ctx: CallCtx) => new NativeDocsSet(spec, db(ctx));
   t.method('all', [], (ctx) => all(ctx));

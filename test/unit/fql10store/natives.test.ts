@@ -181,6 +181,12 @@ test('Key and Database: keys made by either language authenticate the other; nes
     assert.equal(v4key.status, 201);
     assert.equal(await s.ok('1 + 1', v4key.body.resource.secret), '2');
     assert.deepEqual((await s.json('Key.all().map(.role).toArray()')).sort(), ['admin', 'server']);
+    // A page of keys ends in a cursor that a later request pages on with.
+    const first = await s.json('Key.all().pageSize(1)');
+    assert.equal(first.data.length, 1);
+    const next = await s.json(`Set.paginate("${first.after}")`);
+    assert.equal(next.data.length, 1);
+    assert.notEqual(next.data[0].id, first.data[0].id);
     // A server key may not manage keys.
     assert.equal((await s.err('Key.create({ role: "admin" })', key.secret)).code, 'permission_denied');
 
