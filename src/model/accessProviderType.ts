@@ -41,10 +41,19 @@ async function validateRole(ctx: TxnContext, db: bigint, v: Value, field: (strin
   if (v instanceof Map) {
     role = v.get('role');
     const predicate = v.get('predicate');
-    if (predicate !== undefined && predicate !== null && !(predicate instanceof Lambda))
+    if (typeof predicate === 'string' && ctx.writingV10 && ctx.lambdaLanguage) {
+      // A v10 predicate (lambdaLanguage.ts) receives the JWT's payload.
+      const failure = ctx.lambdaLanguage.lambdaFailure(predicate, 'predicate', [1]);
+      if (failure !== undefined) f.add([...field, 'predicate'], 'invalid lambda', failure);
+    } else if (predicate !== undefined && predicate !== null && !(predicate instanceof Lambda))
       f.invalidType([...field, 'predicate'], predicate, 'Query');
     if (role === undefined || role === null) return f.required([...field, 'role']);
     field = [...field, 'role'];
+  }
+  // v10 names the role.
+  if (typeof role === 'string' && ctx.writingV10) {
+    if (!(await schemaOf(ctx, db)).get('roles', role)) f.add(field, 'invalid reference', `Role \`${role}\` does not exist.`);
+    return;
   }
   if (!(role instanceof Ref) || role.nativeParent !== 'roles') return f.invalidType(field, role ?? null, 'Ref');
   if (role.database) return f.add(field, 'invalid reference', 'Reference cannot be scoped.');

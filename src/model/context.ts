@@ -12,6 +12,7 @@ import type { BindingEvaluator } from './indexDef';
 import type { LoginThrottle } from './loginThrottle';
 import type { Purge } from './purge';
 import type { SchemaLanguage } from './schema10/language';
+import type { LambdaLanguage } from './lambdaLanguage';
 import { RefNames } from './refNames';
 import type { LearnedCheck } from './secretLocation';
 import { checkBuilt } from './valueSize';
@@ -41,6 +42,10 @@ export class TxnContext {
   applyLambda: (lambda: Lambda, args: Value[]) => Promise<Value> = NO_LAMBDAS;
   /** Parses and runs the lambdas of v10 collection schemas (set by the v10 language whichever language writes; none: such schemas refuse writes). */
   schemaLanguage: SchemaLanguage | undefined;
+  /** Runs v10 role predicates and function bodies stored as source (set by the v10 language whichever language runs; none: they deny / cannot be called). */
+  lambdaLanguage: LambdaLanguage | undefined;
+  /** Set while the v10 language writes a native document: lambdas given as v10 source are taken (v4 refuses strings there, as the core does). */
+  writingV10 = false;
   /** Resolves a secret as the Authorization header would (set by the executor; used by KeyFromSecret for JWTs). */
   authenticate: (secret: string) => Promise<Scope | undefined> = NO_SECRETS;
   /** Stores a secret's check learned by BCrypt (set by the executor; used by KeyFromSecret). */

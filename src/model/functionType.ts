@@ -1,7 +1,8 @@
 // Function documents (the `functions` native collection, fql-v4.md §4.3): `ref, ts, name, body,
 // role?, data?` (plus the legacy `permissions` object, where `{call: "public"}` lets client keys
-// call the function). `body` must be a lambda value; `role` is a built-in role name, a role name,
-// a role ref, or an array of role names/refs.
+// call the function). `body` is a v4 lambda value, or v10 source (`"x => x + 1"`, checked by
+// the v10 language: lambdaLanguage.ts) with the v10 fields `alias` and `signature`; `role` is a
+// built-in role name, a role name, a role ref, or an array of role names/refs.
 
 import type { TxnContext } from './context';
 import { Lambda, Ref, type Obj, type Value } from '../values/types';
@@ -12,7 +13,7 @@ import type { NativeType } from './nativeTypes';
 import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { schemaOf } from './resolve';
 
-const WRITABLE = ['name', 'body', 'role', 'data', 'permissions'] as const;
+const WRITABLE = ['name', 'alias', 'signature', 'body', 'role', 'data', 'permissions'] as const;
 const FIRST_FUNCTION_ID = 1;
 
 
@@ -31,7 +32,14 @@ async function validate(ctx: TxnContext, db: bigint, params: Obj, f: Failures, c
   const body = params.get('body');
   if (body === undefined || body === null) {
     if (creating) f.required(['body']);
+  } else if (typeof body === 'string' && ctx.writingV10 && ctx.lambdaLanguage) {
+    const failure = ctx.lambdaLanguage.lambdaFailure(body, 'body');
+    if (failure !== undefined) f.add(['body'], 'invalid lambda', failure);
   } else if (!(body instanceof Lambda)) f.invalidType(['body'], body, 'Query');
+  for (const k of ['alias', 'signature']) {
+    const v = params.get(k);
+    if (v !== undefined && v !== null && typeof v !== 'string') f.invalidType([k], v, 'String');
+  }
   const role = params.get('role');
   if (role !== undefined && role !== null) {
     if (Array.isArray(role)) for (let i = 0; i < role.length; i++) await validateRoleItem(ctx, db, role[i], ['role', i], f);

@@ -7,6 +7,9 @@
 // roles; a predicate grants only when it returns exactly `true`, and an error in it denies.
 // Predicates run read-only, as an internal identity that can read everything in the database.
 // A token's own allowances, whatever its roles, are in tokenAllowances.ts.
+// A role written in v10 names resources by name and keeps its predicates as v10 source, run by
+// the v10 language through TxnContext.lambdaLanguage (lambdaLanguage.ts); v4 lambdas run through
+// TxnContext.applyLambda. Each predicate runs in the language it was written in.
 
 import { QueryTimeout } from './budget';
 import type { TxnContext } from './context';
@@ -15,7 +18,7 @@ import { Lambda, Ref, type Value } from '../values/types';
 import type { Txn } from '../storage/types';
 import { resolveRef, schemaOf, type Target } from './resolve';
 import type { BuiltinRole, Scope } from './auth';
-import { membershipOf, privilegesOf } from './roleType';
+import { membershipOf, privilegesOf, V10_NATIVE_RESOURCES } from './roleType';
 import { readsOwnIdentity, tokenAllowed } from './tokenAllowances';
 import type { Action } from './roleActions';
 
@@ -158,6 +161,7 @@ function clientAllowed(action: Action, t: Target): boolean {
 
 /** Whether a privilege's resource ref covers the target. */
 function covers(resource: Value | undefined, t: Target, action: Action): boolean {
+  if (typeof resource === 'string') return coversByName(resource, t, action);
   if (!(resource instanceof Ref) || resource.database) return false;
   const nativeRef = resource.collection === undefined ? resource.id : undefined;
   switch (t.kind) {
@@ -177,6 +181,23 @@ function covers(resource: Value | undefined, t: Target, action: Action): boolean
   }
 }
 
+/** A v10 privilege's resource: a user collection, a function (its `call`), or a native collection. */
+function coversByName(name: string, t: Target, action: Action): boolean {
+  switch (t.kind) {
+    case 'doc':
+      return name === t.coll.name || t.coll.fields.get('alias') === name;
+    case 'schema':
+      if (t.native === 'functions' && action === 'call' && (name === t.name || t.entry?.fields.get('alias') === name)) return true;
+      return V10_NATIVE_RESOURCES[name] === t.native;
+    case 'secretDoc':
+    case 'native':
+      return V10_NATIVE_RESOURCES[name] === t.native;
+  }
+}
+
+/** A stored predicate: a v4 lambda or v10 source. */
+type Predicate = Lambda | string;
+
 /**
  * The union of the roles' grants for `action` on `t`. Static `true` short-circuits; predicates run
  * in order until one returns exactly true. With `possibly`, a predicate counts as a grant unrun.
@@ -186,7 +207,7 @@ async function rolesAllow(ctx: TxnContext, roleIds: readonly bigint[], action: A
   // Privileges only apply inside the role's own database.
   if (t.scoped || t.db !== ctx.scope.db) return false;
   const schema = await schemaOf(ctx, ctx.scope.db);
-  const predicates: Lambda[] = [];
+  const predicates: Predicate[] = [];
   for (const id of roleIds) {
     const role = schema.getById('roles', id);
     if (!role) continue;
@@ -196,7 +217,7 @@ async function rolesAllow(ctx: TxnContext, roleIds: readonly bigint[], action: A
       if (!(actions instanceof Map)) continue;
       const grant = actions.get(action);
       if (grant === true) return true;
-      if (grant instanceof Lambda) predicates.push(grant);
+      if (grant instanceof Lambda || typeof grant === 'string') predicates.push(grant);
     }
   }
   if (possibly) return predicates.length > 0;
@@ -205,8 +226,10 @@ async function rolesAllow(ctx: TxnContext, roleIds: readonly bigint[], action: A
   return false;
 }
 
-function predicateArgs(pred: Lambda, action: Action, full: Value[]): Value[] {
-  if (action === 'call') return full;
+function predicateArgs(pred: Predicate, action: Action, full: Value[]): Value[] {
+  // A v10 call predicate takes the call's arguments as they are (the core's Right(args)).
+  if (action === 'call') return typeof pred === 'string' && Array.isArray(full[0]) ? full[0] : full;
+  if (typeof pred === 'string') return full;
   const arity = typeof pred.params === 'string' ? 1 : pred.params.length;
   return full.slice(0, Math.max(arity, 1));
 }
@@ -221,11 +244,16 @@ export function actingAs(scope: Scope, role: BuiltinRole, roles?: bigint[]): Sco
 }
 
 /** Runs a predicate read-only as the database's internal identity; only exactly `true` grants. */
-export async function runPredicate(ctx: TxnContext, pred: Lambda, args: Value[]): Promise<boolean> {
+export async function runPredicate(ctx: TxnContext, pred: Predicate, args: Value[]): Promise<boolean> {
   try {
     // Predicates read everything in the database as its internal identity, and may not write.
     const scope = actingAs(ctx.scope, 'admin');
-    return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, () => ctx.applyLambda(pred, args))) === true;
+    const run = (): Promise<Value> => {
+      if (pred instanceof Lambda) return ctx.applyLambda(pred, args);
+      if (!ctx.lambdaLanguage) return Promise.resolve(false);
+      return ctx.lambdaLanguage.apply(ctx, pred, '*predicate*', args);
+    };
+    return (await ctx.within({ scope, refuseWritesIn: 'auth predicates' }, run)) === true;
   } catch (e) {
     if (e instanceof QueryTimeout) throw e;
     return false;
@@ -256,7 +284,7 @@ async function computeMembership(ctx: TxnContext): Promise<bigint[]> {
       const id = roleIdsOf(ref, (name) => schema.get('roles', name)?.id)?.[0];
       if (id === undefined) continue;
       const pred = item instanceof Map ? item.get('predicate') : undefined;
-      if (!(pred instanceof Lambda) || (await runPredicate(ctx, pred, [scope.jwt?.payload ?? null]))) out.push(id);
+      if (!(pred instanceof Lambda || typeof pred === 'string') || (await runPredicate(ctx, pred, [scope.jwt?.payload ?? null]))) out.push(id);
     }
     return out;
   }
@@ -266,9 +294,10 @@ async function computeMembership(ctx: TxnContext): Promise<bigint[]> {
     for (const role of schema.all('roles')) {
       for (const m of membershipOf(role.fields)) {
         const res = m.get('resource');
-        if (!(res instanceof Ref) || res.nativeParent !== 'collections' || res.id !== coll || res.database) continue;
+        const named = typeof res === 'string' ? res === coll : res instanceof Ref && res.nativeParent === 'collections' && res.id === coll && !res.database;
+        if (!named) continue;
         const pred = m.get('predicate');
-        if (!(pred instanceof Lambda) || (await runPredicate(ctx, pred, [identity]))) {
+        if (!(pred instanceof Lambda || typeof pred === 'string') || (await runPredicate(ctx, pred, [identity]))) {
           out.push(role.id);
           break;
         }

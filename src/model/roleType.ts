@@ -3,11 +3,13 @@
 // function, or a native collection such as Collections()/Keys()) and per-action grants (`true`,
 // `false` or a predicate lambda whose arity is checked per action); membership entries name a
 // user collection whose documents (as token identities) get the role, optionally filtered by a
-// one-argument predicate.
+// one-argument predicate. A role written in v10 names its resources by name (a collection, a
+// function, or a native collection's v10 name: `"Collection"`, `"Key"`…) and its predicates are
+// v10 source strings (lambdaLanguage.ts); the core keeps either form (Role.scala), so does Flora.
 
 import type { TxnContext } from './context';
 import { errors, type Position } from '../values/errors';
-import { isNativeName, Lambda, Ref, type Obj, type Value } from '../values/types';
+import { isNativeName, Lambda, Ref, type NativeName, type Obj, type Value } from '../values/types';
 import { Failures, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
@@ -23,8 +25,27 @@ export function lambdaArity(l: Lambda): number {
   return typeof l.params === 'string' ? 1 : l.params.length;
 }
 
+/** The native collections a v10 role names as resources (Role.scala's native names). */
+export const V10_NATIVE_RESOURCES: Readonly<Record<string, NativeName>> = {
+  Collection: 'collections',
+  Database: 'databases',
+  Function: 'functions',
+  Role: 'roles',
+  AccessProvider: 'access_providers',
+  Key: 'keys',
+  Token: 'tokens',
+  Credential: 'credentials',
+  Credentials: 'credentials',
+};
+
 async function validateResource(ctx: TxnContext, db: bigint, v: Value | undefined, field: (string | number)[], f: Failures, collectionsOnly: boolean): Promise<void> {
   if (v === undefined || v === null) return f.required(field);
+  if (typeof v === 'string' && ctx.writingV10) {
+    const schema = await schemaOf(ctx, db);
+    const found = collectionsOnly ? schema.get('collections', v) : schema.get('collections', v) ?? schema.get('functions', v) ?? V10_NATIVE_RESOURCES[v];
+    if (!found) f.add(field, 'invalid reference', `Resource \`${v}\` does not exist.`);
+    return;
+  }
   if (!(v instanceof Ref)) return f.invalidType(field, v, 'Ref');
   if (v.database || v.collection?.database) return f.add(field, 'invalid reference', 'Reference cannot be scoped.');
   if (v.collection === undefined) {
@@ -36,7 +57,12 @@ async function validateResource(ctx: TxnContext, db: bigint, v: Value | undefine
   if (!ok || !(await schemaOf(ctx, db)).get(parent as 'collections', v.id)) f.add(field, 'invalid reference', 'Cannot read reference.');
 }
 
-function validateLambda(v: Value, field: (string | number)[], expected: readonly number[] | undefined, f: Failures): void {
+function validateLambda(ctx: TxnContext, v: Value, field: (string | number)[], expected: readonly number[] | undefined, f: Failures): void {
+  if (typeof v === 'string' && ctx.writingV10 && ctx.lambdaLanguage) {
+    const failure = ctx.lambdaLanguage.lambdaFailure(v, String(field[field.length - 1]), expected);
+    if (failure !== undefined) f.add(field, 'invalid lambda', failure);
+    return;
+  }
   if (!(v instanceof Lambda)) return f.invalidType(field, v, 'Query');
   if (expected && !expected.includes(lambdaArity(v)))
     f.add(field, 'invalid arity', `Found lambda with arity ${lambdaArity(v)} expected ${expected.join(' or ')}`);
@@ -76,7 +102,7 @@ function validatePrivileges(ctx: TxnContext, db: bigint, v: Value, f: Failures):
     for (const [action, grant] of actions) {
       const field = [...at, 'actions', action];
       if (!isAction(action)) f.add(field, 'invalid field', 'Field not allowed.');
-      else if (typeof grant !== 'boolean' && grant !== null) validateLambda(grant, field, ACTION_ARITIES[action], f);
+      else if (typeof grant !== 'boolean' && grant !== null) validateLambda(ctx, grant, field, ACTION_ARITIES[action], f);
     }
   });
 }
@@ -85,7 +111,7 @@ function validateMembership(ctx: TxnContext, db: bigint, v: Value, f: Failures):
   return validateEntries('membership', v, ['resource', 'predicate'], f, async (m, at) => {
     await validateResource(ctx, db, m.get('resource'), [...at, 'resource'], f, true);
     const pred = m.get('predicate');
-    if (pred !== undefined && pred !== null) validateLambda(pred, [...at, 'predicate'], [1], f);
+    if (pred !== undefined && pred !== null) validateLambda(ctx, pred, [...at, 'predicate'], [1], f);
   });
 }
 
@@ -103,14 +129,19 @@ export function privilegesOf(fields: Obj): Obj[] {
   return list.filter((x): x is Obj => x instanceof Map);
 }
 
+/** The name a privilege or membership resource gives (a v4 ref's id, a v10 name). */
+export function resourceName(v: Value | undefined): string | undefined {
+  return typeof v === 'string' ? v : v instanceof Ref ? v.id : undefined;
+}
+
 /** At most 64 roles may name the same membership collection. */
 async function checkMembershipLimit(ctx: TxnContext, db: bigint, fields: Obj, self: bigint | undefined, pos: Position): Promise<void> {
-  const colls = new Set(membershipOf(fields).map((m) => (m.get('resource') as Ref | undefined)?.id));
+  const colls = new Set(membershipOf(fields).map((m) => resourceName(m.get('resource'))));
   if (!colls.size) return;
   const counts = new Map<string, number>();
   for (const role of (await schemaOf(ctx, db)).all('roles')) {
     if (role.id === self) continue;
-    for (const c of new Set(membershipOf(role.fields).map((m) => (m.get('resource') as Ref | undefined)?.id)))
+    for (const c of new Set(membershipOf(role.fields).map((m) => resourceName(m.get('resource')))))
       if (c !== undefined && colls.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
   }
   for (const n of counts.values())

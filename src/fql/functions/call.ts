@@ -14,11 +14,8 @@ import { argPos, evalArg, evalOptional, mismatch } from '../args';
 import { applyLambda } from '../evaluator';
 import { errors, QueryError } from '../../values/errors';
 import { Lambda, Ref, type Value } from '../../values/types';
-import { isBuiltinRole } from '../../model/auth';
-import { resolveRef, schemaOf, type Target } from '../../model/resolve';
-import { allowed, roleIdsOf, usesRoles, actingAs } from '../../model/permissions';
-import type { SchemaEntry } from '../../model/catalog';
-import type { EvalContext } from '../context';
+import { resolveRef } from '../../model/resolve';
+import { functionScope, mayCallFunction } from '../../model/functionCalls';
 import { decodeExpr } from '../../wire/decode';
 
 /** Bodies whose positions were rebased (errors in a body point into the function's `@query`). */
@@ -34,29 +31,6 @@ function rebase(body: Lambda): Lambda {
   return body;
 }
 
-/** Built-in roles: admin and server may call any function; server-readonly and client may not,
- * except that a client may call a function whose `permissions` has `call: "public"`. */
-async function mayCall(ctx: EvalContext, t: Target, entry: SchemaEntry, args: Value): Promise<boolean> {
-  // User roles (keys with roles, tokens by membership, UDFs with roles): the `call` action, whose
-  // predicate receives the call's arguments.
-  if (usesRoles(ctx.scope)) {
-    const perms = entry.fields.get('permissions');
-    if ((ctx.scope.token || ctx.scope.docScoped || ctx.scope.jwtRoles) && !ctx.scope.roles && perms instanceof Map && perms.get('call') === 'public') return true;
-    return allowed(ctx, 'call', t, [args]);
-  }
-  switch (ctx.scope.role as string) {
-    case 'admin':
-    case 'server':
-      return true;
-    case 'client': {
-      const perms = entry.fields.get('permissions');
-      return perms instanceof Map && perms.get('call') === 'public';
-    }
-    default:
-      return false;
-  }
-}
-
 define('call', async (call, env, ctx) => {
   const fnPos = argPos(call, 'call');
   let fn = await evalArg(call, 'call', env, ctx);
@@ -68,20 +42,16 @@ define('call', async (call, env, ctx) => {
   if (target.kind !== 'schema' || !target.entry)
     throw errors.invalidRef(`Ref refers to undefined function '${fn.id}'`, fnPos);
   const entry = target.entry;
-  if (!(await mayCall(ctx, target, entry, args))) throw errors.permissionDenied(call.pos);
+  if (!(await mayCallFunction(ctx, target, entry, args))) throw errors.permissionDenied(call.pos);
   const body = entry.fields.get('body');
-  if (!(body instanceof Lambda)) mismatch('Lambda', body ?? null, fnPos);
-
-  const caller = ctx.scope;
-  const role = entry.fields.get('role');
   // User-defined roles (names, refs, arrays) run the body with exactly those roles.
-  let scope = caller;
-  if (isBuiltinRole(role)) scope = actingAs(caller, role);
-  else if (role !== undefined && role !== null) {
-    const schema = await schemaOf(ctx, target.db);
-    const roles = target.db === caller.db ? roleIdsOf(role, (name) => schema.get('roles', name)?.id) : undefined;
-    scope = actingAs(caller, 'client', roles ?? []);
+  const scope = await functionScope(ctx, target.db, entry);
+  // A body written in v10 runs in the v10 language (LambdaWrapper.FQLX applied from v4).
+  if (typeof body === 'string' && ctx.lambdaLanguage) {
+    const language = ctx.lambdaLanguage;
+    return ctx.within({ scope }, () => language.apply(ctx, body, `*udf:${entry.name}*`, [args], true));
   }
+  if (!(body instanceof Lambda)) mismatch('Lambda', body ?? null, fnPos);
   try {
     return await ctx.within({ scope }, () => applyLambda(rebase(body), [args], ctx, call.pos));
   } catch (e) {

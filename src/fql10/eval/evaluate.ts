@@ -18,7 +18,7 @@ export type EvalOutcome =
 /** Evaluates `expr` with `vars` bound (named arguments, template values `$0`, `$1`…). Failures
  *  other than the query's own (a budget exceeded, a bug) propagate as thrown. */
 export async function evaluate(expr: Expr, vars: ReadonlyMap<string, RtValue>, hooks: EvalHooks): Promise<EvalOutcome> {
-  const run = new QueryRun(hooks, STDLIB_GLOBALS);
+  const run = new QueryRun(hooks, hooks.globals ?? STDLIB_GLOBALS);
   let scope: Scope | null = null;
   for (const [k, v] of vars) scope = new Scope(scope, k, v);
   const ctx = new Interp(run);

@@ -29,11 +29,18 @@ export interface EvalHooks {
   readonly maxStackFrames: number;
   /** Turns a set position into an opaque `after` cursor, and back (undefined: not a cursor). */
   readonly cursors: CursorCodec;
+  /** The globals, when the host's replace the standard library's (storage's native collections:
+   *  its `Function` collection replaces the pure `Function` companion). Default: STDLIB_GLOBALS. */
+  readonly globals?: ReadonlyMap<string, RtValue>;
   /** A global name the standard library does not define (collections, user functions). */
   resolveGlobal?(ctx: CallCtx, name: string): Promise<RtValue | undefined> | RtValue | undefined;
   /** `Query.isEnvTypechecked()` / `Query.isEnvProtected()`. */
   isEnvTypechecked?(): Promise<boolean> | boolean;
   isEnvProtected?(): Promise<boolean> | boolean;
+  /** `Query.identity()` / `Query.token()`: the identity document, and the token document or JWT
+   *  payload, of the request's secret; undefined when it has none. */
+  identity?(ctx: CallCtx): Promise<RtValue | undefined>;
+  token?(ctx: CallCtx): Promise<RtValue | undefined>;
 }
 
 export interface CursorCodec {

@@ -162,6 +162,8 @@ export class NativeFn {
     /** The receiver a method is bound to; null for a global function. */
     readonly callee: RtValue | null,
     readonly call: (ctx: CallCtx, args: RtValue[]) => Promise<RtValue>,
+    /** Its own fields and methods instead of Function's (a user function's `definition`). */
+    readonly ownTable?: FieldTable,
   ) {}
 }
 

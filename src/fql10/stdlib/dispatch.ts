@@ -37,7 +37,8 @@ export function tableOf(v: RtValue): FieldTable {
   if (v instanceof Map) return StructPrototype;
   if (v instanceof ModuleV) return v.table;
   if (v instanceof ValueSet) return SetPrototype;
-  if (v instanceof Lambda || v instanceof NativeFn) return FunctionPrototype;
+  if (v instanceof NativeFn) return v.ownTable ?? FunctionPrototype;
+  if (v instanceof Lambda) return FunctionPrototype;
   if (v instanceof ExtValue) return v.table();
   if (v instanceof Time) return TimePrototype;
   if (v instanceof DateV) return DatePrototype;

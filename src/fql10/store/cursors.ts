@@ -33,6 +33,7 @@ import { CollectionDefV } from './collectionDocs';
 import { CollectionDefsSet } from './collections';
 import { toRuntime, toStored } from './convert';
 import { DocV } from './docs';
+import { nativeSpecOf, NativeDocsSet, NativeDocV, type NativeSpec } from './natives';
 import { CollectionSet, IndexSet, type CollRef } from './sources';
 
 type J = null | boolean | string | number | J[] | { [k: string]: J };
@@ -66,6 +67,8 @@ function encodeValue(v: RtValue): J {
   if (v instanceof SetCursorV) return { cur: v.token };
   if (v instanceof DocV) return { doc: [v.db.toString(), v.collId.toString(), v.collName, v.id.toString(), v.readTs?.toString() ?? null] };
   if (v instanceof CollectionDefV) return { def: [v.db.toString(), v.name] };
+  if (v instanceof NativeDocV && !v.deleted && v.once === undefined)
+    return { nat: [v.spec.module, v.db.toString(), typeof v.key === 'string' ? v.key : { id: v.key.toString() }] };
   if (v instanceof Lambda) return { l: encodeLambda(v) };
   if (v instanceof NativeFn) {
     if (v.callee === null) {
@@ -165,6 +168,10 @@ function decodeValue(j: J): RtValue {
       const [db, name] = arr(x);
       return new CollectionDefV(big(db), str(name));
     }
+    case 'nat': {
+      const [module, db, key] = arr(x);
+      return new NativeDocV(specOf(module), big(db), typeof key === 'string' ? key : big(objOf(key).id));
+    }
     case 'l':
       return decodeLambda(objOf(x));
     case 'g': {
@@ -224,6 +231,12 @@ function collOf(j: J | undefined): CollRef {
   return { db: big(db), id: big(id), name: str(name) };
 }
 
+function specOf(j: J | undefined): NativeSpec {
+  const spec = nativeSpecOf(str(j));
+  if (spec === undefined) throw new Malformed();
+  return spec;
+}
+
 function encodeSet(s: ValueSet): J {
   if (s instanceof ArraySet) return { k: 'arr', a: s.array.map(encodeValue) };
   if (s instanceof SequenceSet) return { k: 'seq', f: s.from, u: s.until, r: s.reversed };
@@ -253,6 +266,7 @@ function encodeSet(s: ValueSet): J {
       r: s.reversed,
     };
   if (s instanceof CollectionDefsSet) return { k: 'defs', db: s.db.toString() };
+  if (s instanceof NativeDocsSet) return { k: 'nat', m: s.spec.module, db: s.db.toString() };
   throw new Unencodable();
 }
 
@@ -302,6 +316,8 @@ function decodeSet(j: J | undefined): ValueSet {
       return new IndexSet(collOf(o.c), str(o.x), stored(o.t) ?? [], { from: stored(o.f), to: stored(o.to) }, o.ts === null ? undefined : big(o.ts), bool(o.r));
     case 'defs':
       return new CollectionDefsSet(big(o.db));
+    case 'nat':
+      return new NativeDocsSet(specOf(o.m), big(o.db));
   }
   throw new Malformed();
 }

@@ -6,7 +6,7 @@
 
 import type { Name } from '../ast';
 import type { Span } from '../span';
-import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
+import { Failures, QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { NullReceiver, frameSpan, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
 import { ExtValue, IdV, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
 import { baseTable } from '../stdlib/base';
@@ -42,7 +42,7 @@ export class DocNullCause implements ExtNullCause {
       case 'deleted':
         return documentNotFound(this.doc, trace);
       case 'permission denied':
-        return access ? new QueryRuntimeFailure('permission_denied', PERMISSION_DENIED, trace) : undefined;
+        return access ? new QueryRuntimeFailure('permission_denied', PERMISSION_DENIED, trace) : Failures.nullValue('Null value, due to permission denied', trace, this.span);
       case 'collection deleted':
         return undefined;
     }

@@ -1,7 +1,8 @@
 // The v10 language behind model/schema10 (language.ts): a collection schema's lambdas and
 // default expressions parsed by the v10 parser and run by the v10 evaluator, whichever language
 // writes the document. Each executor installs it on the TxnContexts it makes:
-// `installSchemaLanguage(ctx)`.
+// `installSchemaLanguage(ctx)`, which installs the v10 role predicates and function bodies
+// (lambdaLanguage.ts) as well.
 
 import type { TxnContext } from '../../model/context';
 import type { SchemaLanguage } from '../../model/schema10/language';
@@ -9,17 +10,18 @@ import type { Ref, Value } from '../../values/types';
 import { renderSummary } from '../diagnostic';
 import { Interp, QueryRun } from '../eval/interpreter';
 import { parseExpr, parseLambda } from '../parser';
-import { STDLIB_GLOBALS } from '../stdlib/globals';
 import { toStored } from './convert';
 import { schemaLambda } from './computed';
 import { storeCursors } from './cursors';
 import { DocV } from './docs';
+import { installLambdaLanguage } from './lambdaLanguage';
+import { STORE_GLOBALS } from './resolver';
 import { BareTxnHooks } from './txnHooks';
 
 const PARSE_FAILED = 'Unable to parse FQL source code.';
 
 function interp(tx: TxnContext, reason: string): Interp {
-  return new Interp(new QueryRun(new BareTxnHooks(tx, storeCursors), STDLIB_GLOBALS)).readOnly(reason);
+  return new Interp(new QueryRun(new BareTxnHooks(tx, storeCursors), STORE_GLOBALS)).readOnly(reason);
 }
 
 const language: SchemaLanguage = {
@@ -51,4 +53,5 @@ const language: SchemaLanguage = {
 /** Makes collection schemas runnable in `ctx` (model/schema10 calls back into v10 through it). */
 export function installSchemaLanguage(ctx: TxnContext): void {
   ctx.schemaLanguage = language;
+  installLambdaLanguage(ctx);
 }

@@ -8,10 +8,12 @@ import type { CursorCodec } from '../runtime/hooks';
 import type { CallCtx } from '../runtime/table';
 import type { RtValue } from '../runtime/values';
 import type { StoreHooks } from './hooks';
-import { resolveStoreGlobal } from './resolver';
+import { scopeIdentity, scopeToken } from './query';
+import { resolveStoreGlobal, STORE_GLOBALS } from './resolver';
 
 export class BareTxnHooks implements StoreHooks {
   readonly maxStackFrames = 2048;
+  readonly globals = STORE_GLOBALS;
   constructor(
     readonly tx: TxnContext,
     readonly cursors: CursorCodec,
@@ -27,5 +29,11 @@ export class BareTxnHooks implements StoreHooks {
   }
   resolveGlobal(ctx: CallCtx, name: string): Promise<RtValue | undefined> {
     return resolveStoreGlobal(ctx, name);
+  }
+  identity(ctx: CallCtx): Promise<RtValue | undefined> {
+    return scopeIdentity(ctx);
+  }
+  token(ctx: CallCtx): Promise<RtValue | undefined> {
+    return scopeToken(ctx);
   }
 }

@@ -1,0 +1,81 @@
+// The v10 language behind model/lambdaLanguage.ts: role and access-provider predicates and
+// function bodies stored as v10 source, checked when written and run by the v10 evaluator
+// whichever language's request needs them (a v4 Get checked by a v10 read predicate, a v4 Call
+// of a v10 function). Installed with the schema language (schemaLanguage.ts).
+
+import type { TxnContext } from '../../model/context';
+import type { LambdaLanguage } from '../../model/lambdaLanguage';
+import { schemaOf } from '../../model/resolve';
+import { QueryError } from '../../values/errors';
+import { Ref, type Value } from '../../values/types';
+import { error, renderSummary } from '../diagnostic';
+import { Interp, QueryRun } from '../eval/interpreter';
+import { parseLambda } from '../parser';
+import { QueryRuntimeFailure } from '../runtime/failure';
+import { arityAccepts, type RtValue } from '../runtime/values';
+import { schemaLambda } from './computed';
+import { toRuntime, toStored } from './convert';
+import { storeCursors } from './cursors';
+import { DocV } from './docs';
+import { STORE_GLOBALS } from './resolver';
+import { BareTxnHooks } from './txnHooks';
+
+const PARSE_FAILED = 'Unable to parse FQL source code.';
+
+/** A stored value as a v10 argument: a ref to a user document (with or without its address) is the document. */
+async function argument(tx: TxnContext, v: Value): Promise<RtValue> {
+  if (v instanceof Ref && v.isUserDocument && v.addr === undefined && !v.collection!.database) {
+    const entry = (await schemaOf(tx, tx.scope.db)).get('collections', v.collection!.id);
+    if (entry !== undefined && /^\d+$/.test(v.id)) return new DocV(tx.scope.db, entry.id, entry.name, BigInt(v.id));
+  }
+  return toRuntime(v);
+}
+
+/** A v4 Call's one argument over the lambda's parameters (v4ToV10Args). */
+function spread(arg: Value, params: number): Value[] {
+  if (Array.isArray(arg)) return arg.length === 0 && params === 0 ? [] : params > 0 ? arg : [arg];
+  return [arg];
+}
+
+const language: LambdaLanguage = {
+  lambdaFailure(src, field, arities) {
+    const r = parseLambda(src, { name: `*${field}*`, text: src });
+    if (!r.ok) return `${PARSE_FAILED}\n${renderSummary(r.errors).trim()}`;
+    if (r.value.kind === 'ShortLambda') {
+      // A function body must name its parameters (FQLInterpreter.prepareUserFunc).
+      if (arities === undefined) return `${PARSE_FAILED}\n${renderSummary([error('Short form lambdas are not allowed here', r.value.span)]).trim()}`;
+      return arities.includes(1) ? undefined : arityText(arities, 1);
+    }
+    if (arities === undefined || r.value.variadic !== null) return undefined;
+    const n = r.value.params.length;
+    return arities.includes(n) ? undefined : arityText(arities, n);
+  },
+  async apply(tx, src, srcName, args, spreading = false) {
+    const fn = schemaLambda(src, srcName);
+    if (fn === null) throw new QueryError('invalid expression', `${srcName} does not parse.`);
+    const params = fn.params.length;
+    let interp = new Interp(new QueryRun(new BareTxnHooks(tx, storeCursors), STORE_GLOBALS));
+    if (tx.writesRefusedIn !== undefined) interp = interp.readOnly(tx.writesRefusedIn);
+    const given = spreading ? spread(args[0] ?? [], params) : args;
+    const rt: RtValue[] = [];
+    for (const a of given) rt.push(await argument(tx, a));
+    // A predicate that names fewer parameters than it is given takes the first ones.
+    if (!spreading && !arityAccepts(fn.arity, rt.length)) rt.length = Math.min(rt.length, params);
+    try {
+      return toStored(await interp.apply(fn, rt), null);
+    } catch (e) {
+      if (e instanceof QueryRuntimeFailure) throw new QueryError('transaction aborted', e.message);
+      throw e;
+    }
+  },
+};
+
+function arityText(arities: readonly number[], n: number): string {
+  const expected = arities.length === 1 ? `exactly ${arities[0]}` : arities.join(' or ');
+  return `Invalid function arity. Expected ${expected} argument${arities.length === 1 && arities[0] === 1 ? '' : 's'}, but the function was defined with ${n} arguments`;
+}
+
+/** Makes v10 role predicates and function bodies runnable in `ctx`. */
+export function installLambdaLanguage(ctx: TxnContext): void {
+  ctx.lambdaLanguage = language;
+}
