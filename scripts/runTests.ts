@@ -103,6 +103,7 @@ export const TIER_PASS = [
   'integration/events-sources.test',
   'integration/events.test',
   'integration/fql10-documents.test',
+  'integration/fql10-natives.test',
   'integration/fql10-query.test',
   'integration/fql10-slicing.test',
   'integration/functions.test',

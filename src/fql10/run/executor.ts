@@ -30,6 +30,7 @@ import { Interp, QueryRun } from '../eval/interpreter';
 import type { CursorCodec } from '../runtime/hooks';
 import { QueryCheckFailure } from '../runtime/failure';
 import type { RtValue } from '../runtime/values';
+import type { CallCtx } from '../runtime/table';
 import { querySrc } from '../span';
 import { STDLIB_GLOBALS } from '../stdlib/globals';
 import { TxnHooks, type GlobalResolver } from './hooks';
@@ -75,6 +76,11 @@ export interface StoragePlugs {
   readonly cursors: CursorCodec;
   /** Names beyond the standard library: collections, user functions, schema modules. */
   readonly resolveGlobal?: GlobalResolver;
+  /** The fixed globals: the standard library's and the native collections' modules. */
+  readonly globals?: ReadonlyMap<string, RtValue>;
+  /** `Query.identity()` / `Query.token()` of the caller. */
+  identity?(ctx: CallCtx): Promise<RtValue | undefined>;
+  token?(ctx: CallCtx): Promise<RtValue | undefined>;
   /** A `@doc`/`@ref` argument as the document the query sees. */
   readonly resolveDocument?: DocumentResolver;
   /** What argument names mean in the transaction's database (loaded before decoding). */
@@ -170,7 +176,7 @@ export class V10Executor {
     const { query } = request;
     const template = query.values.length > 0;
     const parsed = this.parsed.parse(query.text, template);
-    const hooks = new TxnHooks(tx, { cursors: this.plugs.cursors, resolveGlobal: this.plugs.resolveGlobal });
+    const hooks = new TxnHooks(tx, this.plugs);
     const resolver = this.plugs.argResolver === undefined ? STDLIB_ARG_RESOLVER : await this.plugs.argResolver(tx);
     // Arguments first: a bad one is a protocol error (invalid_request), whatever the query's text.
     const args = request.arguments === undefined ? undefined : decodeArguments(request.arguments, headers.format, resolver);

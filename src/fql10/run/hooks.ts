@@ -20,12 +20,20 @@ export interface TxnHooksOptions {
   readonly cursors: CursorCodec;
   /** Globals beyond the standard library; none: only the standard library's names are bound. */
   readonly resolveGlobal?: GlobalResolver;
+  /** The fixed globals (the standard library's and storage's native modules); none: the standard library's. */
+  readonly globals?: ReadonlyMap<string, RtValue>;
+  /** `Query.identity()` / `Query.token()` of the caller. */
+  identity?(ctx: CallCtx): Promise<RtValue | undefined>;
+  token?(ctx: CallCtx): Promise<RtValue | undefined>;
 }
 
 export class TxnHooks implements EvalHooks {
   readonly maxStackFrames = MAX_STACK_FRAMES;
   readonly cursors: CursorCodec;
   readonly resolveGlobal: GlobalResolver | undefined;
+  readonly globals: ReadonlyMap<string, RtValue> | undefined;
+  readonly identity: ((ctx: CallCtx) => Promise<RtValue | undefined>) | undefined;
+  readonly token: ((ctx: CallCtx) => Promise<RtValue | undefined>) | undefined;
   private snapshot: Time | undefined;
 
   constructor(
@@ -35,6 +43,9 @@ export class TxnHooks implements EvalHooks {
   ) {
     this.cursors = opts.cursors;
     this.resolveGlobal = opts.resolveGlobal;
+    this.globals = opts.globals;
+    this.identity = opts.identity;
+    this.token = opts.token;
   }
 
   /** Query.addCompute: the Budget throws LimitExceeded past the compute limit, QueryTimeout past the deadline. */
