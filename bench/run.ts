@@ -4,6 +4,7 @@
 // `npm run bench -- --import [--docs N]`: `flora import` of a generated Fauna export (bench/bulkImport.ts).
 // `npm run bench -- --deletes`: pages as documents are deleted past them (bench/deletes.ts).
 // `npm run bench -- --dashboard [--loads N]`: the dashboard's first screen in Chromium (bench/dashboard.ts).
+// `npm run bench -- --v10 [--seconds 4 --rounds 5 …]`: FQL v10 point reads beside v4's (bench/v10.ts).
 // `npm run bench -- --soak [--minutes 60 …]`: the soak benchmark instead (bench/soak.ts says how).
 // (a) the ceiling: the official driver's HTTP/2 client against a bare Node http2 server with a fixed
 //     document-sized answer; (b) Flora (a real process on a temp dir) with a populated collection:
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--dashboard')) return (await import('./dashboard')).main(process.argv.slice(2));
   if (process.argv.includes('--deletes')) return (await import('./deletes')).main(process.argv.slice(2));
   if (process.argv.includes('--scale')) return (await import('./scale')).main(process.argv.slice(2));
+  if (process.argv.includes('--v10')) return (await import('./v10')).main(process.argv.slice(2).filter((a) => a !== '--v10'));
   if (process.argv.includes('--soak')) return (await import('./soak')).main(process.argv.slice(2).filter((a) => a !== '--soak'));
   const opts = parseArgs(process.argv.slice(2));
   console.log(

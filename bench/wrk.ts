@@ -47,23 +47,33 @@ export function timed(cmd: string, args: string[], env: Record<string, string> =
 
 /**
  * wrk's Lua script: `get` POSTs a Get of a random id in 1..N (N after `--`) and wants 200; `create`
- * POSTs a Create and wants 201. Every other status counts as bad, and the server's x-txn-retries
- * (conflicts it retried) are added up.
+ * POSTs a Create and wants 201; `v10-get` POSTs to /query/1 what the `fauna` driver sends for
+ * fql`bench.byId(${id})` and wants 200. Every other status counts as bad, and the server's
+ * x-txn-retries (conflicts it retried) are added up.
  */
-export function wrkScript(kind: 'get' | 'create'): string {
+export function wrkScript(kind: 'get' | 'create' | 'v10-get'): string {
   const create = JSON.stringify({ create: { collection: 'bench_create' }, params: wrap({ data: DOCUMENT_DATA }) });
   const request =
     kind === 'get'
       ? `function request()
   return wrk.format(nil, nil, nil, '{"get":{"ref":{"collection":"bench"},"id":"' .. math.random(docs) .. '"}}')
 end`
-      : `wrk.body = [==[${create}]==]`;
+      : kind === 'v10-get'
+        ? `function request()
+  return wrk.format(nil, nil, nil, '{"query":{"fql":["bench.byId(",{"value":"' .. math.random(docs) .. '"},")"]}}')
+end`
+        : `wrk.body = [==[${create}]==]`;
+  const headers =
+    kind === 'v10-get'
+      ? `wrk.path = "/query/1"
+wrk.headers["X-Format"] = "tagged"`
+      : `wrk.path = "/"
+wrk.headers["X-FaunaDB-API-Version"] = "4"`;
   return `
 wrk.method = "POST"
-wrk.path = "/"
+${headers}
 wrk.headers["Authorization"] = "Bearer secret"
 wrk.headers["Content-Type"] = "application/json; charset=utf-8"
-wrk.headers["X-FaunaDB-API-Version"] = "4"
 local threads = {}
 function setup(thread)
   table.insert(threads, thread)
@@ -78,7 +88,7 @@ function init(args)
 end
 ${request}
 function response(status, headers, body)
-  if status ~= ${kind === 'get' ? 200 : 201} then
+  if status ~= ${kind === 'create' ? 201 : 200} then
     bad = bad + 1
     if firstbad == "" then firstbad = status .. " " .. string.sub(body, 1, 300) end
   end

@@ -18,7 +18,9 @@ export const LOGGED_HEADERS: readonly string[] = [
 const LOGGED: ReadonlySet<string> = new Set(LOGGED_HEADERS);
 const HEADER_VALUE_MAX = 256;
 const HIDDEN = '***';
-const LAST_SEEN_TXN = 'x-last-seen-txn';
+/** The headers that carry the client's last transaction time, a new number with every request. */
+const TXN_FIELDS: ReadonlyMap<string, string> = new Map([['x-last-seen-txn', 'x_last_seen_txn'], ['x-last-txn-ts', 'x_last_txn_ts']]);
+const NUMERIC = /^\d{1,20}$/;
 
 /**
  * Key and token secrets (DECISIONS #9), JWTs, and credentials after an auth scheme, in one pass.
@@ -51,21 +53,27 @@ export class Redactor {
   }
 
   /**
-   * REQUEST_HEADERS as it appears in a record: the JSON string literal of requestHeaders(). The
-   * driver sends a new X-Last-Seen-Txn with every request, so a numeric one is kept out of the cache
-   * key and added last (digits need neither scrubbing nor escaping).
+   * REQUEST_HEADERS as it appears in a record: the JSON string literal of requestHeaders(). Drivers
+   * send a new transaction time with every request (v4's X-Last-Seen-Txn, v10's X-Last-Txn-Ts), so
+   * a numeric one is kept out of the cache key and added last (digits need neither scrubbing nor
+   * escaping).
    */
   requestHeadersLiteral(headers: Readonly<Record<string, string>>): string {
-    const txn = headers[LAST_SEEN_TXN];
-    const numericTxn = txn !== undefined && /^\d{1,20}$/.test(txn);
-    let key = numericTxn ? '' : '\u0001';
-    for (const name in headers) if (LOGGED.has(name) && !(numericTxn && name === LAST_SEEN_TXN)) key += `${name}\u0000${headers[name]}\u0000`;
+    // Left out of the key and of the cached literal alike: a numeric one and an absent one are the same to it.
+    const cached = (name: string) => LOGGED.has(name) && !(TXN_FIELDS.has(name) && NUMERIC.test(headers[name]));
+    let key = '';
+    for (const name in headers) if (cached(name)) key += `${name}\u0000${headers[name]}\u0000`;
+    let numeric = '';
+    for (const [name, field] of TXN_FIELDS) {
+      const value = headers[name];
+      if (value !== undefined && NUMERIC.test(value)) numeric += `${numeric ? ',' : ''}\\"${field}\\":\\"${value}\\"`;
+    }
     let stable = this.cache.get(key);
     if (stable === undefined) {
       const out: Record<string, string> = {};
       for (const name of LOGGED_HEADERS) {
         const value = headers[name];
-        if (value === undefined || (numericTxn && name === LAST_SEEN_TXN)) continue;
+        if (value === undefined || !cached(name)) continue;
         const clipped = value.length > HEADER_VALUE_MAX ? `${value.slice(0, HEADER_VALUE_MAX - 1)}…` : value;
         out[name.replace(/-/g, '_')] = this.scrub(clipped);
       }
@@ -76,7 +84,7 @@ export class Redactor {
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       this.cache.set(key, stable);
     }
-    if (!numericTxn) return stable.literal;
-    return `${stable.open}${stable.empty ? '' : ','}\\"x_last_seen_txn\\":\\"${txn}\\"}"`;
+    if (numeric === '') return stable.literal;
+    return `${stable.open}${stable.empty ? '' : ','}${numeric}}"`;
   }
 }

@@ -322,12 +322,29 @@ const V10_VALUE = '\u0000value>';
 /** FQL v10 number literals: hexadecimal, binary, octal, decimal with fraction and exponent. */
 const V10_NUMBER = /^(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?)/;
 
+/** Shapes of recent v10 texts: a driver's template sends one text whatever its values, so a text
+ *  repeats. Cleared when full (as the REQUEST_HEADERS cache is); long texts are shaped each time. */
+const v10Shapes = new Map<string, string>();
+const V10_SHAPES_MAX = 512;
+const V10_SHAPED_TEXT_MAX = 4096;
+
 /**
  * FQL v10 query text without its literals: strings (single or double quoted, heredocs) → "?",
  * numbers → 0, template values → <value>, comments removed, whitespace collapsed. Names, operators
  * and structure stay.
  */
 export function shapeFql10(text: string): string {
+  if (text.length > V10_SHAPED_TEXT_MAX) return shapeV10Text(text);
+  let shape = v10Shapes.get(text);
+  if (shape === undefined) {
+    shape = shapeV10Text(text);
+    if (v10Shapes.size >= V10_SHAPES_MAX) v10Shapes.clear();
+    v10Shapes.set(text, shape);
+  }
+  return shape;
+}
+
+function shapeV10Text(text: string): string {
   if (text.length > SHAPE_MAX_INPUT) return `<${Buffer.byteLength(text, 'utf8')} bytes, not shaped>`;
   const out: string[] = [];
   const n = text.length;

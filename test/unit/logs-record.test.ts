@@ -113,6 +113,19 @@ test('REQUEST_HEADERS: X-Last-Seen-Txn changes with every request and is always 
   assert.deepEqual(JSON.parse(r.requestHeaders({ ...base, 'x-last-seen-txn': 'a"b' })), { user_agent: 'driver', x_last_seen_txn: 'a"b', x_query_timeout: '5000' });
 });
 
+test('REQUEST_HEADERS: v10 drivers\' X-Last-Txn-Ts is always the one sent, beside X-Last-Seen-Txn', () => {
+  const r = new Redactor(['Sup3rR00tK3y']);
+  const base = { 'user-agent': 'driver', 'x-format': 'tagged', 'x-driver-env': 'driver=js' };
+  for (const ts of ['1795355083354374', '1795355083354375']) {
+    assert.deepEqual(JSON.parse(r.requestHeaders({ ...base, 'x-last-txn-ts': ts })), { user_agent: 'driver', x_driver_env: 'driver=js', x_last_txn_ts: ts });
+    assert.deepEqual(JSON.parse(r.requestHeaders({ ...base, 'x-last-txn-ts': ts, 'x-last-seen-txn': '7' })), {
+      user_agent: 'driver', x_driver_env: 'driver=js', x_last_seen_txn: '7', x_last_txn_ts: ts,
+    });
+  }
+  assert.deepEqual(JSON.parse(r.requestHeaders({ 'x-last-txn-ts': '42' })), { x_last_txn_ts: '42' });
+  assert.deepEqual(JSON.parse(r.requestHeaders({ ...base, 'x-last-txn-ts': 'Sup3rR00tK3y' })), { user_agent: 'driver', x_driver_env: 'driver=js', x_last_txn_ts: '***' });
+});
+
 test('tag values that look like secrets are scrubbed', () => {
   const rec = JSON.parse(buildRecord({ ...base, tags: { k: KEY_SECRET, root: 'xSup3rR00tK3yx' } }, at, opts)) as { TAGS: unknown };
   assert.deepEqual(rec.TAGS, { k: '***', root: '***' });

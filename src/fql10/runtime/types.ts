@@ -97,6 +97,8 @@ export const tt = {
 
 /** Java's Long.parseLong (toLongOption): optional sign, decimal digits, 64 bits. */
 export function parseJavaLong(s: string, radix = 10): bigint | undefined {
+  // Every document id passes here: up to 18 decimal digits fit in 64 bits whatever they are.
+  if (radix === 10 && s.length <= 18 && SHORT_DECIMAL.test(s)) return BigInt(s);
   const m = /^[+-]?[0-9a-zA-Z]+$/.exec(s);
   if (m === null) return undefined;
   const neg = s[0] === '-';
@@ -109,8 +111,12 @@ export function parseJavaLong(s: string, radix = 10): bigint | undefined {
     n = n * r + BigInt(d);
   }
   if (neg) n = -n;
-  return n < -(2n ** 63n) || n > 2n ** 63n - 1n ? undefined : n;
+  return n < LONG_MIN || n > LONG_MAX ? undefined : n;
 }
+
+const SHORT_DECIMAL = /^[+-]?[0-9]+$/;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
 
 /** A parameter: `p('name', tt.Int)`. */
 export function p(name: string, t: TypeTag = tt.Any): { name: string; tag: TypeTag } {
