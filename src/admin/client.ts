@@ -1,5 +1,6 @@
-// Queries to Flora's public API (POST / with the FQL v4 wire JSON), with the signed-in secret, so
-// that the key's role limits the dashboard exactly as it limits any other client.
+// Queries to Flora's public API (POST / with the FQL v4 wire JSON, POST /query/1 with FQL v10's
+// text), with the signed-in secret, so that the key's role limits the dashboard exactly as it limits
+// any other client.
 
 import type { JsonValue } from '../wire/expr';
 import { parseJson } from '../wire/json';
@@ -17,12 +18,23 @@ export interface QueryResult {
   metrics: Record<string, string>;
 }
 
+/** An FQL v10 answer: the result in FQL syntax (the decorated format), its summary and stats. */
+export interface QueryResultV10 {
+  fql: string;
+  /** Warnings and logs with their source; '' when none. */
+  summary: string;
+  /** `stats` (compute_ops, read_ops, …) and txn_ts, as text by name. */
+  metrics: Record<string, string>;
+}
+
 /** An answer with errors (or no answer): what the UI shows. */
 export class FloraError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     readonly description: string,
+    /** FQL v10: the error with its source and carets, and abort()'s value ('' when the query did not run). */
+    readonly summary = '',
   ) {
     super(code ? `${code}: ${description}` : description);
   }
@@ -79,6 +91,28 @@ export class FloraClient {
     return this.request('/', { method: 'POST', body: wireText(expr) });
   }
 
+  /** Runs FQL v10 text on /query/1; throws FloraError (with the summary) for an error answer or a failed request. */
+  async queryV10(text: string): Promise<QueryResultV10> {
+    const res = await this.fetch('/query/1', { method: 'POST', body: JSON.stringify({ query: text }), headers: { 'content-type': 'application/json', 'x-format': 'decorated' } });
+    const body = await this.json(res);
+    const summary = body.get('summary');
+    const error = body.get('error');
+    if (error instanceof Map) {
+      const abort = error.get('abort');
+      // abort()'s value follows the summary, as fauna-shell 4 shows it.
+      const shown = typeof summary === 'string' && summary !== '' && typeof abort === 'string' ? `${summary}\n\nAbort value:\n${abort}` : summary;
+      throw new FloraError(res.status, String(error.get('code') ?? ''), String(error.get('message') ?? ''), typeof shown === 'string' ? shown : '');
+    }
+    const data = body.get('data');
+    if (typeof data !== 'string') throw new FloraError(res.status, 'bad answer', 'The answer has no result in FQL syntax.');
+    const metrics: Record<string, string> = {};
+    const stats = body.get('stats');
+    if (stats instanceof Map) for (const [k, v] of stats) if (typeof v === 'bigint' || typeof v === 'number') metrics[k] = String(v);
+    const txnTs = body.get('txn_ts');
+    if (txnTs !== undefined) metrics.txn_ts = String(txnTs);
+    return { fql: data, summary: typeof summary === 'string' ? summary : '', metrics };
+  }
+
   /** GETs one of the server's JSON endpoints (`/api/v1/…`) that answer as `/` does: `{resource}` or `{errors}`. */
   get(path: string): Promise<QueryResult> {
     return this.request(path, { method: 'GET' });
@@ -104,14 +138,7 @@ export class FloraClient {
 
   private async request(path: string, init: { method: string; body?: string }): Promise<QueryResult> {
     const res = await this.fetch(path, { ...init, headers: init.body !== undefined ? { 'content-type': 'application/json' } : {} });
-    const text = await res.text();
-    let body: JsonValue;
-    try {
-      body = parseJson(text);
-    } catch {
-      throw new FloraError(res.status, 'bad answer', `The server answered ${res.status} with a body that is not JSON.`);
-    }
-    if (!(body instanceof Map)) throw new FloraError(res.status, 'bad answer', 'The answer is not a JSON object.');
+    const body = await this.json(res);
     const errors = body.get('errors');
     if (Array.isArray(errors) && errors.length > 0) {
       const first = errors[0] instanceof Map ? errors[0] : new Map<string, JsonValue>();
@@ -126,5 +153,18 @@ export class FloraClient {
       if (v !== null) metrics[name] = v;
     }
     return { value: body.get('resource') ?? null, metrics };
+  }
+
+  /** The answer's JSON object (integers exact); anything else is a FloraError. */
+  private async json(res: Response): Promise<Map<string, JsonValue>> {
+    const text = await res.text();
+    let body: JsonValue;
+    try {
+      body = parseJson(text);
+    } catch {
+      throw new FloraError(res.status, 'bad answer', `The server answered ${res.status} with a body that is not JSON.`);
+    }
+    if (!(body instanceof Map)) throw new FloraError(res.status, 'bad answer', 'The answer is not a JSON object.');
+    return body;
   }
 }

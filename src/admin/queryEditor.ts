@@ -1,22 +1,55 @@
-// The query editor: FQL v4 in the JavaScript driver's syntax, run with Ctrl+Enter (or the button) in
-// the selected database; the answer as a tree to unfold, as the shell prints it and as raw JSON,
-// with the query's metrics.
+// The query editor: FQL v4 in the JavaScript driver's syntax or FQL v10 (a switch, remembered in
+// the browser's localStorage), run with Ctrl+Enter (or the button) in the selected database. A v4
+// answer as a tree to unfold, as the shell prints it and as raw JSON; a v10 one in FQL syntax (the
+// decorated format, as fauna-shell 4 prints it) with its summary; an error with its summary (the
+// query with carets); the query's metrics.
 
 import { FqlJsError } from '../fqljs/errors';
 import { renderValue } from '../fqljs/render';
 import type { JsonValue } from '../wire/expr';
-import type { FloraClient } from './client';
+import { FloraError, type FloraClient } from './client';
 import { h, replace } from './dom';
 import type { Panel } from './panel';
-import { attempt, show } from './messages';
+import { attempt, describeError, show } from './messages';
 import { fql } from './queries';
 import { pathLabel, prettyJson } from './values';
 import { highlightPieces } from './highlight';
 import { valueTree } from './valueTree';
 
+type Language = 'v4' | 'v10';
+/** Where the browser keeps the language last chosen. */
+const LANGUAGE_KEY = 'flora.queryLanguage';
+const PLACEHOLDERS: Record<Language, string> = {
+  v4: 'Paginate(Collections())   — Ctrl+Enter runs',
+  v10: 'Collection.all()   — Ctrl+Enter runs',
+};
+
+function storedLanguage(): Language {
+  try {
+    return localStorage.getItem(LANGUAGE_KEY) === 'v10' ? 'v10' : 'v4';
+  } catch {
+    return 'v4'; // storage disabled: the default every time
+  }
+}
+
 export function queryEditor(): Panel {
   let client: FloraClient | undefined;
-  const source = h('textarea', { id: 'query', rows: '8', spellcheck: 'false', placeholder: 'Paginate(Collections())   — Ctrl+Enter runs' });
+  const source = h('textarea', { id: 'query', rows: '8', spellcheck: 'false' });
+  const language = h('select', { id: 'query-language', 'aria-label': 'Query language' }, h('option', { value: 'v4' }, 'FQL v4'), h('option', { value: 'v10' }, 'FQL v10'));
+  const choose = (l: Language) => {
+    language.value = l;
+    source.placeholder = PLACEHOLDERS[l];
+  };
+  choose(storedLanguage());
+  language.addEventListener('change', () => {
+    const l = language.value === 'v10' ? 'v10' : 'v4';
+    choose(l);
+    try {
+      localStorage.setItem(LANGUAGE_KEY, l);
+    } catch {
+      // not remembered
+    }
+  });
   const coloured = h('pre', { id: 'query-highlight', class: 'highlight', 'aria-hidden': 'true' });
   const paint = () => {
     // A final newline would not give the <pre> its last empty line: the space keeps the heights equal.
@@ -31,12 +64,29 @@ export function queryEditor(): Panel {
   const asFql = h('pre', { id: 'result-fql', class: 'result' });
   const asJson = h('pre', { id: 'result-json', class: 'result json' });
   const metrics = h('table', { id: 'metrics' });
+  const showMetrics = (m: Record<string, string>) => replace(metrics, ...Object.entries(m).map(([k, v]) => h('tr', {}, h('th', {}, k.replace(/^x-/, '')), h('td', {}, v))));
+
+  const runV10 = async () => {
+    show(box, null);
+    try {
+      const answer = await client!.queryV10(source.value);
+      replace(asFql, answer.fql);
+      // Warnings and log() lines come with their source, as the summary has them.
+      if (answer.summary) replace(box, h('pre', { class: 'notice summary' }, answer.summary));
+      showMetrics(answer.metrics);
+    } catch (err) {
+      // A query that ran and failed: its summary says what and where; a refused request: one line.
+      if (err instanceof FloraError && err.summary && !err.forbidden && !err.unauthorized) replace(box, h('pre', { class: 'error summary', role: 'alert' }, `${err.code}: ${err.description}\n\n${err.summary}`));
+      else show(box, describeError(err, 'run the query'));
+    }
+  };
 
   const run = async () => {
     replace(asTree);
     replace(asFql);
     replace(asJson);
     replace(metrics);
+    if (language.value === 'v10') return runV10();
     let expr: JsonValue;
     try {
       expr = fql(source.value);
@@ -50,7 +100,7 @@ export function queryEditor(): Panel {
     replace(asTree, valueTree(answer.value));
     replace(asFql, renderValue(answer.value));
     replace(asJson, prettyJson(answer.value));
-    replace(metrics, ...Object.entries(answer.metrics).map(([k, v]) => h('tr', {}, h('th', {}, k.replace(/^x-/, '')), h('td', {}, v))));
+    showMetrics(answer.metrics);
   };
   source.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
@@ -61,7 +111,7 @@ export function queryEditor(): Panel {
   const element = h(
     'section',
     { id: 'query-panel', class: 'panel' },
-    h('h2', {}, 'Query ', scope),
+    h('h2', {}, 'Query ', scope, ' ', language),
     h('div', { class: 'editor' }, coloured, source),
     h('button', { type: 'button', id: 'run-query', onclick: () => void run() }, 'Run (Ctrl+Enter)'),
     box,

@@ -10,8 +10,8 @@ const USAGE = `Usage: flora <command> [options]
 
 Commands:
   start        Start the server (HTTP/1.1 and HTTP/2 on one port)
-  shell        An interactive FQL v4 shell, in the JavaScript driver's syntax (see 'flora shell --help')
-  eval         Run FQL v4 from the command line or a file and print the results (see 'flora eval --help')
+  shell        An interactive FQL shell: v10, and v4 in the JavaScript driver's syntax (see 'flora shell --help')
+  eval         Run FQL (v10, or v4 in the driver's syntax) from the command line or a file and print the results (see 'flora eval --help')
   export       Export a database tree at one transaction time (see 'flora export --help')
   export-logs  Export the query log of a time range (see 'flora export-logs --help')
   import       Import a Fauna export, driver dumps or schema files (see 'flora import --help')

@@ -1,5 +1,5 @@
-// `flora shell`: an interactive FQL v4 shell in the driver's JavaScript syntax (fauna-shell's
-// `shell`), or a script runner when its input is not a terminal.
+// `flora shell`: an interactive shell for FQL v4 in the driver's JavaScript syntax (fauna-shell 0.x's
+// `shell`) and FQL v10 (fauna-shell 4's), or a script runner when its input is not a terminal.
 
 import { homedir } from 'node:os';
 import type { Readable } from 'node:stream';
@@ -8,19 +8,21 @@ import { Evaluator } from './shell/evaluate';
 import { CONNECTION_HELP, openDatabase } from './shell/connection';
 import { History, historyFilePath } from './shell/history';
 import { runRepl, SHELL_HELP } from './shell/repl';
-import { parseCommand, terminalPrinter, type CommandStreams } from './shell/setup';
+import { parseCommand, terminalPrinter, VERSION_HELP, type CommandStreams } from './shell/setup';
 
 export const SHELL_USAGE = `Usage: flora shell [options]
 
-An interactive shell for FQL v4 in the JavaScript driver's syntax, as fauna-shell 0.x had it:
-results in FQL syntax (coloured on a terminal), then the query's time and metrics; errors with
-their code, description and position. History is kept in ~/.flora_history (env
+An interactive shell for FQL v4 in the JavaScript driver's syntax, as fauna-shell 0.x had it, and
+for FQL v10, as fauna-shell 4 has it: results in FQL syntax (v4's coloured on a terminal), then the
+query's time and metrics; v4 errors with their code, description and position, v10 errors as
+fauna-shell 4 prints them (the error's summary: the query with carets under the failing part). History is kept in ~/.flora_history (env
 FLORA_HISTORY_FILE names another file; empty: none). When standard input is not a terminal, its
 lines are run the same way without prompts, and the exit code is 1 if any input failed.
 
 Options:
   --format <format>    shell: results in FQL syntax (the default); json: each result's JSON exactly
-                       as the server sent it
+                       as the server sent it (v10: the simple format's)
+${VERSION_HELP}
   -h, --help           Show this help
 
 ${CONNECTION_HELP}
@@ -58,11 +60,12 @@ export async function shellCommand(
   }
   if (streams.input.isTTY) {
     const where = `${connection.url}${connection.endpoint ? ` (endpoint '${connection.endpoint}')` : ''}${connection.database ? `, database ${connection.database}` : ''}`;
-    printer.note(`Connected to ${where}\nType .help for help, .exit or Ctrl-D to leave.`);
+    const language = parsed.language === 'auto' ? 'FQL v4 and v10' : `FQL v${parsed.language}`;
+    printer.note(`Connected to ${where} (${language})\nType .help for help, .exit or Ctrl-D to leave.`);
   }
   return runRepl({
     connection,
-    evaluator: new Evaluator(client, printer),
+    evaluator: new Evaluator(client, printer, connection, parsed.language),
     printer,
     history: History.load(historyFilePath(env, homedir())),
     input: streams.input,

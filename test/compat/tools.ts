@@ -1,4 +1,4 @@
-// Runs the command-line tools that Fauna users already have (fauna-shell 0.x and 1.x,
+// Runs the command-line tools that Fauna users already have (fauna-shell 0.x, 1.x and 4.x,
 // fauna-schema-migrate, fauna-gql-upload) as child processes, from the pinned dev dependencies, in a
 // throwaway project folder that is also their HOME, so that nothing on the machine leaks in or out.
 
@@ -13,6 +13,7 @@ import { ROOT } from '../helpers/server';
 const TOOL_BINS = {
   shell0: ['fauna-shell-0', 'fauna'],
   shell1: ['fauna-shell-1', 'fauna'],
+  shell4: ['fauna-shell-4', 'fauna'],
   schemaMigrate: ['@fauna-labs/fauna-schema-migrate', 'fauna-schema-migrate'],
   fgu: ['fauna-gql-upload', 'fgu'],
 } as const;

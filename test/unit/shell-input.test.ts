@@ -9,6 +9,7 @@ import path from 'node:path';
 import { complete } from '../../src/cli/shell/completer';
 import { History, historyFilePath, MAX_ENTRIES } from '../../src/cli/shell/history';
 import { isIncomplete } from '../../src/cli/shell/incomplete';
+import { refusedByV4IsV10 } from '../../src/cli/shell/language';
 import { metricsLine, resourceJson } from '../../src/cli/shell/output';
 import { parseJson } from '../../src/wire/json';
 
@@ -45,6 +46,38 @@ test('complete: whole inputs, and errors the user should see at once', () => {
     'x => Get(x)',
   ];
   for (const input of complete) assert.equal(isIncomplete(input), false, input);
+});
+
+test('incomplete FQL v10: an error at the very end, or an open comment; auto: v10 only where JavaScript fails', () => {
+  for (const input of ['1 +', 'if (true) {', 'let x = 3', 'let x = 3\nlet y = 4', '[1,\n2', 'foo(', '"a #{', 'x => ', '1 /* note'])
+    assert.equal(isIncomplete(input, '10'), true, input);
+  for (const input of ['', '1 + 1', 'let x = 3\nx', '1 )', '"unterminated', 'Math.abs(-1)'])
+    assert.equal(isIncomplete(input, '10'), false, input);
+  // auto: JavaScript's rule first (`let x = 3` is a whole v4 declaration), then v10's for what JavaScript refuses.
+  assert.equal(isIncomplete('let x = 3', 'auto'), false);
+  assert.equal(isIncomplete('Paginate(', 'auto'), true);
+  assert.equal(isIncomplete('"a #{', 'auto'), true);
+  assert.equal(isIncomplete('if (x) 1 else', 'auto'), true);
+  assert.equal(isIncomplete('if (x) 1 else 2', 'auto'), false);
+});
+
+test('auto: an input the v4 syntax refused is v10 if it parses as v10 and calls no v4-only function', () => {
+  assert.equal(refusedByV4IsV10('Math.abs(-1)', '4'), true);
+  assert.equal(refusedByV4IsV10('Collection("users").all()', '4'), true);
+  assert.equal(refusedByV4IsV10('users.byId("1")!.name', '4'), true);
+  assert.equal(refusedByV4IsV10('Paginate(Colections())', '4'), false);
+  assert.equal(refusedByV4IsV10('x.Paginate(1)', '4'), true); // a method, not v4's function
+  // Neither parser takes it: the previous input's language.
+  assert.equal(refusedByV4IsV10('1 +', '4'), false);
+  assert.equal(refusedByV4IsV10('1 +', '10'), true);
+});
+
+test('completion for FQL v10: its globals and keywords, none after a dot; auto offers both', () => {
+  assert.deepEqual(complete('Ma', [], '10'), [['Math'], 'Ma']);
+  assert.deepEqual(complete('ab', [], '10'), [['abort'], 'ab']);
+  assert.deepEqual(complete('Math.ab', [], '10'), [[], 'ab']);
+  assert.deepEqual(complete('Pagin', [], '10'), [[], 'Pagin']);
+  assert.deepEqual(complete('Ma', [], 'auto'), [['Map', 'Match', 'Math', 'Max'], 'Ma']);
 });
 
 test('completion: function names and declared names for the identifier at the cursor', () => {

@@ -18,10 +18,13 @@ export const SHELL_HELP = `Commands:
   .help         This help
   .exit         Leave the shell (or Ctrl-D)
 
-Enter FQL in the driver's JavaScript syntax: Paginate(Collections()),
+Enter FQL v4 in the driver's JavaScript syntax: Paginate(Collections()),
 Map(Paginate(Documents(Collection("users"))), Lambda("x", Get(Var("x")))), arrow functions,
-let/const declarations kept for later inputs. An input runs when it is complete (brackets closed);
-Ctrl-C drops an unfinished one. Tab completes function names.`;
+let/const declarations kept for later inputs. Or FQL v10 (--version 10, or what v4's syntax refuses
+with the default --version auto): Collection.all(), users.byId("1"), Math.abs(-1); an input is one
+query, a block of let statements over several lines included. An input runs when it is complete
+(brackets closed, an expression after the last let); Ctrl-C drops an unfinished one. Tab completes
+function names.`;
 
 export interface ReplOptions {
   connection: Connection;
@@ -48,7 +51,7 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
     input: opts.input,
     output: interactive ? opts.output : undefined,
     terminal: interactive,
-    completer: interactive ? (line: string) => complete(line, evaluator.names()) : undefined,
+    completer: interactive ? (line: string) => complete(line, evaluator.names(), evaluator.language) : undefined,
     history: [...history.lines()].reverse(), // readline's is newest first
     historySize: MAX_ENTRIES,
     prompt: prompt(),
@@ -112,7 +115,7 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
       continue;
     }
     pending = pending === '' ? line : `${pending}\n${line}`;
-    if (isIncomplete(pending)) {
+    if (isIncomplete(pending, evaluator.language)) {
       next(true);
       continue;
     }

@@ -1,0 +1,111 @@
+// fauna-shell 4.0.0 (the CLI Fauna users have for FQL v10), unchanged, against a real Flora process:
+// `fauna query` (a result in FQL syntax, a runtime error and a parse error as it prints them for
+// Fauna, --json/--format json, a query on stdin, --api-version 4, --database with the secret, --include),
+// `fauna shell` fed through a pipe, and --local (http://0.0.0.0:8443, secret `secret`) when Flora
+// can listen on port 8443 here. Each case asserts the exit code and the exact output.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { serverForFile, startFlora } from '../helpers/server';
+import { runTool, tempProject, type Project, type RunResult } from './tools';
+
+const server = serverForFile();
+let project: Project;
+before(async () => {
+  project = await tempProject();
+});
+after(async () => {
+  await project?.remove();
+});
+
+const endpoint = (): string[] => ['--url', server.flora.url, '--secret', server.flora.secret];
+const fauna = (args: string[], input?: string): Promise<RunResult> => runTool('shell4', args, project, { input });
+
+/** fauna-shell prints a failure's summary line by line with the leading blanks trimmed (its FQL colouriser trims). */
+const ABORTED = 'The query failed with the following error:\n\nerror: Query aborted.\nat *query*:1:6\n|\n1 | abort({ x: 1 })\n|      ^^^^^^^^^^\n|\n\nAbort value:\n{\n  x: 1\n}\n';
+
+describe('fauna-shell 4: fauna query', () => {
+  before(async () => {
+    const setup = await fauna(['query', 'Collection.create({ name: "books" })\nbooks.create({ id: "1", title: "Dune" })\n"ok"', ...endpoint()]);
+    assert.equal(setup.code, 0, setup.output);
+  });
+
+  test('a result in FQL syntax (the decorated format) on stdout, exit code 0', async () => {
+    assert.deepEqual(await fauna(['query', '1 + 1', ...endpoint()]).then(plain), { code: 0, stdout: '2\n', stderr: '' });
+    const r = await fauna(['query', '[2.0, Time.epoch(0, "second"), books.byId("1")!.title, { a: [1] }]', ...endpoint()]);
+    assert.deepEqual(plain(r), { code: 0, stdout: '[\n  2.0,\n  Time("1970-01-01T00:00:00Z"),\n  "Dune",\n  {\n    a: [\n      1\n    ]\n  }\n]\n', stderr: '' });
+  });
+
+  test('a runtime error: the summary with carets and the abort value on stderr, exit code 1', async () => {
+    assert.deepEqual(plain(await fauna(['query', 'abort({ x: 1 })', ...endpoint()])), { code: 1, stdout: '', stderr: ABORTED });
+    const unbound = await fauna(['query', 'nope.all()', ...endpoint()]);
+    assert.deepEqual(plain(unbound), { code: 1, stdout: '', stderr: 'The query failed with the following error:\n\nerror: Unbound variable `nope`\nat *query*:1:1\n|\n1 | nope.all()\n| ^^^^\n|\n' });
+  });
+
+  test('a parse error: the summary on stderr, exit code 1', async () => {
+    const r = await fauna(['query', '1 +', ...endpoint()]);
+    assert.deepEqual(plain(r), { code: 1, stdout: '', stderr: 'The query failed with the following error:\n\nerror: Expected expression\nat *query*:1:4\n|\n1 | 1 +\n|    ^\n|\n' });
+  });
+
+  test('--json and --format json: the simple format, as JSON', async () => {
+    const expected = { code: 0, stdout: '{\n  "a": 1,\n  "t": "1970-01-01T00:00:00Z"\n}\n', stderr: '' };
+    assert.deepEqual(plain(await fauna(['query', '{ a: 1, t: Time.epoch(0, "second") }', '--json', ...endpoint()])), expected);
+    assert.deepEqual(plain(await fauna(['query', '{ a: 1, t: Time.epoch(0, "second") }', '--format', 'json', ...endpoint()])), expected);
+  });
+
+  test('the query on stdin (-), in a child database (--database with the secret), --include; FQL v4 with --api-version 4', async () => {
+    assert.deepEqual(plain(await fauna(['query', '-', ...endpoint()], '1 + 41')), { code: 0, stdout: '42\n', stderr: '' });
+    // v4 results are printed with util.inspect (strings in single quotes).
+    const v4 = plain(await fauna(['query', 'Select("name", CreateDatabase({name: "shell4db"}))', '--api-version', '4', ...endpoint()]));
+    assert.deepEqual(v4, { code: 0, stdout: "'shell4db'\n", stderr: '' });
+    const inChild = await fauna(['query', 'Collection.all().count()', '--database', 'shell4db', ...endpoint()]);
+    assert.deepEqual(plain(inChild), { code: 0, stdout: '0\n', stderr: '' });
+    const included = plain(await fauna(['query', '1', '--include', 'stats', 'txnTs', ...endpoint()]));
+    assert.equal(included.code, 0);
+    assert.equal(included.stdout, '1\n');
+    assert.match(included.stderr, /^stats:\n {2}compute_ops: 1\n {2}read_ops: 0\n {2}write_ops: 0\n {2}query_time_ms: \d+\n[\s\S]*\ntxnTs: \d{16}\n\n$/);
+  });
+});
+
+describe('fauna-shell 4: fauna shell', () => {
+  test('piped input: each line one query, results on stdout, errors on stderr, .exit', async () => {
+    const r = plain(await fauna(['shell', ...endpoint()], '1 + 1\nabort({ x: 1 })\n{ a: [1, "b"] }\n.exit\n'));
+    assert.equal(r.code, 0, r.stderr);
+    // Node's REPL (in terminal mode) echoes the input, then prints the answers in order, each after a prompt.
+    const [echo, answers] = r.stdout.split('.exit\r\n');
+    assert.equal(echo, 'Type Ctrl+D or .exit to exit the shell\n> 1 + 1\r\nabort({ x: 1 })\r\n{ a: [1, "b"] }\r\n');
+    assert.equal(answers.replace(/^(> )+/gm, ''), '2\n{\n  a: [\n    1,\n    "b"\n  ]\n}\n');
+    assert.equal(r.stderr, ABORTED);
+  });
+});
+
+describe('fauna-shell 4: --local', () => {
+  test('--local is http://0.0.0.0:8443 with the secret `secret`: Flora on port 8443', async (t) => {
+    if (!(await canListen(8443))) {
+      t.skip('port 8443 is taken on this machine: --local always connects to it');
+      return;
+    }
+    const local = await startFlora({ args: ['--port', '8443'] });
+    try {
+      assert.deepEqual(plain(await fauna(['query', 'Math.abs(-1)', '--local'])), { code: 0, stdout: '1\n', stderr: '' });
+    } finally {
+      await local.stop();
+    }
+  });
+});
+
+/** The run without ANSI escapes (its REPL's cursor moves). */
+function plain(r: RunResult): { code: number; stdout: string; stderr: string } {
+  // eslint-disable-next-line no-control-regex
+  const strip = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+  return { code: r.code, stdout: strip(r.stdout), stderr: strip(r.stderr) };
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
