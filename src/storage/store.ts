@@ -93,10 +93,15 @@ const DEFAULT_MAX_RETRIES = 7; // 8 attempts in all
  */
 const DEFAULT_MAX_FOREIGN_LOSSES = 4 * DEFAULT_MAX_RETRIES;
 const MAX_WRITES_IN_FLIGHT = 4;
-/** Shared mode: a snapshot time further behind the clock starts a tick in the background. */
-const SOFT_STALE_US = 10_000n;
+/**
+ * Shared mode: a snapshot time further behind the clock starts a tick in the background. Ticks are
+ * synced LMDB sections: at 10 ms a read-only tier ran ~50 a second, and its workers spent 15–25 %
+ * more CPU per Get than two Flora processes sharing nothing; at 40 ms the two match (bench/RESULTS.md,
+ * issue 31, bench/twoProcesses.ts).
+ */
+const SOFT_STALE_US = 40_000n;
 /** Shared mode: a snapshot time is never further behind the clock (it waits for a head read or a tick). */
-const HARD_STALE_US = 50_000n;
+const HARD_STALE_US = 100_000n;
 /** Shared mode: while streams listen, how often other processes' commits are looked for. */
 const FEED_POLL_MS = 20;
 /** Shared mode: old commit log records deleted per section, plus two per commit (the log stays bounded). */

@@ -57,6 +57,22 @@ test('reads after acknowledged writes on a tier of two workers', { timeout: 120_
     assert.deepEqual(notUpdated, [], 'updateNote found every note created before it');
   });
 
+  await t.test("a read-only query's time is at most 100 ms behind the clock, with no commit meanwhile", async () => {
+    // Ticks (synced sections that only move the time up) run in the background past 40 ms; a
+    // snapshot further than 100 ms behind waits for one. Idle spells longer than both come first.
+    const late: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 150)); // the time passing is what is tested
+      const before = BigInt(Date.now()) * 1000n;
+      const read = await fql({ to_micros: { now: null } });
+      const after = BigInt(Date.now()) * 1000n;
+      assert.equal(read.status, 200);
+      const now = BigInt(read.resource as number);
+      if (now < before - 100_000n || now > after + 1_000n) late.push(`Now() ${now}, request from ${before} to ${after}`);
+    }
+    assert.deepEqual(late, []);
+  });
+
   await t.test('schema and keys: a collection and a key made on one connection serve on the next', async () => {
     for (let i = 0; i < ROUNDS / 4; i++) {
       assert.equal((await fql({ create_collection: { object: { name: `c${i}` } } })).status, 201);
