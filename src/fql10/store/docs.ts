@@ -115,7 +115,8 @@ export class DocV extends ExtValue {
     const tx = txnOf(ctx);
     const t: Target = { kind: 'doc', db: this.db, coll: entry, id: this.id, scoped: false };
     try {
-      await checkAccess(tx, 'read', t, []);
+      // A reference taken at a valid time (`at`) reads history (ReadBroker.checkedGet).
+      await checkAccess(tx, this.readTs === undefined ? 'read' : 'history_read', t, []);
     } catch (e) {
       if (e instanceof QueryError && e.code === 'permission denied') return new DocNullCause('permission denied', this, span);
       throw e;
