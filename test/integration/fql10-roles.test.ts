@@ -1,8 +1,9 @@
 // FQL v10 roles as an application uses them, through the official `fauna` driver against a real
 // server: a role whose members log in (Credential login, so Query.identity() is their user
 // document) and whose v10 predicates get documents as the core passes them (RoleEvalAction.scala
-// fqlxLambdaArgs): `create` the new document, `write` the document before and after, `read`,
-// `delete` and `history_read` the document, `call` the function's arguments, membership the user.
+// fqlxLambdaArgs): `create` and `create_with_id` the new document (an id needs both, as
+// WriteBroker checks), `write` the document before and after, `read`, `delete` and
+// `history_read` the document, `call` the function's arguments, membership the user document.
 // Refusals are the core's permission_denied. Also the core's answers to a function whose role
 // does not exist, and to a function called by the query that creates it.
 
@@ -64,6 +65,7 @@ before(async () => {
       { resource: "Post", actions: {
         read: "doc => doc.public == true",
         create: "doc => doc.owner == Query.identity() && doc.coll == Post && doc.id != null",
+        create_with_id: "doc => doc.id != 13",
         write: "(oldDoc, newDoc) => oldDoc.owner == Query.identity() && newDoc.owner == oldDoc.owner",
         delete: "doc => doc.owner == Query.identity()",
         history_read: "doc => doc.owner == Query.identity()"
@@ -90,6 +92,13 @@ test('create: the predicate gets the new document (id, coll and fields at the to
   assert.equal(made.data.title, 'mine');
   await denied(ann.query(fql`Post.create({ title: "forged", owner: User.byId(${bobId}), public: true })`));
   assert.equal((await admin.query(fql`Post.where(.title == "forged").count()`)).data, 0);
+});
+
+test('create with an id: create_with_id gets the new document, and create must allow it too', async () => {
+  assert.equal((await ann.query(fql`Post.create({ id: "12", title: "chosen", owner: Query.identity() }).id`)).data, '12');
+  await denied(ann.query(fql`Post.create({ id: "13", title: "unlucky", owner: Query.identity() })`));
+  await denied(ann.query(fql`Post.create({ id: "14", title: "forged", owner: User.byId(${bobId}) })`));
+  assert.deepEqual((await admin.query(fql`[Post.byId("13").exists(), Post.byId("14").exists()]`)).data, [false, false]);
 });
 
 test('write: the predicate gets the document before and after the write', async () => {
