@@ -9,7 +9,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, fql, ServiceError } from 'fauna';
+import { Client, fql, ServiceError, type TimeStub } from 'fauna';
 import { startFlora, type FloraProcess } from '../helpers/server';
 
 const DENIED = 'Insufficient privileges to perform the action.';
@@ -134,13 +134,19 @@ test('delete: the predicate gets the document', async () => {
 });
 
 test('history_read: a document read at a valid time is checked by history_read, given the document', async () => {
-  const own = (await ann.query<string>(fql`Post.create({ title: "then", owner: Query.identity(), public: true }).id`)).data;
+  const own = (await ann.query<string>(fql`Post.create({ title: "then", owner: Query.identity(), public: false }).id`)).data;
   const bobs = (await admin.query<string>(fql`Post.create({ title: "theirs then", owner: User.byId(${bobId}), public: true }).id`)).data;
-  // At the time each was written (a past time: Flora reads `at` the snapshot as the present).
-  assert.equal((await ann.query(fql`at (Post.byId(${own})!.ts) { Post.byId(${own})!.title }`)).data, 'then');
-  // Readable now (public), not in the past (history_read wants the owner).
+  // A later write of ann's: her next queries (the driver sends its last txn time) have a snapshot
+  // after both posts, so their times are in the past (Flora reads `at` the snapshot as the present).
+  await ann.query(fql`Post.create({ title: "later", owner: Query.identity(), public: true })`);
+  const ownTs = (await admin.query<TimeStub>(fql`Post.byId(${own})!.ts`)).data;
+  const bobsTs = (await admin.query<TimeStub>(fql`Post.byId(${bobs})!.ts`)).data;
+  // Her own private post: read refuses it now, history_read lets her read it then.
+  await denied(ann.query(fql`Post.byId(${own}).title`));
+  assert.equal((await ann.query(fql`at (${ownTs}) { Post.byId(${own})!.title }`)).data, 'then');
+  // Bob's public post: readable now, not then.
   assert.equal((await ann.query(fql`Post.byId(${bobs})!.title`)).data, 'theirs then');
-  await denied(ann.query(fql`at (Post.byId(${bobs})!.ts) { Post.byId(${bobs}).title }`));
+  await denied(ann.query(fql`at (${bobsTs}) { Post.byId(${bobs}).title }`));
 });
 
 test('call: the predicate gets the call\'s arguments', async () => {
