@@ -105,6 +105,7 @@ export const TIER_PASS = [
   'integration/fql10-documents.test',
   'integration/fql10-natives.test',
   'integration/fql10-query.test',
+  'integration/fql10-roles.test',
   'integration/fql10-slicing.test',
   'integration/functions.test',
   'integration/graphql-exec.test',

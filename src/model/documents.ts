@@ -172,8 +172,14 @@ export async function documentExists(ctx: TxnContext, ref: Ref, pos: Position, a
   return (await readLive(ctx, t, at)) !== null;
 }
 
+/** How a language checks a create. */
+export interface CreateRules {
+  /** A chosen id needs `create` as well as `create_with_id` (v10: WriteBroker.checkCreatePermission). */
+  readonly idAlsoNeedsCreate?: boolean;
+}
+
 /** Create(collection ref | native collection ref | document ref with a chosen id, params). */
-export async function createDocument(ctx: TxnContext, ref: Ref, params: Obj, pos: Position): Promise<Obj> {
+export async function createDocument(ctx: TxnContext, ref: Ref, params: Obj, pos: Position, rules: CreateRules = {}): Promise<Obj> {
   ctx.assertWritable(pos);
   const t = await resolveRef(ctx, ref, pos);
   if (t.kind === 'native') return createNative(ctx, t.db, t.native, params, pos, dbRefOf(ref), t);
@@ -184,11 +190,11 @@ export async function createDocument(ctx: TxnContext, ref: Ref, params: Obj, pos
     const target: Target = { kind: 'doc', db: t.db, coll: t.entry, id: newId(), scoped: t.scoped };
     return createUserDoc(ctx, target, params, pos, dbRefOf(ref));
   }
-  if (t.kind === 'doc') return createUserDoc(ctx, t, params, pos, dbRefOf(ref), true);
+  if (t.kind === 'doc') return createUserDoc(ctx, t, params, pos, dbRefOf(ref), true, rules);
   throw errors.invalidArgument(`Cannot create a document with a chosen id in ${t.native}.`, pos);
 }
 
-async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, params: Obj, pos: Position, dbRef: Ref | undefined, withId = false): Promise<Obj> {
+async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, params: Obj, pos: Position, dbRef: Ref | undefined, withId = false, rules: CreateRules = {}): Promise<Obj> {
   // User roles' predicates receive the new fields (and the ref for create_with_id), so they are
   // checked once those are known.
   const roles = usesRoles(ctx.scope);
@@ -210,6 +216,7 @@ async function createUserDoc(ctx: TxnContext, t: Target & { kind: 'doc' }, param
       (await allowed(ctx, 'create', t, [fields])) &&
       (await allowed(ctx, 'history_write', t, [docRef, Time.fromMicros(ctx.snapshotTs), 'create', fields.get('data') ?? null]));
     if (!viaHistory) await checkAccess(ctx, action, t, pos, [fields, docRef]);
+    if (withId && !viaHistory && rules.idAlsoNeedsCreate) await checkAccess(ctx, 'create', t, pos, [fields]);
   }
   const password = credentialsParam(params, pos);
   ctx.txn.putVersion(key, 'create', fields);

@@ -12,6 +12,7 @@ import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
 import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { schemaOf } from './resolve';
+import { unknownRoleName } from './roleType';
 
 const WRITABLE = ['name', 'alias', 'signature', 'body', 'role', 'data', 'permissions'] as const;
 const FIRST_FUNCTION_ID = 1;
@@ -20,7 +21,7 @@ const FIRST_FUNCTION_ID = 1;
 async function validateRoleItem(ctx: TxnContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
   if (typeof v === 'string') {
     if (isBuiltinRole(v)) return;
-    if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', `Role name \`${v}\` does not exist.`);
+    if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', unknownRoleName(ctx, v));
     return;
   }
   // Role refs are accepted as given; user-defined roles are resolved by the identity issue.

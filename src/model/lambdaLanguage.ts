@@ -5,8 +5,24 @@
 // through this hook, which the v10 language sets on every TxnContext (`lambdaLanguage`), whichever
 // language runs the request.
 
-import type { Value } from '../values/types';
+import type { Obj, Ref, Value } from '../values/types';
 import type { TxnContext } from './context';
+
+/**
+ * A user document as a write is about to leave it (the core's `Value.Doc` with a
+ * `versionOverride`): what v10 `create` predicates and the second argument of v10 `write`
+ * predicates receive (RoleEvalAction.scala fqlxLambdaArgs). `fields` are the version's stored
+ * fields (`data`, `ttl`); `ref` names the document in the scope's database.
+ */
+export class PendingDoc {
+  constructor(
+    readonly ref: Ref,
+    readonly fields: Obj,
+  ) {}
+}
+
+/** An argument of a v10 lambda: a stored value (a ref to a document is the document), or a pending document. */
+export type LambdaArg = Value | PendingDoc;
 
 export interface LambdaLanguage {
   /**
@@ -15,10 +31,11 @@ export interface LambdaLanguage {
    */
   lambdaFailure(src: string, field: string, arities?: readonly number[]): string | undefined;
   /**
-   * Applies the lambda `src` to stored values (refs, objects, …) in `ctx` as it is (its scope,
-   * refused writes): the result as a stored value (null for what cannot be stored). A failure
-   * inside is thrown as a QueryError whose description is the v10 failure's message. `spread`:
-   * `args[0]` is a v4 Call's one argument, spread over the lambda's parameters as the core does.
+   * Applies the lambda `src` to `args` in `ctx` as it is (its scope, refused writes): the result
+   * as a stored value (null for what cannot be stored). A failure inside, a wrong number of
+   * arguments included, is thrown as a QueryError whose description is the v10 failure's message.
+   * `spread`: `args[0]` is a v4 Call's one argument, spread over the lambda's parameters as the
+   * core does.
    */
-  apply(ctx: TxnContext, src: string, srcName: string, args: Value[], spread?: boolean): Promise<Value>;
+  apply(ctx: TxnContext, src: string, srcName: string, args: readonly LambdaArg[], spread?: boolean): Promise<Value>;
 }

@@ -21,6 +21,7 @@ import type { BuiltinRole, Scope } from './auth';
 import { membershipOf, privilegesOf, V10_NATIVE_RESOURCES } from './roleType';
 import { readsOwnIdentity, tokenAllowed } from './tokenAllowances';
 import type { Action } from './roleActions';
+import { PendingDoc, type LambdaArg } from './lambdaLanguage';
 
 export type { Action } from './roleActions';
 
@@ -222,16 +223,34 @@ async function rolesAllow(ctx: TxnContext, roleIds: readonly bigint[], action: A
   }
   if (possibly) return predicates.length > 0;
   const full = args ?? [action === 'unrestricted_read' && t.kind === 'doc' ? null : refOfTarget(t)];
-  for (const pred of predicates) if (await runPredicate(ctx, pred, predicateArgs(pred, action, full))) return true;
+  for (const pred of predicates) {
+    const granted = typeof pred === 'string' ? runPredicate(ctx, pred, v10PredicateArgs(action, t, full)) : runPredicate(ctx, pred, v4PredicateArgs(pred, full));
+    if (await granted) return true;
+  }
   return false;
 }
 
-function predicateArgs(pred: Predicate, action: Action, full: Value[]): Value[] {
-  // A v10 call predicate takes the call's arguments as they are (the core's Right(args)).
-  if (action === 'call') return typeof pred === 'string' && Array.isArray(full[0]) ? full[0] : full;
-  if (typeof pred === 'string') return full;
+/** A v4 predicate's arguments: as many of the v4 arguments as it names (at least one). */
+function v4PredicateArgs(pred: Lambda, full: Value[]): Value[] {
   const arity = typeof pred.params === 'string' ? 1 : pred.params.length;
   return full.slice(0, Math.max(arity, 1));
+}
+
+/**
+ * What a v10 predicate receives (RoleEvalAction.scala fqlxLambdaArgs): on a user document, `write`
+ * the document and the document as the write leaves it, `create` and `create_with_id` the new
+ * document (its `id`, `coll` and fields at the top level, as a query sees documents, never v4's
+ * `{ref, ts, data}`); a call its arguments as they are; otherwise the v4 arguments, a document's
+ * ref being the document.
+ */
+function v10PredicateArgs(action: Action, t: Target, full: Value[]): LambdaArg[] {
+  if (t.kind === 'doc') {
+    const ref = refOfTarget(t);
+    if (action === 'write' && full[1] instanceof Map) return [ref, new PendingDoc(ref, full[1])];
+    if ((action === 'create' || action === 'create_with_id') && full[0] instanceof Map) return [new PendingDoc(ref, full[0])];
+  }
+  if (action === 'call' && Array.isArray(full[0])) return full[0];
+  return full;
 }
 
 /**
@@ -244,12 +263,15 @@ export function actingAs(scope: Scope, role: BuiltinRole, roles?: bigint[]): Sco
 }
 
 /** Runs a predicate read-only as the database's internal identity; only exactly `true` grants. */
-export async function runPredicate(ctx: TxnContext, pred: Predicate, args: Value[]): Promise<boolean> {
+export async function runPredicate(ctx: TxnContext, pred: Predicate, args: Value[]): Promise<boolean>;
+export async function runPredicate(ctx: TxnContext, pred: string, args: LambdaArg[]): Promise<boolean>;
+export async function runPredicate(ctx: TxnContext, pred: Predicate, args: LambdaArg[]): Promise<boolean> {
   try {
     // Predicates read everything in the database as its internal identity, and may not write.
     const scope = actingAs(ctx.scope, 'admin');
     const run = (): Promise<Value> => {
-      if (pred instanceof Lambda) return ctx.applyLambda(pred, args);
+      // A v4 lambda is only ever given stored values (the overloads above).
+      if (pred instanceof Lambda) return ctx.applyLambda(pred, args as Value[]);
       if (!ctx.lambdaLanguage) return Promise.resolve(false);
       return ctx.lambdaLanguage.apply(ctx, pred, '*predicate*', args);
     };

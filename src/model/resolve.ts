@@ -2,7 +2,7 @@
 
 import type { TxnContext } from './context';
 import { errors, type Position } from '../values/errors';
-import { ADDR_NATIVE, isNativeName, nativeById, Ref, type NativeName, type RefAddr } from '../values/types';
+import { ADDR_NATIVE, isNativeName, nativeById, Ref, TxnTime, type NativeName, type RefAddr } from '../values/types';
 import { NATIVE_IDS, type DbSchema, type NamedNative, type SchemaEntry } from './catalog';
 
 export type Target =
@@ -26,6 +26,18 @@ export type Target =
 
 export function schemaOf(ctx: TxnContext, db: bigint): Promise<DbSchema> {
   return ctx.catalog.schema(ctx.txn, db, ctx.schemaWrites.has(db));
+}
+
+/**
+ * Whether schema item `entry` of `db` was created by this transaction: no committed version
+ * precedes its own. The v10 core resolves names in the schema as the query began (Cache and the
+ * query's environment), so such an item is not yet callable there.
+ */
+export async function createdInTxn(ctx: TxnContext, db: bigint, entry: SchemaEntry): Promise<boolean> {
+  if (!(entry.ts instanceof TxnTime)) return false;
+  for await (const v of ctx.txn.history({ db, coll: NATIVE_IDS[entry.native], id: entry.id }, { reverse: true }))
+    if (!(v.ts instanceof TxnTime)) return v.action === 'delete';
+  return true;
 }
 
 /** Resolves a database ref chain to the scope id of that database. */

@@ -21,6 +21,14 @@ const WRITABLE = ['name', 'privileges', 'membership', 'data'] as const;
 const FIRST_ROLE_ID = 1;
 export const MAX_ROLES_PER_MEMBERSHIP = 64;
 
+/**
+ * The failure for a `role` field naming no role (a function's, a key's), in the words of the
+ * language writing it: v10's name validation (Validators.scala NameValidationHook), else v4's.
+ */
+export function unknownRoleName(ctx: TxnContext, name: string): string {
+  return ctx.writingV10 ? `Field refers to an unknown role name \`${name}\`.` : `Role name \`${name}\` does not exist.`;
+}
+
 export function lambdaArity(l: Lambda): number {
   return typeof l.params === 'string' ? 1 : l.params.length;
 }

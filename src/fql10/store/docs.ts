@@ -71,6 +71,9 @@ export class DocV extends ExtValue {
     readonly readTs?: bigint,
     /** Set on what `delete()` returns: the document reads as deleted. */
     readonly deleted = false,
+    /** Stored fields of a version not yet written (a write predicate's new document, the core's
+     *  versionOverride): read as they are, unchecked, at the transaction's time. */
+    readonly pending?: Obj,
   ) {
     super();
   }
@@ -108,10 +111,12 @@ export class DocV extends ExtValue {
     if (this.deleted) return new DocNullCause('deleted', this, span);
     const entry = await this.entry(ctx);
     if (entry === undefined) return new DocNullCause('collection deleted', this, span);
+    if (this.pending !== undefined) return { entry, fields: this.pending, ts: TxnTime.instance };
     const tx = txnOf(ctx);
     const t: Target = { kind: 'doc', db: this.db, coll: entry, id: this.id, scoped: false };
     try {
-      await checkAccess(tx, 'read', t, []);
+      // A reference taken at a valid time (`at`) reads history (ReadBroker.checkedGet).
+      await checkAccess(tx, this.readTs === undefined ? 'read' : 'history_read', t, []);
     } catch (e) {
       if (e instanceof QueryError && e.code === 'permission denied') return new DocNullCause('permission denied', this, span);
       throw e;

@@ -8,7 +8,7 @@
 
 import type { SchemaEntry } from '../../model/catalog';
 import { functionScope, mayCallFunction } from '../../model/functionCalls';
-import { schemaOf, type Target } from '../../model/resolve';
+import { createdInTxn, schemaOf, type Target } from '../../model/resolve';
 import { QueryError } from '../../values/errors';
 import { Lambda as V4Lambda, type Value } from '../../values/types';
 import { Failures, QueryRuntimeFailure } from '../runtime/failure';
@@ -96,15 +96,25 @@ function userFunction(db: bigint, entry: SchemaEntry, name: string): NativeFn {
   return fn;
 }
 
-/** A user function by name or alias (UserFunction.lookup). */
-export async function lookupFunction(ctx: CallCtx, db: bigint, name: string): Promise<NativeFn | undefined> {
+/** The definition of the function named (or aliased) `name`, this transaction's writes included. */
+async function definitionOf(ctx: CallCtx, db: bigint, name: string): Promise<SchemaEntry | undefined> {
   const schema = await schemaOf(txnOf(ctx), db);
-  const entry = schema.get('functions', name) ?? schema.all('functions').find((e) => e.fields.get('alias') === name);
-  return entry === undefined ? undefined : userFunction(db, entry, name);
+  return schema.get('functions', name) ?? schema.all('functions').find((e) => e.fields.get('alias') === name);
+}
+
+/** A user function by name or alias (UserFunction.lookup): one created by this query is not there yet. */
+export async function lookupFunction(ctx: CallCtx, db: bigint, name: string): Promise<NativeFn | undefined> {
+  const entry = await definitionOf(ctx, db, name);
+  if (entry === undefined || (await createdInTxn(txnOf(ctx), db, entry))) return undefined;
+  return userFunction(db, entry, name);
 }
 
 FunctionModule.table.apply([p('function', tt.Str)], async (ctx, _s, [name]: string[]) => {
-  const fn = await lookupFunction(ctx, txnOf(ctx).scope.db, name);
-  if (fn === undefined) throw Failures.invalidArgument('function', `No such user function \`${name}\`.`, ctx.trace);
-  return fn;
+  const db = txnOf(ctx).scope.db;
+  const fn = await lookupFunction(ctx, db, name);
+  if (fn !== undefined) return fn;
+  const failure = Failures.invalidArgument('function', `No such user function \`${name}\`.`, ctx.trace);
+  // Created earlier in this query (Functions.scala's hint).
+  if ((await definitionOf(ctx, db, name)) === undefined || ctx.trace === null) throw failure;
+  throw failure.withHint({ message: 'A function cannot be created and used in the same query.', span: ctx.trace.span });
 });

@@ -4,7 +4,7 @@
 // of a v10 function). Installed with the schema language (schemaLanguage.ts).
 
 import type { TxnContext } from '../../model/context';
-import type { LambdaLanguage } from '../../model/lambdaLanguage';
+import { PendingDoc, type LambdaArg, type LambdaLanguage } from '../../model/lambdaLanguage';
 import { schemaOf } from '../../model/resolve';
 import { QueryError } from '../../values/errors';
 import { Ref, type Value } from '../../values/types';
@@ -12,7 +12,7 @@ import { error, renderSummary } from '../diagnostic';
 import { Interp, QueryRun } from '../eval/interpreter';
 import { parseLambda } from '../parser';
 import { QueryRuntimeFailure } from '../runtime/failure';
-import { arityAccepts, type RtValue } from '../runtime/values';
+import type { RtValue } from '../runtime/values';
 import { schemaLambda } from './computed';
 import { toRuntime, toStored } from './convert';
 import { storeCursors } from './cursors';
@@ -22,13 +22,25 @@ import { BareTxnHooks } from './txnHooks';
 
 const PARSE_FAILED = 'Unable to parse FQL source code.';
 
-/** A stored value as a v10 argument: a ref to a user document (with or without its address) is the document. */
-async function argument(tx: TxnContext, v: Value): Promise<RtValue> {
-  if (v instanceof Ref && v.isUserDocument && v.addr === undefined && !v.collection!.database) {
-    const entry = (await schemaOf(tx, tx.scope.db)).get('collections', v.collection!.id);
-    if (entry !== undefined && /^\d+$/.test(v.id)) return new DocV(tx.scope.db, entry.id, entry.name, BigInt(v.id));
+/**
+ * A v10 argument: a ref to a user document (with or without its address) is the document; a
+ * pending document is the document as its write leaves it.
+ */
+async function argument(tx: TxnContext, v: LambdaArg): Promise<RtValue> {
+  const pending = v instanceof PendingDoc ? v.fields : undefined;
+  const ref = v instanceof PendingDoc ? v.ref : v;
+  if (ref instanceof Ref && ref.isUserDocument && ref.addr === undefined && !ref.collection!.database) {
+    const entry = (await schemaOf(tx, tx.scope.db)).get('collections', ref.collection!.id);
+    if (entry !== undefined && /^\d+$/.test(ref.id)) return new DocV(tx.scope.db, entry.id, entry.name, BigInt(ref.id), undefined, false, pending);
   }
+  if (v instanceof PendingDoc) throw new Error(`a pending document outside the scope's user collections: ${v.ref.toString()}`);
   return toRuntime(v);
+}
+
+/** A v4 Call's one argument (none: an empty array). */
+function valueArg(a: LambdaArg | undefined): Value {
+  if (a instanceof PendingDoc) throw new Error('a pending document as a v4 Call argument');
+  return a ?? [];
 }
 
 /** A v4 Call's one argument over the lambda's parameters (v4ToV10Args). */
@@ -56,11 +68,9 @@ const language: LambdaLanguage = {
     const params = fn.params.length;
     let interp = new Interp(new QueryRun(new BareTxnHooks(tx, storeCursors), STORE_GLOBALS));
     if (tx.writesRefusedIn !== undefined) interp = interp.readOnly(tx.writesRefusedIn);
-    const given = spreading ? spread(args[0] ?? [], params) : args;
+    const given = spreading ? spread(valueArg(args[0]), params) : args;
     const rt: RtValue[] = [];
     for (const a of given) rt.push(await argument(tx, a));
-    // A predicate that names fewer parameters than it is given takes the first ones.
-    if (!spreading && !arityAccepts(fn.arity, rt.length)) rt.length = Math.min(rt.length, params);
     try {
       return toStored(await interp.apply(fn, rt), null);
     } catch (e) {

@@ -71,7 +71,7 @@ export async function createDoc(ctx: CallCtx, db: bigint, entry: SchemaEntry, fi
   const ref = id === undefined ? Ref.collection(entry.name) : Ref.doc(entry.name, String(id));
   let created: Obj;
   try {
-    created = await createDocument(tx, ref, params(ctx, fields, plainData), []);
+    created = await createDocument(tx, ref, params(ctx, fields, plainData), [], { idAlsoNeedsCreate: true });
   } catch (e) {
     if (e instanceof QueryError && e.code === 'instance already exists')
       throw new QueryRuntimeFailure('document_id_exists', `Collection \`${entry.name}\` already contains document with id ${id}.`, ctx.trace);
