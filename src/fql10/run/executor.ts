@@ -176,7 +176,7 @@ export class V10Executor {
     const { query } = request;
     const template = query.values.length > 0;
     const parsed = this.parsed.parse(query.text, template);
-    const hooks = new TxnHooks(tx, this.plugs);
+    const hooks = new TxnHooks(tx, this.plugs, headers.performanceHints);
     const resolver = this.plugs.argResolver === undefined ? STDLIB_ARG_RESOLVER : await this.plugs.argResolver(tx);
     // Arguments first: a bad one is a protocol error (invalid_request), whatever the query's text.
     const args = request.arguments === undefined ? undefined : decodeArguments(request.arguments, headers.format, resolver);

@@ -7,6 +7,7 @@ import type { SchemaEntry } from '../../model/catalog';
 import { schemaOf } from '../../model/resolve';
 import { createCollection } from '../../model/schema10/api';
 import type { Value } from '../../values/types';
+import { collectionScan } from '../runtime/hints';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { Failures } from '../runtime/failure';
 import type { CallCtx, Param } from '../runtime/table';
@@ -44,11 +45,13 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   const byId = (ctx: CallCtx, id: IdV) => new DocV(db, entry.id, entry.name, id.value, readTimeOf(ctx));
   table.method('all', [], (ctx) => all(ctx));
   table.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, entry.name, 'where');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
   });
   table.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, entry.name, 'firstWhere');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace).first(ctx);
   });
   table.method('byId', [p('id', tt.ID)], (ctx, _s, [id]: IdV[]) => byId(ctx, id));
@@ -91,6 +94,11 @@ export class CollectionDefsSet extends ValueSet {
   constructor(readonly db: bigint) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return true;
+  }
+
   async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
     const entries = (await schemaOf(txnOf(ctx), this.db)).all('collections').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = await new ArraySet(entries.map((e) => new CollectionDefV(this.db, e.name))).paginateImpl(ctx, count, cont);
@@ -105,11 +113,13 @@ const dbOf = (ctx: CallCtx) => txnOf(ctx).scope.db;
 ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n));
 ct.method('all', [], (ctx) => new CollectionDefsSet(dbOf(ctx)));
 ct.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-  checkPred(ctx, f);
+  collectionScan(ctx, 'Collection', 'where');
+checkPred(ctx, f);
   return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace);
 });
 ct.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-  checkPred(ctx, f);
+  collectionScan(ctx, 'Collection', 'firstWhere');
+checkPred(ctx, f);
   return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace).first(ctx);
 });
 ct.method('create', [p('data', tt.Struct)], async (ctx, _s, [d]: Struct[]) => {

@@ -17,6 +17,7 @@ import { QueryError } from '../../values/errors';
 import { NATIVE_IDS, Ref, Time, TxnTime, type NamedNative, type NativeName, type Obj, type Value } from '../../values/types';
 import { Doc, DocRef, Module, NamedRef, NullDoc, type MObject, type MValue } from '../../wire/v10/model';
 import { Failures, QueryRuntimeFailure, type Trace } from '../runtime/failure';
+import { collectionScan } from '../runtime/hints';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { frameSpan, NullReceiver, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
 import { p, tt } from '../runtime/types';
@@ -314,6 +315,10 @@ export class NativeDocsSet extends ValueSet {
     super();
   }
 
+  override readsFullStorageSet(): boolean {
+    return true;
+  }
+
   private async docs(ctx: CallCtx): Promise<NativeDocV[]> {
     const tx = txnOf(ctx);
     const spec = this.spec;
@@ -369,11 +374,13 @@ export function nativeCompanion(spec: NativeSpec): { module: ModuleV; table: Fie
   const all = (ctx: CallCtx) => new NativeDocsSet(spec, db(ctx));
   t.method('all', [], (ctx) => all(ctx));
   t.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, spec.module, 'where');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
   });
   t.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, spec.module, 'firstWhere');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace).first(ctx);
   });
   t.method('create', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createNative(ctx, spec, d));

@@ -38,6 +38,10 @@ export class CollectionSet extends ValueSet {
     super();
   }
 
+  override readsFullStorageSet(): boolean {
+    return true;
+  }
+
   override reverse(): ValueSet {
     return new CollectionSet(this.coll, this.readTs, !this.reversed);
   }
@@ -71,6 +75,10 @@ export class IndexSet extends ValueSet {
     readonly reversed = false,
   ) {
     super();
+  }
+
+  override readsFullStorageSet(): boolean {
+    return true;
   }
 
   override reverse(): ValueSet {
