@@ -50,6 +50,8 @@ export interface TransactOptions {
   timeoutMs?: number;
   lastSeenTxn?: bigint;
   maxRetries?: number;
+  /** x-linearized: the snapshot learns the store's head even under a maxStalenessMs. */
+  linearized?: boolean;
   budget?: Budget;
   authenticated?: (timeoutMs: number) => void;
   clientAddressKey?: string;
@@ -150,6 +152,7 @@ export class V10Executor {
           timeoutMs: headers.timeoutMs,
           lastSeenTxn: headers.lastTxnTs > 0n ? headers.lastTxnTs : undefined,
           maxRetries: headers.maxContentionRetries,
+          linearized: headers.linearized,
           budget,
           authenticated: req.authenticated,
           clientAddressKey: req.clientAddressKey,
