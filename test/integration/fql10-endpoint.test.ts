@@ -1,0 +1,258 @@
+// /query/1 as the core's FQL2Endpoint answers it, through the official `fauna` driver and plain
+// HTTP: constraint failures that name the constraint that failed (unique: its fields; a v4 unique
+// index: its name in the summary; check: its name in the message), performance hints in the summary
+// with x-performance-hints (full_set_read, collection_scan: exact text and spans), the response
+// headers (none of v4's), and x-linearized accepted (a bad value refused as the core refuses it).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, ConstraintFailureError, fql, ServiceError } from 'fauna';
+import faunadb, { query as q } from 'faunadb';
+import { httpRequest, startFlora, type FloraProcess, type RawResponse } from '../helpers/server';
+
+let flora: FloraProcess;
+let client: Client;
+
+before(async () => {
+  flora = await startFlora();
+  client = new Client({ secret: flora.secret, endpoint: new URL(flora.url), max_attempts: 1 });
+});
+
+after(async () => {
+  client?.close();
+  await flora?.stop();
+});
+
+function post(query: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return httpRequest(flora.url, {
+    method: 'POST',
+    path: '/query/1',
+    headers: { authorization: `Bearer ${flora.secret}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+}
+
+async function constraintFailure(work: Promise<unknown>): Promise<ConstraintFailureError> {
+  try {
+    await work;
+  } catch (e) {
+    assert.ok(e instanceof ConstraintFailureError, `expected a ConstraintFailureError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('the query succeeded');
+}
+
+describe('constraint failures name the constraint that failed', () => {
+  before(async () => {
+    await client.query(fql`Collection.create({
+      name: "Book",
+      constraints: [
+        { unique: ["isbn"] },
+        { unique: ["name"] },
+        { unique: [{ field: "name" }, { field: "address.city" }] },
+        { check: { name: "recent", body: "(b) => b.year == null || b.year > 1400" } },
+        { check: { name: "titled", body: "(b) => b.name != \\"\\"" } }
+      ]
+    })`);
+    await client.query(fql`Book.create({ isbn: "i-1", name: "TestBook", address: { city: "Ohio" } })`);
+  });
+
+  test('a second document with the same name fails both constraints on name, not the first of the collection', async () => {
+    // FQL2CollectionsSpec "unique constraints ... simple and complex format": both failures, in order.
+    const text = `Book.create({
+  name: "TestBook",
+  address: { city: "Ohio" }
+})`;
+    const res = await post(text);
+    assert.equal(res.status, 400);
+    const body = JSON.parse(res.body);
+    assert.deepEqual(body.error, {
+      code: 'constraint_failure',
+      message: 'Failed unique constraint.',
+      constraint_failures: [
+        { paths: [['name']], message: 'Failed unique constraint' },
+        { paths: [['name'], ['address', 'city']], message: 'Failed unique constraint' },
+      ],
+    });
+    assert.equal(
+      body.summary,
+      `error: Failed unique constraint.
+constraint failures:
+  name: Failed unique constraint
+  name,address.city: Failed unique constraint
+at *query*:1:12
+  |
+1 |   Book.create({
+  |  ____________^
+2 | |   name: "TestBook",
+3 | |   address: { city: "Ohio" }
+4 | | })
+  | |__^
+  |`,
+    );
+  });
+
+  test('the driver sees the one constraint that failed', async () => {
+    const e = await constraintFailure(client.query(fql`Book.create({ isbn: "i-1", name: "Other" })`));
+    assert.deepEqual(e.constraint_failures, [{ paths: [['isbn']], message: 'Failed unique constraint' }]);
+  });
+
+  test('a v4 unique index: no paths, its name in the summary (FQL4UniqueConstraintFailure)', async () => {
+    const url = new URL(flora.url);
+    const v4 = new faunadb.Client({ secret: flora.secret, domain: url.hostname, port: Number(url.port), scheme: 'http' });
+    try {
+      await v4.query(q.CreateIndex({ name: 'TestIndex', source: q.Collection('Book'), terms: [{ field: ['data', 'b'] }], unique: true }));
+    } finally {
+      await v4.close();
+    }
+    const res = await post('Book.create({ b: "x" })\nBook.create({ b: "x" })');
+    const body = JSON.parse(res.body);
+    assert.deepEqual(body.error.constraint_failures, [{ paths: [], message: 'Failed unique constraint' }]);
+    assert.match(body.summary, /^error: Failed unique constraint\.\nconstraint failures:\n {2}TestIndex: Failed unique constraint\nat \*query\*:2:12\n/);
+  });
+
+  test('check constraints: each failed one by name, no paths, in the summary without a label', async () => {
+    const e = await constraintFailure(client.query(fql`Book.create({ isbn: "i-2", name: "", year: 1200 })`));
+    assert.equal(e.message, 'Failed to create document in collection `Book`.');
+    assert.deepEqual(e.constraint_failures, [
+      { paths: [], message: 'Document failed check constraint `recent`' },
+      { paths: [], message: 'Document failed check constraint `titled`' },
+    ]);
+    assert.match(
+      e.queryInfo?.summary ?? '',
+      /^error: Failed to create document in collection `Book`\.\nconstraint failures:\n {2}Document failed check constraint `recent`\n {2}Document failed check constraint `titled`\nat \*query\*:1:12\n/,
+    );
+  });
+});
+
+describe('x-performance-hints', () => {
+  before(async () => {
+    await client.query(fql`Collection.create({ name: "TestColl" })`);
+  });
+
+  async function summaryOf(query: string, hints = 'true'): Promise<string> {
+    const res = await post(query, { 'x-performance-hints': hints });
+    assert.equal(res.status, 200, res.body);
+    return JSON.parse(res.body).summary;
+  }
+
+  const fullSetRead = (method: string) =>
+    `full_set_read - Using ${method}() causes the full set to be read. See https://docs.fauna.com/performance_hint/full_set_read.`;
+
+  test('collection_scan on where and firstWhere (FQL2DiagnosticRenderingSpec)', async () => {
+    assert.equal(
+      await summaryOf("TestColl.firstWhere(.name == 'test')"),
+      `performance_hint: collection_scan - Using firstWhere() on collection TestColl can cause a read of every document. See https://docs.fauna.com/performance_hint/collection_scan.
+at *query*:1:20
+  |
+1 | TestColl.firstWhere(.name == 'test')
+  |                    ^^^^^^^^^^^^^^^^^
+  |`,
+    );
+    assert.equal(
+      await summaryOf("TestColl.where(.name == 'test')"),
+      `performance_hint: collection_scan - Using where() on collection TestColl can cause a read of every document. See https://docs.fauna.com/performance_hint/collection_scan.
+at *query*:1:15
+  |
+1 | TestColl.where(.name == 'test')
+  |               ^^^^^^^^^^^^^^^^^
+  |`,
+    );
+  });
+
+  test('full_set_read on the methods that read a whole storage set, at the span of their arguments (FQL2DiagnosticSpec)', async () => {
+    const cases: [string, string, number, number][] = [
+      ['TestColl.all().order(.name)', 'order', 20, 27],
+      ['TestColl.all().map(v => { name: v.name }).order(.name)', 'order', 47, 54],
+      ['[{ name: "a" }, { name: "b" }].toSet().concat(TestColl.all()).map(v => { name: v.name }).order(.name)', 'order', 94, 101],
+      ['TestColl.all().map(.num).aggregate(0, (a, b) => a + b)', 'aggregate', 34, 54],
+      ['TestColl.all().distinct()', 'distinct', 23, 25],
+      ['TestColl.all().count()', 'count', 20, 22],
+      ['TestColl.all().map(.name).includes("test_name")', 'includes', 34, 47],
+      ['TestColl.all().map(.name).reduce((s, v) => s.name)', 'reduce', 32, 50],
+      ['TestColl.all().map(.name).reduceRight((s, v) => s.name)', 'reduceRight', 37, 55],
+      ['TestColl.all().toArray()', 'toArray', 22, 24],
+    ];
+    for (const [query, method, start, end] of cases) {
+      const summary = await summaryOf(query);
+      const carets = `${' '.repeat(start)}${'^'.repeat(end - start)}`;
+      assert.equal(summary, `performance_hint: ${fullSetRead(method)}\nat *query*:1:${start + 1}\n  |\n1 | ${query}\n  | ${carets}\n  |`, query);
+    }
+  });
+
+  test('none where the set is bounded or read lazily, nor without the header', async () => {
+    for (const query of ['TestColl.all().last()', 'TestColl.all().lastWhere(.name == "test_name")', 'TestColl.all().reverse()', 'TestColl.all().take(10).order(.name)', '[1, 2].toSet().count()'])
+      assert.equal(await summaryOf(query), '', query);
+    assert.equal(await summaryOf('TestColl.all().count()', 'false'), '');
+    const plain = await post('TestColl.all().count()');
+    assert.equal(JSON.parse(plain.body).summary, '');
+  });
+
+  test('a hint earned twice at one place is listed once, after the logs', async () => {
+    const summary = await summaryOf('[1, 2].map(_ => TestColl.all().count())\nlog("done")');
+    assert.equal(summary, `info at *query*:2: done\n\nperformance_hint: ${fullSetRead('count')}\nat *query*:1:37\n  |\n1 | [1, 2].map(_ => TestColl.all().count())\n  |                                     ^^\n  |`);
+  });
+
+  test('the driver asks for them with performance_hints', async () => {
+    const res = await client.query(fql`TestColl.all().toArray()`, { performance_hints: true });
+    assert.match(res.summary ?? '', /^performance_hint: full_set_read - Using toArray\(\)/);
+  });
+
+  test('a bad value is refused (FQL2DiagnosticRenderingSpec)', async () => {
+    const res = await post('1 + 1', { 'x-performance-hints': 'invalid_entry' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(JSON.parse(res.body).error, { code: 'invalid_request', message: "Invalid header 'x-performance-hints': Must be a boolean value." });
+  });
+});
+
+describe('response headers', () => {
+  const V4_ONLY = ['x-txn-time', 'x-compute-ops', 'x-byte-read-ops', 'x-byte-write-ops', 'x-query-time', 'x-query-bytes-in', 'x-query-bytes-out', 'x-storage-bytes-read', 'x-storage-bytes-write', 'x-txn-retries', 'x-fauna-tags'];
+
+  test('a v10 answer carries what the core sends and none of v4\'s headers', async () => {
+    for (const [query, status] of [['1 + 1', 200], ['abort(1)', 400], ['1 +', 400]] as const) {
+      const res = await post(query, { 'x-query-tags': 'a=b' });
+      assert.equal(res.status, status, res.body);
+      for (const h of V4_ONLY) assert.equal(res.headers[h], undefined, `${query}: ${h}`);
+      assert.equal(res.headers['content-type'], 'application/json;charset=utf-8');
+      assert.match(res.headers['x-faunadb-build'] ?? '', /\S/);
+      assert.match(res.headers.traceparent ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+      // What v4 put in headers is in the body.
+      const body = JSON.parse(res.body);
+      assert.equal(typeof body.txn_ts, 'number');
+      assert.equal(body.query_tags, 'a=b');
+    }
+    const refused = await httpRequest(flora.url, { method: 'POST', path: '/query/1', headers: { authorization: 'Bearer nope' }, body: '{"query":"1"}' });
+    assert.equal(refused.status, 401);
+    for (const h of V4_ONLY) assert.equal(refused.headers[h], undefined, `401: ${h}`);
+    assert.equal(refused.headers['www-authenticate'], 'Bearer');
+  });
+
+  test('v4 keeps its headers', async () => {
+    const res = await httpRequest(flora.url, { method: 'POST', path: '/', headers: { authorization: `Bearer ${flora.secret}` }, body: '1' });
+    assert.match(res.headers['x-txn-time'] ?? '', /^\d+$/);
+    assert.match(res.headers['x-compute-ops'] ?? '', /^\d+$/);
+  });
+});
+
+describe('x-linearized', () => {
+  test('accepted on reads and writes, through the driver and plain HTTP', async () => {
+    const linear = new Client({ secret: flora.secret, endpoint: new URL(flora.url), max_attempts: 1, linearized: true });
+    try {
+      const doc = await linear.query<{ id: string }>(fql`TestColl.create({ name: "lin" })`);
+      assert.equal((await linear.query(fql`TestColl.byId(${doc.data.id})!.name`)).data, 'lin');
+    } finally {
+      linear.close();
+    }
+    for (const v of ['true', 'false', 'TRUE']) assert.equal((await post('1 + 1', { 'x-linearized': v })).status, 200, v);
+  });
+
+  test('a bad value is refused as the core refuses it (RequestParams.Linearized)', async () => {
+    const res = await post('1 + 1', { 'x-linearized': 'yes' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(JSON.parse(res.body).error, { code: 'invalid_request', message: "Invalid header 'x-linearized': Must be a boolean value." });
+    await assert.rejects(
+      () => client.query(fql`1`, { linearized: 'yes' as unknown as boolean }),
+      (e: unknown) => e instanceof ServiceError && e.code === 'invalid_request',
+    );
+  });
+});
