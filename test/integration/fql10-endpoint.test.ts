@@ -13,6 +13,15 @@ import { httpRequest, startFlora, type FloraProcess, type RawResponse } from '..
 let flora: FloraProcess;
 let client: Client;
 
+function postTo(server: FloraProcess, query: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return httpRequest(server.url, {
+    method: 'POST',
+    path: '/query/1',
+    headers: { authorization: `Bearer ${server.secret}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+}
+
 before(async () => {
   flora = await startFlora();
   client = new Client({ secret: flora.secret, endpoint: new URL(flora.url), max_attempts: 1 });
@@ -24,12 +33,7 @@ after(async () => {
 });
 
 function post(query: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return httpRequest(flora.url, {
-    method: 'POST',
-    path: '/query/1',
-    headers: { authorization: `Bearer ${flora.secret}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query }),
-  });
+  return postTo(flora, query, headers);
 }
 
 async function constraintFailure(work: Promise<unknown>): Promise<ConstraintFailureError> {
@@ -254,5 +258,24 @@ describe('x-linearized', () => {
       () => client.query(fql`1`, { linearized: 'yes' as unknown as boolean }),
       (e: unknown) => e instanceof ServiceError && e.code === 'invalid_request',
     );
+  });
+});
+
+describe('x-linearized on a tier that trades freshness for reads (--max-staleness-ms)', () => {
+  let tier: FloraProcess;
+  before(async () => {
+    tier = await startFlora({ args: ['--workers', '2', '--max-staleness-ms', '60000'] });
+    assert.equal((await postTo(tier, 'Collection.create({ name: "Counter" })', { 'x-linearized': 'true' })).status, 200);
+  });
+  after(() => tier?.stop());
+
+  test('a linearized read sees every write acknowledged before it, whichever worker answers', async () => {
+    // Each request on a fresh connection: the workers take turns. Without x-linearized the worker
+    // that did not commit answers from a snapshot up to a minute old.
+    for (let i = 1; i <= 8; i++) {
+      assert.equal((await postTo(tier, `Counter.create({ n: ${i} }).n`, { 'x-linearized': 'true' })).status, 200);
+      const read = await postTo(tier, 'Counter.all().count()', { 'x-linearized': 'true' });
+      assert.equal(JSON.parse(read.body).data, i, read.body);
+    }
   });
 });
