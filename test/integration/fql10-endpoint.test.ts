@@ -279,3 +279,38 @@ describe('x-linearized on a tier that trades freshness for reads (--max-stalenes
     }
   });
 });
+
+describe('Database as fauna-shell 4 uses it', () => {
+  test('a name that is no identifier is refused (ValidIdentifierValidator); v4 keeps its own rules', async () => {
+    const e = await constraintFailure(client.query(fql`Database.create({ name: "1bad" })`));
+    assert.equal(e.message, 'Failed to create Database.');
+    assert.deepEqual(e.constraint_failures, [{ paths: [['name']], message: 'Invalid identifier.' }]);
+    const url = new URL(flora.url);
+    const v4 = new faunadb.Client({ secret: flora.secret, domain: url.hostname, port: Number(url.port), scheme: 'http' });
+    try {
+      assert.equal(await v4.query(q.Select('name', q.CreateDatabase({ name: '1ok_in_v4' }))), '1ok_in_v4');
+    } finally {
+      await v4.close();
+    }
+  });
+
+  test('typechecked and protected are kept and shown, in v10 and v4', async () => {
+    const made = await client.query(fql`Database.create({ name: "flags", typechecked: false, protected: true, priority: 2 }) { name, priority, typechecked, protected }`);
+    assert.deepEqual(made.data, { name: 'flags', priority: 2, typechecked: false, protected: true });
+    const bad = await constraintFailure(client.query(fql`Database.byName("flags")!.update({ protected: "yes" })`));
+    assert.equal(bad.message, 'Failed to update Database `flags`.');
+    const res = await httpRequest(flora.url, { method: 'POST', path: '/', headers: { authorization: `Bearer ${flora.secret}` }, body: '{"get":{"database":"flags"}}' });
+    const shown = JSON.parse(res.body).resource;
+    assert.deepEqual([shown.priority, shown.typechecked, shown.protected], [2, false, true]);
+  });
+
+  test('writing a named document that does not exist is document_not_found, as the core answers', async () => {
+    for (const [module, what] of [['Database', 'Database'], ['Role', 'Role'], ['Function', 'Function']]) {
+      for (const call of ['delete()', 'update({ data: { a: 1 } })']) {
+        const res = await post(`${module}.byName("nope").${call}`);
+        assert.equal(res.status, 400);
+        assert.deepEqual(JSON.parse(res.body).error, { code: 'document_not_found', message: `${what} \`nope\` not found.` }, `${module} ${call}`);
+      }
+    }
+  });
+});

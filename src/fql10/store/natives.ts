@@ -247,7 +247,7 @@ async function writeNative(ctx: CallCtx, self: NativeDocV, fields: Struct, repla
     const tx = txnOf(ctx);
     out = await asV10(tx, () => writeDocument(tx, self.ref(), params, replace, []));
   } catch (e) {
-    throw writeFailure(ctx, e, self.spec, self, params.get('name'));
+    throw await missingOr(ctx, e, self, () => writeFailure(ctx, e, self.spec, self, params.get('name')));
   }
   const name = out.get('name');
   return new NativeDocV(self.spec, self.db, typeof self.key === 'string' && typeof name === 'string' ? name : self.key);
@@ -258,12 +258,19 @@ function readonlyField(ctx: CallCtx, self: NativeDocV, field: string): QueryRunt
   return new QueryRuntimeFailure('constraint_failure', summary, ctx.trace, [], undefined, [{ paths: [[field]], message: 'Failed to update field because it is readonly' }]);
 }
 
+/** A write to a named document that does not exist: the model cannot resolve its ref (`invalid ref`),
+ *  the core answers document_not_found (`Database \`x\` not found.`). */
+async function missingOr(ctx: CallCtx, e: unknown, self: NativeDocV, otherwise: () => QueryRuntimeFailure): Promise<QueryRuntimeFailure> {
+  if (e instanceof QueryError && e.code === 'invalid ref' && (await self.nullCause(ctx)) !== undefined) return self.notFound(ctx.trace);
+  return otherwise();
+}
+
 async function deleteNative(ctx: CallCtx, self: NativeDocV): Promise<NativeDocV> {
   requireWrite(ctx, 'delete');
   try {
     await deleteDocument(txnOf(ctx), self.ref(), []);
   } catch (e) {
-    throw writeFailure(ctx, e, self.spec, self);
+    throw await missingOr(ctx, e, self, () => writeFailure(ctx, e, self.spec, self));
   }
   return new NativeDocV(self.spec, self.db, self.key, true);
 }
