@@ -314,3 +314,41 @@ describe('Database as fauna-shell 4 uses it', () => {
     }
   });
 });
+
+describe('x-performance-hints: non_covered_document_read', () => {
+  before(async () => {
+    await client.query(fql`Collection.create({ name: "Books", indexes: { byAuthor: { terms: [{ field: ".author" }], values: [{ field: ".title" }] } } })`);
+    await client.query(fql`Set.sequence(0, 4).forEach(_ => Books.create({ title: "Dawnshard", author: "test", category: "fantasy", price: 100 }))`);
+  });
+
+  const hint = (text: string, query: string, start: number, end: number) =>
+    `performance_hint: non_covered_document_read - ${text}. See https://docs.fauna.com/performance_hint/non_covered_document_read.\nat *query*:1:${start + 1}\n  |\n1 | ${query}\n  | ${' '.repeat(start)}${'^'.repeat(end - start)}\n  |`;
+
+  async function summaryOf(query: string): Promise<string> {
+    const res = await post(query, { 'x-performance-hints': 'true' });
+    assert.equal(res.status, 200, res.body);
+    return JSON.parse(res.body).summary;
+  }
+
+  test('whole documents returned from an index set: once, at the index call (FQL2DiagnosticSpec)', async () => {
+    for (const query of ['Books.byAuthor("test")', 'Books.byAuthor("test").first()'])
+      assert.equal(await summaryOf(query), hint('Full documents returned from Books.byAuthor', query, 14, 22), query);
+  });
+
+  test('fields the index does not hold, at each field read; terms and values are held', async () => {
+    const query = 'Books.byAuthor("test").first() { price, category }';
+    assert.equal(
+      await summaryOf(query),
+      [hint('.price is not covered by the Books.byAuthor index', query, 33, 38), hint('.category is not covered by the Books.byAuthor index', query, 40, 48)].join('\n\n'),
+    );
+    assert.equal(await summaryOf('Books.byAuthor("test").first() { title, author, id, ts }'), '');
+    assert.equal(await summaryOf('Books.byAuthor("test").take(5).map(.title).toArray()'), '');
+    assert.equal(await summaryOf('Books.byAuthor("test").first()!.price'), hint('.price is not covered by the Books.byAuthor index', 'Books.byAuthor("test").first()!.price', 32, 37));
+  });
+
+  test('none for documents read by id, nor without the header', async () => {
+    assert.equal(await summaryOf('Books.all().first()!.price'), '');
+    const plain = await post('Books.byAuthor("test").first() { price }');
+    assert.equal(JSON.parse(plain.body).summary, '');
+  });
+});

@@ -6,11 +6,12 @@
 import type { SchemaEntry } from '../../model/catalog';
 import { schemaOf } from '../../model/resolve';
 import { createCollection } from '../../model/schema10/api';
+import { parseFieldPath } from '../../model/schema10/definition';
 import type { Value } from '../../values/types';
 import { collectionScan } from '../runtime/hints';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { Failures } from '../runtime/failure';
-import type { CallCtx, Param } from '../runtime/table';
+import { frameSpan, type CallCtx, type Param } from '../runtime/table';
 import { p, tt } from '../runtime/types';
 import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
@@ -35,6 +36,23 @@ export function collectionModuleOf(entry: SchemaEntry, db: bigint, name = entry.
   let m = byName.get(name);
   if (m === undefined) byName.set(name, (m = buildModule(entry, db, name)));
   return m;
+}
+
+/** An index's terms and values as field paths, those with array steps left out (SetSrcHint.coveredFieldPaths). */
+function coveredPaths(def: Value): string[][] {
+  const out: string[][] = [];
+  if (!(def instanceof Map)) return out;
+  for (const k of ['terms', 'values']) {
+    const list = def.get(k);
+    if (Array.isArray(list))
+      for (const f of list) {
+        const field = f instanceof Map ? f.get('field') : undefined;
+        const path = typeof field === 'string' ? parseFieldPath(field) : undefined;
+        // `.data.x` is the user field `.x` (fieldLocation); `.data` alone holds every field.
+        if (path !== undefined && path.every((s): s is string => typeof s === 'string')) out.push(path[0] === 'data' ? path.slice(1) : path);
+      }
+  }
+  return out;
 }
 
 function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
@@ -66,8 +84,14 @@ checkPred(ctx, f);
       const terms = def instanceof Map && Array.isArray(def.get('terms')) ? (def.get('terms') as Value[]).length : 0;
       const params: Param[] = [];
       for (let i = 0; i < terms; i++) params.push(p(`term${i + 1}`));
+      const covered = coveredPaths(def);
       const make = (ctx: CallCtx, args: RtValue[], range?: Struct) =>
-        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range), readTimeOf(ctx));
+        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range), readTimeOf(ctx), false, {
+          collection: entry.name,
+          index,
+          covered,
+          span: frameSpan(ctx),
+        });
       table.method(index, params, (ctx, _s, args: RtValue[]) => make(ctx, args));
       table.method(index, [...params, p('range', tt.Struct)], (ctx, _s, args: RtValue[]) => make(ctx, args.slice(0, -1), args[args.length - 1] as Struct));
     }
