@@ -262,6 +262,7 @@ export class ConcatSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.left.readsFullStorageSet() || this.right.readsFullStorageSet();
   }
+
   override reverse(): ValueSet {
     return new ConcatSet(this.right.reverse(), this.left.reverse());
   }
@@ -290,6 +291,7 @@ export class ReverseSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.inner.readsFullStorageSet();
   }
+
   override reverse(): ValueSet {
     return this.inner;
   }
@@ -315,6 +317,7 @@ export class DistinctSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.inner.readsFullStorageSet();
   }
+
   override reverse(): ValueSet {
     return new DistinctSet(this.inner.reverse());
   }
@@ -348,6 +351,7 @@ export class DropSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.inner.readsFullStorageSet();
   }
+
   override initialPageSize(): number {
     return this.inner.initialPageSize();
   }
@@ -383,6 +387,7 @@ export class TakeSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.limit >= HINTED_TAKE && this.inner.readsFullStorageSet();
   }
+
   override initialPageSize(): number {
     return this.inner.initialPageSize();
   }
@@ -427,6 +432,7 @@ export class WhereFilterSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.inner.readsFullStorageSet();
   }
+
   override reverse(): ValueSet {
     return new WhereFilterSet(this.inner.reverse(), this.pred, this.validTime, this.trace);
   }
@@ -471,6 +477,7 @@ export class ProjectedSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.inner.readsFullStorageSet();
   }
+
   override reverse(): ValueSet {
     return new ProjectedSet(this.inner.reverse(), this.fn, this.validTime, this.trace);
   }
@@ -505,6 +512,7 @@ export class FlatMapSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.spline.readsFullStorageSet();
   }
+
   override reverse(): ValueSet {
     return new FlatMapSet(this.spline.reverse(), this.splineCont, this.fn, this.validTime, true, this.trace);
   }
@@ -561,6 +569,7 @@ export class OrderedSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.inner.readsFullStorageSet();
   }
+
   override reverse(): ValueSet {
     return new OrderedSet(
       this.inner,
@@ -599,6 +608,7 @@ export class PagedSet extends ValueSet {
   override readsFullStorageSet(): boolean {
     return this.inner.readsFullStorageSet();
   }
+
   override initialPageSize(): number {
     return this.count;
   }
