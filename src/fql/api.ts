@@ -201,6 +201,8 @@ export interface TransactOptions {
   lastSeenTxn?: bigint;
   /** Re-runs after a conflict before giving up with 409 contended transaction (default 7). */
   maxRetries?: number;
+  /** A snapshot that learns the store's head even under a `maxStalenessMs` (RunOptions.linearized). */
+  linearized?: boolean;
   /**
    * Called once the secret is accepted (before `fn` runs), with the timeout the request runs under:
    * `timeoutMs`, or less for a secret that does not act as admin (QueryLimits.maxNonAdminTimeoutMs).

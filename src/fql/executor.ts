@@ -178,7 +178,7 @@ export class Executor implements QueryService {
         },
         // A client can only have seen times this server issued; a later value is bogus and must not
         // push the clock forward.
-        { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()), maxRetries: opts.maxRetries },
+        { minSnapshotTs: opts.lastSeenTxn === undefined ? undefined : min(opts.lastSeenTxn, this.store.now()), maxRetries: opts.maxRetries, linearized: opts.linearized },
       );
       const { value, ctx } = run.result;
       if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));

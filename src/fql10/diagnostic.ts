@@ -25,8 +25,8 @@ export interface Hint {
 }
 
 export interface Diagnostic {
-  /** `error`, `warning` or `info`. */
-  readonly name: 'error' | 'warning' | 'info';
+  /** `error`, `warning`, `info`, or a performance hint (which the summary lists after the logs). */
+  readonly name: 'error' | 'warning' | 'info' | 'performance_hint';
   readonly message: string;
   readonly span: Span;
   /** Printed after the carets. */

@@ -52,9 +52,18 @@ export async function maintainIndexes(
   after: DocState | null,
   pos: Position,
 ): Promise<void> {
+  // Every unique index the write violates is named, as the core's UniqueConstraintViolation lists
+  // them all: v10 reports one constraint failure per index.
+  const violated: string[] = [];
   for (const def of await indexesFor(ctx, db, coll.name)) {
-    await applyEntryChanges(ctx, def, ref, await entriesOf(ctx, def, ref, before), await entriesOf(ctx, def, ref, after), pos);
+    try {
+      await applyEntryChanges(ctx, def, ref, await entriesOf(ctx, def, ref, before), await entriesOf(ctx, def, ref, after), pos);
+    } catch (e) {
+      if (!(e instanceof UniqueViolation)) throw e;
+      violated.push(...e.indexes);
+    }
   }
+  if (violated.length > 0) throw new UniqueViolation(violated, pos);
 }
 
 /**
@@ -119,6 +128,17 @@ export function keyed(def: IndexDef, entries: IndexEntryValue[]): Map<string, { 
   return out;
 }
 
+/** `instance not unique`, naming the unique indexes the write violated. */
+export class UniqueViolation extends QueryError {
+  constructor(
+    /** The violated indexes' names, in the order the write met them. */
+    readonly indexes: readonly string[],
+    pos: Position,
+  ) {
+    super('instance not unique', 'document is not unique.', pos);
+  }
+}
+
 /**
  * A unique index refuses a second document with the same terms and values. The scan of that range
  * is recorded for conflicts, so of two racing writers of one value exactly one commits.
@@ -129,7 +149,7 @@ export async function checkUnique(ctx: TxnContext, def: IndexDef, entry: IndexEn
     const o = decodePayload(other.payload);
     // The range may be wider than the entry when its key was cut (huge terms): compare for real.
     const same = o.terms.every((t, i) => valuesEqual(t, entry.terms[i])) && o.values.every((v, i) => valuesEqual(v, entry.values[i]));
-    if (same && !o.ref.equals(ref)) throw new QueryError('instance not unique', 'document is not unique.', pos);
+    if (same && !o.ref.equals(ref)) throw new UniqueViolation([def.name], pos);
   }
 }
 

@@ -23,6 +23,7 @@ import { issueKeySecret } from './secrets';
 import { schemaOf } from './resolve';
 import { V10_FIELDS, V4_RETAINED, validateDefinition } from './schema10/definition';
 import { ConstraintFailureError } from './schema10/errors';
+import { isValidIdentifier } from './schema10/identifiers';
 
 export interface CreatedFields {
   id: bigint;
@@ -116,15 +117,28 @@ export const collectionType: NativeType = {
   },
 };
 
-const DATABASE_WRITABLE = ['name', 'data', 'priority'] as const;
+// `typechecked` and `protected` are kept as the core's Database collection keeps them (Optional(Boolean));
+// Flora does not typecheck, nor refuse destructive schema changes in a protected database.
+const DATABASE_WRITABLE = ['name', 'data', 'priority', 'typechecked', 'protected'] as const;
+
+/** The fields both languages check in a database's params; v10 names must be identifiers (ValidIdentifierValidator). */
+function validateDatabase(ctx: TxnContext, params: Obj, f: Failures): void {
+  validateData(params, f);
+  validateLong(params, 'priority', f, 1n, 500n);
+  for (const k of ['typechecked', 'protected']) {
+    const v = params.get(k);
+    if (v !== undefined && v !== null && typeof v !== 'boolean') f.invalidType([k], v, 'Boolean');
+  }
+  const name = params.get('name');
+  if (ctx.writingV10 && typeof name === 'string' && (name === '_' || !isValidIdentifier(name))) f.add(['name'], 'invalid identifier', 'Invalid identifier.');
+}
 
 export const databaseType: NativeType = {
   label: 'Database',
   async create(ctx, db, params, pos) {
     const f = new Failures();
     const name = validateName(params.get('name'), f);
-    validateData(params, f);
-    validateLong(params, 'priority', f, 1n, 500n);
+    validateDatabase(ctx, params, f);
     f.throwIfAny(pos);
     await uniqueName(ctx, db, 'databases', name!, 'Database', pos);
     const id = newId();
@@ -134,14 +148,13 @@ export const databaseType: NativeType = {
   async update(ctx, db, id, old, params, replace, pos) {
     const f = new Failures();
     if (params.has('name')) await checkRename(ctx, db, 'databases', params.get('name'), 'Database', f, pos, id);
-    validateData(params, f);
-    validateLong(params, 'priority', f, 1n, 500n);
+    validateDatabase(ctx, params, f);
     f.throwIfAny(pos);
     return applyPatch(old, params, { writable: DATABASE_WRITABLE, keep: ['name'], required: ['name'] }, replace);
   },
   render(id, fields) {
     const out: [string, Value][] = [['name', fields.get('name') as Value], ['global_id', zbase32(id)]];
-    for (const k of ['data', 'priority']) if (fields.has(k)) out.push([k, fields.get(k) as Value]);
+    for (const k of ['data', 'priority', 'typechecked', 'protected']) if (fields.has(k)) out.push([k, fields.get(k) as Value]);
     return out;
   },
   onDelete(ctx) {

@@ -5,7 +5,8 @@
 // it carries), the body is read within the size limit, the query waits for its turn, and runs in one
 // transaction (fql10/run/executor.ts) under the request's timeout, which this layer guards too. Every
 // answer is in v10's shape ({"error": {code, message}} for a request that could not run). The core
-// serves /query/1 whatever the method (a GET has no body: "No request body provided").
+// serves /query/1 whatever the method (a GET has no body: "No request body provided"). Its answers
+// carry none of v4's headers (Outcome.v10).
 
 import type { QueryMetrics, QueryService } from '../fql/api';
 import { V10Executor, type StoragePlugs, type V10Result } from '../fql10/run/executor';
@@ -27,6 +28,11 @@ import { turnFor } from './turn';
 
 export function fqlV10Handler(service: QueryService, plugs: StoragePlugs = storeLanguage()): Handler {
   const executor = new V10Executor(service, plugs);
+  const answer = v10Answer(service, executor);
+  return async (ctx) => ({ ...(await answer(ctx)), v10: true });
+}
+
+function v10Answer(service: QueryService, executor: V10Executor): Handler {
   return async (ctx) => {
     let headers: QueryHeaders;
     try {

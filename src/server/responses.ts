@@ -28,6 +28,9 @@ export interface Outcome {
   log?: OutcomeLog;
   /** A streamed body (POST /stream): called with the open response once the head is sent. */
   stream?: (sink: StreamSink) => void;
+  /** An FQL v10 answer (/query/1): the core's FQL2Endpoint sends none of v4's headers (x-txn-time,
+   *  the metrics; its body has txn_ts and stats), only what every answer carries. */
+  v10?: true;
 }
 
 export const ZERO_METRICS: QueryMetrics = Object.freeze({

@@ -111,12 +111,10 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   const finalize = (ctx: RequestContext, outcome: Outcome): HttpResponse => {
     // The body as bytes once: its length is x-query-bytes-out, content-length and the log's.
     const body = typeof outcome.body === 'string' ? Buffer.from(outcome.body, 'utf8') : outcome.body;
-    const headers: Record<string, string> = {
-      'content-type': CONTENT_TYPE,
-      'x-txn-time': String(outcome.txnTime ?? safeNow(service)),
-      'x-faunadb-build': BUILD,
-    };
-    if (hasMetrics(outcome.status)) addMetricsHeaders(headers, outcome, body.length);
+    const headers: Record<string, string> = outcome.v10
+      ? { 'content-type': CONTENT_TYPE, 'x-faunadb-build': BUILD }
+      : { 'content-type': CONTENT_TYPE, 'x-txn-time': String(outcome.txnTime ?? safeNow(service)), 'x-faunadb-build': BUILD };
+    if (!outcome.v10 && hasMetrics(outcome.status)) addMetricsHeaders(headers, outcome, body.length);
     headers.traceparent = responseTraceparent(ctx.headers.traceparent);
     // Service and error headers may come in any case (e.g. `WWW-Authenticate`); HTTP/2 needs lower case.
     if (outcome.headers) for (const name in outcome.headers) headers[name.toLowerCase()] = outcome.headers[name];

@@ -27,7 +27,8 @@
 //    synchronous read of LMDB's shared memory, or a round trip shared by the transactions that
 //    start meanwhile), so a snapshot holds every commit acknowledged, by any process, before its
 //    transaction began: read-only transactions are strictly serializable too. With a
-//    `maxStalenessMs` (opt-in) they skip that read and are fresh within that bound instead;
+//    `maxStalenessMs` (opt-in) they skip that read and are fresh within that bound instead,
+//    unless the run asks to be `linearized` (FQL v10's x-linearized);
 //  - a snapshot's time stays within HARD_STALE_US of the clock (what Now() answers): an idle tier
 //    is moved up by a "tick", a section with no commits, started in the background past
 //    SOFT_STALE_US; a snapshot waits for `minSnapshotTs` (X-Last-Seen-Txn) to be known;
@@ -327,7 +328,7 @@ class MvccStore implements Store {
     try {
       for (;;) {
         if (this.closed) throw new Error('store is closed');
-        const snapshot = await this.takeSnapshot(opts.minSnapshotTs);
+        const snapshot = await this.takeSnapshot(opts.minSnapshotTs, opts.linearized === true);
         const txn = new TxnImpl(this, snapshot);
         let winner: CommitRecord | undefined;
         try {
@@ -436,8 +437,8 @@ class MvccStore implements Store {
 
   // ---- snapshots -------------------------------------------------------------------------
 
-  private async takeSnapshot(minTs: bigint | undefined): Promise<bigint> {
-    if (this.sharing) return this.sharedSnapshot(this.sharing, minTs);
+  private async takeSnapshot(minTs: bigint | undefined, linearized: boolean): Promise<bigint> {
+    if (this.sharing) return this.sharedSnapshot(this.sharing, minTs, linearized);
     // X-Last-Seen-Txn: wait until every commit up to minTs is durable (and so visible). A minTs
     // beyond everything issued is reserved first, so commits arriving meanwhile land above it and
     // the wait ends.
@@ -661,8 +662,8 @@ class MvccStore implements Store {
 
   // ---- shared mode -----------------------------------------------------------------------
 
-  private async sharedSnapshot(sh: SharedState, minTs: bigint | undefined): Promise<bigint> {
-    if (sh.learnsHead) await this.learnHead(sh);
+  private async sharedSnapshot(sh: SharedState, minTs: bigint | undefined, linearized: boolean): Promise<bigint> {
+    if (sh.learnsHead || linearized) await this.learnHead(sh);
     const now = this.clock();
     if ((minTs !== undefined && minTs > sh.known) || now - sh.known > sh.hardStaleUs || sh.behind) {
       await this.refresh(sh, minTs ?? 0n, now - sh.hardStaleUs);

@@ -185,6 +185,9 @@ export interface RunOptions {
   maxRetries?: number;
   /** Minimum snapshot time (X-Last-Seen-Txn). */
   minSnapshotTs?: bigint;
+  /** The snapshot holds every commit acknowledged before the call even under a `maxStalenessMs`
+   *  (FQL v10's x-linearized: a read-only query strictly serializable). */
+  linearized?: boolean;
 }
 
 export interface RunResult<T> {

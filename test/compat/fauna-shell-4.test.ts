@@ -1,8 +1,9 @@
 // fauna-shell 4.0.0 (the CLI Fauna users have for FQL v10), unchanged, against a real Flora process:
 // `fauna query` (a result in FQL syntax, a runtime error and a parse error as it prints them for
 // Fauna, --json/--format json, a query on stdin, --api-version 4, --database with the secret, --include),
-// `fauna shell` fed through a pipe, and --local (http://0.0.0.0:8443, secret `secret`) when Flora
-// can listen on port 8443 here. Each case asserts the exit code and the exact output.
+// `fauna shell` fed through a pipe, `fauna database create/list/delete` through Flora's v10 Database
+// module, and --local (http://0.0.0.0:8443, secret `secret`) when Flora can listen on port 8443
+// here. Each case asserts the exit code and the exact output.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +24,8 @@ const endpoint = (): string[] => ['--url', server.flora.url, '--secret', server.
 const fauna = (args: string[], input?: string): Promise<RunResult> => runTool('shell4', args, project, { input });
 
 /** fauna-shell prints a failure's summary line by line with the leading blanks trimmed (its FQL colouriser trims). */
+/** `database list` with a secret (--secret, --local) says first that it shows names, not paths. */
+const LIST_WARNING = 'Warning: Full database paths are not available when using --secret. Use --database if a full path, including the Region Group identified and hierarchy, is needed.\n';
 const ABORTED = 'The query failed with the following error:\n\nerror: Query aborted.\nat *query*:1:6\n|\n1 | abort({ x: 1 })\n|      ^^^^^^^^^^\n|\n\nAbort value:\n{\n  x: 1\n}\n';
 
 describe('fauna-shell 4: fauna query', () => {
@@ -80,6 +83,52 @@ describe('fauna-shell 4: fauna shell', () => {
   });
 });
 
+describe('fauna-shell 4: fauna database', () => {
+  /** A secret scoped to the child database `shell4dbs` (the v4 form `secret:db:admin`), where these tests list alone. */
+  const inChild = (): string[] => ['--url', server.flora.url, '--secret', `${server.flora.secret}:shell4dbs:admin`];
+
+  before(async () => {
+    assert.deepEqual(plain(await fauna(['database', 'create', '--name', 'shell4dbs', ...endpoint()])), { code: 0, stdout: 'shell4dbs\n', stderr: 'Database successfully created.\n' });
+  });
+
+  test('create, list and delete through Database with --url/--secret: what each prints, exit code 0', async () => {
+    assert.deepEqual(plain(await fauna(['database', 'list', ...inChild()])), { code: 0, stdout: '', stderr: LIST_WARNING });
+    assert.deepEqual(plain(await fauna(['database', 'create', '--name', 'kid', ...inChild()])), { code: 0, stdout: 'kid\n', stderr: 'Database successfully created.\n' });
+    // --typechecked, --protected and --priority are stored as the core stores them.
+    const opts = plain(await fauna(['database', 'create', '--name', 'opts', '--typechecked', '--protected', '--priority', '3', ...inChild()]));
+    assert.deepEqual(opts, { code: 0, stdout: 'opts\n', stderr: 'Database successfully created.\n' });
+    const shown = plain(await fauna(['query', 'Database.byName("opts") { priority, typechecked, protected }', ...inChild()]));
+    assert.deepEqual(shown, { code: 0, stdout: '{\n  priority: 3,\n  typechecked: true,\n  protected: true\n}\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['database', 'list', ...inChild()])), { code: 0, stdout: 'kid\nopts\n', stderr: LIST_WARNING });
+    assert.deepEqual(plain(await fauna(['database', 'list', '--json', ...inChild()])), { code: 0, stdout: '[\n  {\n    "name": "kid"\n  },\n  {\n    "name": "opts"\n  }\n]\n', stderr: LIST_WARNING });
+    assert.deepEqual(plain(await fauna(['database', 'list', '--page-size', '1', ...inChild()])), { code: 0, stdout: 'kid\n', stderr: LIST_WARNING });
+    assert.deepEqual(plain(await fauna(['database', 'delete', '--name', 'kid', ...inChild()])), { code: 0, stdout: '', stderr: "Database 'kid' was successfully deleted.\n" });
+    assert.deepEqual(plain(await fauna(['database', 'delete', '--name', 'opts', ...inChild()])), { code: 0, stdout: '', stderr: "Database 'opts' was successfully deleted.\n" });
+    assert.deepEqual(plain(await fauna(['database', 'list', ...inChild()])), { code: 0, stdout: '', stderr: LIST_WARNING });
+  });
+
+  test('the refusals it explains (constraint_failure, document_not_found), exit code 1', async () => {
+    assert.equal(plain(await fauna(['database', 'create', '--name', 'twice', ...inChild()])).code, 0);
+    assert.deepEqual(plain(await fauna(['database', 'create', '--name', 'twice', ...inChild()])), {
+      code: 1,
+      stdout: '',
+      stderr: "The database 'twice' already exists or one of the provided options is invalid.\n",
+    });
+    // The core's ValidIdentifierValidator: `name` "Invalid identifier.", which fauna-shell explains.
+    assert.deepEqual(plain(await fauna(['database', 'create', '--name', '1bad', ...inChild()])), {
+      code: 1,
+      stdout: '',
+      stderr: "The database name '1bad' is invalid. Database names must begin with letters and include only letters, numbers, and underscores.\n",
+    });
+    assert.deepEqual(plain(await fauna(['database', 'delete', '--name', 'nope', ...inChild()])), {
+      code: 1,
+      stdout: '',
+      stderr: "Database 'nope' not found. Please check the database name and try again.\n",
+    });
+    assert.equal(plain(await fauna(['database', 'delete', '--name', 'twice', ...inChild()])).code, 0);
+  });
+});
+
 describe('fauna-shell 4: --local', () => {
   test('--local is http://0.0.0.0:8443 with the secret `secret`: Flora on port 8443', async (t) => {
     if (!(await canListen(8443))) {
@@ -89,6 +138,9 @@ describe('fauna-shell 4: --local', () => {
     const local = await startFlora({ args: ['--port', '8443'] });
     try {
       assert.deepEqual(plain(await fauna(['query', 'Math.abs(-1)', '--local'])), { code: 0, stdout: '1\n', stderr: '' });
+      assert.deepEqual(plain(await fauna(['database', 'create', '--name', 'loc', '--local'])), { code: 0, stdout: 'loc\n', stderr: 'Database successfully created.\n' });
+      assert.deepEqual(plain(await fauna(['database', 'list', '--local'])), { code: 0, stdout: 'loc\n', stderr: LIST_WARNING });
+      assert.deepEqual(plain(await fauna(['database', 'delete', '--name', 'loc', '--local'])), { code: 0, stdout: '', stderr: "Database 'loc' was successfully deleted.\n" });
     } finally {
       await local.stop();
     }

@@ -26,11 +26,23 @@ const CHARGED_STRING = 1024;
 
 /** What one query's evaluation shares: hooks, globals and the diagnostics it logs. */
 export class QueryRun {
-  readonly diagnostics: Diagnostic[] = [];
+  private readonly logs: Diagnostic[] = [];
+  /** Performance hints, each once (the core keeps them in a set), after the logs. */
+  private readonly hints = new Map<string, Diagnostic>();
   constructor(
     readonly hooks: EvalHooks,
     readonly globals: ReadonlyMap<string, RtValue>,
   ) {}
+
+  emit(d: Diagnostic): void {
+    if (d.name !== 'performance_hint') this.logs.push(d);
+    else this.hints.set(`${d.span.src.name}:${d.span.start}:${d.span.end}:${d.message}`, d);
+  }
+
+  /** The summary's diagnostics after the error: the logs, then the performance hints. */
+  get diagnostics(): Diagnostic[] {
+    return this.hints.size === 0 ? this.logs : [...this.logs, ...this.hints.values()];
+  }
 }
 
 export class Interp implements CallCtx {
@@ -70,7 +82,7 @@ export class Interp implements CallCtx {
   }
 
   emit(d: Diagnostic): void {
-    this.run.diagnostics.push(d);
+    this.run.emit(d);
   }
 
   apply(fn: Func, args: RtValue[]): Promise<RtValue> {

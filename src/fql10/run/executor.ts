@@ -50,6 +50,8 @@ export interface TransactOptions {
   timeoutMs?: number;
   lastSeenTxn?: bigint;
   maxRetries?: number;
+  /** x-linearized: the snapshot learns the store's head even under a maxStalenessMs. */
+  linearized?: boolean;
   budget?: Budget;
   authenticated?: (timeoutMs: number) => void;
   clientAddressKey?: string;
@@ -150,6 +152,7 @@ export class V10Executor {
           timeoutMs: headers.timeoutMs,
           lastSeenTxn: headers.lastTxnTs > 0n ? headers.lastTxnTs : undefined,
           maxRetries: headers.maxContentionRetries,
+          linearized: headers.linearized,
           budget,
           authenticated: req.authenticated,
           clientAddressKey: req.clientAddressKey,
@@ -176,7 +179,7 @@ export class V10Executor {
     const { query } = request;
     const template = query.values.length > 0;
     const parsed = this.parsed.parse(query.text, template);
-    const hooks = new TxnHooks(tx, this.plugs);
+    const hooks = new TxnHooks(tx, this.plugs, headers.performanceHints);
     const resolver = this.plugs.argResolver === undefined ? STDLIB_ARG_RESOLVER : await this.plugs.argResolver(tx);
     // Arguments first: a bad one is a protocol error (invalid_request), whatever the query's text.
     const args = request.arguments === undefined ? undefined : decodeArguments(request.arguments, headers.format, resolver);

@@ -40,6 +40,8 @@ export class TxnHooks implements EvalHooks {
     /** The transaction the query runs in (its budget, scope, catalog, store transaction). */
     readonly tx: TxnContext,
     opts: TxnHooksOptions,
+    /** x-performance-hints. */
+    readonly performanceHints = false,
   ) {
     this.cursors = opts.cursors;
     this.resolveGlobal = opts.resolveGlobal;

@@ -6,6 +6,7 @@ import type { Diagnostic, Hint } from '../diagnostic';
 import type { Span } from '../span';
 import type { MValue } from '../../wire/v10/model';
 import type { ConstraintFailure } from '../../wire/v10/envelope';
+import { displayPath } from '../../model/schema10/schemaType';
 import type { Arity, NullCause } from './values';
 import { arityDisplay } from './values';
 
@@ -47,6 +48,17 @@ export class QueryRuntimeFailure extends Error {
     return new QueryRuntimeFailure(this.code, this.failureMessage, this.trace, [...this.errorHints, h], this.abortValue, this.constraintFailures);
   }
 
+  /** The summary's message: the failure's, then its constraint failures (QueryRuntimeFailure.message). */
+  private summaryMessage(): string {
+    if (this.constraintFailures === undefined || this.constraintFailures.length === 0) return this.failureMessage;
+    let out = `${this.failureMessage}\nconstraint failures:`;
+    for (const f of this.constraintFailures) {
+      const label = f.label ?? f.paths.map(displayPath).join(',');
+      out += `\n  ${(label ? `${label}: ${f.message}` : f.message).replace(/\n/g, '\n      ')}`;
+    }
+    return out;
+  }
+
   /** The error as the summary renders it. */
   toDiagnostic(): Diagnostic | undefined {
     const spans = traceSpans(this.trace);
@@ -55,7 +67,7 @@ export class QueryRuntimeFailure extends Error {
     spans.slice(1).forEach((span, i) =>
       hints.push({ message: '', span, hintType: i === 0 && this.errorHints.length > 0 ? 'namedTrace' : 'trace' }),
     );
-    const d: { name: 'error'; message: string; span: Span; hints?: Hint[] } = { name: 'error', message: this.failureMessage, span: spans[0] };
+    const d: { name: 'error'; message: string; span: Span; hints?: Hint[] } = { name: 'error', message: this.summaryMessage(), span: spans[0] };
     if (hints.length > 0) d.hints = hints;
     return d;
   }

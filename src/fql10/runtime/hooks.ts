@@ -34,6 +34,8 @@ export interface EvalHooks {
   readonly globals?: ReadonlyMap<string, RtValue>;
   /** A global name the standard library does not define (collections, user functions). */
   resolveGlobal?(ctx: CallCtx, name: string): Promise<RtValue | undefined> | RtValue | undefined;
+  /** Whether the request asked for performance hints (x-performance-hints). */
+  readonly performanceHints?: boolean;
   /** `Query.isEnvTypechecked()` / `Query.isEnvProtected()`. */
   isEnvTypechecked?(): Promise<boolean> | boolean;
   isEnvProtected?(): Promise<boolean> | boolean;

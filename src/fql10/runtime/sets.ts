@@ -18,6 +18,8 @@ export const DEFAULT_PAGE_SIZE = 16;
 /** Most elements eager operations hold at once; also the page size of full iterations. */
 export const MAXIMUM_ELEMENTS = 16_000;
 const MINIMUM_ELEMENTS_FOR_FILTERING = 16;
+/** A take() of fewer elements bounds a full read well enough to need no hint (IndexSetHintLimit). */
+const HINTED_TAKE = 100;
 const SCALE_FACTOR = 4;
 
 /** Where to continue a set: the set to page (possibly rewritten) and its position. */
@@ -61,6 +63,12 @@ export abstract class ValueSet {
 
   /** Why `eventSource()` is refused on this set, or undefined if it streams (storage sets). */
   abstract readonly streamRefusal: string | undefined;
+
+  /** Whether reading all of it reads a storage set without bound, so a method doing so earns a
+   *  full_set_read hint (ValueSet.shouldIncludePerformanceHints). Storage sets answer true. */
+  readsFullStorageSet(): boolean {
+    return false;
+  }
 
   reverse(): ValueSet {
     return new ReverseSet(this);
@@ -250,6 +258,11 @@ export class ConcatSet extends ValueSet {
   ) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.left.readsFullStorageSet() || this.right.readsFullStorageSet();
+  }
+
   override reverse(): ValueSet {
     return new ConcatSet(this.right.reverse(), this.left.reverse());
   }
@@ -274,6 +287,11 @@ export class ReverseSet extends ValueSet {
   constructor(readonly inner: ValueSet) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.inner.readsFullStorageSet();
+  }
+
   override reverse(): ValueSet {
     return this.inner;
   }
@@ -295,6 +313,11 @@ export class DistinctSet extends ValueSet {
   constructor(readonly inner: ValueSet) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.inner.readsFullStorageSet();
+  }
+
   override reverse(): ValueSet {
     return new DistinctSet(this.inner.reverse());
   }
@@ -324,6 +347,11 @@ export class DropSet extends ValueSet {
   ) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.inner.readsFullStorageSet();
+  }
+
   override initialPageSize(): number {
     return this.inner.initialPageSize();
   }
@@ -355,6 +383,11 @@ export class TakeSet extends ValueSet {
   ) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.limit >= HINTED_TAKE && this.inner.readsFullStorageSet();
+  }
+
   override initialPageSize(): number {
     return this.inner.initialPageSize();
   }
@@ -395,6 +428,11 @@ export class WhereFilterSet extends ValueSet {
     super();
     this.streamRefusal = inner.streamRefusal;
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.inner.readsFullStorageSet();
+  }
+
   override reverse(): ValueSet {
     return new WhereFilterSet(this.inner.reverse(), this.pred, this.validTime, this.trace);
   }
@@ -435,6 +473,11 @@ export class ProjectedSet extends ValueSet {
     super();
     this.streamRefusal = inner.streamRefusal;
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.inner.readsFullStorageSet();
+  }
+
   override reverse(): ValueSet {
     return new ProjectedSet(this.inner.reverse(), this.fn, this.validTime, this.trace);
   }
@@ -465,6 +508,11 @@ export class FlatMapSet extends ValueSet {
   ) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.spline.readsFullStorageSet();
+  }
+
   override reverse(): ValueSet {
     return new FlatMapSet(this.spline.reverse(), this.splineCont, this.fn, this.validTime, true, this.trace);
   }
@@ -517,6 +565,11 @@ export class OrderedSet extends ValueSet {
   ) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.inner.readsFullStorageSet();
+  }
+
   override reverse(): ValueSet {
     return new OrderedSet(
       this.inner,
@@ -551,6 +604,11 @@ export class PagedSet extends ValueSet {
     super();
     this.streamRefusal = inner.streamRefusal;
   }
+
+  override readsFullStorageSet(): boolean {
+    return this.inner.readsFullStorageSet();
+  }
+
   override initialPageSize(): number {
     return this.count;
   }

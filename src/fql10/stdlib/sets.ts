@@ -19,6 +19,7 @@ import {
   WhereFilterSet,
   type Page,
 } from '../runtime/sets';
+import { fullSetRead } from '../runtime/hints';
 import { frameSpan, type CallCtx } from '../runtime/table';
 import { toDebugString } from '../runtime/toString';
 import { p, tt } from '../runtime/types';
@@ -47,6 +48,7 @@ export const SetPrototype = t;
 const predicate = [p('predicate', tt.Function)];
 
 t.method('aggregate', [p('seed'), p('combiner', tt.Function)], (ctx, self: ValueSet, [seed, f]: [RtValue, Func]) => {
+  fullSetRead(ctx, self, 'aggregate');
   checkArity(ctx, 'combiner', 2, f);
   return self.aggregate(ctx, seed, f);
 });
@@ -54,7 +56,10 @@ t.method('where', predicate, (ctx, self: ValueSet, [f]: Func[]) => {
   checkArity(ctx, 'pred', 1, f);
   return new WhereFilterSet(self, f, ctx.validTime, ctx.trace);
 });
-t.method('distinct', [], (_c, self: ValueSet) => new DistinctSet(self));
+t.method('distinct', [], (ctx, self: ValueSet) => {
+  fullSetRead(ctx, self, 'distinct');
+  return new DistinctSet(self);
+});
 t.method('drop', [p('amount', tt.Int)], (_c, self: ValueSet, [n]: bigint[]) => new DropSet(self, Number(n)));
 t.method('firstWhere', predicate, (ctx, self: ValueSet, [f]: Func[]) => {
   checkArity(ctx, 'pred', 1, f);
@@ -72,34 +77,49 @@ t.method('map', [p('mapper', tt.Function)], (ctx, self: ValueSet, [f]: Func[]) =
   checkArity(ctx, 'mapper', 1, f);
   return new ProjectedSet(self, f, ctx.validTime, ctx.trace);
 });
-t.varargMethod('order', orderingParam, (ctx, self: ValueSet, ords: RtValue[]) => new OrderedSet(self, collectOrderings(ctx, ords), ctx.trace));
+t.varargMethod('order', orderingParam, (ctx, self: ValueSet, ords: RtValue[]) => {
+  fullSetRead(ctx, self, 'order');
+  return new OrderedSet(self, collectOrderings(ctx, ords), ctx.trace);
+});
 t.method('reverse', [], (_c, self: ValueSet) => self.reverse());
 t.method('paginate', [], async (ctx, self: ValueSet) => pageValue(ctx, await self.paginate(ctx, self.initialPageSize())));
 t.method('paginate', [p('size', tt.Int)], async (ctx, self: ValueSet, [n]: bigint[]) => pageValue(ctx, await self.paginate(ctx, checkSize(ctx, 'size', n))));
 t.method('pageSize', [p('size', tt.Int)], (ctx, self: ValueSet, [n]: bigint[]) => new PagedSet(self, checkSize(ctx, 'size', n)));
 t.method('any', predicate, (ctx, self: ValueSet, [f]: Func[]) => self.anyEvery(ctx, f, false));
-t.method('every', predicate, (ctx, self: ValueSet, [f]: Func[]) => self.anyEvery(ctx, f, true));
+t.method('every', predicate, (ctx, self: ValueSet, [f]: Func[]) => {
+  fullSetRead(ctx, self, 'every');
+  return self.anyEvery(ctx, f, true);
+});
 t.method('first', [], (ctx, self: ValueSet) => self.first(ctx));
 t.method('last', [], (ctx, self: ValueSet) => self.reverse().first(ctx));
 t.method('isEmpty', [], (ctx, self: ValueSet) => self.isEmpty(ctx));
 t.method('nonEmpty', [], async (ctx, self: ValueSet) => !(await self.isEmpty(ctx)));
-t.method('includes', [p('element')], (ctx, self: ValueSet, [v]) => self.includes(ctx, v));
+t.method('includes', [p('element')], (ctx, self: ValueSet, [v]) => {
+  fullSetRead(ctx, self, 'includes');
+  return self.includes(ctx, v);
+});
 t.method('take', [p('limit', tt.Int)], (ctx, self: ValueSet, [n]: bigint[]) => {
   if (n < 0n) throw Failures.invalidBounds('limit', 'greater than 0', toDebugString(n), ctx.trace);
   return n === 0n ? new ArraySet([]) : new TakeSet(self, Number(n));
 });
-t.method('toArray', [], async (ctx, self: ValueSet) => (await self.materialize(ctx)).map((e) => e.value));
+t.method('toArray', [], async (ctx, self: ValueSet) => {
+  fullSetRead(ctx, self, 'toArray');
+  return (await self.materialize(ctx)).map((e) => e.value);
+});
 t.method('toSet', [], (_c, self: ValueSet) => self);
 t.method('concat', [p('other', tt.Set)], (_c, self: ValueSet, [o]: ValueSet[]) => new ConcatSet(self, o));
 t.method('fold', [p('seed'), p('reducer', tt.Function)], (ctx, self: ValueSet, [seed, f]: [RtValue, Func]) => {
+  fullSetRead(ctx, self, 'fold');
   checkArity(ctx, 'reducer', 2, f);
   return self.foldLeft(ctx, seed, (acc, v) => ctx.apply(f, [acc, v]));
 });
 t.method('foldRight', [p('seed'), p('reducer', tt.Function)], (ctx, self: ValueSet, [seed, f]: [RtValue, Func]) => {
+  fullSetRead(ctx, self, 'foldRight');
   checkArity(ctx, 'reducer', 2, f);
   return self.reverse().foldLeft(ctx, seed, (acc, v) => ctx.apply(f, [acc, v]));
 });
 t.method('forEach', [p('callback', tt.Function)], async (ctx, self: ValueSet, [f]: Func[]) => {
+  fullSetRead(ctx, self, 'forEach');
   checkArity(ctx, 'func', 1, f);
   await self.forEachElem(ctx, async (v) => {
     await ctx.apply(f, [v]);
@@ -108,14 +128,17 @@ t.method('forEach', [p('callback', tt.Function)], async (ctx, self: ValueSet, [f
   return NullV.lit(frameSpan(ctx));
 });
 t.method('reduce', [p('reducer', tt.Function)], (ctx, self: ValueSet, [f]: Func[]) => {
+  fullSetRead(ctx, self, 'reduce');
   checkArity(ctx, 'reducer', 2, f);
   return self.reduceLeft(ctx, f);
 });
 t.method('reduceRight', [p('reducer', tt.Function)], (ctx, self: ValueSet, [f]: Func[]) => {
+  fullSetRead(ctx, self, 'reduceRight');
   checkArity(ctx, 'reducer', 2, f);
   return self.reverse().reduceLeft(ctx, f);
 });
 t.method('count', [], async (ctx, self: ValueSet) => {
+  fullSetRead(ctx, self, 'count');
   // The core charges the count as compute after counting; charging each page as it goes ends a
   // count of a huge set when the budget runs out instead of after it.
   let n = 0n;

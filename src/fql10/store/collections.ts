@@ -6,10 +6,12 @@
 import type { SchemaEntry } from '../../model/catalog';
 import { schemaOf } from '../../model/resolve';
 import { createCollection } from '../../model/schema10/api';
+import { parseFieldPath } from '../../model/schema10/definition';
 import type { Value } from '../../values/types';
+import { collectionScan } from '../runtime/hints';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { Failures } from '../runtime/failure';
-import type { CallCtx, Param } from '../runtime/table';
+import { frameSpan, type CallCtx, type Param } from '../runtime/table';
 import { p, tt } from '../runtime/types';
 import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
@@ -36,6 +38,23 @@ export function collectionModuleOf(entry: SchemaEntry, db: bigint, name = entry.
   return m;
 }
 
+/** An index's terms and values as field paths, those with array steps left out (SetSrcHint.coveredFieldPaths). */
+function coveredPaths(def: Value): string[][] {
+  const out: string[][] = [];
+  if (!(def instanceof Map)) return out;
+  for (const k of ['terms', 'values']) {
+    const list = def.get(k);
+    if (Array.isArray(list))
+      for (const f of list) {
+        const field = f instanceof Map ? f.get('field') : undefined;
+        const path = typeof field === 'string' ? parseFieldPath(field) : undefined;
+        // `.data.x` is the user field `.x` (fieldLocation); `.data` alone holds every field.
+        if (path !== undefined && path.every((s): s is string => typeof s === 'string')) out.push(path[0] === 'data' ? path.slice(1) : path);
+      }
+  }
+  return out;
+}
+
 function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   const coll: CollRef = { db, id: entry.id, name: entry.name };
   const table = baseTable(name);
@@ -44,11 +63,13 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   const byId = (ctx: CallCtx, id: IdV) => new DocV(db, entry.id, entry.name, id.value, readTimeOf(ctx));
   table.method('all', [], (ctx) => all(ctx));
   table.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, entry.name, 'where');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
   });
   table.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, entry.name, 'firstWhere');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace).first(ctx);
   });
   table.method('byId', [p('id', tt.ID)], (ctx, _s, [id]: IdV[]) => byId(ctx, id));
@@ -63,8 +84,14 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
       const terms = def instanceof Map && Array.isArray(def.get('terms')) ? (def.get('terms') as Value[]).length : 0;
       const params: Param[] = [];
       for (let i = 0; i < terms; i++) params.push(p(`term${i + 1}`));
+      const covered = coveredPaths(def);
       const make = (ctx: CallCtx, args: RtValue[], range?: Struct) =>
-        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range), readTimeOf(ctx));
+        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range), readTimeOf(ctx), false, {
+          collection: entry.name,
+          index,
+          covered,
+          span: frameSpan(ctx),
+        });
       table.method(index, params, (ctx, _s, args: RtValue[]) => make(ctx, args));
       table.method(index, [...params, p('range', tt.Struct)], (ctx, _s, args: RtValue[]) => make(ctx, args.slice(0, -1), args[args.length - 1] as Struct));
     }
@@ -91,6 +118,11 @@ export class CollectionDefsSet extends ValueSet {
   constructor(readonly db: bigint) {
     super();
   }
+
+  override readsFullStorageSet(): boolean {
+    return true;
+  }
+
   async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
     const entries = (await schemaOf(txnOf(ctx), this.db)).all('collections').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = await new ArraySet(entries.map((e) => new CollectionDefV(this.db, e.name))).paginateImpl(ctx, count, cont);
@@ -105,11 +137,13 @@ const dbOf = (ctx: CallCtx) => txnOf(ctx).scope.db;
 ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n));
 ct.method('all', [], (ctx) => new CollectionDefsSet(dbOf(ctx)));
 ct.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-  checkPred(ctx, f);
+  collectionScan(ctx, 'Collection', 'where');
+checkPred(ctx, f);
   return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace);
 });
 ct.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-  checkPred(ctx, f);
+  collectionScan(ctx, 'Collection', 'firstWhere');
+checkPred(ctx, f);
   return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace).first(ctx);
 });
 ct.method('create', [p('data', tt.Struct)], async (ctx, _s, [d]: Struct[]) => {

@@ -9,8 +9,8 @@ export const DATABASE_SPEC: NativeSpec = {
   module: 'Database',
   docType: 'DatabaseDef',
   label: 'Database',
-  toModel: (_ctx, fields) => modelParams(fields, ['name', 'priority', 'data']),
-  display: (fields, id) => [['global_id', zbase32(id)], ...shownFields(fields, ['priority', 'data'])],
+  toModel: (_ctx, fields) => modelParams(fields, ['name', 'priority', 'typechecked', 'protected', 'data']),
+  display: (fields, id) => [['global_id', zbase32(id)], ...shownFields(fields, ['priority', 'typechecked', 'protected', 'data'])],
 };
 
 export const DatabaseModule = nativeCompanion(DATABASE_SPEC);

@@ -7,6 +7,7 @@
 import type { Name } from '../ast';
 import type { Span } from '../span';
 import { Failures, QueryRuntimeFailure, type Trace } from '../runtime/failure';
+import { indexDocMaterialized, uncoveredField, type IndexSrcHint } from '../runtime/hints';
 import { NullReceiver, frameSpan, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
 import { ExtValue, IdV, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
 import { baseTable } from '../stdlib/base';
@@ -74,6 +75,8 @@ export class DocV extends ExtValue {
     /** Stored fields of a version not yet written (a write predicate's new document, the core's
      *  versionOverride): read as they are, unchecked, at the transaction's time. */
     readonly pending?: Obj,
+    /** The index set it came from, for performance hints. */
+    readonly srcHint?: IndexSrcHint,
   ) {
     super();
   }
@@ -139,6 +142,7 @@ export class DocV extends ExtValue {
     }
     const r = await this.read(ctx);
     if (r instanceof DocNullCause) return new NullReceiver(r);
+    if (this.srcHint !== undefined && name.str !== 'ts' && name.str !== 'data') uncoveredField(ctx, this.srcHint, name.str, name.span);
     const body = compiledSchema(r.entry)?.computed.get(name.str);
     if (body !== undefined) return applyComputed(ctx, r.entry, name.str, body, this);
     const v = storedField(r, name.str);
@@ -159,6 +163,7 @@ export class DocV extends ExtValue {
   async materialize(ctx: CallCtx): Promise<MValue> {
     const r = await this.read(ctx);
     if (r instanceof DocNullCause) return new NullDoc(new DocRef(new Module(this.collName), String(this.id)), r.reason);
+    if (this.srcHint !== undefined) indexDocMaterialized(ctx, this.srcHint);
     const coll = new Module(r.entry.name);
     const fields: MObject = new Map<string, MValue>([
       ['id', String(this.id)],

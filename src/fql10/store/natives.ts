@@ -17,6 +17,7 @@ import { QueryError } from '../../values/errors';
 import { NATIVE_IDS, Ref, Time, TxnTime, type NamedNative, type NativeName, type Obj, type Value } from '../../values/types';
 import { Doc, DocRef, Module, NamedRef, NullDoc, type MObject, type MValue } from '../../wire/v10/model';
 import { Failures, QueryRuntimeFailure, type Trace } from '../runtime/failure';
+import { collectionScan } from '../runtime/hints';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { frameSpan, NullReceiver, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
 import { p, tt } from '../runtime/types';
@@ -246,7 +247,7 @@ async function writeNative(ctx: CallCtx, self: NativeDocV, fields: Struct, repla
     const tx = txnOf(ctx);
     out = await asV10(tx, () => writeDocument(tx, self.ref(), params, replace, []));
   } catch (e) {
-    throw writeFailure(ctx, e, self.spec, self, params.get('name'));
+    throw await missingOr(ctx, e, self, () => writeFailure(ctx, e, self.spec, self, params.get('name')));
   }
   const name = out.get('name');
   return new NativeDocV(self.spec, self.db, typeof self.key === 'string' && typeof name === 'string' ? name : self.key);
@@ -257,12 +258,19 @@ function readonlyField(ctx: CallCtx, self: NativeDocV, field: string): QueryRunt
   return new QueryRuntimeFailure('constraint_failure', summary, ctx.trace, [], undefined, [{ paths: [[field]], message: 'Failed to update field because it is readonly' }]);
 }
 
+/** A write to a named document that does not exist: the model cannot resolve its ref (`invalid ref`),
+ *  the core answers document_not_found (`Database \`x\` not found.`). */
+async function missingOr(ctx: CallCtx, e: unknown, self: NativeDocV, otherwise: () => QueryRuntimeFailure): Promise<QueryRuntimeFailure> {
+  if (e instanceof QueryError && e.code === 'invalid ref' && (await self.nullCause(ctx)) !== undefined) return self.notFound(ctx.trace);
+  return otherwise();
+}
+
 async function deleteNative(ctx: CallCtx, self: NativeDocV): Promise<NativeDocV> {
   requireWrite(ctx, 'delete');
   try {
     await deleteDocument(txnOf(ctx), self.ref(), []);
   } catch (e) {
-    throw writeFailure(ctx, e, self.spec, self);
+    throw await missingOr(ctx, e, self, () => writeFailure(ctx, e, self.spec, self));
   }
   return new NativeDocV(self.spec, self.db, self.key, true);
 }
@@ -312,6 +320,10 @@ export class NativeDocsSet extends ValueSet {
     readonly db: bigint,
   ) {
     super();
+  }
+
+  override readsFullStorageSet(): boolean {
+    return true;
   }
 
   private async docs(ctx: CallCtx): Promise<NativeDocV[]> {
@@ -369,11 +381,13 @@ export function nativeCompanion(spec: NativeSpec): { module: ModuleV; table: Fie
   const all = (ctx: CallCtx) => new NativeDocsSet(spec, db(ctx));
   t.method('all', [], (ctx) => all(ctx));
   t.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, spec.module, 'where');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
   });
   t.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
-    checkPred(ctx, f);
+    collectionScan(ctx, spec.module, 'firstWhere');
+checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace).first(ctx);
   });
   t.method('create', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createNative(ctx, spec, d));

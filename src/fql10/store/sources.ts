@@ -7,6 +7,7 @@ import { Bytes, type Value } from '../../values/types';
 import { isExpired } from '../../model/documents';
 import { decodePayload } from '../../model/indexer';
 import { indexRange } from '../../model/schema10/api';
+import type { IndexSrcHint } from '../runtime/hints';
 import { ValueSet, type Page, type PageElem, type PageTok } from '../runtime/sets';
 import type { CallCtx } from '../runtime/table';
 import type { RtValue } from '../runtime/values';
@@ -36,6 +37,10 @@ export class CollectionSet extends ValueSet {
     readonly reversed = false,
   ) {
     super();
+  }
+
+  override readsFullStorageSet(): boolean {
+    return true;
   }
 
   override reverse(): ValueSet {
@@ -69,12 +74,18 @@ export class IndexSet extends ValueSet {
     readonly range: { readonly from?: readonly Value[]; readonly to?: readonly Value[] },
     readonly readTs: bigint | undefined,
     readonly reversed = false,
+    /** What its documents tell performance hints; a set decoded from a cursor has none. */
+    readonly srcHint?: IndexSrcHint,
   ) {
     super();
   }
 
+  override readsFullStorageSet(): boolean {
+    return true;
+  }
+
   override reverse(): ValueSet {
-    return new IndexSet(this.coll, this.index, this.terms, this.range, this.readTs, !this.reversed);
+    return new IndexSet(this.coll, this.index, this.terms, this.range, this.readTs, !this.reversed, this.srcHint);
   }
 
   async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
@@ -100,7 +111,9 @@ export class IndexSet extends ValueSet {
       if (entries.length > count) break;
     }
     const tokAt = (key: Uint8Array): PageTok => ({ set: this, cont: [new Bytes(key)] });
-    const elems: PageElem[] = entries.slice(0, count).map((e) => ({ value: new DocV(this.coll.db, this.coll.id, this.coll.name, e.id, this.readTs), tok: () => tokAt(e.key) }));
+    const elems: PageElem[] = entries
+      .slice(0, count)
+      .map((e) => ({ value: new DocV(this.coll.db, this.coll.id, this.coll.name, e.id, this.readTs, false, undefined, this.srcHint), tok: () => tokAt(e.key) }));
     return { elems, after: entries.length > count ? tokAt(entries[count].key) : undefined };
   }
 }

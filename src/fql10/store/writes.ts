@@ -7,7 +7,10 @@ import { QueryError } from '../../values/errors';
 import { Ref, type Obj, type Value } from '../../values/types';
 import type { SchemaEntry } from '../../model/catalog';
 import { createDocument, deleteDocument, writeDocument } from '../../model/documents';
+import { UniqueViolation } from '../../model/indexMaintenance';
+import { backingIndexesOf } from '../../model/schema10/backing';
 import { parseFieldPath } from '../../model/schema10/definition';
+import type { ConstraintFailure } from '../../wire/v10/envelope';
 import { QueryRuntimeFailure } from '../runtime/failure';
 import type { CallCtx } from '../runtime/table';
 import { IdV, type RtValue, type Struct } from '../runtime/values';
@@ -43,24 +46,20 @@ function chosenId(ctx: CallCtx, fields: Struct, plainData: boolean): bigint | un
   return id;
 }
 
-/** A unique index refused the write: the failure names the collection's unique constraints' fields. */
-function uniqueFailure(ctx: CallCtx, entry: SchemaEntry): QueryRuntimeFailure {
-  const paths: (string | number)[][] = [];
-  const constraints = entry.fields.get('constraints');
-  if (Array.isArray(constraints))
-    for (const c of constraints) {
-      const unique = c instanceof Map ? c.get('unique') : undefined;
-      if (Array.isArray(unique) && paths.length === 0)
-        for (const f of unique) {
-          const field = typeof f === 'string' ? f : f instanceof Map ? f.get('field') : undefined;
-          if (typeof field === 'string') paths.push(parseFieldPath(field) ?? [field]);
-        }
-    }
-  return new QueryRuntimeFailure('constraint_failure', 'Failed unique constraint.', ctx.trace, [], undefined, [{ paths, message: 'Failed unique constraint' }]);
+/** Unique indexes refused the write (WriteBroker.mapUniqueConstraintError): one failure per index,
+ *  a unique constraint's naming its fields, a v4 unique index's its name (in the summary only). */
+function uniqueFailure(ctx: CallCtx, entry: SchemaEntry, indexes: readonly string[]): QueryRuntimeFailure {
+  const backing = backingIndexesOf(entry.fields);
+  const failures = indexes.map((name): ConstraintFailure => {
+    const b = backing.find((x) => x.index === name && x.unique);
+    if (b === undefined) return { paths: [], message: 'Failed unique constraint', label: name };
+    return { paths: b.terms.map((t) => parseFieldPath(t.field) ?? [t.field]), message: 'Failed unique constraint' };
+  });
+  return new QueryRuntimeFailure('constraint_failure', 'Failed unique constraint.', ctx.trace, [], undefined, failures);
 }
 
 function failure(ctx: CallCtx, e: unknown, entry: SchemaEntry, doc?: DocV): QueryRuntimeFailure {
-  if (e instanceof QueryError && e.code === 'instance not unique') return uniqueFailure(ctx, entry);
+  if (e instanceof UniqueViolation) return uniqueFailure(ctx, entry, e.indexes);
   return fromModel(e, ctx.trace, doc === undefined ? undefined : () => documentNotFound(doc, ctx.trace));
 }
 

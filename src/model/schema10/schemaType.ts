@@ -228,7 +228,7 @@ export function validateField(field: FieldSchema, path: Path, v: Value): Constra
 }
 
 /** A failure's path as the core prints it in a message: `a.b[0].c`. */
-export function displayPath(path: Path): string {
+export function displayPath(path: readonly (string | number)[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
   return out;

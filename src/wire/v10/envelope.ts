@@ -46,6 +46,8 @@ export interface QueryInfo {
 export interface ConstraintFailure {
   readonly paths: readonly (readonly (string | number)[])[];
   readonly message: string;
+  /** What the summary names the failure by when not its paths (a v4 unique index: its name). */
+  readonly label?: string;
 }
 
 export interface QueryFailure {
