@@ -7,6 +7,7 @@ import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from './sets';
 import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue, type Struct } from './values';
 import { parseJavaLong } from './types';
+import type { CallCtx } from './table';
 
 /** Value.totalOrderingPosition */
 export function orderRank(v: RtValue): number {
@@ -160,8 +161,44 @@ function totalCmp(a: RtValue, b: RtValue): number {
   return c !== undefined ? c : sign(orderRank(a) - orderRank(b));
 }
 
-/** ValueCmp.isEqual: what `==` answers. */
-export function isEqual(a: RtValue, b: RtValue): boolean {
+/** ValueCmp.isEqual with a query: a document (at any depth) equals null when it is not there,
+ *  whichever side the null is on. Answers synchronously unless a document must be read. */
+export function isEqualIn(ctx: CallCtx, a: RtValue, b: RtValue): boolean | Promise<boolean> {
+  if (a === b) return true;
+  if (a instanceof NullV && b instanceof ExtValue) return absent(ctx, b);
+  if (b instanceof NullV && a instanceof ExtValue) return absent(ctx, a);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return allEqual(ctx, a.map((x, i) => [x, b[i]]));
+  }
+  if (a instanceof Map) {
+    if (!(b instanceof Map) || a.size !== b.size) return false;
+    const pairs: [RtValue, RtValue][] = [];
+    for (const [k, v] of a) {
+      const w = b.get(k);
+      if (w === undefined) return false;
+      pairs.push([v, w]);
+    }
+    return allEqual(ctx, pairs);
+  }
+  return isEqual(a, b);
+}
+
+async function absent(ctx: CallCtx, v: ExtValue): Promise<boolean> {
+  return (await v.nullCause(ctx)) !== undefined;
+}
+
+function allEqual(ctx: CallCtx, pairs: [RtValue, RtValue][]): boolean | Promise<boolean> {
+  for (let i = 0; i < pairs.length; i++) {
+    const r = isEqualIn(ctx, pairs[i][0], pairs[i][1]);
+    if (r === false) return false;
+    if (r !== true) return r.then((eq) => eq && allEqual(ctx, pairs.slice(i + 1)));
+  }
+  return true;
+}
+
+/** ValueCmp.isEqual without reading documents (a document never equals null here). */
+function isEqual(a: RtValue, b: RtValue): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;

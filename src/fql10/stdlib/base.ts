@@ -1,7 +1,7 @@
 // The parts every type's table has (BaseFieldTable, Prototype, SingletonObject): the comparison
 // operators, `toString()`, and how modules and companions are made.
 
-import { cmp, isEqual } from '../runtime/cmp';
+import { cmp, isEqualIn } from '../runtime/cmp';
 import { FieldTable } from '../runtime/table';
 import { p } from '../runtime/types';
 import { toDisplayString } from '../runtime/toString';
@@ -9,8 +9,11 @@ import { ModuleV, type RtValue } from '../runtime/values';
 
 function comparisons(t: FieldTable): FieldTable {
   const other = [p('other')];
-  t.op('==', other, (_c, self: RtValue, [o]) => isEqual(self, o));
-  t.op('!=', other, (_c, self: RtValue, [o]) => !isEqual(self, o));
+  t.op('==', other, (c, self: RtValue, [o]) => isEqualIn(c, self, o));
+  t.op('!=', other, (c, self: RtValue, [o]) => {
+    const eq = isEqualIn(c, self, o);
+    return typeof eq === 'boolean' ? !eq : eq.then((e) => !e);
+  });
   // Values of unrelated types compare false (BaseFieldTable.unrelatedTypesComparison).
   t.op('<', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c < 0; });
   t.op('<=', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c <= 0; });

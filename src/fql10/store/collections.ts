@@ -10,7 +10,7 @@ import type { Value } from '../../values/types';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { Failures } from '../runtime/failure';
 import type { CallCtx, Param } from '../runtime/table';
-import { p, tt } from '../runtime/types';
+import { p, parseJavaLong, tt } from '../runtime/types';
 import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
 import { CollectionDefV } from './collectionDocs';
@@ -18,7 +18,7 @@ import { toStored } from './convert';
 import { DocV } from './docs';
 import { requireWrite, viaModel } from './errors';
 import { readTimeOf, txnOf } from './hooks';
-import { CollectionSet, IndexSet, type CollRef } from './sources';
+import { CollectionSet, IndexSet, type CollRef, type IdRange } from './sources';
 import { createDoc } from './writes';
 
 function checkPred(ctx: CallCtx, f: Func): void {
@@ -40,9 +40,10 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   const coll: CollRef = { db, id: entry.id, name: entry.name };
   const table = baseTable(name);
   const m = new ModuleV(name, table, (v) => v instanceof DocV && v.collId === entry.id && v.db === db);
-  const all = (ctx: CallCtx) => new CollectionSet(coll, readTimeOf(ctx));
+  const all = (ctx: CallCtx, range?: IdRange) => new CollectionSet(coll, readTimeOf(ctx), false, range);
   const byId = (ctx: CallCtx, id: IdV) => new DocV(db, entry.id, entry.name, id.value, readTimeOf(ctx));
   table.method('all', [], (ctx) => all(ctx));
+  table.method('all', [p('range', tt.Struct)], (ctx, _s, [r]: Struct[]) => all(ctx, idRangeOf(ctx, r)));
   table.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
     checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
@@ -81,6 +82,23 @@ function rangeOf(ctx: CallCtx, range: Struct | undefined): { from?: Value[]; to?
     out[k] = vs.map((x) => toStored(x, ctx.trace));
   }
   return out;
+}
+
+/** `all`'s `{ from, to }` (CollectionIndexMethod.collectRange with no covered values): document
+ *  ids, inclusive; other fields are ignored. */
+export function idRangeOf(ctx: CallCtx, range: Struct): IdRange {
+  const bound = (field: 'from' | 'to'): bigint | undefined => {
+    const v = range.get(field);
+    if (v === undefined) return undefined;
+    const id = v instanceof DocV ? v.id : v instanceof IdV ? v.value : typeof v === 'bigint' ? v : typeof v === 'string' ? parseJavaLong(v) : undefined;
+    if (id === undefined) throw Failures.invalidArgument('range', `The \`${field}\` field must be a document id.`, ctx.trace);
+    return id;
+  };
+  const from = bound('from');
+  const to = bound('to');
+  if (from === undefined && to === undefined)
+    throw Failures.invalidArgument('range', 'should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields', ctx.trace);
+  return { from, to };
 }
 
 // ---- the Collection module ----

@@ -253,7 +253,8 @@ function encodeSet(s: ValueSet): J {
   if (s instanceof FlatMapSet)
     return { k: 'fmap', i: encodeSet(s.spline), c: s.splineCont?.map(encodeValue) ?? null, f: encodeValue(s.fn), vt: vt(s.validTime), r: s.reversed };
   if (s instanceof OrderedSet) return { k: 'ord', i: encodeSet(s.inner), o: s.ords.map((o) => [encodeValue(o.accessor), o.ascending]) };
-  if (s instanceof CollectionSet) return { k: 'coll', c: collJ(s.coll), ts: s.readTs?.toString() ?? null, r: s.reversed };
+  if (s instanceof CollectionSet)
+    return { k: 'coll', c: collJ(s.coll), ts: s.readTs?.toString() ?? null, r: s.reversed, f: s.range.from?.toString() ?? null, to: s.range.to?.toString() ?? null };
   if (s instanceof IndexSet)
     return {
       k: 'idx',
@@ -311,7 +312,10 @@ function decodeSet(j: J | undefined): ValueSet {
         null,
       );
     case 'coll':
-      return new CollectionSet(collOf(o.c), o.ts === null ? undefined : big(o.ts), bool(o.r));
+      return new CollectionSet(collOf(o.c), o.ts === null ? undefined : big(o.ts), bool(o.r), {
+        from: o.f === null || o.f === undefined ? undefined : big(o.f),
+        to: o.to === null || o.to === undefined ? undefined : big(o.to),
+      });
     case 'idx':
       return new IndexSet(collOf(o.c), str(o.x), stored(o.t) ?? [], { from: stored(o.f), to: stored(o.to) }, o.ts === null ? undefined : big(o.ts), bool(o.r));
     case 'defs':

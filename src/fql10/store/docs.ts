@@ -214,14 +214,3 @@ DOC_TABLE.method('updateData', [p('data', tt.Struct)], (ctx, self: DocV, [d]: St
 DOC_TABLE.method('replace', [p('data', tt.Struct)], (ctx, self: DocV, [d]: Struct[]) => writeDoc(ctx, self, d, 'replace', false));
 DOC_TABLE.method('replaceData', [p('data', tt.Struct)], (ctx, self: DocV, [d]: Struct[]) => writeDoc(ctx, self, d, 'replace', true));
 DOC_TABLE.method('delete', [], (ctx, self: DocV) => deleteDoc(ctx, self));
-// A document equals null when it is not there (ValueCmp.isEqual).
-const other = [p('other')];
-DOC_TABLE.ops.delete('==');
-DOC_TABLE.ops.delete('!=');
-DOC_TABLE.op('==', other, (ctx, self: DocV, [o]: RtValue[]) => docEquals(ctx, self, o));
-DOC_TABLE.op('!=', other, async (ctx, self: DocV, [o]: RtValue[]) => !(await docEquals(ctx, self, o)));
-
-async function docEquals(ctx: CallCtx, self: DocV, o: RtValue): Promise<boolean> {
-  if (o instanceof NullV) return (await self.nullCause(ctx)) !== undefined;
-  return o instanceof DocV && self.compare(o) === 0;
-}

