@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, fql, ServiceError, type QueryValue } from 'fauna';
-import { startFlora, type FloraProcess } from '../helpers/server';
+import { httpRequest, startFlora, type FloraProcess } from '../helpers/server';
 
 let flora: FloraProcess;
 let client: Client;
@@ -85,5 +85,30 @@ describe('Coll.all(range) (CollectionIndexMethod.collectRange on document ids)',
       (await failure(client.query(fql`Vals.all({ other: 1 })`))).message,
       'invalid argument `range`: should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields',
     );
+  });
+});
+
+describe('Int and Long on the wire and in storage', () => {
+  let big: Client;
+  before(() => {
+    big = new Client({ secret: flora.secret, endpoint: new URL(flora.url), max_attempts: 1, long_type: 'bigint' });
+  });
+  after(() => big?.close());
+
+  test('an @long argument comes back @long (the driver decodes @long to a bigint, @int to a number)', async () => {
+    const res = await httpRequest(flora.url, {
+      method: 'POST',
+      path: '/query/1',
+      headers: { authorization: `Bearer ${flora.secret}`, 'content-type': 'application/json', 'x-format': 'tagged' },
+      body: JSON.stringify({ query: '[x, x + 1, -x, x isa Long]', arguments: { x: { '@long': '5' } } }),
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(JSON.parse(res.body).data, [{ '@long': '5' }, { '@int': '6' }, { '@long': '-5' }, true]);
+    assert.deepEqual((await big.query(fql`[Math.round(5, 0), 2147483647 + 1, 7]`)).data, [5n, 2147483648n, 7]);
+  });
+
+  test('storage has one integer type (LongV): a Long read back is an Int when it fits, else a Long', async () => {
+    const doc = (await big.query<{ id: string }>(fql`Vals.create({ small: Math.round(5, 0), large: 5000000000 })`)).data;
+    assert.deepEqual((await big.query(fql`let d = Vals.byId(${doc.id})!; [d.small, d.large, d.large isa Long, d.small isa Int]`)).data, [5, 5000000000n, true, true]);
   });
 });

@@ -5,7 +5,7 @@
 
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from './sets';
-import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue, type Struct } from './values';
+import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue, type Struct } from './values';
 import { parseJavaLong } from './types';
 import type { CallCtx } from './table';
 
@@ -23,6 +23,7 @@ export function orderRank(v: RtValue): number {
   if (Array.isArray(v)) return 3;
   if (v instanceof Map) return 4;
   if (v instanceof NullV) return 18;
+  if (v instanceof SmallLong) return 0;
   if (v instanceof Bytes) return 1;
   if (v instanceof IdV) return 5;
   if (v instanceof Time) return 7;
@@ -98,6 +99,8 @@ function sortedEntries(s: Struct): [string, RtValue][] {
 /** ValueCmp.cmp: undefined for values of unrelated types. */
 export function cmp(a: RtValue, b: RtValue): number | undefined {
   if (a === b) return 0;
+  if (a instanceof SmallLong) a = a.value;
+  if (b instanceof SmallLong) b = b.value;
   const ta = typeof a;
   const tb = typeof b;
   if ((ta === 'bigint' || ta === 'number') && (tb === 'bigint' || tb === 'number')) return compareNumbers(a as bigint, b as bigint);
@@ -221,6 +224,8 @@ function isEqual(a: RtValue, b: RtValue): boolean {
 
 /** Value.compare: the order `order()` and `distinct()` sort by. */
 export function sortCompare(a: RtValue, b: RtValue): number {
+  if (a instanceof SmallLong) a = a.value;
+  if (b instanceof SmallLong) b = b.value;
   const ta = typeof a;
   const tb = typeof b;
   if ((ta === 'bigint' || ta === 'number') && (tb === 'bigint' || tb === 'number')) return compareNumbers(a as bigint, b as bigint);
@@ -254,6 +259,8 @@ function seqCompare<A>(a: readonly A[], b: readonly A[], c: (x: A, y: A) => numb
 /** Value.equals: numbers by value across Int/Long/Double (NaN unequal to itself), an ID equal to
  *  the string of its digits, structs whatever their key order. */
 export function valueEquals(a: RtValue, b: RtValue): boolean {
+  if (a instanceof SmallLong) a = a.value;
+  if (b instanceof SmallLong) b = b.value;
   if (a === b) return typeof a !== 'number' || a === a;
   const ta = typeof a;
   const tb = typeof b;
@@ -304,6 +311,8 @@ export function hashKey(v: RtValue): string {
       return v ? 'T' : 'F';
   }
   if (v instanceof NullV) return 'N';
+  // Long.hashCode is Integer.hashCode for non-negative values only.
+  if (v instanceof SmallLong) return (v.value >= 0n ? 'i' : 'l') + v.value;
   if (Array.isArray(v)) return '[' + v.map(hashKey).join(',') + ']';
   if (v instanceof Map) return '{' + sortedEntries(v).map(([k, x]) => JSON.stringify(k) + ':' + hashKey(x)).join(',') + '}';
   if (v instanceof IdV) return 'I' + v.value;

@@ -5,7 +5,7 @@ import { formatDouble } from '../../wire/encode';
 import { formatDate, formatTime } from '../../wire/time';
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from './sets';
-import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue } from './values';
+import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue } from './values';
 
 const ESCAPES: Record<string, string> = {
   '\\': '\\\\',
@@ -49,7 +49,7 @@ export function toDisplayString(v: RtValue): string {
     case 'boolean':
       return v ? 'true' : 'false';
   }
-  if (v instanceof IdV) return v.value.toString();
+  if (v instanceof IdV || v instanceof SmallLong) return v.value.toString();
   if (v instanceof Bytes) return Buffer.from(v.bytes).toString('base64');
   if (v instanceof Time) return formatTime(v.nanos);
   if (v instanceof DateV) return formatDate(v.days);
@@ -71,6 +71,7 @@ export function toDebugString(v: RtValue): string {
       return v ? 'true' : 'false';
   }
   if (v instanceof NullV) return 'null';
+  if (v instanceof SmallLong) return v.value.toString();
   if (Array.isArray(v)) return '[' + v.map(toDebugString).join(', ') + ']';
   if (v instanceof Map) {
     if (v.size === 0) return '{}';

@@ -10,7 +10,7 @@ import { Failures, type Trace } from '../runtime/failure';
 import { frameSpan, type CallCtx } from '../runtime/table';
 import { parseJavaLong, p, tt } from '../runtime/types';
 import { toDisplayString } from '../runtime/toString';
-import { NullV, type RtValue } from '../runtime/values';
+import { long, NullV, type RtValue } from '../runtime/values';
 import { prototype } from './base';
 import { MAX_STRING_SIZE } from './limits';
 
@@ -170,7 +170,7 @@ function checkRadix(ctx: CallCtx, radix: bigint): number {
 function parseInteger(ctx: CallCtx, s: string, radix: number, bits: 32 | 64): RtValue {
   const n = parseJavaLong(s, radix);
   if (n === undefined || (bits === 32 && (n < -(2n ** 31n) || n > 2n ** 31n - 1n))) return new NullV({ kind: 'invalidNumber', value: s, span: frameSpan(ctx) });
-  return n;
+  return bits === 64 ? long(n) : n;
 }
 
 const noElement = (ctx: CallCtx) => NullV.noSuchElement('no element found', frameSpan(ctx));

@@ -11,7 +11,7 @@ import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { Failures } from '../runtime/failure';
 import type { CallCtx, Param } from '../runtime/table';
 import { p, parseJavaLong, tt } from '../runtime/types';
-import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
+import { arityAccepts, IdV, ModuleV, SmallLong, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
 import { CollectionDefV } from './collectionDocs';
 import { toStored } from './convert';
@@ -90,7 +90,7 @@ export function idRangeOf(ctx: CallCtx, range: Struct): IdRange {
   const bound = (field: 'from' | 'to'): bigint | undefined => {
     const v = range.get(field);
     if (v === undefined) return undefined;
-    const id = v instanceof DocV ? v.id : v instanceof IdV ? v.value : typeof v === 'bigint' ? v : typeof v === 'string' ? parseJavaLong(v) : undefined;
+    const id = v instanceof DocV ? v.id : v instanceof IdV || v instanceof SmallLong ? v.value : typeof v === 'bigint' ? v : typeof v === 'string' ? parseJavaLong(v) : undefined;
     if (id === undefined) throw Failures.invalidArgument('range', `The \`${field}\` field must be a document id.`, ctx.trace);
     return id;
   };

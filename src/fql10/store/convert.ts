@@ -6,7 +6,7 @@ import { Bytes, DateV, Ref, Time, TxnTime, type Obj, type Value } from '../../va
 import { DocRef, Module, NamedRef, type MObject, type MValue } from '../../wire/v10/model';
 import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { typeName } from '../runtime/types';
-import { isFunc, NullV, type RtValue } from '../runtime/values';
+import { isFunc, NullV, SmallLong, type RtValue } from '../runtime/values';
 import { NULL_SPAN } from '../span';
 import { DocV } from './docs';
 import { CollectionDefV } from './collectionDocs';
@@ -82,6 +82,8 @@ export function toStored(v: RtValue, trace: Trace | null, path: (string | number
       return v;
   }
   if (v instanceof NullV) return null;
+  // Storage has one integer type (the core's LongV): a Long read back is an Int when it fits.
+  if (v instanceof SmallLong) return v.value;
   if (Array.isArray(v)) return v.map((x, i) => toStored(x, trace, [...path, i]));
   if (v instanceof Map) {
     const out: Obj = new Map();

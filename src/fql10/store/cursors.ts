@@ -25,7 +25,7 @@ import {
   WhereFilterSet,
   type PageTok,
 } from '../runtime/sets';
-import { Bytes, DateV, IdV, Lambda, NativeFn, NullV, Scope, SetCursorV, Time, TxnTime, type Func, type RtValue } from '../runtime/values';
+import { Bytes, DateV, IdV, Lambda, NativeFn, NullV, Scope, SetCursorV, SmallLong, Time, TxnTime, type Func, type RtValue } from '../runtime/values';
 import { NULL_SPAN } from '../span';
 import { STDLIB_GLOBALS } from '../stdlib/globals';
 import { tableOf } from '../stdlib/dispatch';
@@ -63,6 +63,7 @@ function encodeValue(v: RtValue): J {
   if (v instanceof Bytes) return { b: Buffer.from(v.bytes).toString('base64') };
   if (v instanceof TxnTime) return { tt: 1 };
   if (v instanceof IdV) return { id: v.value.toString() };
+  if (v instanceof SmallLong) return { sl: v.value.toString() };
   if (v instanceof ValueSet) return { set: encodeSet(v) };
   if (v instanceof SetCursorV) return { cur: v.token };
   if (v instanceof DocV) return { doc: [v.db.toString(), v.collId.toString(), v.collName, v.id.toString(), v.readTs?.toString() ?? null] };
@@ -142,6 +143,8 @@ function decodeValue(j: J): RtValue {
       return big(x);
     case 'd':
       return Number(str(x));
+    case 'sl':
+      return new SmallLong(big(x));
     case 'a':
       return arr(x).map(decodeValue);
     case 'o':
