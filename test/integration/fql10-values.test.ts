@@ -112,3 +112,39 @@ describe('Int and Long on the wire and in storage', () => {
     assert.deepEqual((await big.query(fql`let d = Vals.byId(${doc.id})!; [d.small, d.large, d.large isa Long, d.small isa Int]`)).data, [5, 5000000000n, true, true]);
   });
 });
+
+describe('how values print (ToString.scala) and Collection.Deleted', () => {
+  test('a document prints its fields; one inside them its reference; a missing one null (FQL2ToStringSpec)', async () => {
+    assert.equal(await run(fql`Object.toString(Vals.create({ id: "3" }))`), '{ id: ID("3"), coll: Vals, ts: TransactionTime() }');
+    const ts = await run<string>(fql`Vals.create({ id: "9999", x: "a", self: Vals.byId("9999") }).ts`);
+    assert.ok(ts !== undefined);
+    const printed = await run<string>(fql`Object.toString(Vals.byId("9999"))`);
+    assert.match(printed, /^\{ id: ID\("9999"\), coll: Vals, ts: Time\("[^"]+"\), x: "a", self: \[doc 9999 in Vals\] \}$/);
+    assert.equal(await run(fql`"#{Vals.byId("404")}"`), 'null');
+    assert.equal(await run(fql`"n: " + [Vals.byId("3")!.id, Vals.byId("404")].toString()`), 'n: [ID("3"), null]');
+    assert.match(await run<string>(fql`"#{Collection.byName("Vals")}"`), /^\{ name: "Vals", coll: Collection, ts: Time\("[^"]+"\)(, history_days: \d+)? \}$/);
+    assert.equal(await run(fql`Object.toString(Vals.all()) + Object.toString(Math) + Object.toString(Math.abs) + Vals.toString()`), '[set]Math[function abs()]Vals');
+  });
+
+  test('a reference into a deleted collection is Collection.Deleted (FQL2ValueDecoratedSpec)', async () => {
+    const id = await run<string>(fql`Vals.create({ other: Gone.create({ id: "77" }) }).id`);
+    await run(fql`Collection.byName("Gone")!.delete()`);
+    const res = await httpRequest(flora.url, {
+      method: 'POST',
+      path: '/query/1',
+      headers: { authorization: `Bearer ${flora.secret}`, 'content-type': 'application/json', 'x-format': 'decorated' },
+      body: JSON.stringify({ query: `Vals.byId("${id}")!.other` }),
+    });
+    assert.equal(JSON.parse(res.body).data, 'Collection.Deleted("77") /* collection deleted */');
+    const tagged = await httpRequest(flora.url, {
+      method: 'POST',
+      path: '/query/1',
+      headers: { authorization: `Bearer ${flora.secret}`, 'content-type': 'application/json', 'x-format': 'tagged' },
+      body: JSON.stringify({ query: `[Vals.byId("${id}")!, Collection.Deleted]` }),
+    });
+    const [doc, deleted] = JSON.parse(tagged.body).data;
+    assert.deepEqual(doc['@doc'].other, { '@ref': { id: '77', coll: { '@mod': 'Deleted' } } });
+    assert.deepEqual(deleted, { '@mod': 'Deleted' });
+    assert.deepEqual(await run(fql`[Vals.byId(${id})!.other isa Collection.Deleted, Object.toString(Collection.Deleted)]`), [false, 'Collection.Deleted']);
+  });
+});

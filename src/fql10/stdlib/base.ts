@@ -4,7 +4,7 @@
 import { cmp, isEqualIn } from '../runtime/cmp';
 import { FieldTable } from '../runtime/table';
 import { p } from '../runtime/types';
-import { toDisplayString } from '../runtime/toString';
+import { toDisplayStringIn } from '../runtime/toString';
 import { ModuleV, type RtValue } from '../runtime/values';
 
 function comparisons(t: FieldTable): FieldTable {
@@ -26,7 +26,7 @@ function comparisons(t: FieldTable): FieldTable {
  *  (structs and documents, whose fields may be called `toString`). */
 export function prototype(selfName: string, withToString = true): FieldTable {
   const t = comparisons(new FieldTable(selfName));
-  if (withToString) t.method('toString', [], (_c, self: RtValue) => toDisplayString(self));
+  if (withToString) t.method('toString', [], (c, self: RtValue) => toDisplayStringIn(c, self));
   return t;
 }
 

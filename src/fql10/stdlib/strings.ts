@@ -9,7 +9,7 @@ import { compileJavaRegex, RegexMatcher, RegexSyntaxError, RegexUnsupported, typ
 import { Failures, type Trace } from '../runtime/failure';
 import { frameSpan, type CallCtx } from '../runtime/table';
 import { parseJavaLong, p, tt } from '../runtime/types';
-import { toDisplayString } from '../runtime/toString';
+import { toDisplayStringIn } from '../runtime/toString';
 import { long, NullV, type RtValue } from '../runtime/values';
 import { prototype } from './base';
 import { MAX_STRING_SIZE } from './limits';
@@ -179,10 +179,13 @@ const t = prototype('String');
 export const StringPrototype = t;
 
 t.op('+', [p('other')], (ctx, self: string, [o]) => {
-  const str = toDisplayString(o);
-  const len = self.length + str.length;
-  if (len > MAX_STRING_SIZE) throw tooLarge(len, ctx.trace);
-  return self + str;
+  const concat = (str: string) => {
+    const len = self.length + str.length;
+    if (len > MAX_STRING_SIZE) throw tooLarge(len, ctx.trace);
+    return self + str;
+  };
+  const str = toDisplayStringIn(ctx, o);
+  return typeof str === 'string' ? concat(str) : str.then(concat);
 });
 function at(ctx: CallCtx, self: string, idx: bigint): string {
   const i = charIndex(self, idx, ctx.trace);

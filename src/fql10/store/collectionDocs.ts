@@ -5,7 +5,7 @@
 import type { Name } from '../ast';
 import type { Span } from '../span';
 import { deleteCollection, definitionOf, updateCollection } from '../../model/schema10/api';
-import { TxnTime, type Obj, type Value } from '../../values/types';
+import { Time, TxnTime, type Obj, type Value } from '../../values/types';
 import { Doc, Module, NamedRef, NullDoc, type MObject, type MValue } from '../../wire/v10/model';
 import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { frameSpan, NullReceiver, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
@@ -63,7 +63,9 @@ export class CollectionDefV extends ExtValue {
     const def = await definitionOf(txnOf(ctx), this.db, this.name);
     if (def === undefined) return new DefNullCause(this, 'not found', frameSpan(ctx));
     const out: Obj = new Map<string, Value>([['name', this.name]]);
-    out.set('ts', def.get('ts') ?? TxnTime.instance);
+    // A definition keeps its ts in microseconds (v4's shape); v10 shows a Time.
+    const ts = def.get('ts');
+    out.set('ts', typeof ts === 'bigint' ? Time.fromMicros(ts) : (ts ?? TxnTime.instance));
     for (const [k, v] of def) if (k !== 'name' && k !== 'ts') out.set(k, v);
     return out;
   }

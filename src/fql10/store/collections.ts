@@ -120,6 +120,9 @@ export class CollectionDefsSet extends ValueSet {
 export const CollectionModule = moduleObject('Collection');
 const ct = CollectionModule.table;
 const dbOf = (ctx: CallCtx) => txnOf(ctx).scope.db;
+/** Where documents of a deleted collection point (CollectionDefCompanion.Deleted): nothing is one. */
+const DeletedCollection = new ModuleV('Deleted', baseTable('Deleted'), () => false, CollectionModule.module);
+ct.field('Deleted', () => DeletedCollection);
 ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n));
 ct.method('all', [], (ctx) => new CollectionDefsSet(dbOf(ctx)));
 ct.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {

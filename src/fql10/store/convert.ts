@@ -3,7 +3,7 @@
 // response's values (documents inside a document render as references, never read).
 
 import { Bytes, DateV, Ref, Time, TxnTime, type Obj, type Value } from '../../values/types';
-import { DocRef, Module, NamedRef, type MObject, type MValue } from '../../wire/v10/model';
+import { DELETED_COLLECTION, DocRef, Module, NamedRef, type MObject, type MValue } from '../../wire/v10/model';
 import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { typeName } from '../runtime/types';
 import { isFunc, NullV, SmallLong, type RtValue } from '../runtime/values';
@@ -57,7 +57,10 @@ export function storedToResponse(v: Value): MValue {
   }
   if (v instanceof Time || v instanceof DateV || v instanceof Bytes || v instanceof TxnTime) return v;
   if (v instanceof Ref) {
-    if (v.isUserDocument && v.addr !== undefined) return new DocRef(new Module(v.collection!.id), String(v.addr.id));
+    if (v.isUserDocument && v.addr !== undefined) {
+      const coll = v.collection!;
+      return new DocRef(coll.dangling ? DELETED_COLLECTION : new Module(coll.id), String(v.addr.id));
+    }
     if (v.nativeParent === 'collections') return new NamedRef(new Module('Collection'), v.id);
     return `[legacy ref ${v.toString()}]`;
   }

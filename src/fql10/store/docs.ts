@@ -11,7 +11,7 @@ import { NullReceiver, frameSpan, type CallCtx, type FieldResult, type FieldTabl
 import { ExtValue, IdV, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
 import { baseTable } from '../stdlib/base';
 import { p, tt } from '../runtime/types';
-import { Doc, DocRef, Module, NullDoc, type MObject, type MValue, type NullCause as MNullCause } from '../../wire/v10/model';
+import { DELETED_COLLECTION, Doc, DocRef, Module, NullDoc, type MObject, type MValue, type NullCause as MNullCause } from '../../wire/v10/model';
 import { Ref, Time, TxnTime, type Obj, type Value } from '../../values/types';
 import type { SchemaEntry } from '../../model/catalog';
 import { readLive } from '../../model/documents';
@@ -153,7 +153,10 @@ export class DocV extends ExtValue {
 
   async materialize(ctx: CallCtx): Promise<MValue> {
     const r = await this.read(ctx);
-    if (r instanceof DocNullCause) return new NullDoc(new DocRef(new Module(this.collName), String(this.id)), r.reason);
+    if (r instanceof DocNullCause) {
+      const coll = r.reason === 'collection deleted' ? DELETED_COLLECTION : new Module(this.collName);
+      return new NullDoc(new DocRef(coll, String(this.id)), r.reason);
+    }
     const coll = new Module(r.entry.name);
     const fields: MObject = new Map<string, MValue>([
       ['id', String(this.id)],

@@ -53,6 +53,10 @@ export class Module {
   ) {}
 }
 
+/** Where a reference to a document of a deleted collection points (CollectionDefCompanion.Deleted):
+ *  tagged `{"@mod": "Deleted"}`, decorated `Collection.Deleted`. */
+export const DELETED_COLLECTION = new Module('Deleted', new Module('Collection'));
+
 /** A reference to a document by id: `{id, coll}`, decorated `Coll("id")`. */
 export class DocRef {
   constructor(
