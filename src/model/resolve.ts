@@ -28,6 +28,11 @@ export function schemaOf(ctx: TxnContext, db: bigint): Promise<DbSchema> {
   return ctx.catalog.schema(ctx.txn, db, ctx.schemaWrites.has(db));
 }
 
+/** `db`'s schema as of `at` (µs): the current one for undefined or a time at or past the snapshot. */
+export function schemaAsOf(ctx: TxnContext, db: bigint, at: bigint | undefined): Promise<DbSchema> {
+  return at === undefined || at >= ctx.txn.snapshotTs ? schemaOf(ctx, db) : ctx.catalog.schemaAt(ctx.txn, db, at);
+}
+
 /** Resolves a database ref chain to the scope id of that database. */
 export async function resolveDb(ctx: TxnContext, dbRef: Ref | undefined, pos: Position): Promise<bigint> {
   if (!dbRef) return ctx.scope.db;

@@ -4,7 +4,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, fql, ServiceError, type QueryValue } from 'fauna';
+import { Client, fql, ServiceError, type QueryValue, type TimeStub } from 'fauna';
 import { httpRequest, startFlora, type FloraProcess } from '../helpers/server';
 
 let flora: FloraProcess;
@@ -146,5 +146,21 @@ describe('how values print (ToString.scala) and Collection.Deleted', () => {
     assert.deepEqual(doc['@doc'].other, { '@ref': { id: '77', coll: { '@mod': 'Deleted' } } });
     assert.deepEqual(deleted, { '@mod': 'Deleted' });
     assert.deepEqual(await run(fql`[Vals.byId(${id})!.other isa Collection.Deleted, Object.toString(Collection.Deleted)]`), [false, 'Collection.Deleted']);
+  });
+});
+
+describe('at (ts) reads native documents as of that time', () => {
+  test('Function, Collection, Role and Key documents show what they were; a deleted one still exists then', async () => {
+    await run(fql`Function.create({ name: "then", body: "x => x" }); Role.create({ name: "r1", data: { v: 1 } }); Collection.create({ name: "Old", alias: "A1" })`);
+    const key = await run<{ id: string }>(fql`Key.create({ role: "admin", data: { v: 1 } })`);
+    const t0 = await run<TimeStub>(fql`Time.now()`);
+    await run(fql`Function.byName("then")!.update({ body: "x => x + 1" }); Role.byName("r1")!.update({ data: { v: 2 } }); Collection.byName("Old")!.update({ alias: "A2" }); Key.byId(${key.id})!.update({ data: { v: 2 } })`);
+    await run(fql`Function.byName("then")!.delete()`);
+    const past = await run<QueryValue[]>(fql`at (${t0}) {
+      [Function.byName("then")!.body, Role.byName("r1")!.data.v, Collection.byName("Old")!.alias, Key.byId(${key.id})!.data.v, Function.byName("then").exists()]
+    }`);
+    assert.deepEqual(past, ['x => x', 1, 'A1', 1, true]);
+    assert.deepEqual(await run(fql`(at (${t0}) Role.byName("r1"))!.data.v`), 1);
+    assert.deepEqual(await run(fql`[Function.byName("then").exists(), Role.byName("r1")!.data.v, Collection.byName("Old")!.alias, Key.byId(${key.id})!.data.v]`), [false, 2, 'A2', 2]);
   });
 });

@@ -14,7 +14,7 @@ import { ExtValue, NullV, type ExtNullCause, type RtValue, type Struct } from '.
 import { baseTable } from '../stdlib/base';
 import { storedToResponse, toRuntime, toStored } from './convert';
 import { requireWrite, viaModel } from './errors';
-import { txnOf } from './hooks';
+import { readTimeOf, txnOf } from './hooks';
 import { CollectionModule } from './collections';
 
 class DefNullCause implements ExtNullCause {
@@ -40,6 +40,8 @@ export class CollectionDefV extends ExtValue {
     readonly db: bigint,
     readonly name: string,
     readonly deleted = false,
+    /** Valid time (µs) it reads at (`at (ts) Collection.byName(…)`); undefined: the reader's. */
+    readonly readTs?: bigint,
   ) {
     super();
   }
@@ -60,7 +62,7 @@ export class CollectionDefV extends ExtValue {
   /** The definition with `coll` and `ts` placed as the core shows them, or why it is not there. */
   async read(ctx: CallCtx): Promise<Obj | DefNullCause> {
     if (this.deleted) return new DefNullCause(this, 'deleted', frameSpan(ctx));
-    const def = await definitionOf(txnOf(ctx), this.db, this.name);
+    const def = await definitionOf(txnOf(ctx), this.db, this.name, this.readTs ?? readTimeOf(ctx));
     if (def === undefined) return new DefNullCause(this, 'not found', frameSpan(ctx));
     const out: Obj = new Map<string, Value>([['name', this.name]]);
     // A definition keeps its ts in microseconds (v4's shape); v10 shows a Time.

@@ -57,7 +57,7 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   table.method('create', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createDoc(ctx, db, entry, d, false));
   table.method('createData', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createDoc(ctx, db, entry, d, true));
   table.method('toString', [], () => name);
-  table.field('definition', () => new CollectionDefV(db, entry.name));
+  table.field('definition', (ctx) => new CollectionDefV(db, entry.name, false, readTimeOf(ctx)));
   const indexes = entry.fields.get('indexes');
   if (indexes instanceof Map)
     for (const [index, def] of indexes) {
@@ -123,7 +123,7 @@ const dbOf = (ctx: CallCtx) => txnOf(ctx).scope.db;
 /** Where documents of a deleted collection point (CollectionDefCompanion.Deleted): nothing is one. */
 const DeletedCollection = new ModuleV('Deleted', baseTable('Deleted'), () => false, CollectionModule.module);
 ct.field('Deleted', () => DeletedCollection);
-ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n));
+ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n, false, readTimeOf(ctx)));
 ct.method('all', [], (ctx) => new CollectionDefsSet(dbOf(ctx)));
 ct.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
   checkPred(ctx, f);
