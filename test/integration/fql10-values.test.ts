@@ -79,6 +79,18 @@ describe('Coll.all(range) (CollectionIndexMethod.collectRange on document ids)',
     assert.equal(rest.after, undefined);
   });
 
+  test('native collections take the same range (the static environment lists all(range) on each)', async () => {
+    await run(fql`["Ra", "Rb", "Rc"].forEach(n => Role.create({ name: n }))`);
+    assert.deepEqual(await run(fql`Role.all({ from: Role.byName("Rb") }).map(.name).toArray()`), ['Rb', 'Rc']);
+    assert.deepEqual(await run(fql`Role.all({ to: Role.byName("Rb") }).map(.name).toArray()`), ['Ra', 'Rb']);
+    assert.deepEqual(await run(fql`Collection.all({ from: Collection.byName("Gone") }).map(.name).toArray()`), ['Gone']);
+    const keys = await run<string[]>(fql`[1, 2, 3].map(_ => Key.create({ role: "admin" }).id)`);
+    assert.deepEqual(await run(fql`Key.all({ from: ${keys[1]}, to: Key.byId(${keys[2]}) }).map(.id).toArray()`), keys.slice(1));
+    const page = await run<{ data: { name: string }[]; after?: string }>(fql`Role.all({ from: "0" }).pageSize(1)`);
+    const rest = await run<{ data: { name: string }[] }>(fql`Set.paginate(${page.after!})`);
+    assert.deepEqual([...page.data, ...rest.data].map((r) => r.name).slice(0, 2), ['Ra', 'Rb']);
+  });
+
   test('bad bounds fail with the core messages', async () => {
     assert.equal((await failure(client.query(fql`Vals.all({ from: "foo" })`))).message, 'invalid argument `range`: The `from` field must be a document id.');
     assert.equal(

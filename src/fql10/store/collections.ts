@@ -10,8 +10,8 @@ import type { Value } from '../../values/types';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { Failures } from '../runtime/failure';
 import type { CallCtx, Param } from '../runtime/table';
-import { p, parseJavaLong, tt } from '../runtime/types';
-import { arityAccepts, IdV, ModuleV, SmallLong, type Func, type RtValue, type Struct } from '../runtime/values';
+import { p, tt } from '../runtime/types';
+import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
 import { CollectionDefV } from './collectionDocs';
 import { toStored } from './convert';
@@ -19,6 +19,7 @@ import { DocV } from './docs';
 import { requireWrite, viaModel } from './errors';
 import { readTimeOf, txnOf } from './hooks';
 import { CollectionSet, IndexSet, type CollRef, type IdRange } from './sources';
+import { idRangeOf, inIdRange } from './idRange';
 import { createDoc } from './writes';
 
 function checkPred(ctx: CallCtx, f: Func): void {
@@ -43,7 +44,7 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   const all = (ctx: CallCtx, range?: IdRange) => new CollectionSet(coll, readTimeOf(ctx), false, range);
   const byId = (ctx: CallCtx, id: IdV) => new DocV(db, entry.id, entry.name, id.value, readTimeOf(ctx));
   table.method('all', [], (ctx) => all(ctx));
-  table.method('all', [p('range', tt.Struct)], (ctx, _s, [r]: Struct[]) => all(ctx, idRangeOf(ctx, r)));
+  table.method('all', [p('range', tt.Struct)], async (ctx, _s, [r]: Struct[]) => all(ctx, await idRangeOf(ctx, r)));
   table.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
     checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
@@ -84,33 +85,22 @@ function rangeOf(ctx: CallCtx, range: Struct | undefined): { from?: Value[]; to?
   return out;
 }
 
-/** `all`'s `{ from, to }` (CollectionIndexMethod.collectRange with no covered values): document
- *  ids, inclusive; other fields are ignored. */
-export function idRangeOf(ctx: CallCtx, range: Struct): IdRange {
-  const bound = (field: 'from' | 'to'): bigint | undefined => {
-    const v = range.get(field);
-    if (v === undefined) return undefined;
-    const id = v instanceof DocV ? v.id : v instanceof IdV || v instanceof SmallLong ? v.value : typeof v === 'bigint' ? v : typeof v === 'string' ? parseJavaLong(v) : undefined;
-    if (id === undefined) throw Failures.invalidArgument('range', `The \`${field}\` field must be a document id.`, ctx.trace);
-    return id;
-  };
-  const from = bound('from');
-  const to = bound('to');
-  if (from === undefined && to === undefined)
-    throw Failures.invalidArgument('range', 'should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields', ctx.trace);
-  return { from, to };
-}
-
 // ---- the Collection module ----
 
 /** Every collection definition, in the order they were made (id order). */
 export class CollectionDefsSet extends ValueSet {
   readonly streamRefusal = undefined;
-  constructor(readonly db: bigint) {
+  constructor(
+    readonly db: bigint,
+    readonly range: IdRange = {},
+  ) {
     super();
   }
   async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
-    const entries = (await schemaOf(txnOf(ctx), this.db)).all('collections').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const entries = (await schemaOf(txnOf(ctx), this.db))
+      .all('collections')
+      .filter((e) => inIdRange(e.id, this.range))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = await new ArraySet(entries.map((e) => new CollectionDefV(this.db, e.name))).paginateImpl(ctx, count, cont);
     const retok = (t: { cont: RtValue[] | null }) => ({ set: this, cont: t.cont });
     return { elems: page.elems.map((e) => ({ value: e.value, tok: () => retok(e.tok()) })), after: page.after && retok(page.after) };
@@ -125,6 +115,7 @@ const DeletedCollection = new ModuleV('Deleted', baseTable('Deleted'), () => fal
 ct.field('Deleted', () => DeletedCollection);
 ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n, false, readTimeOf(ctx)));
 ct.method('all', [], (ctx) => new CollectionDefsSet(dbOf(ctx)));
+ct.method('all', [p('range', tt.Struct)], async (ctx, _s, [r]: Struct[]) => new CollectionDefsSet(dbOf(ctx), await idRangeOf(ctx, r)));
 ct.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
   checkPred(ctx, f);
   return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace);

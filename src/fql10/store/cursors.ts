@@ -34,7 +34,7 @@ import { CollectionDefsSet } from './collections';
 import { toRuntime, toStored } from './convert';
 import { DocV } from './docs';
 import { nativeSpecOf, NativeDocsSet, NativeDocV, type NativeSpec } from './natives';
-import { CollectionSet, IndexSet, type CollRef } from './sources';
+import { CollectionSet, IndexSet, type CollRef, type IdRange } from './sources';
 
 type J = null | boolean | string | number | J[] | { [k: string]: J };
 
@@ -257,7 +257,7 @@ function encodeSet(s: ValueSet): J {
     return { k: 'fmap', i: encodeSet(s.spline), c: s.splineCont?.map(encodeValue) ?? null, f: encodeValue(s.fn), vt: vt(s.validTime), r: s.reversed };
   if (s instanceof OrderedSet) return { k: 'ord', i: encodeSet(s.inner), o: s.ords.map((o) => [encodeValue(o.accessor), o.ascending]) };
   if (s instanceof CollectionSet)
-    return { k: 'coll', c: collJ(s.coll), ts: s.readTs?.toString() ?? null, r: s.reversed, f: s.range.from?.toString() ?? null, to: s.range.to?.toString() ?? null };
+    return { k: 'coll', c: collJ(s.coll), ts: s.readTs?.toString() ?? null, r: s.reversed, ...idRangeJ(s.range) };
   if (s instanceof IndexSet)
     return {
       k: 'idx',
@@ -269,8 +269,8 @@ function encodeSet(s: ValueSet): J {
       ts: s.readTs?.toString() ?? null,
       r: s.reversed,
     };
-  if (s instanceof CollectionDefsSet) return { k: 'defs', db: s.db.toString() };
-  if (s instanceof NativeDocsSet) return { k: 'nat', m: s.spec.module, db: s.db.toString() };
+  if (s instanceof CollectionDefsSet) return { k: 'defs', db: s.db.toString(), ...idRangeJ(s.range) };
+  if (s instanceof NativeDocsSet) return { k: 'nat', m: s.spec.module, db: s.db.toString(), ...idRangeJ(s.range) };
   throw new Unencodable();
 }
 
@@ -315,18 +315,24 @@ function decodeSet(j: J | undefined): ValueSet {
         null,
       );
     case 'coll':
-      return new CollectionSet(collOf(o.c), o.ts === null ? undefined : big(o.ts), bool(o.r), {
-        from: o.f === null || o.f === undefined ? undefined : big(o.f),
-        to: o.to === null || o.to === undefined ? undefined : big(o.to),
-      });
+      return new CollectionSet(collOf(o.c), o.ts === null ? undefined : big(o.ts), bool(o.r), idRangeOf(o));
     case 'idx':
       return new IndexSet(collOf(o.c), str(o.x), stored(o.t) ?? [], { from: stored(o.f), to: stored(o.to) }, o.ts === null ? undefined : big(o.ts), bool(o.r));
     case 'defs':
-      return new CollectionDefsSet(big(o.db));
+      return new CollectionDefsSet(big(o.db), idRangeOf(o));
     case 'nat':
-      return new NativeDocsSet(specOf(o.m), big(o.db));
+      return new NativeDocsSet(specOf(o.m), big(o.db), idRangeOf(o));
   }
   throw new Malformed();
+}
+
+function idRangeJ(r: IdRange): { f: J; to: J } {
+  return { f: r.from?.toString() ?? null, to: r.to?.toString() ?? null };
+}
+
+function idRangeOf(o: { [k: string]: J }): IdRange {
+  const bound = (j: J | undefined) => (j === null || j === undefined ? undefined : big(j));
+  return { from: bound(o.f), to: bound(o.to) };
 }
 
 // ---- tokens ----

@@ -25,6 +25,8 @@ import { baseTable } from '../stdlib/base';
 import { storedToResponse, toRuntime, toStored } from './convert';
 import { fromModel, PERMISSION_DENIED, requireWrite } from './errors';
 import { readTimeOf, txnOf } from './hooks';
+import { idRangeOf, inIdRange } from './idRange';
+import type { IdRange } from './sources';
 
 type SecretNative = 'keys' | 'tokens' | 'credentials';
 
@@ -303,6 +305,7 @@ export class NativeDocsSet extends ValueSet {
   constructor(
     readonly spec: NativeSpec,
     readonly db: bigint,
+    readonly range: IdRange = {},
   ) {
     super();
   }
@@ -314,9 +317,11 @@ export class NativeDocsSet extends ValueSet {
     const at = readTimeOf(ctx);
     if (named(spec)) {
       const entries = (await schemaAsOf(tx, this.db, at)).all(spec.native).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      for (const e of entries) out.push(new NativeDocV(spec, this.db, e.name));
+      for (const e of entries) if (inIdRange(e.id, this.range)) out.push(new NativeDocV(spec, this.db, e.name));
     } else {
-      for await (const d of tx.txn.scan(this.db, nativeCollId(spec.native), { at })) out.push(new NativeDocV(spec, this.db, d.id));
+      const { from, to } = this.range;
+      const ids = { fromId: from, toId: to === undefined ? undefined : to + 1n };
+      for await (const d of tx.txn.scan(this.db, nativeCollId(spec.native), { at, ...ids })) out.push(new NativeDocV(spec, this.db, d.id));
     }
     const visible: NativeDocV[] = [];
     for (const d of out) if (await allowed(tx, 'read', await d.target(ctx, at))) visible.push(d);
@@ -362,6 +367,7 @@ export function nativeCompanion(spec: NativeSpec): { module: ModuleV; table: Fie
   const db = (ctx: CallCtx) => txnOf(ctx).scope.db;
   const all = (ctx: CallCtx) => new NativeDocsSet(spec, db(ctx));
   t.method('all', [], (ctx) => all(ctx));
+  t.method('all', [p('range', tt.Struct)], async (ctx, _s, [r]: Struct[]) => new NativeDocsSet(spec, db(ctx), await idRangeOf(ctx, r)));
   t.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
     checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
