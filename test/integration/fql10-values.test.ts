@@ -91,6 +91,17 @@ describe('Coll.all(range) (CollectionIndexMethod.collectRange on document ids)',
     assert.deepEqual([...page.data, ...rest.data].map((r) => r.name).slice(0, 2), ['Ra', 'Rb']);
   });
 
+  test('index methods: prefixes of the covered values, an array the single value, other fields ignored', async () => {
+    await run(fql`Collection.create({ name: "Ix", indexes: { byA: { terms: [{ field: ".t" }], values: [{ field: ".a" }, { field: ".b" }] }, byX: { values: [{ field: ".x" }] } } })`);
+    await run(fql`[[1, 1], [1, 2], [2, 1], [2, 2], [3, 1]].forEach(v => Ix.create({ t: "k", a: v[0], b: v[1], x: v }))`);
+    assert.deepEqual(await run(fql`Ix.byA("k", { from: [2, 2], to: 3, other: 1 }).map(d => [d.a, d.b]).toArray()`), [[2, 2], [3, 1]]);
+    assert.deepEqual(await run(fql`Ix.byX({ from: [2], to: [2] }).map(.x).toArray()`), [[2, 1], [2, 2]]);
+    const msg = async (q: ReturnType<typeof fql>) => (await failure(client.query(q))).message;
+    assert.equal(await msg(fql`Ix.byA("k", { from: [1, 2, 3] })`), 'invalid argument `range`: The field `from` can have at most 2 values');
+    assert.equal(await msg(fql`Ix.byA("k", { to: x => x })`), 'invalid argument `range`: The `to` field should be either an indexable value or an array of values');
+    assert.equal(await msg(fql`Ix.byA("k", {})`), 'invalid argument `range`: should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields');
+  });
+
   test('bad bounds fail with the core messages', async () => {
     assert.equal((await failure(client.query(fql`Vals.all({ from: "foo" })`))).message, 'invalid argument `range`: The `from` field must be a document id.');
     assert.equal(

@@ -8,10 +8,11 @@ import { schemaOf } from '../../model/resolve';
 import { createCollection } from '../../model/schema10/api';
 import type { Value } from '../../values/types';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
-import { Failures } from '../runtime/failure';
+import { Failures, QueryRuntimeFailure } from '../runtime/failure';
+import { NULL_SPAN } from '../span';
 import type { CallCtx, Param } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
+import { arityAccepts, IdV, ModuleV, NullV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
 import { CollectionDefV } from './collectionDocs';
 import { toStored } from './convert';
@@ -63,26 +64,42 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   if (indexes instanceof Map)
     for (const [index, def] of indexes) {
       const terms = def instanceof Map && Array.isArray(def.get('terms')) ? (def.get('terms') as Value[]).length : 0;
+      const covered = def instanceof Map && Array.isArray(def.get('values')) ? (def.get('values') as Value[]).length : 0;
       const params: Param[] = [];
       for (let i = 0; i < terms; i++) params.push(p(`term${i + 1}`));
       const make = (ctx: CallCtx, args: RtValue[], range?: Struct) =>
-        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range), readTimeOf(ctx));
+        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range, covered), readTimeOf(ctx));
       table.method(index, params, (ctx, _s, args: RtValue[]) => make(ctx, args));
       table.method(index, [...params, p('range', tt.Struct)], (ctx, _s, args: RtValue[]) => make(ctx, args.slice(0, -1), args[args.length - 1] as Struct));
     }
   return m;
 }
 
-/** `{ from, to }` (CollectionIndexMethod.collectRange): each bound one value or an array of them. */
-function rangeOf(ctx: CallCtx, range: Struct | undefined): { from?: Value[]; to?: Value[] } {
+/** `{ from, to }` (CollectionIndexMethod.collectRange): each bound one value or an array of them,
+ *  a prefix of the index's `covered` values; other fields are ignored. */
+function rangeOf(ctx: CallCtx, range: Struct | undefined, covered: number): { from?: Value[]; to?: Value[] } {
   if (range === undefined) return {};
-  const out: { from?: Value[]; to?: Value[] } = {};
-  for (const [k, v] of range) {
-    if (k !== 'from' && k !== 'to') throw Failures.invalidArgument('range', `unexpected field \`${k}\``, ctx.trace);
-    const vs = Array.isArray(v) ? v : [v];
-    out[k] = vs.map((x) => toStored(x, ctx.trace));
-  }
-  return out;
+  const prefix = (field: 'from' | 'to'): Value[] | undefined => {
+    const v = range.get(field);
+    if (v === undefined) return undefined;
+    // With one covered value an array is that value; a `to` one gets a trailing null, which sorts
+    // after the rest, so that arrays it prefixes are inside the range.
+    const elems = !Array.isArray(v) ? [v] : covered === 1 ? [field === 'to' ? [...v, NullV.lit(NULL_SPAN)] : v] : v;
+    if (elems.length > covered) throw Failures.invalidArgument('range', `The field \`${field}\` can have at most ${covered} values`, ctx.trace);
+    return elems.map((x) => {
+      try {
+        return toStored(x, ctx.trace);
+      } catch (e) {
+        if (e instanceof QueryRuntimeFailure) throw Failures.invalidArgument('range', `The \`${field}\` field should be either an indexable value or an array of values`, ctx.trace);
+        throw e;
+      }
+    });
+  };
+  const from = prefix('from');
+  const to = prefix('to');
+  if (from === undefined && to === undefined)
+    throw Failures.invalidArgument('range', 'should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields', ctx.trace);
+  return { from, to };
 }
 
 // ---- the Collection module ----
