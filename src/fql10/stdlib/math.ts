@@ -58,8 +58,10 @@ m.method('sqrt', x, (ctx, _m, [v]: Num[]) => {
   if (compareNumbers(v, 0n) < 0) throw Failures.invalidArgument('x', 'x must be nonnegative', ctx.trace);
   return Math.sqrt(Number(v));
 });
-m.method('max', [p('x', tt.Number), p('y', tt.Number)], (_c, _m, [a, b]: Num[]) => (compareNumbers(a, b) < 0 ? b : a));
-m.method('min', [p('x', tt.Number), p('y', tt.Number)], (_c, _m, [a, b]: Num[]) => (compareNumbers(a, b) <= 0 ? a : b));
+// The argument chosen, as it is (a Long stays a Long).
+const xy = [p('x', tt.NumberAsIs), p('y', tt.NumberAsIs)];
+m.method('max', xy, (_c, _m, [a, b]: (Num | SmallLong)[]) => (compareNumbers(numValue(a), numValue(b)) < 0 ? b : a));
+m.method('min', xy, (_c, _m, [a, b]: (Num | SmallLong)[]) => (compareNumbers(numValue(a), numValue(b)) <= 0 ? a : b));
 m.method('pow', [p('x', tt.Number), p('power', tt.Number)], (_c, _m, [a, b]: Num[]) => pow(Number(a), Number(b)));
 m.method('sign', x, (_c, _m, [v]: Num[]) => BigInt(compareNumbers(v, 0n)));
 

@@ -94,7 +94,7 @@ type Self = Num | SmallLong;
 function negate(a: Self): Self {
   if (a instanceof SmallLong) return long(-a.value);
   if (typeof a === 'number') return -a;
-  return BigInt.asIntN(isInt32(a) ? 32 : 64, -a);
+  return isInt32(a) ? BigInt.asIntN(32, -a) : long(BigInt.asIntN(64, -a));
 }
 
 function numberPrototype(name: string) {

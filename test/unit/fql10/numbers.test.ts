@@ -44,8 +44,9 @@ describe('Int and Long', () => {
     assert.equal(await withLong('[x + 1, x * 2, x - 10, x / 2, x % 2, x ** 2]'), '[{"@int":"6"},{"@int":"10"},{"@int":"-5"},{"@int":"2"},{"@int":"1"},{"@int":"25"}]');
     assert.equal(await withLong('[-x, Math.abs(x), Math.ceil(x), Math.floor(x)]'), '[{"@long":"-5"},{"@long":"5"},{"@long":"5"},{"@long":"5"}]');
     assert.equal(await tagged('[2147483647 + 1, -2147483647 - 2, 9223372036854775807 + 1]'), '[{"@long":"2147483648"},{"@long":"-2147483649"},{"@double":"9.223372036854776E18"}]');
-    // Value.Int(-x) wraps at the Int minimum.
+    // Value.Int(-x) wraps at the Int minimum; a Long negated stays a Long; a literal takes its sign.
     assert.equal(await tagged('let m = -2147483647 - 1; -m'), '{"@int":"-2147483648"}');
+    assert.equal(await tagged('[-2147483648, -(2147483648), Math.max("7".parseLong(), 1)]'), '[{"@int":"-2147483648"},{"@long":"-2147483648"},{"@long":"7"}]');
   });
 
   test('Long compares and equals by value', async () => {
