@@ -40,6 +40,11 @@ export async function createdInTxn(ctx: TxnContext, db: bigint, entry: SchemaEnt
   return true;
 }
 
+/** `db`'s schema as of `at` (µs): the current one for undefined or a time at or past the snapshot. */
+export function schemaAsOf(ctx: TxnContext, db: bigint, at: bigint | undefined): Promise<DbSchema> {
+  return at === undefined || at >= ctx.txn.snapshotTs ? schemaOf(ctx, db) : ctx.catalog.schemaAt(ctx.txn, db, at);
+}
+
 /** Resolves a database ref chain to the scope id of that database. */
 export async function resolveDb(ctx: TxnContext, dbRef: Ref | undefined, pos: Position): Promise<bigint> {
   if (!dbRef) return ctx.scope.db;

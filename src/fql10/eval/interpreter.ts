@@ -15,7 +15,7 @@ import { Failures, nullCauseFailure, push, QueryCheckFailure, type Trace } from 
 import type { EvalHooks } from '../runtime/hooks';
 import { NullReceiver, type CallCtx, type FieldResult, type NativeMethod } from '../runtime/table';
 import { typeName } from '../runtime/types';
-import { toDisplayString } from '../runtime/toString';
+import { toDisplayStringIn } from '../runtime/toString';
 import { ValueSet } from '../runtime/sets';
 import { arityAccepts, ExtValue, integer, Lambda, ModuleV, NativeFn, NullV, Scope, type Func, type NullCause, type RtValue } from '../runtime/values';
 import { tableOf } from '../stdlib/dispatch';
@@ -184,7 +184,7 @@ export class Interp implements CallCtx {
   private async evalTemplate(e: A.StrTemplate, scope: Scope | null): Promise<RtValue> {
     let out = '';
     for (const part of e.parts) {
-      const s = typeof part === 'string' ? part : toDisplayString(await this.eval(part, scope));
+      const s = typeof part === 'string' ? part : await toDisplayStringIn(this, await this.eval(part, scope));
       const size = out.length + s.length;
       if (size > MAX_STRING_SIZE) throw Failures.valueTooLarge(`string size ${size} exceeds limit ${MAX_STRING_SIZE}`, push(e.span, this.trace));
       out += s;

@@ -5,7 +5,7 @@ import { FunctionValue, Module, SetPage, SetToken, type MValue } from '../../wir
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from '../runtime/sets';
 import type { CallCtx } from '../runtime/table';
-import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue } from '../runtime/values';
+import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue } from '../runtime/values';
 
 function moduleOf(m: ModuleV): Module {
   return new Module(m.name, m.parent === undefined ? undefined : moduleOf(m.parent));
@@ -31,7 +31,7 @@ export async function materialize(ctx: CallCtx, v: RtValue, inPage = false): Pro
     for (const [k, x] of v) out.set(k, await materialize(ctx, x, inPage));
     return out;
   }
-  if (v instanceof Time || v instanceof DateV || v instanceof Bytes || v instanceof TxnTime) return v;
+  if (v instanceof Time || v instanceof DateV || v instanceof Bytes || v instanceof TxnTime || v instanceof SmallLong) return v;
   if (v instanceof IdV) return v.value.toString();
   if (v instanceof ModuleV) return moduleOf(v);
   if (v instanceof ValueSet) {

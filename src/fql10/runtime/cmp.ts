@@ -5,8 +5,9 @@
 
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from './sets';
-import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue, type Struct } from './values';
+import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue, type Struct } from './values';
 import { parseJavaLong } from './types';
+import type { CallCtx } from './table';
 
 /** Value.totalOrderingPosition */
 export function orderRank(v: RtValue): number {
@@ -22,6 +23,7 @@ export function orderRank(v: RtValue): number {
   if (Array.isArray(v)) return 3;
   if (v instanceof Map) return 4;
   if (v instanceof NullV) return 18;
+  if (v instanceof SmallLong) return 0;
   if (v instanceof Bytes) return 1;
   if (v instanceof IdV) return 5;
   if (v instanceof Time) return 7;
@@ -97,6 +99,8 @@ function sortedEntries(s: Struct): [string, RtValue][] {
 /** ValueCmp.cmp: undefined for values of unrelated types. */
 export function cmp(a: RtValue, b: RtValue): number | undefined {
   if (a === b) return 0;
+  if (a instanceof SmallLong) a = a.value;
+  if (b instanceof SmallLong) b = b.value;
   const ta = typeof a;
   const tb = typeof b;
   if ((ta === 'bigint' || ta === 'number') && (tb === 'bigint' || tb === 'number')) return compareNumbers(a as bigint, b as bigint);
@@ -160,8 +164,44 @@ function totalCmp(a: RtValue, b: RtValue): number {
   return c !== undefined ? c : sign(orderRank(a) - orderRank(b));
 }
 
-/** ValueCmp.isEqual: what `==` answers. */
-export function isEqual(a: RtValue, b: RtValue): boolean {
+/** ValueCmp.isEqual with a query: a document (at any depth) equals null when it is not there,
+ *  whichever side the null is on. Answers synchronously unless a document must be read. */
+export function isEqualIn(ctx: CallCtx, a: RtValue, b: RtValue): boolean | Promise<boolean> {
+  if (a === b) return true;
+  if (a instanceof NullV && b instanceof ExtValue) return absent(ctx, b);
+  if (b instanceof NullV && a instanceof ExtValue) return absent(ctx, a);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return allEqual(ctx, a.map((x, i) => [x, b[i]]));
+  }
+  if (a instanceof Map) {
+    if (!(b instanceof Map) || a.size !== b.size) return false;
+    const pairs: [RtValue, RtValue][] = [];
+    for (const [k, v] of a) {
+      const w = b.get(k);
+      if (w === undefined) return false;
+      pairs.push([v, w]);
+    }
+    return allEqual(ctx, pairs);
+  }
+  return isEqual(a, b);
+}
+
+async function absent(ctx: CallCtx, v: ExtValue): Promise<boolean> {
+  return (await v.nullCause(ctx)) !== undefined;
+}
+
+function allEqual(ctx: CallCtx, pairs: [RtValue, RtValue][]): boolean | Promise<boolean> {
+  for (let i = 0; i < pairs.length; i++) {
+    const r = isEqualIn(ctx, pairs[i][0], pairs[i][1]);
+    if (r === false) return false;
+    if (r !== true) return r.then((eq) => eq && allEqual(ctx, pairs.slice(i + 1)));
+  }
+  return true;
+}
+
+/** ValueCmp.isEqual without reading documents (a document never equals null here). */
+function isEqual(a: RtValue, b: RtValue): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
@@ -184,6 +224,8 @@ export function isEqual(a: RtValue, b: RtValue): boolean {
 
 /** Value.compare: the order `order()` and `distinct()` sort by. */
 export function sortCompare(a: RtValue, b: RtValue): number {
+  if (a instanceof SmallLong) a = a.value;
+  if (b instanceof SmallLong) b = b.value;
   const ta = typeof a;
   const tb = typeof b;
   if ((ta === 'bigint' || ta === 'number') && (tb === 'bigint' || tb === 'number')) return compareNumbers(a as bigint, b as bigint);
@@ -217,6 +259,8 @@ function seqCompare<A>(a: readonly A[], b: readonly A[], c: (x: A, y: A) => numb
 /** Value.equals: numbers by value across Int/Long/Double (NaN unequal to itself), an ID equal to
  *  the string of its digits, structs whatever their key order. */
 export function valueEquals(a: RtValue, b: RtValue): boolean {
+  if (a instanceof SmallLong) a = a.value;
+  if (b instanceof SmallLong) b = b.value;
   if (a === b) return typeof a !== 'number' || a === a;
   const ta = typeof a;
   const tb = typeof b;
@@ -267,6 +311,8 @@ export function hashKey(v: RtValue): string {
       return v ? 'T' : 'F';
   }
   if (v instanceof NullV) return 'N';
+  // Long.hashCode is Integer.hashCode for non-negative values only.
+  if (v instanceof SmallLong) return (v.value >= 0n ? 'i' : 'l') + v.value;
   if (Array.isArray(v)) return '[' + v.map(hashKey).join(',') + ']';
   if (v instanceof Map) return '{' + sortedEntries(v).map(([k, x]) => JSON.stringify(k) + ':' + hashKey(x)).join(',') + '}';
   if (v instanceof IdV) return 'I' + v.value;

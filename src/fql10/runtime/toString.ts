@@ -5,7 +5,8 @@ import { formatDouble } from '../../wire/encode';
 import { formatDate, formatTime } from '../../wire/time';
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from './sets';
-import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue } from './values';
+import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue } from './values';
+import type { CallCtx } from './table';
 
 const ESCAPES: Record<string, string> = {
   '\\': '\\\\',
@@ -38,7 +39,7 @@ function displayDouble(d: number): string {
   return formatDouble(d);
 }
 
-export function toDisplayString(v: RtValue): string {
+function toDisplayString(v: RtValue): string {
   switch (typeof v) {
     case 'string':
       return v;
@@ -49,7 +50,7 @@ export function toDisplayString(v: RtValue): string {
     case 'boolean':
       return v ? 'true' : 'false';
   }
-  if (v instanceof IdV) return v.value.toString();
+  if (v instanceof IdV || v instanceof SmallLong) return v.value.toString();
   if (v instanceof Bytes) return Buffer.from(v.bytes).toString('base64');
   if (v instanceof Time) return formatTime(v.nanos);
   if (v instanceof DateV) return formatDate(v.days);
@@ -71,6 +72,7 @@ export function toDebugString(v: RtValue): string {
       return v ? 'true' : 'false';
   }
   if (v instanceof NullV) return 'null';
+  if (v instanceof SmallLong) return v.value.toString();
   if (Array.isArray(v)) return '[' + v.map(toDebugString).join(', ') + ']';
   if (v instanceof Map) {
     if (v.size === 0) return '{}';
@@ -92,3 +94,45 @@ export function toDebugString(v: RtValue): string {
   return String(v);
 }
 
+
+// ---- with documents (ToString.scala's Value.Doc cases) ----
+
+/** Whether printing `v` reads a document. */
+function readsDocs(v: RtValue): boolean {
+  if (v instanceof ExtValue) return true;
+  if (Array.isArray(v)) return v.some(readsDocs);
+  if (v instanceof Map) for (const x of v.values()) if (readsDocs(x)) return true;
+  return false;
+}
+
+/** `toDisplayString` in a query: a document prints its fields, as a struct. */
+export function toDisplayStringIn(ctx: CallCtx, v: RtValue): string | Promise<string> {
+  return readsDocs(v) ? debugIn(ctx, v, false) : toDisplayString(v);
+}
+
+/** `toDebugString` in a query. */
+export function toDebugStringIn(ctx: CallCtx, v: RtValue): string | Promise<string> {
+  return readsDocs(v) ? debugIn(ctx, v, false) : toDebugString(v);
+}
+
+/** A document prints its fields (`{ id: ID("1"), coll: User, ts: Time("…"), … }`); one inside them
+ *  (`nested`) only its reference, `[doc 1 in User]`, so a cycle ends; a missing one is `null`. */
+async function debugIn(ctx: CallCtx, v: RtValue, nested: boolean): Promise<string> {
+  if (v instanceof ExtValue) {
+    if (nested) return (await v.nullCause(ctx)) === undefined ? v.display() : 'null';
+    const fields = await v.toStruct(ctx);
+    return fields instanceof NullV ? 'null' : debugIn(ctx, fields, true);
+  }
+  if (Array.isArray(v)) {
+    const parts: string[] = [];
+    for (const x of v) parts.push(await debugIn(ctx, x, nested));
+    return '[' + parts.join(', ') + ']';
+  }
+  if (v instanceof Map) {
+    if (v.size === 0) return '{}';
+    const parts: string[] = [];
+    for (const [k, x] of v) parts.push(`${isIdent(k) ? k : escapeString(k)}: ${await debugIn(ctx, x, nested)}`);
+    return '{ ' + parts.join(', ') + ' }';
+  }
+  return toDebugString(v);
+}

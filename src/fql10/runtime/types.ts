@@ -4,7 +4,7 @@
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from './sets';
 import type { TypeTag } from './table';
-import { ExtValue, IdV, isFunc, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue } from './values';
+import { ExtValue, IdV, isFunc, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue } from './values';
 
 export function typeName(v: RtValue): string {
   switch (typeof v) {
@@ -18,6 +18,7 @@ export function typeName(v: RtValue): string {
       return 'Double';
   }
   if (v instanceof NullV) return 'Null';
+  if (v instanceof SmallLong) return 'Long';
   if (Array.isArray(v)) return 'Array<Any>';
   if (v instanceof Map) return '{ *: Any }';
   if (v instanceof ValueSet) return 'Set<Any>';
@@ -42,11 +43,17 @@ const isWhole = (d: number) => Number.isFinite(d) && Math.trunc(d) === d;
 
 export const tt = {
   Any: tag('Any', () => true),
-  Number: tag('Number', (v) => typeof v === 'bigint' || typeof v === 'number'),
+  /** A number, a SmallLong as its bigint (`Math.abs` and friends that keep a Long use tt.NumberAsIs). */
+  Number: {
+    display: 'Number',
+    cast: (v: RtValue): RtValue | undefined => (typeof v === 'bigint' || typeof v === 'number' ? v : v instanceof SmallLong ? v.value : undefined),
+  } as TypeTag,
+  NumberAsIs: tag('Number', (v) => typeof v === 'bigint' || typeof v === 'number' || v instanceof SmallLong),
   /** TypeTag.Int: an Int, or a Long or Double holding one. */
   Int: {
     display: 'Int',
     cast(v: RtValue): RtValue | undefined {
+      if (v instanceof SmallLong) return v.value;
       if (typeof v === 'bigint') return isInt32(v) ? v : undefined;
       if (typeof v === 'number' && isWhole(v) && v >= -2147483648 && v <= 2147483647) return BigInt(v);
       return undefined;
@@ -55,6 +62,7 @@ export const tt = {
   Long: {
     display: 'Long',
     cast(v: RtValue): RtValue | undefined {
+      if (v instanceof SmallLong) return v.value;
       if (typeof v === 'bigint') return v;
       // Scala's Double.longValue saturates.
       if (typeof v === 'number' && isWhole(v)) return BigInt.asIntN(64, BigInt(Math.max(Math.min(v, 9223372036854775807), -9223372036854775808)));
@@ -64,6 +72,7 @@ export const tt = {
   Double: {
     display: 'Double',
     cast(v: RtValue): RtValue | undefined {
+      if (v instanceof SmallLong) return Number(v.value);
       if (typeof v === 'number') return v;
       if (typeof v === 'bigint') return Number(v);
       return undefined;
@@ -86,6 +95,7 @@ export const tt = {
     cast(v: RtValue): RtValue | undefined {
       if (v instanceof IdV) return v;
       if (typeof v === 'bigint') return new IdV(v);
+      if (v instanceof SmallLong) return new IdV(v.value);
       if (typeof v === 'string') {
         const n = parseJavaLong(v);
         return n === undefined ? undefined : new IdV(n);

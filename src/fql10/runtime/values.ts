@@ -3,7 +3,8 @@
 //
 //   null          NullV (never a bare JS null: every null carries its cause)
 //   Boolean       boolean          String  string
-//   Int / Long    bigint (Int when it fits 32 bits, else Long; see Value.Number.apply)
+//   Int / Long    bigint (Int when it fits 32 bits, else Long; see Value.Number.apply), and
+//                 SmallLong: a Long the core did not narrow (`@long` 5, Math.round's results)
 //   Double        number           Time    Time (ns)     Date DateV     Bytes Bytes
 //   TransactionTime  TxnTime       ID      IdV
 //   Array         RtValue[] (never mutated once built)
@@ -18,17 +19,18 @@ import type { Expr, Name } from '../ast';
 import type { Span } from '../span';
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import type { CallCtx, FieldTable } from './table';
-import type { MValue } from '../../wire/v10/model';
+import { SmallLong, type MValue } from '../../wire/v10/model';
 import type { ValueSet } from './sets';
 import type { QueryRuntimeFailure, Trace } from './failure';
 
-export { Bytes, DateV, Time, TxnTime };
+export { Bytes, DateV, SmallLong, Time, TxnTime };
 
 export type RtValue =
   | NullV
   | boolean
   | string
   | bigint
+  | SmallLong
   | number
   | Time
   | DateV
@@ -92,6 +94,16 @@ export const LONG_MAX = 2n ** 63n - 1n;
 
 export function isInt32(v: bigint): boolean {
   return v >= INT_MIN && v <= INT_MAX;
+}
+
+/** A Long (Value.Long): a SmallLong when an Int could hold it. */
+export function long(v: bigint): bigint | SmallLong {
+  return isInt32(v) ? new SmallLong(v) : v;
+}
+
+/** A number's value, a SmallLong's as its bigint. */
+export function numValue(v: bigint | number | SmallLong): bigint | number {
+  return v instanceof SmallLong ? v.value : v;
 }
 
 /** An integer result: Int or Long when it fits 64 bits, else a Double (Value.Number(BigInt)). */

@@ -1,16 +1,19 @@
 // The parts every type's table has (BaseFieldTable, Prototype, SingletonObject): the comparison
 // operators, `toString()`, and how modules and companions are made.
 
-import { cmp, isEqual } from '../runtime/cmp';
+import { cmp, isEqualIn } from '../runtime/cmp';
 import { FieldTable } from '../runtime/table';
 import { p } from '../runtime/types';
-import { toDisplayString } from '../runtime/toString';
+import { toDisplayStringIn } from '../runtime/toString';
 import { ModuleV, type RtValue } from '../runtime/values';
 
 function comparisons(t: FieldTable): FieldTable {
   const other = [p('other')];
-  t.op('==', other, (_c, self: RtValue, [o]) => isEqual(self, o));
-  t.op('!=', other, (_c, self: RtValue, [o]) => !isEqual(self, o));
+  t.op('==', other, (c, self: RtValue, [o]) => isEqualIn(c, self, o));
+  t.op('!=', other, (c, self: RtValue, [o]) => {
+    const eq = isEqualIn(c, self, o);
+    return typeof eq === 'boolean' ? !eq : eq.then((e) => !e);
+  });
   // Values of unrelated types compare false (BaseFieldTable.unrelatedTypesComparison).
   t.op('<', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c < 0; });
   t.op('<=', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c <= 0; });
@@ -23,7 +26,7 @@ function comparisons(t: FieldTable): FieldTable {
  *  (structs and documents, whose fields may be called `toString`). */
 export function prototype(selfName: string, withToString = true): FieldTable {
   const t = comparisons(new FieldTable(selfName));
-  if (withToString) t.method('toString', [], (_c, self: RtValue) => toDisplayString(self));
+  if (withToString) t.method('toString', [], (c, self: RtValue) => toDisplayStringIn(c, self));
   return t;
 }
 

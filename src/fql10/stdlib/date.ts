@@ -3,7 +3,7 @@
 import { Failures } from '../runtime/failure';
 import type { CallCtx } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { DateV } from '../runtime/values';
+import { DateV, long } from '../runtime/values';
 import { civilFromDays, daysFromCivil, dayOfWeekOfDays, parseDate } from '../../wire/time';
 import { companion, prototype } from './base';
 
@@ -32,7 +32,7 @@ t.field('year', (_c, d: DateV) => BigInt(civilFromDays(d.days).year));
 const amountUnit = [p('amount', tt.Number), p('unit', tt.Str)];
 t.method('add', amountUnit, (ctx, d: DateV, [a, u]: [Num, string]) => new DateV(d.days + days(ctx, a, u)));
 t.method('subtract', amountUnit, (ctx, d: DateV, [a, u]: [Num, string]) => new DateV(d.days - days(ctx, a, u)));
-t.method('difference', [p('start', tt.Date)], (_c, d: DateV, [s]: DateV[]) => BigInt(d.days - s.days));
+t.method('difference', [p('start', tt.Date)], (_c, d: DateV, [s]: DateV[]) => long(BigInt(d.days - s.days)));
 
 export const DateCompanion = companion('Date', (v) => v instanceof DateV);
 const c = DateCompanion.table;

@@ -3,7 +3,7 @@
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from '../runtime/sets';
 import type { FieldTable } from '../runtime/table';
-import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, type RtValue } from '../runtime/values';
+import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue } from '../runtime/values';
 import { ArrayPrototype } from './arrays';
 import { DatePrototype } from './date';
 import { DoublePrototype, IntPrototype, LongPrototype } from './numbers';
@@ -33,6 +33,7 @@ export function tableOf(v: RtValue): FieldTable {
       return BooleanPrototype;
   }
   if (v instanceof NullV) return NullPrototype;
+  if (v instanceof SmallLong) return LongPrototype;
   if (Array.isArray(v)) return ArrayPrototype;
   if (v instanceof Map) return StructPrototype;
   if (v instanceof ModuleV) return v.table;

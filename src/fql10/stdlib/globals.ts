@@ -4,7 +4,7 @@
 
 import { Failures } from '../runtime/failure';
 import { frameSpan, type CallCtx } from '../runtime/table';
-import { toDebugString, toDisplayString } from '../runtime/toString';
+import { toDebugStringIn, toDisplayStringIn } from '../runtime/toString';
 import { tt, typeName as typeNameOf } from '../runtime/types';
 import { arityAccepts, IdV, NativeFn, NullV, fixedArity, type Arity, type Func, type ModuleV, type RtValue } from '../runtime/values';
 import { materialize } from '../eval/materialize';
@@ -80,12 +80,14 @@ const functions: NativeFn[] = [
   fn('abort', fixedArity(1), async (ctx, [v]) => {
     throw Failures.aborted(await materialize(ctx, v), ctx.trace);
   }),
-  fn('log', { kind: 'variable', required: 0 }, (ctx, args) => {
-    ctx.emit({ name: 'info', message: args.map(toDisplayString).join(' '), span: frameSpan(ctx), short: true });
+  fn('log', { kind: 'variable', required: 0 }, async (ctx, args) => {
+    const parts: string[] = [];
+    for (const a of args) parts.push(await toDisplayStringIn(ctx, a));
+    ctx.emit({ name: 'info', message: parts.join(' '), span: frameSpan(ctx), short: true });
     return NullV.lit(frameSpan(ctx));
   }),
-  fn('dbg', fixedArity(1), (ctx, [v]) => {
-    ctx.emit({ name: 'info', message: toDebugString(v), span: frameSpan(ctx) });
+  fn('dbg', fixedArity(1), async (ctx, [v]) => {
+    ctx.emit({ name: 'info', message: await toDebugStringIn(ctx, v), span: frameSpan(ctx) });
     return v;
   }),
   fn('newId', fixedArity(0), (ctx) => new IdV(ctx.hooks.newId())),

@@ -5,7 +5,7 @@ import { compareNumbers } from '../runtime/cmp';
 import { ValueSet } from '../runtime/sets';
 import type { CallCtx } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { isInt32, type RtValue } from '../runtime/values';
+import { isInt32, long, numValue, SmallLong, type RtValue } from '../runtime/values';
 import { moduleObject } from './base';
 import { add, doubleToLong, pow } from './numbers';
 
@@ -21,7 +21,11 @@ m.field('Infinity', () => Infinity);
 m.field('E', () => Math.E);
 m.field('PI', () => Math.PI);
 // An Int stays an Int and a Long a Long, overflowing as the JVM does (abs of the minimum is itself).
-m.method('abs', x, (_c, _m, [v]: Num[]) => (typeof v === 'bigint' ? BigInt.asIntN(isInt32(v) ? 32 : 64, v < 0n ? -v : v) : Math.abs(v)));
+const xAsIs = [p('x', tt.NumberAsIs)];
+m.method('abs', xAsIs, (_c, _m, [v]: (Num | SmallLong)[]) => {
+  if (v instanceof SmallLong) return long(v.value < 0n ? -v.value : v.value);
+  return typeof v === 'bigint' ? BigInt.asIntN(isInt32(v) ? 32 : 64, v < 0n ? -v : v) : Math.abs(v);
+});
 const unit = (name: string, f: (d: number) => number) =>
   m.method(name, x, (ctx, _m, [v]: Num[]) => {
     const d = Number(v);
@@ -31,8 +35,8 @@ const unit = (name: string, f: (d: number) => number) =>
 unit('acos', Math.acos);
 unit('asin', Math.asin);
 m.method('atan', x, dbl(Math.atan));
-m.method('ceil', x, (_c, _m, [v]: Num[]) => (typeof v === 'bigint' ? v : Math.ceil(v)));
-m.method('floor', x, (_c, _m, [v]: Num[]) => (typeof v === 'bigint' ? v : Math.floor(v)));
+m.method('ceil', xAsIs, (_c, _m, [v]: (Num | SmallLong)[]) => (typeof v === 'number' ? Math.ceil(v) : v));
+m.method('floor', xAsIs, (_c, _m, [v]: (Num | SmallLong)[]) => (typeof v === 'number' ? Math.floor(v) : v));
 m.method('cos', x, dbl(Math.cos));
 m.method('cosh', x, dbl(Math.cosh));
 m.method('sin', x, dbl(Math.sin));
@@ -54,8 +58,10 @@ m.method('sqrt', x, (ctx, _m, [v]: Num[]) => {
   if (compareNumbers(v, 0n) < 0) throw Failures.invalidArgument('x', 'x must be nonnegative', ctx.trace);
   return Math.sqrt(Number(v));
 });
-m.method('max', [p('x', tt.Number), p('y', tt.Number)], (_c, _m, [a, b]: Num[]) => (compareNumbers(a, b) < 0 ? b : a));
-m.method('min', [p('x', tt.Number), p('y', tt.Number)], (_c, _m, [a, b]: Num[]) => (compareNumbers(a, b) <= 0 ? a : b));
+// The argument chosen, as it is (a Long stays a Long).
+const xy = [p('x', tt.NumberAsIs), p('y', tt.NumberAsIs)];
+m.method('max', xy, (_c, _m, [a, b]: (Num | SmallLong)[]) => (compareNumbers(numValue(a), numValue(b)) < 0 ? b : a));
+m.method('min', xy, (_c, _m, [a, b]: (Num | SmallLong)[]) => (compareNumbers(numValue(a), numValue(b)) <= 0 ? a : b));
 m.method('pow', [p('x', tt.Number), p('power', tt.Number)], (_c, _m, [a, b]: Num[]) => pow(Number(a), Number(b)));
 m.method('sign', x, (_c, _m, [v]: Num[]) => BigInt(compareNumbers(v, 0n)));
 
@@ -77,15 +83,16 @@ function roundDouble(n: number, dp: number, round: boolean): number {
 }
 const rounder = (name: string, round: boolean) =>
   m.method(name, [p('x', tt.Number), p('precision', tt.Int)], (_c, _m, [v, prec]: [Num, bigint]) =>
-    typeof v === 'bigint' ? roundLong(v, Number(prec), round) : roundDouble(v, Number(prec), round),
+    // An integer's result is a Long (Value.Long(RoundFunction.roundOff(v, p))).
+    typeof v === 'bigint' ? long(roundLong(v, Number(prec), round)) : roundDouble(v, Number(prec), round),
   );
 rounder('round', true);
 rounder('trunc', false);
 
 async function numbersOf(ctx: CallCtx, v: RtValue, f: (n: Num) => void): Promise<void> {
   const each = (n: RtValue) => {
-    if (typeof n !== 'bigint' && typeof n !== 'number') throw Failures.invalidArgument('numbers', 'all array elements must be numbers', ctx.trace);
-    f(n);
+    if (typeof n !== 'bigint' && typeof n !== 'number' && !(n instanceof SmallLong)) throw Failures.invalidArgument('numbers', 'all array elements must be numbers', ctx.trace);
+    f(numValue(n));
   };
   if (Array.isArray(v)) v.forEach(each);
   else

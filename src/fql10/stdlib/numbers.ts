@@ -5,7 +5,7 @@
 import { Failures } from '../runtime/failure';
 import type { CallCtx } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { LONG_MAX, LONG_MIN } from '../runtime/values';
+import { isInt32, long, LONG_MAX, LONG_MIN, numValue, SmallLong } from '../runtime/values';
 import { prototype } from './base';
 
 type Num = bigint | number;
@@ -87,20 +87,31 @@ export function doubleToLong(d: number): bigint {
 
 const toLong = (v: Num) => (typeof v === 'bigint' ? v : doubleToLong(v));
 
+/** A receiver: a Long the core did not narrow is still a number. */
+type Self = Num | SmallLong;
+
+/** Unary minus keeps the type: an Int wraps at its minimum (Value.Int(-x)), a Long stays a Long. */
+function negate(a: Self): Self {
+  if (a instanceof SmallLong) return long(-a.value);
+  if (typeof a === 'number') return -a;
+  return isInt32(a) ? BigInt.asIntN(32, -a) : long(BigInt.asIntN(64, -a));
+}
+
 function numberPrototype(name: string) {
   const t = prototype(name);
   const other = [p('other', tt.Number)];
-  t.op('+', other, (_c, a: Num, [b]: Num[]) => add(a, b));
-  t.op('-', other, (_c, a: Num, [b]: Num[]) => subtract(a, b));
-  t.op('-', [], (_c, a: Num) => (typeof a === 'bigint' ? BigInt.asIntN(64, -a) : -a));
-  t.op('*', other, (_c, a: Num, [b]: Num[]) => multiply(a, b));
-  t.op('/', other, (c, a: Num, [b]: Num[]) => divide(c, a, b));
-  t.op('%', other, (c, a: Num, [b]: Num[]) => modulus(c, a, b));
-  t.op('**', [p('exponent', tt.Number)], (_c, a: Num, [b]: Num[]) => exponent(a, b));
-  t.op('&', other, (_c, a: Num, [b]: Num[]) => toLong(a) & toLong(b));
-  t.op('|', other, (_c, a: Num, [b]: Num[]) => toLong(a) | toLong(b));
-  t.op('^', other, (_c, a: Num, [b]: Num[]) => toLong(a) ^ toLong(b));
-  t.op('~', [], (_c, a: Num) => ~toLong(a));
+  const n = numValue;
+  t.op('+', other, (_c, a: Self, [b]: Num[]) => add(n(a), b));
+  t.op('-', other, (_c, a: Self, [b]: Num[]) => subtract(n(a), b));
+  t.op('-', [], (_c, a: Self) => negate(a));
+  t.op('*', other, (_c, a: Self, [b]: Num[]) => multiply(n(a), b));
+  t.op('/', other, (c, a: Self, [b]: Num[]) => divide(c, n(a), b));
+  t.op('%', other, (c, a: Self, [b]: Num[]) => modulus(c, n(a), b));
+  t.op('**', [p('exponent', tt.Number)], (_c, a: Self, [b]: Num[]) => exponent(n(a), b));
+  t.op('&', other, (_c, a: Self, [b]: Num[]) => toLong(n(a)) & toLong(b));
+  t.op('|', other, (_c, a: Self, [b]: Num[]) => toLong(n(a)) | toLong(b));
+  t.op('^', other, (_c, a: Self, [b]: Num[]) => toLong(n(a)) ^ toLong(b));
+  t.op('~', [], (_c, a: Self) => ~toLong(n(a)));
   return t;
 }
 

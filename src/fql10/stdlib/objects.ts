@@ -4,7 +4,7 @@
 import { Failures, nullCauseFailure } from '../runtime/failure';
 import { frameSpan, type CallCtx } from '../runtime/table';
 import { p, tt, typeName } from '../runtime/types';
-import { toDisplayString } from '../runtime/toString';
+import { toDisplayStringIn } from '../runtime/toString';
 import { ExtValue, NullV, type RtValue, type Struct } from '../runtime/values';
 import { companion, prototype } from './base';
 import type { Name } from '../ast';
@@ -68,5 +68,5 @@ o.method('select', [p('object', tt.Struct), p('path', tt.Array)], (ctx, _m, [obj
   select(ctx, obj, path) ?? NullV.noSuchElement('no value in object found at path', frameSpan(ctx)),
 );
 o.method('hasPath', [p('object', tt.Struct), p('path', tt.Array)], (ctx, _m, [obj, path]: [Struct, RtValue[]]) => select(ctx, obj, path) !== undefined);
-o.method('toString', [p('object')], (_c, _m, [v]) => toDisplayString(v));
+o.method('toString', [p('object')], (c, _m, [v]) => toDisplayStringIn(c, v));
 

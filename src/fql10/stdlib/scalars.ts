@@ -6,7 +6,7 @@ import { Failures } from '../runtime/failure';
 import { NullReceiver } from '../runtime/table';
 import { toDebugString } from '../runtime/toString';
 import { p, tt } from '../runtime/types';
-import { Bytes, IdV, isFunc, isInt32, NullV, SetCursorV, TxnTime, type RtValue } from '../runtime/values';
+import { Bytes, IdV, isFunc, isInt32, NullV, SetCursorV, SmallLong, TxnTime, type RtValue } from '../runtime/values';
 import { companion, prototype } from './base';
 
 // A null answers its cause for any field, method or key it lacks (NullPrototype).
@@ -52,9 +52,9 @@ TransactionTimeCompanion.table.apply([], () => TxnTime.instance);
 export const SetCursorPrototype = prototype('SetCursor');
 export const SetCursorCompanion = companion('SetCursor', (v) => v instanceof SetCursorV);
 
-export const NumberCompanion = companion('Number', (v) => typeof v === 'bigint' || typeof v === 'number');
+export const NumberCompanion = companion('Number', (v) => typeof v === 'bigint' || typeof v === 'number' || v instanceof SmallLong);
 export const IntCompanion = companion('Int', (v) => typeof v === 'bigint' && isInt32(v));
-export const LongCompanion = companion('Long', (v) => typeof v === 'bigint' && !isInt32(v));
+export const LongCompanion = companion('Long', (v) => (typeof v === 'bigint' && !isInt32(v)) || v instanceof SmallLong);
 export const DoubleCompanion = companion('Double', (v) => typeof v === 'number');
 export const FloatCompanion = companion('Float', (v) => typeof v === 'number');
 export const StringCompanion = companion('String', (v) => typeof v === 'string');

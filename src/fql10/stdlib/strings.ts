@@ -9,8 +9,8 @@ import { compileJavaRegex, RegexMatcher, RegexSyntaxError, RegexUnsupported, typ
 import { Failures, type Trace } from '../runtime/failure';
 import { frameSpan, type CallCtx } from '../runtime/table';
 import { parseJavaLong, p, tt } from '../runtime/types';
-import { toDisplayString } from '../runtime/toString';
-import { NullV, type RtValue } from '../runtime/values';
+import { toDisplayStringIn } from '../runtime/toString';
+import { long, NullV, type RtValue } from '../runtime/values';
 import { prototype } from './base';
 import { MAX_STRING_SIZE } from './limits';
 
@@ -170,7 +170,7 @@ function checkRadix(ctx: CallCtx, radix: bigint): number {
 function parseInteger(ctx: CallCtx, s: string, radix: number, bits: 32 | 64): RtValue {
   const n = parseJavaLong(s, radix);
   if (n === undefined || (bits === 32 && (n < -(2n ** 31n) || n > 2n ** 31n - 1n))) return new NullV({ kind: 'invalidNumber', value: s, span: frameSpan(ctx) });
-  return n;
+  return bits === 64 ? long(n) : n;
 }
 
 const noElement = (ctx: CallCtx) => NullV.noSuchElement('no element found', frameSpan(ctx));
@@ -179,10 +179,13 @@ const t = prototype('String');
 export const StringPrototype = t;
 
 t.op('+', [p('other')], (ctx, self: string, [o]) => {
-  const str = toDisplayString(o);
-  const len = self.length + str.length;
-  if (len > MAX_STRING_SIZE) throw tooLarge(len, ctx.trace);
-  return self + str;
+  const concat = (str: string) => {
+    const len = self.length + str.length;
+    if (len > MAX_STRING_SIZE) throw tooLarge(len, ctx.trace);
+    return self + str;
+  };
+  const str = toDisplayStringIn(ctx, o);
+  return typeof str === 'string' ? concat(str) : str.then(concat);
 });
 function at(ctx: CallCtx, self: string, idx: bigint): string {
   const i = charIndex(self, idx, ctx.trace);

@@ -5,7 +5,7 @@
 import type { Name } from '../ast';
 import type { Span } from '../span';
 import { deleteCollection, definitionOf, updateCollection } from '../../model/schema10/api';
-import { TxnTime, type Obj, type Value } from '../../values/types';
+import { Time, TxnTime, type Obj, type Value } from '../../values/types';
 import { Doc, Module, NamedRef, NullDoc, type MObject, type MValue } from '../../wire/v10/model';
 import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { frameSpan, NullReceiver, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
@@ -14,7 +14,7 @@ import { ExtValue, NullV, type ExtNullCause, type RtValue, type Struct } from '.
 import { baseTable } from '../stdlib/base';
 import { storedToResponse, toRuntime, toStored } from './convert';
 import { requireWrite, viaModel } from './errors';
-import { txnOf } from './hooks';
+import { readTimeOf, txnOf } from './hooks';
 import { CollectionModule } from './collections';
 
 class DefNullCause implements ExtNullCause {
@@ -40,6 +40,8 @@ export class CollectionDefV extends ExtValue {
     readonly db: bigint,
     readonly name: string,
     readonly deleted = false,
+    /** Valid time (µs) it reads at (`at (ts) Collection.byName(…)`); undefined: the reader's. */
+    readonly readTs?: bigint,
   ) {
     super();
   }
@@ -60,10 +62,12 @@ export class CollectionDefV extends ExtValue {
   /** The definition with `coll` and `ts` placed as the core shows them, or why it is not there. */
   async read(ctx: CallCtx): Promise<Obj | DefNullCause> {
     if (this.deleted) return new DefNullCause(this, 'deleted', frameSpan(ctx));
-    const def = await definitionOf(txnOf(ctx), this.db, this.name);
+    const def = await definitionOf(txnOf(ctx), this.db, this.name, this.readTs ?? readTimeOf(ctx));
     if (def === undefined) return new DefNullCause(this, 'not found', frameSpan(ctx));
     const out: Obj = new Map<string, Value>([['name', this.name]]);
-    out.set('ts', def.get('ts') ?? TxnTime.instance);
+    // A definition keeps its ts in microseconds (v4's shape); v10 shows a Time.
+    const ts = def.get('ts');
+    out.set('ts', typeof ts === 'bigint' ? Time.fromMicros(ts) : (ts ?? TxnTime.instance));
     for (const [k, v] of def) if (k !== 'name' && k !== 'ts') out.set(k, v);
     return out;
   }

@@ -10,17 +10,19 @@ import { parseFieldPath } from '../../model/schema10/definition';
 import type { Value } from '../../values/types';
 import { collectionScan } from '../runtime/hints';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
-import { Failures } from '../runtime/failure';
+import { Failures, QueryRuntimeFailure } from '../runtime/failure';
+import { NULL_SPAN } from '../span';
 import { frameSpan, type CallCtx, type Param } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { arityAccepts, IdV, ModuleV, type Func, type RtValue, type Struct } from '../runtime/values';
+import { arityAccepts, IdV, ModuleV, NullV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
 import { CollectionDefV } from './collectionDocs';
 import { toStored } from './convert';
 import { DocV } from './docs';
 import { requireWrite, viaModel } from './errors';
 import { readTimeOf, txnOf } from './hooks';
-import { CollectionSet, IndexSet, type CollRef } from './sources';
+import { CollectionSet, IndexSet, type CollRef, type IdRange } from './sources';
+import { idRangeOf, inIdRange } from './idRange';
 import { createDoc } from './writes';
 
 function checkPred(ctx: CallCtx, f: Func): void {
@@ -59,17 +61,18 @@ function buildModule(entry: SchemaEntry, db: bigint, name: string): ModuleV {
   const coll: CollRef = { db, id: entry.id, name: entry.name };
   const table = baseTable(name);
   const m = new ModuleV(name, table, (v) => v instanceof DocV && v.collId === entry.id && v.db === db);
-  const all = (ctx: CallCtx) => new CollectionSet(coll, readTimeOf(ctx));
+  const all = (ctx: CallCtx, range?: IdRange) => new CollectionSet(coll, readTimeOf(ctx), false, range);
   const byId = (ctx: CallCtx, id: IdV) => new DocV(db, entry.id, entry.name, id.value, readTimeOf(ctx));
   table.method('all', [], (ctx) => all(ctx));
+  table.method('all', [p('range', tt.Struct)], async (ctx, _s, [r]: Struct[]) => all(ctx, await idRangeOf(ctx, r)));
   table.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
     collectionScan(ctx, entry.name, 'where');
-checkPred(ctx, f);
+    checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace);
   });
   table.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
     collectionScan(ctx, entry.name, 'firstWhere');
-checkPred(ctx, f);
+    checkPred(ctx, f);
     return new WhereFilterSet(all(ctx), f, ctx.validTime, ctx.trace).first(ctx);
   });
   table.method('byId', [p('id', tt.ID)], (ctx, _s, [id]: IdV[]) => byId(ctx, id));
@@ -77,16 +80,17 @@ checkPred(ctx, f);
   table.method('create', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createDoc(ctx, db, entry, d, false));
   table.method('createData', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createDoc(ctx, db, entry, d, true));
   table.method('toString', [], () => name);
-  table.field('definition', () => new CollectionDefV(db, entry.name));
+  table.field('definition', (ctx) => new CollectionDefV(db, entry.name, false, readTimeOf(ctx)));
   const indexes = entry.fields.get('indexes');
   if (indexes instanceof Map)
     for (const [index, def] of indexes) {
       const terms = def instanceof Map && Array.isArray(def.get('terms')) ? (def.get('terms') as Value[]).length : 0;
+      const coveredCount = def instanceof Map && Array.isArray(def.get('values')) ? (def.get('values') as Value[]).length : 0;
       const params: Param[] = [];
       for (let i = 0; i < terms; i++) params.push(p(`term${i + 1}`));
       const covered = coveredPaths(def);
       const make = (ctx: CallCtx, args: RtValue[], range?: Struct) =>
-        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range), readTimeOf(ctx), false, {
+        new IndexSet(coll, index, args.map((a) => toStored(a, ctx.trace)), rangeOf(ctx, range, coveredCount), readTimeOf(ctx), false, {
           collection: entry.name,
           index,
           covered,
@@ -98,16 +102,31 @@ checkPred(ctx, f);
   return m;
 }
 
-/** `{ from, to }` (CollectionIndexMethod.collectRange): each bound one value or an array of them. */
-function rangeOf(ctx: CallCtx, range: Struct | undefined): { from?: Value[]; to?: Value[] } {
+/** `{ from, to }` (CollectionIndexMethod.collectRange): each bound one value or an array of them,
+ *  a prefix of the index's `covered` values; other fields are ignored. */
+function rangeOf(ctx: CallCtx, range: Struct | undefined, covered: number): { from?: Value[]; to?: Value[] } {
   if (range === undefined) return {};
-  const out: { from?: Value[]; to?: Value[] } = {};
-  for (const [k, v] of range) {
-    if (k !== 'from' && k !== 'to') throw Failures.invalidArgument('range', `unexpected field \`${k}\``, ctx.trace);
-    const vs = Array.isArray(v) ? v : [v];
-    out[k] = vs.map((x) => toStored(x, ctx.trace));
-  }
-  return out;
+  const prefix = (field: 'from' | 'to'): Value[] | undefined => {
+    const v = range.get(field);
+    if (v === undefined) return undefined;
+    // With one covered value an array is that value; a `to` one gets a trailing null, which sorts
+    // after the rest, so that arrays it prefixes are inside the range.
+    const elems = !Array.isArray(v) ? [v] : covered === 1 ? [field === 'to' ? [...v, NullV.lit(NULL_SPAN)] : v] : v;
+    if (elems.length > covered) throw Failures.invalidArgument('range', `The field \`${field}\` can have at most ${covered} values`, ctx.trace);
+    return elems.map((x) => {
+      try {
+        return toStored(x, ctx.trace);
+      } catch (e) {
+        if (e instanceof QueryRuntimeFailure) throw Failures.invalidArgument('range', `The \`${field}\` field should be either an indexable value or an array of values`, ctx.trace);
+        throw e;
+      }
+    });
+  };
+  const from = prefix('from');
+  const to = prefix('to');
+  if (from === undefined && to === undefined)
+    throw Failures.invalidArgument('range', 'should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields', ctx.trace);
+  return { from, to };
 }
 
 // ---- the Collection module ----
@@ -115,7 +134,10 @@ function rangeOf(ctx: CallCtx, range: Struct | undefined): { from?: Value[]; to?
 /** Every collection definition, in the order they were made (id order). */
 export class CollectionDefsSet extends ValueSet {
   readonly streamRefusal = undefined;
-  constructor(readonly db: bigint) {
+  constructor(
+    readonly db: bigint,
+    readonly range: IdRange = {},
+  ) {
     super();
   }
 
@@ -124,7 +146,10 @@ export class CollectionDefsSet extends ValueSet {
   }
 
   async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
-    const entries = (await schemaOf(txnOf(ctx), this.db)).all('collections').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const entries = (await schemaOf(txnOf(ctx), this.db))
+      .all('collections')
+      .filter((e) => inIdRange(e.id, this.range))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = await new ArraySet(entries.map((e) => new CollectionDefV(this.db, e.name))).paginateImpl(ctx, count, cont);
     const retok = (t: { cont: RtValue[] | null }) => ({ set: this, cont: t.cont });
     return { elems: page.elems.map((e) => ({ value: e.value, tok: () => retok(e.tok()) })), after: page.after && retok(page.after) };
@@ -134,16 +159,20 @@ export class CollectionDefsSet extends ValueSet {
 export const CollectionModule = moduleObject('Collection');
 const ct = CollectionModule.table;
 const dbOf = (ctx: CallCtx) => txnOf(ctx).scope.db;
-ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n));
+/** Where documents of a deleted collection point (CollectionDefCompanion.Deleted): nothing is one. */
+const DeletedCollection = new ModuleV('Deleted', baseTable('Deleted'), () => false, CollectionModule.module);
+ct.field('Deleted', () => DeletedCollection);
+ct.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new CollectionDefV(dbOf(ctx), n, false, readTimeOf(ctx)));
 ct.method('all', [], (ctx) => new CollectionDefsSet(dbOf(ctx)));
+ct.method('all', [p('range', tt.Struct)], async (ctx, _s, [r]: Struct[]) => new CollectionDefsSet(dbOf(ctx), await idRangeOf(ctx, r)));
 ct.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
   collectionScan(ctx, 'Collection', 'where');
-checkPred(ctx, f);
+    checkPred(ctx, f);
   return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace);
 });
 ct.method('firstWhere', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
   collectionScan(ctx, 'Collection', 'firstWhere');
-checkPred(ctx, f);
+    checkPred(ctx, f);
   return new WhereFilterSet(new CollectionDefsSet(dbOf(ctx)), f, ctx.validTime, ctx.trace).first(ctx);
 });
 ct.method('create', [p('data', tt.Struct)], async (ctx, _s, [d]: Struct[]) => {

@@ -3,10 +3,10 @@
 // response's values (documents inside a document render as references, never read).
 
 import { Bytes, DateV, Ref, Time, TxnTime, type Obj, type Value } from '../../values/types';
-import { DocRef, Module, NamedRef, type MObject, type MValue } from '../../wire/v10/model';
+import { DELETED_COLLECTION, DocRef, Module, NamedRef, type MObject, type MValue } from '../../wire/v10/model';
 import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { typeName } from '../runtime/types';
-import { isFunc, NullV, type RtValue } from '../runtime/values';
+import { isFunc, NullV, SmallLong, type RtValue } from '../runtime/values';
 import { NULL_SPAN } from '../span';
 import { DocV } from './docs';
 import { CollectionDefV } from './collectionDocs';
@@ -57,7 +57,10 @@ export function storedToResponse(v: Value): MValue {
   }
   if (v instanceof Time || v instanceof DateV || v instanceof Bytes || v instanceof TxnTime) return v;
   if (v instanceof Ref) {
-    if (v.isUserDocument && v.addr !== undefined) return new DocRef(new Module(v.collection!.id), String(v.addr.id));
+    if (v.isUserDocument && v.addr !== undefined) {
+      const coll = v.collection!;
+      return new DocRef(coll.dangling ? DELETED_COLLECTION : new Module(coll.id), String(v.addr.id));
+    }
     if (v.nativeParent === 'collections') return new NamedRef(new Module('Collection'), v.id);
     return `[legacy ref ${v.toString()}]`;
   }
@@ -82,6 +85,8 @@ export function toStored(v: RtValue, trace: Trace | null, path: (string | number
       return v;
   }
   if (v instanceof NullV) return null;
+  // Storage has one integer type (the core's LongV): a Long read back is an Int when it fits.
+  if (v instanceof SmallLong) return v.value;
   if (Array.isArray(v)) return v.map((x, i) => toStored(x, trace, [...path, i]));
   if (v instanceof Map) {
     const out: Obj = new Map();

@@ -25,7 +25,7 @@ import {
   WhereFilterSet,
   type PageTok,
 } from '../runtime/sets';
-import { Bytes, DateV, IdV, Lambda, NativeFn, NullV, Scope, SetCursorV, Time, TxnTime, type Func, type RtValue } from '../runtime/values';
+import { Bytes, DateV, IdV, Lambda, NativeFn, NullV, Scope, SetCursorV, SmallLong, Time, TxnTime, type Func, type RtValue } from '../runtime/values';
 import { NULL_SPAN } from '../span';
 import { STDLIB_GLOBALS } from '../stdlib/globals';
 import { tableOf } from '../stdlib/dispatch';
@@ -34,7 +34,7 @@ import { CollectionDefsSet } from './collections';
 import { toRuntime, toStored } from './convert';
 import { DocV } from './docs';
 import { nativeSpecOf, NativeDocsSet, NativeDocV, type NativeSpec } from './natives';
-import { CollectionSet, IndexSet, type CollRef } from './sources';
+import { CollectionSet, IndexSet, type CollRef, type IdRange } from './sources';
 
 type J = null | boolean | string | number | J[] | { [k: string]: J };
 
@@ -63,6 +63,7 @@ function encodeValue(v: RtValue): J {
   if (v instanceof Bytes) return { b: Buffer.from(v.bytes).toString('base64') };
   if (v instanceof TxnTime) return { tt: 1 };
   if (v instanceof IdV) return { id: v.value.toString() };
+  if (v instanceof SmallLong) return { sl: v.value.toString() };
   if (v instanceof ValueSet) return { set: encodeSet(v) };
   if (v instanceof SetCursorV) return { cur: v.token };
   if (v instanceof DocV) return { doc: [v.db.toString(), v.collId.toString(), v.collName, v.id.toString(), v.readTs?.toString() ?? null] };
@@ -142,6 +143,8 @@ function decodeValue(j: J): RtValue {
       return big(x);
     case 'd':
       return Number(str(x));
+    case 'sl':
+      return new SmallLong(big(x));
     case 'a':
       return arr(x).map(decodeValue);
     case 'o':
@@ -253,7 +256,8 @@ function encodeSet(s: ValueSet): J {
   if (s instanceof FlatMapSet)
     return { k: 'fmap', i: encodeSet(s.spline), c: s.splineCont?.map(encodeValue) ?? null, f: encodeValue(s.fn), vt: vt(s.validTime), r: s.reversed };
   if (s instanceof OrderedSet) return { k: 'ord', i: encodeSet(s.inner), o: s.ords.map((o) => [encodeValue(o.accessor), o.ascending]) };
-  if (s instanceof CollectionSet) return { k: 'coll', c: collJ(s.coll), ts: s.readTs?.toString() ?? null, r: s.reversed };
+  if (s instanceof CollectionSet)
+    return { k: 'coll', c: collJ(s.coll), ts: s.readTs?.toString() ?? null, r: s.reversed, ...idRangeJ(s.range) };
   if (s instanceof IndexSet)
     return {
       k: 'idx',
@@ -265,8 +269,8 @@ function encodeSet(s: ValueSet): J {
       ts: s.readTs?.toString() ?? null,
       r: s.reversed,
     };
-  if (s instanceof CollectionDefsSet) return { k: 'defs', db: s.db.toString() };
-  if (s instanceof NativeDocsSet) return { k: 'nat', m: s.spec.module, db: s.db.toString() };
+  if (s instanceof CollectionDefsSet) return { k: 'defs', db: s.db.toString(), ...idRangeJ(s.range) };
+  if (s instanceof NativeDocsSet) return { k: 'nat', m: s.spec.module, db: s.db.toString(), ...idRangeJ(s.range) };
   throw new Unencodable();
 }
 
@@ -311,15 +315,24 @@ function decodeSet(j: J | undefined): ValueSet {
         null,
       );
     case 'coll':
-      return new CollectionSet(collOf(o.c), o.ts === null ? undefined : big(o.ts), bool(o.r));
+      return new CollectionSet(collOf(o.c), o.ts === null ? undefined : big(o.ts), bool(o.r), idRangeOf(o));
     case 'idx':
       return new IndexSet(collOf(o.c), str(o.x), stored(o.t) ?? [], { from: stored(o.f), to: stored(o.to) }, o.ts === null ? undefined : big(o.ts), bool(o.r));
     case 'defs':
-      return new CollectionDefsSet(big(o.db));
+      return new CollectionDefsSet(big(o.db), idRangeOf(o));
     case 'nat':
-      return new NativeDocsSet(specOf(o.m), big(o.db));
+      return new NativeDocsSet(specOf(o.m), big(o.db), idRangeOf(o));
   }
   throw new Malformed();
+}
+
+function idRangeJ(r: IdRange): { f: J; to: J } {
+  return { f: r.from?.toString() ?? null, to: r.to?.toString() ?? null };
+}
+
+function idRangeOf(o: { [k: string]: J }): IdRange {
+  const bound = (j: J | undefined) => (j === null || j === undefined ? undefined : big(j));
+  return { from: bound(o.f), to: bound(o.to) };
 }
 
 // ---- tokens ----

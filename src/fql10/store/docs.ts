@@ -12,7 +12,7 @@ import { NullReceiver, frameSpan, type CallCtx, type FieldResult, type FieldTabl
 import { ExtValue, IdV, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
 import { baseTable } from '../stdlib/base';
 import { p, tt } from '../runtime/types';
-import { Doc, DocRef, Module, NullDoc, type MObject, type MValue, type NullCause as MNullCause } from '../../wire/v10/model';
+import { DELETED_COLLECTION, Doc, DocRef, Module, NullDoc, type MObject, type MValue, type NullCause as MNullCause } from '../../wire/v10/model';
 import { Ref, Time, TxnTime, type Obj, type Value } from '../../values/types';
 import type { SchemaEntry } from '../../model/catalog';
 import { readLive } from '../../model/documents';
@@ -162,7 +162,10 @@ export class DocV extends ExtValue {
 
   async materialize(ctx: CallCtx): Promise<MValue> {
     const r = await this.read(ctx);
-    if (r instanceof DocNullCause) return new NullDoc(new DocRef(new Module(this.collName), String(this.id)), r.reason);
+    if (r instanceof DocNullCause) {
+      const coll = r.reason === 'collection deleted' ? DELETED_COLLECTION : new Module(this.collName);
+      return new NullDoc(new DocRef(coll, String(this.id)), r.reason);
+    }
     if (this.srcHint !== undefined) indexDocMaterialized(ctx, this.srcHint);
     const coll = new Module(r.entry.name);
     const fields: MObject = new Map<string, MValue>([
@@ -224,14 +227,3 @@ DOC_TABLE.method('updateData', [p('data', tt.Struct)], (ctx, self: DocV, [d]: St
 DOC_TABLE.method('replace', [p('data', tt.Struct)], (ctx, self: DocV, [d]: Struct[]) => writeDoc(ctx, self, d, 'replace', false));
 DOC_TABLE.method('replaceData', [p('data', tt.Struct)], (ctx, self: DocV, [d]: Struct[]) => writeDoc(ctx, self, d, 'replace', true));
 DOC_TABLE.method('delete', [], (ctx, self: DocV) => deleteDoc(ctx, self));
-// A document equals null when it is not there (ValueCmp.isEqual).
-const other = [p('other')];
-DOC_TABLE.ops.delete('==');
-DOC_TABLE.ops.delete('!=');
-DOC_TABLE.op('==', other, (ctx, self: DocV, [o]: RtValue[]) => docEquals(ctx, self, o));
-DOC_TABLE.op('!=', other, async (ctx, self: DocV, [o]: RtValue[]) => !(await docEquals(ctx, self, o)));
-
-async function docEquals(ctx: CallCtx, self: DocV, o: RtValue): Promise<boolean> {
-  if (o instanceof NullV) return (await self.nullCause(ctx)) !== undefined;
-  return o instanceof DocV && self.compare(o) === 0;
-}

@@ -12,7 +12,7 @@ import type { Span } from '../span';
 import type { TxnContext } from '../../model/context';
 import { createDocument, deleteDocument, readLive, writeDocument } from '../../model/documents';
 import { allowed, checkAccess } from '../../model/permissions';
-import { schemaOf, type Target } from '../../model/resolve';
+import { schemaAsOf, type Target } from '../../model/resolve';
 import { QueryError } from '../../values/errors';
 import { NATIVE_IDS, Ref, Time, TxnTime, type NamedNative, type NativeName, type Obj, type Value } from '../../values/types';
 import { Doc, DocRef, Module, NamedRef, NullDoc, type MObject, type MValue } from '../../wire/v10/model';
@@ -25,7 +25,9 @@ import { arityAccepts, ExtValue, IdV, ModuleV, NullV, type ExtNullCause, type Fu
 import { baseTable } from '../stdlib/base';
 import { storedToResponse, toRuntime, toStored } from './convert';
 import { fromModel, PERMISSION_DENIED, requireWrite } from './errors';
-import { txnOf } from './hooks';
+import { readTimeOf, txnOf } from './hooks';
+import { idRangeOf, inIdRange } from './idRange';
+import type { IdRange } from './sources';
 
 type SecretNative = 'keys' | 'tokens' | 'credentials';
 
@@ -74,6 +76,8 @@ export class NativeDocV extends ExtValue {
     readonly deleted = false,
     /** Fields shown only by the create that made it (a key's or token's secret). */
     readonly once?: Obj,
+    /** Valid time (µs) it reads at (`at (ts) Function.byName(…)`); undefined: the reader's. */
+    readonly readTs?: bigint,
   ) {
     super();
   }
@@ -109,10 +113,11 @@ export class NativeDocV extends ExtValue {
     );
   }
 
-  async target(ctx: CallCtx): Promise<Target> {
+  /** What it names, in the schema as of `at` (µs; undefined: now). */
+  async target(ctx: CallCtx, at?: bigint): Promise<Target> {
     const s = this.spec;
     if (typeof this.key === 'string' && named(s)) {
-      const entry = (await schemaOf(txnOf(ctx), this.db)).get(s.native, this.key);
+      const entry = (await schemaAsOf(txnOf(ctx), this.db, at)).get(s.native, this.key);
       return { kind: 'schema', db: this.db, native: s.native, name: this.key, entry, scoped: false };
     }
     return { kind: 'secretDoc', db: this.db, native: s.native as SecretNative, id: this.key as bigint, self: false, scoped: false };
@@ -122,11 +127,12 @@ export class NativeDocV extends ExtValue {
     const span = frameSpan(ctx);
     if (this.deleted) return new NativeNullCause(this, 'deleted', span);
     const tx = txnOf(ctx);
-    const t = await this.target(ctx);
+    const at = this.readTs ?? readTimeOf(ctx);
+    const t = await this.target(ctx, at);
     if (t.kind === 'schema' && t.entry === undefined) return new NativeNullCause(this, 'not found', span);
     if (!(await allowed(tx, 'read', t))) return new NativeNullCause(this, 'permission denied', span);
     if (t.kind === 'schema') return { fields: t.entry!.fields, ts: t.entry!.ts, id: t.entry!.id };
-    const doc = await readLive(tx, t);
+    const doc = await readLive(tx, t, at);
     if (doc === null) return new NativeNullCause(this, 'not found', span);
     return { fields: doc.version.data ?? new Map(), ts: doc.version.ts, id: doc.key.id };
   }
@@ -291,18 +297,7 @@ function tableOf(spec: NativeSpec): FieldTable {
   t.method('update', [p('data', tt.Struct)], (ctx, self: NativeDocV, [d]: Struct[]) => writeNative(ctx, self, d, false));
   t.method('replace', [p('data', tt.Struct)], (ctx, self: NativeDocV, [d]: Struct[]) => writeNative(ctx, self, d, true));
   t.method('delete', [], (ctx, self: NativeDocV) => deleteNative(ctx, self));
-  const other = [p('other')];
-  t.ops.delete('==');
-  t.ops.delete('!=');
-  t.op('==', other, (ctx, self: NativeDocV, [o]: RtValue[]) => equals(ctx, self, o));
-  t.op('!=', other, async (ctx, self: NativeDocV, [o]: RtValue[]) => !(await equals(ctx, self, o)));
   return t;
-}
-
-/** A native document equals null when it is not there (ValueCmp.isEqual). */
-async function equals(ctx: CallCtx, self: NativeDocV, o: RtValue): Promise<boolean> {
-  if (o instanceof NullV) return (await self.nullCause(ctx)) !== undefined;
-  return o instanceof NativeDocV && self.compare(o) === 0;
 }
 
 /** Methods a native module adds to its documents (`login`, `verify`). */
@@ -318,6 +313,7 @@ export class NativeDocsSet extends ValueSet {
   constructor(
     readonly spec: NativeSpec,
     readonly db: bigint,
+    readonly range: IdRange = {},
   ) {
     super();
   }
@@ -330,14 +326,17 @@ export class NativeDocsSet extends ValueSet {
     const tx = txnOf(ctx);
     const spec = this.spec;
     const out: NativeDocV[] = [];
+    const at = readTimeOf(ctx);
     if (named(spec)) {
-      const entries = (await schemaOf(tx, this.db)).all(spec.native).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      for (const e of entries) out.push(new NativeDocV(spec, this.db, e.name));
+      const entries = (await schemaAsOf(tx, this.db, at)).all(spec.native).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      for (const e of entries) if (inIdRange(e.id, this.range)) out.push(new NativeDocV(spec, this.db, e.name));
     } else {
-      for await (const d of tx.txn.scan(this.db, nativeCollId(spec.native))) out.push(new NativeDocV(spec, this.db, d.id));
+      const { from, to } = this.range;
+      const ids = { fromId: from, toId: to === undefined ? undefined : to + 1n };
+      for await (const d of tx.txn.scan(this.db, nativeCollId(spec.native), { at, ...ids })) out.push(new NativeDocV(spec, this.db, d.id));
     }
     const visible: NativeDocV[] = [];
-    for (const d of out) if (await allowed(tx, 'read', await d.target(ctx))) visible.push(d);
+    for (const d of out) if (await allowed(tx, 'read', await d.target(ctx, at))) visible.push(d);
     return visible;
   }
 
@@ -380,6 +379,7 @@ export function nativeCompanion(spec: NativeSpec): { module: ModuleV; table: Fie
   const db = (ctx: CallCtx) => txnOf(ctx).scope.db;
   const all = (ctx: CallCtx) => new NativeDocsSet(spec, db(ctx));
   t.method('all', [], (ctx) => all(ctx));
+  t.method('all', [p('range', tt.Struct)], async (ctx, _s, [r]: Struct[]) => new NativeDocsSet(spec, db(ctx), await idRangeOf(ctx, r)));
   t.method('where', [p('pred', tt.Function)], (ctx, _s, [f]: Func[]) => {
     collectionScan(ctx, spec.module, 'where');
 checkPred(ctx, f);
@@ -392,9 +392,9 @@ checkPred(ctx, f);
   });
   t.method('create', [p('data', tt.Struct)], (ctx, _s, [d]: Struct[]) => createNative(ctx, spec, d));
   t.method('toString', [], () => spec.module);
-  if (named(spec)) t.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new NativeDocV(spec, db(ctx), n));
+  if (named(spec)) t.method('byName', [p('name', tt.Str)], (ctx, _s, [n]: string[]) => new NativeDocV(spec, db(ctx), n, false, undefined, readTimeOf(ctx)));
   else {
-    const byId = (ctx: CallCtx, id: IdV) => new NativeDocV(spec, db(ctx), id.value);
+    const byId = (ctx: CallCtx, id: IdV) => new NativeDocV(spec, db(ctx), id.value, false, undefined, readTimeOf(ctx));
     t.method('byId', [p('id', tt.ID)], (ctx, _s, [id]: IdV[]) => byId(ctx, id));
     t.apply([p('id', tt.ID)], (ctx, _s, [id]: IdV[]) => byId(ctx, id));
   }

@@ -27,7 +27,13 @@ function snapshotOf(ctx: CallCtx, readTs: bigint | undefined): bigint {
   return readTs ?? readTimeOf(ctx) ?? txnOf(ctx).snapshotTs;
 }
 
-/** `Coll.all()`: every live document, by id. */
+/** Inclusive bounds on document ids (`Coll.all({ from, to })`). */
+export interface IdRange {
+  readonly from?: bigint;
+  readonly to?: bigint;
+}
+
+/** `Coll.all()`: every live document, by id, within `range`. */
 export class CollectionSet extends ValueSet {
   readonly streamRefusal = undefined;
   constructor(
@@ -35,6 +41,7 @@ export class CollectionSet extends ValueSet {
     /** Valid time (µs) the set was made at, undefined: the reader's. */
     readonly readTs: bigint | undefined,
     readonly reversed = false,
+    readonly range: IdRange = {},
   ) {
     super();
   }
@@ -44,14 +51,18 @@ export class CollectionSet extends ValueSet {
   }
 
   override reverse(): ValueSet {
-    return new CollectionSet(this.coll, this.readTs, !this.reversed);
+    return new CollectionSet(this.coll, this.readTs, !this.reversed, this.range);
   }
 
   async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
     const tx = txnOf(ctx);
     const at = snapshotOf(ctx, this.readTs);
     const start = cont !== null && typeof cont[0] === 'bigint' ? cont[0] : undefined;
-    const opts = this.reversed ? { reverse: true, toId: start === undefined ? undefined : start + 1n } : { fromId: start };
+    const { from, to } = this.range;
+    const upTo = to === undefined ? undefined : to + 1n;
+    const opts = this.reversed
+      ? { reverse: true, fromId: from, toId: start === undefined ? upTo : upTo === undefined || start + 1n < upTo ? start + 1n : upTo }
+      : { fromId: start === undefined || (from !== undefined && from > start) ? from : start, toId: upTo };
     const ids: bigint[] = [];
     for await (const d of tx.txn.scan(this.coll.db, Number(this.coll.id), { ...opts, at: this.readTs ?? readTimeOf(ctx) })) {
       if (isExpired(d.version, at)) continue;

@@ -13,7 +13,7 @@ import { parseFieldPath } from '../../model/schema10/definition';
 import type { ConstraintFailure } from '../../wire/v10/envelope';
 import { QueryRuntimeFailure } from '../runtime/failure';
 import type { CallCtx } from '../runtime/table';
-import { IdV, type RtValue, type Struct } from '../runtime/values';
+import { IdV, SmallLong, type RtValue, type Struct } from '../runtime/values';
 import { toStored } from './convert';
 import { DocV, documentNotFound } from './docs';
 import { fromModel, requireWrite } from './errors';
@@ -37,7 +37,7 @@ function params(ctx: CallCtx, fields: Struct, plainData: boolean): Obj {
 function chosenId(ctx: CallCtx, fields: Struct, plainData: boolean): bigint | undefined {
   if (plainData || !fields.has('id')) return undefined;
   const v = fields.get('id')!;
-  const id = v instanceof IdV ? v.value : typeof v === 'bigint' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : undefined;
+  const id = v instanceof IdV || v instanceof SmallLong ? v.value : typeof v === 'bigint' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : undefined;
   if (id === undefined)
     throw new QueryRuntimeFailure('constraint_failure', 'Failed to create document in collection.', ctx.trace, [], undefined, [
       { paths: [['id']], message: 'Expected ID | String | Long' },

@@ -22,7 +22,7 @@ import { createDocument, deleteDocument, writeCollectionFields } from '../docume
 import type { IndexDef } from '../indexDef';
 import { cursorBound, prefixEnd, termsPrefix } from '../indexKeys';
 import { indexDefOf } from '../indexSchema';
-import { schemaOf } from '../resolve';
+import { schemaAsOf, schemaOf } from '../resolve';
 import { backingFor, userIndexSpec } from './backing';
 import { validateDefinition } from './definition';
 import { ConstraintFailureError } from './errors';
@@ -32,8 +32,9 @@ export async function createCollection(ctx: TxnContext, db: bigint, params: Obj,
   return (await definitionOf(ctx, db, String(created.get('name'))))!;
 }
 
-export async function definitionOf(ctx: TxnContext, db: bigint, name: string): Promise<Obj | undefined> {
-  const schema = await schemaOf(ctx, db);
+/** Collection `name`'s definition as v10 shows it, as of `at` (µs; undefined: now). */
+export async function definitionOf(ctx: TxnContext, db: bigint, name: string, at?: bigint): Promise<Obj | undefined> {
+  const schema = await schemaAsOf(ctx, db, at);
   const entry = schema.get('collections', name);
   if (!entry) return undefined;
   const built = (b: { index: string } | undefined): boolean => {

@@ -15,7 +15,7 @@ import { parseDate } from '../time';
 import { badRequest } from './errors';
 import type { ValueFormat } from './headers';
 import type { Undecided, UndecidedObject } from './json';
-import { Module } from './model';
+import { Module, SmallLong } from './model';
 import type { FqlQuery } from './request';
 import { parseBase64, parseDouble, parseInt32, parseInt64, parseTimestamp } from './scalars';
 
@@ -24,6 +24,7 @@ export type InputValue =
   | boolean
   | string
   | bigint
+  | SmallLong
   | number
   | Time
   | DateV
@@ -137,7 +138,11 @@ class Tagged {
       case '@int':
         return parseInt32(str(tag, v)) ?? invalid('invalid integer');
       case '@long':
-        return parseInt64(str(tag, v)) ?? invalid('invalid long');
+      {
+        // The core keeps it a Long whatever its value.
+        const n = parseInt64(str(tag, v)) ?? invalid('invalid long');
+        return n >= -(2n ** 31n) && n < 2n ** 31n ? new SmallLong(n) : n;
+      }
       case '@double':
         return parseDouble(str(tag, v)) ?? invalid('invalid double');
       case '@object':

@@ -20,6 +20,7 @@ import {
   SetToken,
   StreamToken,
   type MValue,
+  SmallLong,
 } from './model';
 
 /** `v` as decorated FQL text (not yet quoted as the JSON string the response carries). */
@@ -117,6 +118,7 @@ class Decorator {
         return;
     }
     if (v === null) this.write('null');
+    else if (v instanceof SmallLong) this.write(v.value.toString());
     else if (Array.isArray(v)) this.array(v);
     else if (v instanceof Map) this.struct(v);
     else if (v instanceof Doc) {

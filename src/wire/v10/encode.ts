@@ -25,6 +25,7 @@ import {
   StreamToken,
   type MObject,
   type MValue,
+  SmallLong,
 } from './model';
 
 export type JsonFormat = 'simple' | 'tagged';
@@ -87,6 +88,7 @@ class Writer {
         return;
     }
     if (v === null) this.out += 'null';
+    else if (v instanceof SmallLong) this.out += this.tagged ? '{"@long":"' + v.value + '"}' : v.value.toString();
     else if (Array.isArray(v)) this.array(v, inDoc);
     else if (v instanceof Map) this.object(v, inDoc);
     else if (v instanceof Doc) {

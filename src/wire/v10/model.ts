@@ -3,7 +3,7 @@
 // MaterializedValue (model/.../fql2/serialization/MaterializedValue.scala).
 //
 // Scalars are Flora's v4 value types: `bigint` for Int and Long (encoded `@int` within 32 bits, else
-// `@long`), `number` for Double, Time, DateV, Bytes, and TxnTime (the running transaction's time,
+// `@long`; a Long that fits 32 bits is a SmallLong), `number` for Double, Time, DateV, Bytes, and TxnTime (the running transaction's time,
 // encoded as the commit time). An ID (a document's `id`) is a string.
 
 import type { Bytes, DateV, Time, TxnTime } from '../../values/types';
@@ -13,6 +13,7 @@ export type MValue =
   | boolean
   | string
   | bigint
+  | SmallLong
   | number
   | Time
   | DateV
@@ -31,6 +32,12 @@ export type MValue =
   | FunctionValue
   | LegacyRef;
 
+/** A Long whose value would fit an Int (an `@long` argument, what `Math.round` or `parseLong`
+ *  makes: the core's Value.Long is not narrowed): tagged `@long`, a plain number simple. */
+export class SmallLong {
+  constructor(readonly value: bigint) {}
+}
+
 /** A struct: keys in order. A key starting with `@` makes the tagged format wrap it in `@object`. */
 export type MObject = Map<string, MValue>;
 
@@ -45,6 +52,10 @@ export class Module {
     readonly parent?: Module,
   ) {}
 }
+
+/** Where a reference to a document of a deleted collection points (CollectionDefCompanion.Deleted):
+ *  tagged `{"@mod": "Deleted"}`, decorated `Collection.Deleted`. */
+export const DELETED_COLLECTION = new Module('Deleted', new Module('Collection'));
 
 /** A reference to a document by id: `{id, coll}`, decorated `Coll("id")`. */
 export class DocRef {
