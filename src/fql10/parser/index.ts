@@ -40,7 +40,9 @@ export function parseLambda(text: string, src: Src): ParseResult<LongLambda | Sh
   return run(text, src, false, lambdaBody);
 }
 
-function run<T>(text: string, src: Src, isTemplate: boolean, entry: (c: Cursor) => T): ParseResult<T> {
+/** Runs a grammar entry over `text`: its value, or the errors the core would report (a failure
+ *  names what could have come where it happened). FSL (../fsl) reads files through it. */
+export function run<T>(text: string, src: Src, isTemplate: boolean, entry: (c: Cursor) => T): ParseResult<T> {
   const c = new Cursor(text, src, isTemplate);
   try {
     const value = entry(c);
