@@ -10,6 +10,7 @@ import { itemDefinition } from '../../../src/fql10/fsl/definition';
 import { parseSchemaItems } from '../../../src/fql10/fsl';
 import type { SchemaItem } from '../../../src/fql10/fsl/ast';
 import type { Value } from '../../../src/values/types';
+import { validateDefinition } from '../../../src/model/schema10/definition';
 
 function items(src: string): SchemaItem[] {
   const r = parseSchemaItems(src);
@@ -146,6 +147,16 @@ describe('fsl definitions', () => {
         { move_conflicts: { into: '.conflicts' } }, { add_wildcard: {} },
       ],
     }]);
+  });
+
+  test('what a pushed collection defines is what Collection.create accepts', () => {
+    const [coll] = items([
+      '@alias(Person)', 'collection People {', '  name: String', '  age: Int? = 0', '  tags: Array<String>', '  *: Any',
+      '  compute greeting: String = (doc) => "Hi #{doc.name}"', '  index byName {', '    terms [.name]', '    values [desc(.age)]', '  }',
+      '  unique [.name]', '  check adult ((doc) => doc.age >= 18)', '  history_days 3', '  ttl_days 5',
+      '  migrations {', '    add .age', '    backfill .age = 0', '  }', '}',
+    ].join('\n'));
+    assert.deepEqual(validateDefinition(itemDefinition(coll), undefined), []);
   });
 
   test('roles and access providers', () => {

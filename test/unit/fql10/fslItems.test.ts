@@ -1,8 +1,8 @@
 // src/fql10/fsl: schema items (collections, roles, access providers, functions) and the
 // converter's errors, ported from the core's fql/shared/src/test/scala/parser/FSLParserSpec.scala.
-// Its error cases are kept with their exact texts; its round trips (parse, then display as FSL)
-// become parse-and-inspect checks, Flora having no FSL printer: what each item holds is summed up
-// in a compact line.
+// Its error cases are kept with their exact texts. Its round trips (parse, then display as FSL) are
+// in fslDisplay.test.ts; here the same sources are checked for what each item holds, summed up in
+// a compact line.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
