@@ -10,11 +10,10 @@ import {
   type FslAnnotation, type FslBlock, type FslNode, type FslValue, type FunctionItem, type Index, type IndexTerm, type IndexValue,
   type Lambda, type Membership, type MigrationItem, type Privilege, type Role, type SchemaItem, type Spanned, type Unique,
 } from './ast';
+import { isValidIdent } from '../parser/identifiers';
 import { fieldPathOf } from './rawParser';
 import { parentHasDefault, plainType, schemaType } from './schemaType';
 
-const VALID_IDENT = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const INVALID_IDENTS = new Set(['if', 'else', 'at', 'match', 'case', 'let', 'null', 'true', 'false', 'isa', 'join', 'on', 'of']);
 // Field names a user field may not have (Tokens.SpecialFieldNames).
 const SPECIAL_FIELD_NAMES = new Set(['id', 'coll', 'ts', 'data', 'delete', 'update', 'replace', 'updateData', 'replaceData', 'exists', 'ttl']);
 const ORIGINALLY = 'Originally defined here';
@@ -102,7 +101,7 @@ class Converter {
       this.err('Missing required name', sp);
       return null;
     }
-    if (INVALID_IDENTS.has(name.str) || !VALID_IDENT.test(name.str)) {
+    if (!isValidIdent(name.str)) {
       this.err(`Invalid identifier \`${name.str}\``, name.span);
       return null;
     }

@@ -8,14 +8,9 @@
 import type { Expr, Literal, Stmt, TypeExpr } from '../ast';
 import { THIS_NAME } from '../ast';
 import { displayString } from '../parser/display';
+import { isValidIdent } from '../parser/identifiers';
 import type { Field, FieldPath, IndexTerm, IndexValue, Lambda, MigrationItem, SchemaItem, SchemaTypeExpr } from './ast';
 
-const VALID_IDENT = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const INVALID_IDENTS = new Set(['if', 'else', 'at', 'match', 'case', 'let', 'null', 'true', 'false', 'isa', 'join', 'on', 'of']);
-
-function isValidIdent(s: string): boolean {
-  return VALID_IDENT.test(s) && !INVALID_IDENTS.has(s);
-}
 
 /** Builds text line by line, indenting each line as it starts. */
 class Displayer {
@@ -256,7 +251,12 @@ class Displayer {
 
   item(item: SchemaItem): void {
     const anns = item.kind === 'collection' ? [item.alias] : item.kind === 'function' ? [item.alias, item.role] : [];
-    for (const a of anns) if (a !== null) this.writeln(`@${a.keyword.str}(${isValidIdent(a.value.str) ? a.value.str : displayString(a.value.str)})`);
+    for (const a of anns) {
+      if (a === null) continue;
+      this.write(`@${a.keyword.str}(`);
+      this.ident(a.value.str);
+      this.writeln(')');
+    }
     this.write(`${item.kind} `);
     this.ident(item.name.str);
     if (item.kind === 'function') {

@@ -157,6 +157,24 @@ describe('fsl collections', () => {
     parseErr('collection Foo {\n  a: { b: Int = 0 }?\n}', dup('Default values are not allowed here', 2, '  a: { b: Int = 0 }?', 17, 1, 2, '  a: { b: Int = 0 }?', 20, 1, 'Parent is nullable'));
   });
 
+  test('nested defaults, from the core\'s SchemaTypeValidatorSpec (main.fsl)', () => {
+    const err = (src: string, expected: string) => {
+      const r = parseSchemaItems(src, 'main.fsl');
+      assert.ok(!r.ok);
+      assert.equal(renderSummary(r.errors), expected);
+    };
+    const head = lines('error: Default values are not allowed here', 'at main.fsl:3:14', '  |', '3 |     b: Int = 3', '  |              ^', '  |');
+    err('collection Foo {\n  a: {\n    b: Int = 3\n    c: String\n  } = { b: 4, c: "hi" }\n}', lines(head,
+      'hint: Parent has a conflicting default value', 'at main.fsl:5:7', '  |', '5 |   } = { b: 4, c: "hi" }', '  |       ^^^^^^^^^^^^^^^^^', '  |'));
+    err('collection Foo {\n  a: {\n    b: Int = 3\n    c: String\n  }?\n}', lines(head,
+      'hint: Parent is nullable', 'at main.fsl:5:4', '  |', '5 |   }?', '  |    ^', '  |'));
+    for (const [op, why] of [['|', 'Parent is a union'], ['&', 'Parent is not an object']]) {
+      err(`collection Foo {\n  a: {\n    b: Int = 3\n    c: String\n  } ${op} {\n    b: String\n  }\n}`, lines(head,
+        `hint: ${why}`, 'at main.fsl:2:6', '  |', '2 |     a: {', '  |  ______^', '3 | |     b: Int = 3', '4 | |     c: String', `5 | |   } ${op} {`,
+        '6 | |     b: String', '7 | |   }', '  | |___^', '  |'));
+    }
+  });
+
   test('field errors', () => {
     parseErr('collection Foo {\n  compute foo\n}', one('Computed fields require a value', 2, '  compute foo', 3, 8));
     parseErr('collection Foo {\n  compute foo = 3\n}', one('Expected lambda', 2, '  compute foo = 3', 17, 1));
