@@ -179,7 +179,7 @@ export interface CheckConstraint {
 /** A migration is kept as read (the converter only checks its paths). */
 export type MigrationItem = FslMigration;
 
-/** A number with where it was written (null: the default). */
+/** A value with where it was written (null: not written, the default). */
 export interface Spanned<T> {
   readonly value: T;
   readonly span: Span | null;
@@ -195,8 +195,8 @@ export interface Collection {
   readonly uniques: ReadonlyArray<Unique>;
   readonly checks: ReadonlyArray<CheckConstraint>;
   /** 0 when not written (the core's default `fauna.model.default-history_days`). */
-  readonly historyDays: Spanned<number>;
-  readonly ttlDays: Spanned<number> | null;
+  readonly historyDays: Spanned<bigint>;
+  readonly ttlDays: Spanned<bigint> | null;
   readonly documentTTLs: Spanned<boolean> | null;
   readonly span: Span;
   readonly docComment: Span | null;

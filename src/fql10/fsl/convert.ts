@@ -226,8 +226,8 @@ class Converter {
     const indexes: Index[] = [];
     const uniques: Unique[] = [];
     const checks: CheckConstraint[] = [];
-    let historyDays: Spanned<number> = { value: 0, span: null };
-    let ttlDays: Spanned<number> | null = null;
+    let historyDays: Spanned<bigint> = { value: 0n, span: null };
+    let ttlDays: Spanned<bigint> | null = null;
     let documentTTLs: Spanned<boolean> | null = null;
 
     for (const node of nodes) {
@@ -585,8 +585,8 @@ class Converter {
     return null;
   }
 
-  private long(v: FslValue): Spanned<number> | null {
-    if (v.kind === 'Lit' && v.expr.kind === 'Lit' && v.expr.value.kind === 'Int') return { value: Number(BigInt.asIntN(64, v.expr.value.value)), span: v.expr.span };
+  private long(v: FslValue): Spanned<bigint> | null {
+    if (v.kind === 'Lit' && v.expr.kind === 'Lit' && v.expr.value.kind === 'Int') return { value: BigInt.asIntN(64, v.expr.value.value), span: v.expr.span };
     this.err('Expected integer literal', v.span);
     return null;
   }

@@ -25,8 +25,8 @@ function lambdaText(l: Lambda): string {
 function collectionDefinition(c: Collection): Obj {
   const def: Obj = new Map<string, Value>([['name', c.name.str]]);
   if (c.alias !== null) def.set('alias', c.alias.value.str);
-  def.set('history_days', BigInt(c.historyDays.value));
-  if (c.ttlDays !== null) def.set('ttl_days', BigInt(c.ttlDays.value));
+  def.set('history_days', c.historyDays.value);
+  if (c.ttlDays !== null) def.set('ttl_days', c.ttlDays.value);
 
   const indexes: Obj = new Map();
   for (const i of c.indexes) {

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { renderSummary } from '../../../src/fql10/diagnostic';
 import { displayItem } from '../../../src/fql10/fsl/display';
 import { itemDefinition } from '../../../src/fql10/fsl/definition';
+import { accessProviderFromDefinition, collectionFromDefinition, functionFromDefinition, roleFromDefinition } from '../../../src/fql10/fsl/fromDefinition';
 import { parseSchemaItems } from '../../../src/fql10/fsl';
 import type { SchemaItem } from '../../../src/fql10/fsl/ast';
-import type { Value } from '../../../src/values/types';
+import type { Obj, Value } from '../../../src/values/types';
 import { validateDefinition } from '../../../src/model/schema10/definition';
 
 function items(src: string): SchemaItem[] {
@@ -169,5 +170,59 @@ describe('fsl definitions', () => {
       name: 'AP', issuer: 'https://example.com', jwks_uri: 'https://example.com/.well-known/jwks.json',
       roles: ['R', { role: 'S', predicate: '(jwt) => jwt!.scope.includes("s")' }],
     }]);
+  });
+});
+
+/** An item back from its definition, as `schema pull` would show it. */
+function fromDefinition(item: SchemaItem): string {
+  const def = itemDefinition(item);
+  switch (item.kind) {
+    case 'collection': return displayItem(collectionFromDefinition(def));
+    case 'function': return displayItem(functionFromDefinition(def, { collections: new Set(), functions: new Set() }));
+    case 'role': return displayItem(roleFromDefinition(def));
+    case 'access provider': return displayItem(accessProviderFromDefinition(def));
+  }
+}
+
+describe('fsl from definitions (pull)', () => {
+  test('FSL to definitions and back reads the same', () => {
+    // Fields in the order a pull shows them: defined, computed, then the wildcard.
+    const sources = [
+      ['@alias(Person)', 'collection People {', '  name: String', '  age: Int? = 0', '  address: { street: String = "", zip: String? }',
+        '  compute greeting: String = (doc) => "Hi #{doc.name}"', '  compute short = (.name)', '  *: Any',
+        '  index byName {', '    terms [.name, mva(.tags)]', '    values [desc(.age), mva(.tags), .["a b"][0]]', '  }',
+        '  unique [.name, mva(.tags)]', '  check adult ((doc) => doc.age >= 18)', '  history_days 3', '  ttl_days 5', '  document_ttls false',
+        '  migrations {', '    add .age', '    backfill .age = 0', '    split .a -> .b, .c', '    move .b -> .d', '    drop .c',
+        '    move_conflicts .conflicts', '    move_wildcard .rest', '    add_wildcard', '  }', '}', ''].join('\n'),
+      'collection Empty {\n}\n',
+      '@alias(bar)\n@role(admin)\nfunction foo(a: Int, ...b: String): Int {\n  if (a < 0) "invalid" else b\n}\n',
+      'function noTypes(x, y) {\n  let z = x + y\n  z\n}\n',
+      'role R {\n  privileges Foo {\n    read\n    write {\n      predicate ((doc) => doc.owner == Query.identity())\n    }\n  }\n  membership Users\n  membership Admins {\n    predicate ((u) => u.admin)\n  }\n}\n',
+      'access provider AP {\n  issuer "https://example.com"\n  jwks_uri "https://example.com/jwks"\n  role R\n  role S {\n    predicate ((jwt) => jwt!.scope.includes("s"))\n  }\n}\n',
+    ];
+    for (const src of sources) {
+      const [item] = items(src);
+      assert.equal(fromDefinition(item), displayItem(item));
+      assert.equal(displayItem(item), src);
+    }
+  });
+
+  test('what FQL-made definitions read as', () => {
+    const m = (entries: [string, Value][]): Obj => new Map(entries);
+    // No history_days: unbounded history. A body without a block gets one. Disabled actions are unset.
+    assert.equal(displayItem(collectionFromDefinition(m([['name', 'Legacy'], ['indexes', m([])], ['constraints', []]]))),
+      'collection Legacy {\n  history_days 9223372036854775807\n}\n');
+    assert.equal(displayItem(functionFromDefinition(m([['name', 'double'], ['body', 'x => x * 2']]), { collections: new Set(), functions: new Set() })),
+      'function double(x) {\n  x * 2\n}\n');
+    assert.equal(displayItem(roleFromDefinition(m([['name', 'R'], ['privileges', [m([['resource', 'Foo'], ['actions', m([['read', true], ['write', false]])]])]], ['membership', []]]))),
+      'role R {\n  privileges Foo {\n    read\n  }\n}\n');
+    assert.equal(displayItem(collectionFromDefinition(m([['name', 'C'], ['history_days', 0n], ['constraints', [m([['unique', ['.a', 'b']]])]]]))),
+      'collection C {\n  unique [.a, .b]\n}\n');
+  });
+
+  test('a function named like a collection gets an alias', () => {
+    const def = new Map<string, Value>([['name', 'Users'], ['body', '() => 1']]);
+    const fn = functionFromDefinition(def, { collections: new Set(['Users', 'UsersFunction']), functions: new Set(['Users']) });
+    assert.equal(displayItem(fn), '@alias(UsersFunctionFunction)\nfunction Users() {\n  1\n}\n');
   });
 });
