@@ -1,9 +1,9 @@
 // Entry points of the FSL parser: schema files to raw nodes (the grammar) and to schema items
 // (collections, roles, functions, access providers). Errors are the core's, rendered by
 // ../diagnostic.ts against the file they point into (each span's `src` carries its file's name and
-// text). A schema is several files: parseSchemaFiles reads them all, then judges their items
-// together, so a name defined in two files is a duplicate.
+// text). A schema is several files: parseSchemaFiles reads each, then checks names across them.
 
+import { renderDiagnostic, type Diagnostic } from '../diagnostic';
 import { run, type ParseResult } from '../parser';
 import type { Src } from '../span';
 import type { FslNode, SchemaItem } from './ast';
@@ -27,22 +27,46 @@ export function parseFslNodes(text: string, name = FSL_SNIPPET): ParseResult<Fsl
   return run(text, fileSrc(name, text), false, fslFile);
 }
 
-/** One file's schema items (Parser.schemaItems). */
+/** One file's schema items (Parser.schemaItems): its nodes, then the items they make. */
 export function parseSchemaItems(text: string, name = FSL_SNIPPET): ParseResult<SchemaItem[]> {
-  return parseSchemaFiles([{ name, text }]);
+  const r = parseFslNodes(text, name);
+  if (!r.ok) return r;
+  const { items, errors } = convertNodes(r.value);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: items };
 }
 
-/** Several files' schema items: each file parsed, then all nodes converted together. Parse
- *  errors of every file are reported before any item is judged, as a failed parse stops the core. */
-export function parseSchemaFiles(files: ReadonlyArray<FslFile>): ParseResult<SchemaItem[]> {
-  const nodes: FslNode[] = [];
-  const errors = [];
+/** A schema's errors: parse errors (rendered against their file) and the messages of problems
+ *  between files, which point nowhere (the core's SchemaError.Validation). */
+export type SchemaError = Diagnostic | string;
+
+export type SchemaFilesResult = { readonly ok: true; readonly value: SchemaItem[] } | { readonly ok: false; readonly errors: SchemaError[] };
+
+/** Several files' schema items (SchemaValidate.parseAndValidateFSLItems): each file read on its
+ *  own, then every item's name checked against the other files' (a collection and a function
+ *  share names). The errors of every file are reported. */
+export function parseSchemaFiles(files: ReadonlyArray<FslFile>): SchemaFilesResult {
+  const seen = { collection: new Map<string, string>(), role: new Map<string, string>(), 'access provider': new Map<string, string>() };
+  const what = { collection: 'collection or function', role: 'role', 'access provider': 'access provider' };
+  const items: SchemaItem[] = [];
+  const errors: SchemaError[] = [];
   for (const f of files) {
-    const r = parseFslNodes(f.text, f.name);
-    if (r.ok) nodes.push(...r.value);
-    else errors.push(...r.errors);
+    const r = parseSchemaItems(f.text, f.name);
+    if (!r.ok) {
+      errors.push(...r.errors);
+      continue;
+    }
+    for (const item of r.value) {
+      const kind = item.kind === 'function' ? 'collection' : item.kind;
+      const first = seen[kind].get(item.name.str);
+      if (first !== undefined) errors.push(`Duplicate ${what[kind]} \`${item.name.str}\` in ${f.name} (originally seen in ${first})`);
+      else seen[kind].set(item.name.str, f.name);
+    }
+    items.push(...r.value);
   }
-  if (errors.length > 0) return { ok: false, errors };
-  const { items, errors: convErrors } = convertNodes(nodes);
-  return convErrors.length > 0 ? { ok: false, errors: convErrors } : { ok: true, value: items };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: items };
+}
+
+/** Each error as the schema API words it. */
+export function renderSchemaErrors(errors: ReadonlyArray<SchemaError>): string[] {
+  return errors.map((e) => (typeof e === 'string' ? e : renderDiagnostic(e)));
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { TypeExpr } from '../../../src/fql10/ast';
 import { renderSummary } from '../../../src/fql10/diagnostic';
 import type { FieldPath, IndexTerm, IndexValue, SchemaItem, SchemaTypeExpr } from '../../../src/fql10/fsl/ast';
-import { parseFslNodes, parseSchemaFiles, parseSchemaItems } from '../../../src/fql10/fsl';
+import { parseFslNodes, parseSchemaFiles, parseSchemaItems, renderSchemaErrors } from '../../../src/fql10/fsl';
 import type { Span } from '../../../src/fql10/span';
 
 const lines = (...ls: string[]) => ls.join('\n');
@@ -334,20 +334,29 @@ describe('fsl functions', () => {
 });
 
 describe('fsl schemas of several files', () => {
-  test('items of all files, duplicates across files with each file named', () => {
+  test('items of all files, each naming its file; a name in two files is a duplicate', () => {
     const r = parseSchemaFiles([{ name: 'a.fsl', text: 'collection Foo {}\n' }, { name: 'b.fsl', text: 'role R {}\n' }]);
     assert.ok(r.ok);
     assert.deepEqual(r.value.map((i) => [i.kind, i.name.str, i.span.src.name]), [['collection', 'Foo', 'a.fsl'], ['role', 'R', 'b.fsl']]);
-    const d = parseSchemaFiles([{ name: 'a.fsl', text: 'collection Foo {}\n' }, { name: 'b.fsl', text: '\nfunction Foo() { 1 }\n' }]);
+    const d = parseSchemaFiles([
+      { name: 'a.fsl', text: 'collection Foo {}\nrole R {}\n' },
+      { name: 'b.fsl', text: '\nfunction Foo() { 1 }\nrole R {}\nrole S {}' },
+      { name: 'c.fsl', text: 'role S {}' },
+    ]);
     assert.ok(!d.ok);
-    assert.equal(renderSummary(d.errors), lines(
-      'error: Duplicate collection or function `Foo`', 'at b.fsl:2:10', '  |', '2 | function Foo() { 1 }', '  |          ^^^', '  |',
-      'hint: Originally defined here', 'at a.fsl:1:12', '  |', '1 | collection Foo {}', '  |            ^^^', '  |'));
+    assert.deepEqual(renderSchemaErrors(d.errors), [
+      'Duplicate collection or function `Foo` in b.fsl (originally seen in a.fsl)',
+      'Duplicate role `R` in b.fsl (originally seen in a.fsl)',
+      'Duplicate role `S` in c.fsl (originally seen in b.fsl)',
+    ]);
   });
 
-  test('a file that does not parse: its error, with its name', () => {
-    const r = parseSchemaFiles([{ name: 'ok.fsl', text: 'role R {}' }, { name: 'bad.fsl', text: 'access foo' }]);
+  test('the errors of every file that does not parse, with its name', () => {
+    const r = parseSchemaFiles([{ name: 'bad1.fsl', text: 'role R { foo }' }, { name: 'ok.fsl', text: 'role R {}' }, { name: 'bad2.fsl', text: 'access foo' }]);
     assert.ok(!r.ok);
-    assert.equal(renderSummary(r.errors), lines('error: Expected provider', 'at bad.fsl:1:8', '  |', '1 | access foo', '  |        ^', '  |'));
+    assert.deepEqual(renderSchemaErrors(r.errors), [
+      lines('error: Invalid member `foo`', 'at bad1.fsl:1:10', '  |', '1 | role R { foo }', '  |          ^^^', '  |'),
+      lines('error: Expected provider', 'at bad2.fsl:1:8', '  |', '1 | access foo', '  |        ^', '  |'),
+    ]);
   });
 });
