@@ -183,15 +183,17 @@ class RawParser {
     }
   }
 
-  /** An identifier, or a quoted legacy name (`"0Foo$"`). */
-  private schemaName(): Name | null {
+  /** An identifier, or a quoted legacy name (`"0Foo$"`). A missing one is reported as the core's
+   *  specs show: "name" where it is required (after `function`, `provider`, `@alias(`),
+   *  "identifier" where it is optional (`collection #`). */
+  private schemaName(missing: 'name' | 'identifier' = 'name'): Name | null {
     const c = this.c;
     const start = c.pos;
     const name = ident(c);
     if (name !== null) return name;
     const s = singleString(c) ?? doubleString(c);
     if (s !== null) return { str: s, span: c.span(start, c.pos) };
-    c.note('name');
+    c.note(missing);
     return null;
   }
 
@@ -251,7 +253,7 @@ class RawParser {
       return null;
     }
     c.nl();
-    const name = this.schemaName();
+    const name = this.schemaName('identifier');
     if (name !== null) c.ws();
     const value = this.value();
     return { annotations: [], keyword: kw, name, body: value, span: value?.span ?? name?.span ?? kw.span, docComment: null };

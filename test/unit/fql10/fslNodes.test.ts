@@ -253,3 +253,43 @@ describe('fsl raw nodes', () => {
     assert.equal(renderSummary(s.errors), lines('error: Missing required name', 'at main.fsl:2:3', '  |', '2 |   index', '  |   ^^^^^', '  |'));
   });
 });
+
+// fql/shared/src/test/scala/error/SchemaErrorSpec.scala: one error, its message and where it points
+// (the first occurrence of `at`'s text, or the end for EOF).
+describe('fsl schema errors (SchemaErrorSpec)', () => {
+  const EOF = '\0';
+  const error = (src: string, at: string | [number, number], message: string) => {
+    const r = parseSchemaItems(src);
+    assert.ok(!r.ok, `${JSON.stringify(src)} should not parse`);
+    assert.equal(r.errors.length, 1, renderSummary(r.errors));
+    const [start, end] = Array.isArray(at) ? at : at === EOF ? [src.length, src.length + 1] : [src.indexOf(at), src.indexOf(at) + at.length];
+    assert.deepEqual([r.errors[0].message, r.errors[0].span.start, r.errors[0].span.end], [message, start, end], src);
+  };
+
+  test('look nice', () => {
+    error('2', '2', 'Expected end-of-input');
+    error('foo', 'foo', 'Invalid schema item `foo`');
+    error('collection', 'collection', 'Missing required name');
+    error('collection #', '#', 'Expected end-of-input or identifier');
+    error('collection {}', 'collection', 'Missing required name');
+    error('collection foo { bar }', 'bar', 'Invalid field or member `bar`');
+    error('collection foo { index bar { baz } }', 'baz', 'Invalid member `baz`');
+    error('collection foo { unique }', 'unique', 'Missing required value');
+    error('collection foo { unique [bar] }', 'bar', 'Invalid field path');
+    error('function', EOF, 'Expected name');
+    error('function #', '#', 'Expected name');
+    error('function foo {}', [13, 14], 'Expected `(`');
+    error('function foo() {}', '}', 'Unexpected end of block. Expected statement or expression');
+    error('function foo(x: y: z) { x }', [17, 18], 'Expected `)`, `,`, or `<`');
+    error('role', 'role', 'Missing required name');
+    error('role #', '#', 'Expected end-of-input or identifier');
+    error('role {}', 'role', 'Missing required name');
+    error('role MyRole { foo }', 'foo', 'Invalid member `foo`');
+    error('role MyRole { privileges {} }', 'privileges', 'Missing required name');
+    error('access provider', EOF, 'Expected name');
+    error('access provider #', '#', 'Expected name');
+    error("access provider MyAP { issuer ''; jwks_uri ''; foo }", 'foo', 'Invalid member `foo`');
+    error("access provider MyAP { issuer; jwks_uri 'foo' }", 'issuer;', 'Missing required value');
+    error("access provider MyAP { issuer 'foo' }", [21, 37], 'Missing jwks uri');
+  });
+});
