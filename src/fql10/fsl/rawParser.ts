@@ -145,6 +145,8 @@ class RawParser {
       return [anns, c.forgetting(() => this.fieldItem()) ?? this.genericItem() ?? this.funcItem() ?? this.accessProviderItem() ?? this.noNameItem() ?? this.migrationItem() ?? this.invalidItem()] as const;
     });
     if (item === null) {
+      // Past an `@` (a cut) the item must follow.
+      if (annotations.length > 0) c.abort();
       c.pos = start;
       return null;
     }
@@ -169,7 +171,7 @@ class RawParser {
     const out: FslAnnotation[] = [];
     for (;;) {
       const start = c.pos;
-      if (!c.maybe('@')) return out;
+      if (!c.eat('@')) return out;
       c.nl();
       const keyword = plainName(c);
       if (keyword === null || !ANNOTATIONS.has(keyword.str)) return c.abort(start + 1);
