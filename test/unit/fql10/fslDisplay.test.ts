@@ -9,6 +9,7 @@ import { displayItem } from '../../../src/fql10/fsl/display';
 import { itemDefinition } from '../../../src/fql10/fsl/definition';
 import { accessProviderFromDefinition, collectionFromDefinition, functionFromDefinition, roleFromDefinition } from '../../../src/fql10/fsl/fromDefinition';
 import { parseSchemaItems } from '../../../src/fql10/fsl';
+import { parseTypeExpr } from '../../../src/fql10/parser';
 import type { SchemaItem } from '../../../src/fql10/fsl/ast';
 import type { Obj, Value } from '../../../src/values/types';
 import { validateDefinition } from '../../../src/model/schema10/definition';
@@ -106,6 +107,7 @@ describe('fsl definitions', () => {
       { name: 'foo', body: '(a, b) => {\n  42\n}' },
       { name: 'bar', body: '(a, ...b) => {\n  42\n}', signature: '(a: Int, b: ...Int) => Int' },
     ]);
+    assert.ok(parseTypeExpr('(a: Int, b: ...Int) => Int').ok);
   });
 
   test('index paths in FQL form', () => {
