@@ -7,6 +7,7 @@
 // at that position; as fastparse does, a second, tracing run over the same text collects those
 // names (`note`) at exactly that position, so the first run records nothing.
 
+import type { Expr, Name } from '../ast';
 import type { Diagnostic } from '../diagnostic';
 import type { Span, Src } from '../span';
 
@@ -25,6 +26,9 @@ export class Cursor {
   /** In the tracing run, the position whose expectations are collected; -1 otherwise. */
   readonly traceAt: number;
   readonly traced: string[] = [];
+  /** While FSL reads a field's type, the defaults its object fields declare (`{ a: Int = 0 }`),
+   *  by field name; elsewhere null, and a default is an error where it is written. */
+  typeDefaults: Map<Name, Expr> | null = null;
   private depth = 0;
   private templateCount = 0;
 
@@ -89,6 +93,42 @@ export class Cursor {
     if (this.eat(tok)) return true;
     this.note('`' + tok + '`');
     return false;
+  }
+
+  /** Runs `f` as a rule the core leaves unnamed (its own `P(...)`): what its parts expected at
+   *  the position it starts from is not reported. */
+  unnamed<T>(f: () => T): T {
+    const at = this.pos;
+    const n = this.traced.length;
+    try {
+      return f();
+    } finally {
+      if (at === this.traceAt) this.traced.length = n;
+    }
+  }
+
+  /** Runs `f`; if it fails (null), what it expected on the way is not reported: the core's rules
+   *  that reject what they read through `flatMap` and `Fail` (FSL's fields) name nothing. */
+  forgetting<T>(f: () => T | null): T | null {
+    const n = this.traced.length;
+    const r = f();
+    if (r === null) this.traced.length = n;
+    return r;
+  }
+
+  /** Runs `f`; a committed failure in it is a plain one (the core's `NoCut`): null, with the
+   *  position restored. Errors it recorded stay, as in the core. */
+  attempt<T>(f: () => T | null): T | null {
+    const pos = this.pos;
+    const depth = this.depth;
+    try {
+      return f();
+    } catch (e) {
+      if (e !== ABORT) throw e;
+      this.pos = pos;
+      this.depth = depth;
+      return null;
+    }
   }
 
   enter(): void {

@@ -392,7 +392,7 @@ export function objectFieldName(c: Cursor): Name | null {
 }
 
 /** Statements separated by `;` or newlines; the last must be an expression. */
-function blockBody(c: Cursor, isQuery: boolean): Stmt[] {
+export function blockBody(c: Cursor, isQuery: boolean): Stmt[] {
   const stmts: Stmt[] = [];
   for (;;) {
     const s = letStmt(c) ?? exprStmt(c);

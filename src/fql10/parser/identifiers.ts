@@ -7,6 +7,12 @@ import type { Cursor } from './cursor';
 /** Words that cannot name a variable or parameter (they may still be field names: `x.if`). */
 export const KEYWORDS: ReadonlySet<string> = new Set(['if', 'else', 'at', 'match', 'case', 'let', 'null', 'true', 'false', 'isa', 'join', 'on', 'of']);
 
+/** A name FQL can write bare (Tokens.isValidIdent): letters, digits and `_`, not a keyword.
+ *  Others are quoted where they name things (`collection "0Foo$"`, `.["a b"]`). */
+export function isValidIdent(s: string): boolean {
+  return /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(s) && !KEYWORDS.has(s);
+}
+
 /** Names `let` may not bind: the keywords, `FQL` and `_`. */
 export const INVALID_VARIABLES: ReadonlySet<string> = new Set([...KEYWORDS, 'FQL', '_']);
 

@@ -8,12 +8,13 @@
 // appear, which is the order of the request's `query.values`: the evaluator binds `$i` to the i-th
 // value. No identifier a user can write starts with `$`.
 
-import type { Expr, LongLambda, ShortLambda } from '../ast';
+import type { Expr, LongLambda, ShortLambda, TypeExpr } from '../ast';
 import type { Diagnostic } from '../diagnostic';
 import { querySrc, type Src } from '../span';
 import { ABORT, Cursor, MAX_DEPTH } from './cursor';
 import { expected } from './errors';
 import { lambdaBody, loneExpr, queryBody } from './exprs';
+import { typeExpr } from './types';
 
 export { OPERATOR_PRECEDENCE } from './exprs';
 export { MAX_DEPTH };
@@ -40,7 +41,22 @@ export function parseLambda(text: string, src: Src): ParseResult<LongLambda | Sh
   return run(text, src, false, lambdaBody);
 }
 
-function run<T>(text: string, src: Src, isTemplate: boolean, entry: (c: Cursor) => T): ParseResult<T> {
+/** A type alone (Parser.typeExpr): a stored signature. */
+export function parseTypeExpr(text: string, src: Src = querySrc(text)): ParseResult<TypeExpr> {
+  return run(text, src, false, (c) => {
+    c.nl();
+    const t = typeExpr(c) ?? c.abort();
+    if (!c.atEnd()) {
+      c.note('end-of-input');
+      c.abort();
+    }
+    return t;
+  });
+}
+
+/** Runs a grammar entry over `text`: its value, or the errors the core would report (a failure
+ *  names what could have come where it happened). FSL (../fsl) reads files through it. */
+export function run<T>(text: string, src: Src, isTemplate: boolean, entry: (c: Cursor) => T): ParseResult<T> {
   const c = new Cursor(text, src, isTemplate);
   try {
     const value = entry(c);

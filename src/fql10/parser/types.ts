@@ -37,7 +37,8 @@ function needType(c: Cursor): TypeExpr {
   return t ?? c.abort();
 }
 
-function typeTerm(c: Cursor): TypeExpr | null {
+/** A type without the whitespace after it (PartialTypes.expr0). */
+export function typeTerm(c: Cursor): TypeExpr | null {
   c.enter();
   const init = baseType(c);
   if (init === null) {
@@ -222,8 +223,12 @@ function objectTypeField(c: Cursor): TypeField | null {
     let end = ty.span.end;
     if (c.maybe('=')) {
       c.nl();
+      const defaults = c.typeDefaults;
+      c.typeDefaults = null;
       const d = expr0(c, false) ?? c.abort();
-      c.emit(error('Default values are not allowed here', d.span));
+      c.typeDefaults = defaults;
+      if (defaults !== null) defaults.set(name, d);
+      else c.emit(error('Default values are not allowed here', d.span));
       end = d.span.end;
     }
     return { kind: 'literal', name, ty, end };
@@ -292,7 +297,8 @@ function arrayTupleType(c: Cursor): TypeExpr | null {
   const start = c.pos;
   if (!c.eat('[')) return null;
   c.nl();
-  const elems = c.list(typeExpr);
+  // The core's element rule is unnamed: `[` then no type expects only `,` or `]`.
+  const elems = c.list((c) => c.unnamed(() => typeExpr(c)));
   c.need(']');
   return { kind: 'TypeTuple', elems, span: c.span(start, c.pos) };
 }
