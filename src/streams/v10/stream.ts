@@ -156,14 +156,20 @@ export class V10Stream {
     if (this.closed) return sink.end();
     this.sink = sink;
     sink.onClose(() => this.close());
-    for (const line of this.pending.splice(0)) this.write(line);
+    this.writeAll(this.pending.splice(0));
     this.wake();
   }
 
-  private write(line: string): void {
-    const sink = this.sink!;
-    if (line.startsWith('{"type":"error"')) return this.endWith(line);
-    sink.write(line + LINE_END);
+  /**
+   * Writes `lines` at once, up to an error event (which ends the stream). One write each time: the
+   * `fauna` driver resolves one promise per chunk it receives and awaits only the newest, so lines
+   * that reach it as two chunks while its reader is not waiting are lost (node-http2-client.ts).
+   */
+  private writeAll(lines: string[]): void {
+    const failed = lines.findIndex((l) => l.startsWith('{"type":"error"'));
+    const sent = failed < 0 ? lines : lines.slice(0, failed);
+    if (sent.length > 0) this.sink!.write(sent.join(LINE_END) + LINE_END);
+    if (failed >= 0) this.endWith(lines[failed]);
   }
 
   private endWith(line: string): void {
@@ -211,10 +217,7 @@ export class V10Stream {
         return this.endWith(errorEvent('permission_loss', 'Stream authentication is no longer valid.'));
       return this.endWith(errorEvent('internal_error', e instanceof Error ? e.message : String(e)));
     }
-    for (const line of lines) {
-      if (this.closed) return;
-      this.write(line);
-    }
+    if (!this.closed) this.writeAll(lines);
   }
 
   close(): void {
