@@ -14,11 +14,15 @@ import { tokensSelf } from './tokensSelf';
 import { adminHandler, isAdminPath } from './admin';
 import type { StreamHub } from '../streams/hub';
 import { streamRoute } from './stream';
+import { V10Streams } from '../streams/v10/stream';
+import { feedRoute, streamV10Route } from './eventsV10';
 
 /** `admin`: serve the dashboard at /admin (otherwise /admin is 404 like any unknown path). */
 export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem, admin = false): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
+  const v10Streams = new V10Streams(service, streams.limits);
+  streams.alsoCloseAll(() => v10Streams.closeAll());
   const router = new Router()
     .add('/', { GET: query.get, POST: query.post })
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
@@ -28,6 +32,9 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     .add('/stream', { POST: streamRoute(streams) })
     // FQL v10 (issue 32): every method, as the core routes it.
     .add('/query/1', { '*': fqlV10Handler(service) })
+    // FQL v10 event streams and feeds (issue 33).
+    .add('/stream/1', { POST: streamV10Route(service, v10Streams) })
+    .add('/feed/1', { POST: feedRoute(service) })
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })

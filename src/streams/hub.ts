@@ -200,6 +200,13 @@ export class StreamHub {
   closeAll(): void {
     this.closing = true;
     for (const s of [...this.sessions]) s.shutdown();
+    for (const fn of this.onCloseAll) fn();
+  }
+
+  /** Other streams on the same commit feed (FQL v10's) end with these. */
+  private readonly onCloseAll: (() => void)[] = [];
+  alsoCloseAll(fn: () => void): void {
+    this.onCloseAll.push(fn);
   }
 
   /** Resolves once no delivery round is running (after closeAll: before storage is closed). */

@@ -27,7 +27,7 @@ import type { Expr } from '../ast';
 import { error, type Diagnostic } from '../diagnostic';
 import { evaluate, summary, type EvalOutcome } from '../eval/evaluate';
 import { Interp, QueryRun } from '../eval/interpreter';
-import type { CursorCodec } from '../runtime/hooks';
+import type { CursorCodec, EvalHooks } from '../runtime/hooks';
 import { QueryCheckFailure } from '../runtime/failure';
 import type { RtValue } from '../runtime/values';
 import type { CallCtx } from '../runtime/table';
@@ -83,6 +83,8 @@ export interface StoragePlugs {
   /** `Query.identity()` / `Query.token()` of the caller. */
   identity?(ctx: CallCtx): Promise<RtValue | undefined>;
   token?(ctx: CallCtx): Promise<RtValue | undefined>;
+  /** Sets as event sources (`eventSource()`). */
+  readonly eventSource?: EvalHooks['eventSource'];
   /** A `@doc`/`@ref` argument as the document the query sees. */
   readonly resolveDocument?: DocumentResolver;
   /** What argument names mean in the transaction's database (loaded before decoding). */

@@ -25,6 +25,7 @@ export interface TxnHooksOptions {
   /** `Query.identity()` / `Query.token()` of the caller. */
   identity?(ctx: CallCtx): Promise<RtValue | undefined>;
   token?(ctx: CallCtx): Promise<RtValue | undefined>;
+  eventSource?: EvalHooks['eventSource'];
 }
 
 export class TxnHooks implements EvalHooks {
@@ -34,6 +35,7 @@ export class TxnHooks implements EvalHooks {
   readonly globals: ReadonlyMap<string, RtValue> | undefined;
   readonly identity: ((ctx: CallCtx) => Promise<RtValue | undefined>) | undefined;
   readonly token: ((ctx: CallCtx) => Promise<RtValue | undefined>) | undefined;
+  readonly eventSource: EvalHooks['eventSource'];
   private snapshot: Time | undefined;
 
   constructor(
@@ -48,6 +50,7 @@ export class TxnHooks implements EvalHooks {
     this.globals = opts.globals;
     this.identity = opts.identity;
     this.token = opts.token;
+    this.eventSource = opts.eventSource;
   }
 
   /** Query.addCompute: the Budget throws LimitExceeded past the compute limit, QueryTimeout past the deadline. */

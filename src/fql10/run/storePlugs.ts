@@ -12,6 +12,7 @@ import type { RtValue } from '../runtime/values';
 import { CollectionDefV } from '../store/collectionDocs';
 import { storeCursors } from '../store/cursors';
 import { DocV } from '../store/docs';
+import { makeEventSource } from '../store/eventSources';
 import { txnOf } from '../store/hooks';
 import { nativeSpecOf, NativeDocV } from '../store/natives';
 import { scopeIdentity, scopeToken } from '../store/query';
@@ -20,7 +21,7 @@ import type { StoragePlugs } from './executor';
 import { STDLIB_ARG_RESOLVER } from './inputs';
 
 export function storeLanguage(): StoragePlugs {
-  return { cursors: storeCursors, globals: STORE_GLOBALS, resolveGlobal: resolveStoreGlobal, resolveDocument, argResolver, identity: scopeIdentity, token: scopeToken };
+  return { cursors: storeCursors, globals: STORE_GLOBALS, resolveGlobal: resolveStoreGlobal, resolveDocument, argResolver, identity: scopeIdentity, token: scopeToken, eventSource: makeEventSource };
 }
 
 /** The native collections' modules, as arguments name them (`{"@mod": "Key"}`) and what they hold. */

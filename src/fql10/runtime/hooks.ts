@@ -2,9 +2,9 @@
 // compute budget, the query's clock and ids, set cursors, and the globals storage defines.
 
 import type { Time } from '../../values/types';
-import type { PageTok } from './sets';
+import type { PageTok, ValueSet } from './sets';
 import type { CallCtx } from './table';
-import type { RtValue } from './values';
+import type { Func, RtValue } from './values';
 
 export interface EvalHooks {
   /** Counts `n` compute units (Query.addCompute: one per native call and per function applied).
@@ -43,6 +43,9 @@ export interface EvalHooks {
    *  payload, of the request's secret; undefined when it has none. */
   identity?(ctx: CallCtx): Promise<RtValue | undefined>;
   token?(ctx: CallCtx): Promise<RtValue | undefined>;
+  /** `set.eventSource()` / `set.eventsOn(fields…)` (and `toStream()`, `changesOn()`) on a set that
+   *  may stream; absent: no set streams. */
+  eventSource?(ctx: CallCtx, set: ValueSet, fields: readonly Func[], method: string): Promise<RtValue>;
 }
 
 export interface CursorCodec {

@@ -151,13 +151,16 @@ t.method('count', [], async (ctx, self: ValueSet) => {
   }
   return n;
 });
-const streamRefused = (ctx: CallCtx, self: ValueSet, method: string) => {
-  throw Failures.invalidReceiver(method, self.streamRefusal ?? 'streaming is not supported on this set.', ctx.trace);
+// Storage sets stream (the host's hook makes their event source); the others say why not.
+const toEventSource = (ctx: CallCtx, self: ValueSet, fields: readonly Func[], method: string) => {
+  if (self.streamRefusal !== undefined || ctx.hooks.eventSource === undefined)
+    throw Failures.invalidReceiver(method, self.streamRefusal ?? 'streaming is not supported on this set.', ctx.trace);
+  return ctx.hooks.eventSource(ctx, self, fields, method);
 };
-t.method('toStream', [], (ctx, self: ValueSet) => streamRefused(ctx, self, '.toStream()'));
-t.method('eventSource', [], (ctx, self: ValueSet) => streamRefused(ctx, self, '.eventSource()'));
-t.varargMethod('changesOn', p('fields', tt.Function), (ctx, self: ValueSet) => streamRefused(ctx, self, '.changesOn()'));
-t.varargMethod('eventsOn', p('fields', tt.Function), (ctx, self: ValueSet) => streamRefused(ctx, self, '.eventsOn()'));
+t.method('toStream', [], (ctx, self: ValueSet) => toEventSource(ctx, self, [], '.toStream()'));
+t.method('eventSource', [], (ctx, self: ValueSet) => toEventSource(ctx, self, [], '.eventSource()'));
+t.varargMethod('changesOn', p('fields', tt.Function), (ctx, self: ValueSet, fs: Func[]) => toEventSource(ctx, self, fs, '.changesOn()'));
+t.varargMethod('eventsOn', p('fields', tt.Function), (ctx, self: ValueSet, fs: Func[]) => toEventSource(ctx, self, fs, '.eventsOn()'));
 
 export const SetCompanion = companion('Set', (v) => v instanceof ValueSet);
 const st = SetCompanion.table;

@@ -36,7 +36,7 @@ import { DocV } from './docs';
 import { nativeSpecOf, NativeDocsSet, NativeDocV, type NativeSpec } from './natives';
 import { CollectionSet, IndexSet, type CollRef, type IdRange } from './sources';
 
-type J = null | boolean | string | number | J[] | { [k: string]: J };
+export type J = null | boolean | string | number | J[] | { [k: string]: J };
 
 /** This value cannot go into a cursor. */
 class Unencodable extends Error {}
@@ -364,3 +364,24 @@ export const storeCursors: CursorCodec = {
     }
   },
 };
+
+/** A set as the JSON a cursor holds it in (event source tokens hold their set so), or undefined
+ *  when this encoding cannot hold it. */
+export function setToJson(set: ValueSet): J | undefined {
+  try {
+    return encodeSet(set);
+  } catch (e) {
+    if (e instanceof Unencodable) return undefined;
+    throw e;
+  }
+}
+
+/** The set `setToJson` gave, or undefined when `j` is not one. */
+export function setFromJson(j: unknown): ValueSet | undefined {
+  try {
+    return decodeSet(j as J);
+  } catch (e) {
+    if (e instanceof Malformed || e instanceof SyntaxError || e instanceof TypeError || e instanceof RangeError) return undefined;
+    throw e;
+  }
+}
