@@ -9,14 +9,14 @@ import type { QueryService } from '../fql/api';
 import type { TxnContext } from '../model/context';
 import { schemaOf } from '../model/resolve';
 import type { SourceText } from '../model/schemaSources';
-import { QueryTimeout } from '../model/budget';
+import { QueryCancelled, QueryTimeout } from '../model/budget';
 import { ProtocolError } from '../values/errors';
 import { activeSchema } from '../fql10/schemaFiles/files';
 import { diffSchema, pushSchema, SchemaRefused } from '../fql10/schemaFiles/push';
 import { renderSummary } from '../fql10/schemaFiles/summary';
 import { refuseUnauthenticated } from './authFirst';
 import type { RequestContext } from './context';
-import type { Outcome } from './responses';
+import { clientClosed, type Outcome } from './responses';
 import type { Handler } from './router';
 
 export const SCHEMA_PREFIX = '/schema/1';
@@ -167,7 +167,8 @@ export function schemaApi(service: QueryService): Handler {
       if (e instanceof ProtocolError && e.status === 401) return errorOutcome(401, 'Access token required', { 'www-authenticate': 'Bearer' });
       if (e instanceof ProtocolError) return errorOutcome(e.status, e.description);
       if (e instanceof QueryTimeout) return errorOutcome(503, 'Read timed out');
-      throw e;
+      if (e instanceof QueryCancelled) return clientClosed();
+      throw e; // a fault of the server's own: 500 with a request id
     }
   };
 }

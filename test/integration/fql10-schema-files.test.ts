@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, fql, ServiceError } from 'fauna';
 import { query as q, type Client as V4Client } from 'faunadb';
-import { serverForFile } from '../helpers/server';
+import { makeKey, serverForFile } from '../helpers/server';
 
 const server = serverForFile();
 let v10client: Client | undefined;
@@ -132,4 +132,26 @@ test('a collection made with Collection.create pulls as FSL in main.fsl; a push 
   assert.equal((await v10().query(fql`Function.byName("double") == null`)).data, true);
   assert.deepEqual(await files(), { 'books.fsl': BOOKS });
   assert.equal((await v10().query(fql`Book.all().count()`)).data, 2);
+});
+
+test('items changed through FQL are rewritten where the files have them (doc comments kept), deleted ones cut out', async () => {
+  const text = '// Shelves.\ncollection Shelf {\n  label: String\n}\n\ncollection Gone {}\n';
+  assert.equal((await call('POST', '/schema/1/update?force=true', { 'books.fsl': BOOKS, 'shelf.fsl': text })).status, 200);
+  await v10().query(fql`Collection.byName("Shelf")!.update({ history_days: 5 }); Collection.byName("Gone")!.delete(); null`);
+  const now = await files();
+  assert.equal(now['books.fsl'], BOOKS);
+  assert.equal(now['shelf.fsl'], '// Shelves.\ncollection Shelf {\n  label: String\n  history_days 5\n}\n\n\n');
+});
+
+test('admin and server secrets push, a server-readonly one reads only, a client one neither; unknown routes and methods', async () => {
+  const key = async (role: string) => makeKey(server.flora, role);
+  const readonly = await key('server-readonly');
+  assert.equal((await call('GET', '/schema/1/files', undefined, readonly)).status, 200);
+  const denied = { status: 403, json: { error: { message: 'Access denied' } } };
+  assert.deepEqual(await call('POST', '/schema/1/update?force=true', { 'books.fsl': BOOKS }, readonly), denied);
+  assert.deepEqual(await call('GET', '/schema/1/files', undefined, await key('client')), denied);
+  assert.equal((await call('POST', '/schema/1/update?force=true', { 'books.fsl': BOOKS }, await key('server'))).status, 200);
+  assert.deepEqual(await files(), { 'books.fsl': BOOKS });
+  assert.deepEqual(await call('GET', '/schema/1/nope'), { status: 404, json: { error: { message: 'Not found' } } });
+  assert.deepEqual(await call('POST', '/schema/1/files'), { status: 405, json: { error: { message: 'Method not allowed' } } });
 });

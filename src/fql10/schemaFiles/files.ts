@@ -47,7 +47,11 @@ async function activeFiles(tx: TxnContext): Promise<SourceText[]> {
       const current = now.get(key);
       if (current !== undefined) placed.add(key);
       if (current === undefined) text = text.slice(0, item.span.start) + text.slice(item.span.end);
-      else if (normalForm(item, taken) !== normalForm(current, taken)) text = text.slice(0, item.span.start) + displayItem(current).trimEnd() + text.slice(item.span.end);
+      else if (normalForm(item, taken) !== normalForm(current, taken)) {
+        // The item's doc comment stays: it is the file's, not the definition's.
+        const doc = item.docComment === null ? '' : text.slice(item.span.start, item.docComment.end).trimEnd() + '\n';
+        text = text.slice(0, item.span.start) + doc + displayItem(current).trimEnd() + text.slice(item.span.end);
+      }
     }
     files.push({ name: f.name, text });
   }
