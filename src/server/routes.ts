@@ -16,6 +16,7 @@ import type { StreamHub } from '../streams/hub';
 import { streamRoute } from './stream';
 import { V10Streams } from '../streams/v10/stream';
 import { feedRoute, streamV10Route } from './eventsV10';
+import { isSchemaPath, schemaApi } from './schemaApi';
 
 /** `admin`: serve the dashboard at /admin (otherwise /admin is 404 like any unknown path). */
 export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem, admin = false): Router {
@@ -35,6 +36,8 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     // FQL v10 event streams and feeds (issue 33).
     .add('/stream/1', { POST: streamV10Route(service, v10Streams) })
     .add('/feed/1', { POST: feedRoute(service) })
+    // FQL v10 schema files, applied at once (issue 33); the core authenticates before it routes.
+    .add(isSchemaPath, { '*': schemaApi(service) })
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })

@@ -2,12 +2,15 @@
 // `fauna query` (a result in FQL syntax, a runtime error and a parse error as it prints them for
 // Fauna, --json/--format json, a query on stdin, --api-version 4, --database with the secret, --include),
 // `fauna shell` fed through a pipe, `fauna database create/list/delete` through Flora's v10 Database
-// module, and --local (http://0.0.0.0:8443, secret `secret`) when Flora can listen on port 8443
-// here. Each case asserts the exit code and the exact output.
+// module, `fauna schema push --active` and `pull` through the schema API, and --local
+// (http://0.0.0.0:8443, secret `secret`) when Flora can listen on port 8443 here. Each case asserts
+// the exit code and the exact output.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { serverForFile, startFlora } from '../helpers/server';
 import { runTool, tempProject, type Project, type RunResult } from './tools';
 
@@ -129,6 +132,50 @@ describe('fauna-shell 4: fauna database', () => {
   });
 });
 
+describe('fauna-shell 4: fauna schema push and pull (active)', () => {
+  /** The schema cases act in their own child database. */
+  const inChild = (): string[] => ['--url', server.flora.url, '--secret', `${server.flora.secret}:shell4schema:admin`];
+  const BOOKS = 'collection Book {\n  title: String\n  index byTitle {\n    terms [.title]\n  }\n}\n';
+
+  before(async () => {
+    assert.equal(plain(await fauna(['database', 'create', '--name', 'shell4schema', ...endpoint()])).code, 0);
+    await project.write('schema/books.fsl', BOOKS);
+  });
+
+  test('push --active --no-input applies the files at once (POST /schema/1/update?force=true&staged=false): exit code 0, nothing printed', async () => {
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--no-input', '--dir', 'schema', ...inChild()])), { code: 0, stdout: '', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'Book.create({ title: "Dune" }).title', ...inChild()])), { code: 0, stdout: '"Dune"\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'Book.byTitle("Dune").count()', ...inChild()])), { code: 0, stdout: '1\n', stderr: '' });
+    const typed = plain(await fauna(['query', 'Book.create({ title: 1 })', ...inChild()]));
+    assert.equal(typed.code, 1);
+    assert.match(typed.stderr, /^The query failed with the following error:\n\nerror: Failed to create document in collection `Book`\.\nconstraint failures:\n  title: Expected String, provided Int\n/);
+  });
+
+  test('a file that does not parse: the core\'s error with the file name and carets on stderr, exit code 1', async () => {
+    await project.write('badschema/bad.fsl', 'collection {\n');
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--no-input', '--dir', 'badschema', ...inChild()])), {
+      code: 1,
+      stdout: '',
+      stderr: 'error: Expected `}`\nat bad.fsl:1:13\n  |\n1 | collection {\n  |             ^\n  |\n',
+    });
+  });
+
+  test('pull writes the files as pushed, and a collection made through FQL in main.fsl; --delete removes the others', async () => {
+    assert.equal(plain(await fauna(['query', 'Collection.create({ name: "Made" }).name', ...inChild()])).code, 0);
+    await project.write('pulled/old.fsl', '');
+    const r = plain(await fauna(['schema', 'pull', '--dir', 'pulled', '--delete', ...inChild()], 'y\n'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.ok(r.stdout.startsWith('Pulling active schema will make the following changes:\ndelete:    old.fsl\nadd:       books.fsl\nadd:       main.fsl\n? Accept the changes?'), r.stdout);
+    assert.deepEqual((await readdir(path.join(project.dir, 'pulled'))).sort(), ['books.fsl', 'main.fsl']);
+    assert.equal(await readFile(path.join(project.dir, 'pulled', 'books.fsl'), 'utf8'), BOOKS);
+    assert.equal(
+      await readFile(path.join(project.dir, 'pulled', 'main.fsl'), 'utf8'),
+      '// The following schema is auto-generated.\n// This file contains FSL for FQL10-compatible schema items.\n\ncollection Made {\n  history_days 30\n}\n',
+    );
+  });
+});
+
 describe('fauna-shell 4: --local', () => {
   test('--local is http://0.0.0.0:8443 with the secret `secret`: Flora on port 8443', async (t) => {
     if (!(await canListen(8443))) {
@@ -141,6 +188,11 @@ describe('fauna-shell 4: --local', () => {
       assert.deepEqual(plain(await fauna(['database', 'create', '--name', 'loc', '--local'])), { code: 0, stdout: 'loc\n', stderr: 'Database successfully created.\n' });
       assert.deepEqual(plain(await fauna(['database', 'list', '--local'])), { code: 0, stdout: 'loc\n', stderr: LIST_WARNING });
       assert.deepEqual(plain(await fauna(['database', 'delete', '--name', 'loc', '--local'])), { code: 0, stdout: '', stderr: "Database 'loc' was successfully deleted.\n" });
+      await project.write('localschema/local.fsl', 'collection Local {\n  n: Int\n}\n');
+      assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--no-input', '--dir', 'localschema', '--local'])), { code: 0, stdout: '', stderr: '' });
+      await project.write('localpulled/.keep', '');
+      assert.equal(plain(await fauna(['schema', 'pull', '--dir', 'localpulled', '--local'], 'y\n')).code, 0);
+      assert.equal(await readFile(path.join(project.dir, 'localpulled', 'local.fsl'), 'utf8'), 'collection Local {\n  n: Int\n}\n');
     } finally {
       await local.stop();
     }

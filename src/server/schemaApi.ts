@@ -1,0 +1,174 @@
+// The schema API's active (non-staged) part (api/schema/SchemaEndpoint.scala): GET /schema/1/files
+// and /files/{name}, POST /schema/1/update (applied at once, in one transaction), POST
+// /schema/1/validate and /diff (the `summary` format), and GET /schema/1/staged/status (always
+// `none`: Flora stages nothing). Every answer carries the schema `version` (µs); failures are
+// `{"error": {"message"}}` with the core's statuses and words (SchemaResponse.ErrorResponse).
+// Files arrive as multipart/form-data, one part per file, named by its path.
+
+import type { QueryService } from '../fql/api';
+import type { TxnContext } from '../model/context';
+import { schemaOf } from '../model/resolve';
+import type { SourceText } from '../model/schemaSources';
+import { QueryCancelled, QueryTimeout } from '../model/budget';
+import { ProtocolError } from '../values/errors';
+import { activeSchema } from '../fql10/schemaFiles/files';
+import { diffSchema, pushSchema, SchemaRefused } from '../fql10/schemaFiles/push';
+import { renderSummary } from '../fql10/schemaFiles/summary';
+import { refuseUnauthenticated } from './authFirst';
+import type { RequestContext } from './context';
+import { clientClosed, type Outcome } from './responses';
+import type { Handler } from './router';
+
+export const SCHEMA_PREFIX = '/schema/1';
+export const isSchemaPath = (p: string): boolean => p === SCHEMA_PREFIX || p.startsWith(SCHEMA_PREFIX + '/');
+
+/** SchemaRequest.MaxFiles: main.fsl and 1023 others. */
+const MAX_FILES = 1024;
+
+/** A refusal with the core's status and message; thrown out of the transaction so that its writes are dropped. */
+class SchemaHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const NOT_FOUND = () => new SchemaHttpError(404, 'Not found');
+const FORBIDDEN = () => new SchemaHttpError(403, 'Access denied');
+const LOG = { apiVersion: '10' } as const;
+
+function errorOutcome(status: number, message: string, headers?: Record<string, string>): Outcome {
+  return { status, body: JSON.stringify({ error: { message } }), headers, log: LOG, v10: true };
+}
+
+/** `{"version": …, …rest}`, the version as an exact integer. */
+function answer(version: bigint, rest: Record<string, unknown> = {}, status = 200): Outcome {
+  const more = JSON.stringify(rest).slice(1);
+  return { status, body: `{"version":${version}${more === '}' ? '}' : ',' + more}`, log: LOG, v10: true };
+}
+
+type Route = { kind: 'files' } | { kind: 'file'; name: string } | { kind: 'update' } | { kind: 'diff' } | { kind: 'status' };
+
+function route(method: string, path: string): Route | SchemaHttpError {
+  const rest = path.slice(SCHEMA_PREFIX.length).replace(/\/$/, '');
+  const table: Record<string, { method: string; route: Route }> = {
+    '/files': { method: 'GET', route: { kind: 'files' } },
+    '/update': { method: 'POST', route: { kind: 'update' } },
+    '/validate': { method: 'POST', route: { kind: 'diff' } },
+    '/diff': { method: 'POST', route: { kind: 'diff' } },
+    '/status': { method: 'GET', route: { kind: 'status' } },
+    '/staged/status': { method: 'GET', route: { kind: 'status' } },
+  };
+  const file = /^\/files\/([^/]+)$/.exec(rest);
+  const hit = file ? { method: 'GET', route: { kind: 'file', name: decodeURIComponent(file[1]) } as Route } : table[rest];
+  if (hit === undefined) return NOT_FOUND();
+  if (hit.method !== method) return new SchemaHttpError(405, 'Method not allowed');
+  return hit.route;
+}
+
+/** The files of a multipart body (SchemaRequest.parse): each part's name and UTF-8 content. */
+async function filesOf(ctx: RequestContext, body: Buffer): Promise<SourceText[] | SchemaHttpError> {
+  const type = ctx.headers['content-type'] ?? '';
+  if (!type.toLowerCase().startsWith('multipart/')) return [];
+  let form: FormData;
+  try {
+    form = await new Request('http://schema/', { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(body) }).formData();
+  } catch {
+    return new SchemaHttpError(400, 'Request is not a valid multipart request');
+  }
+  const files: SourceText[] = [];
+  for (const [name, value] of form) {
+    if (name.startsWith('*') || !name.endsWith('.fsl')) return new SchemaHttpError(400, `Invalid filename \`${name}\``);
+    files.push({ name, text: typeof value === 'string' ? value : await value.text() });
+  }
+  const maxFiles = files.some((f) => f.name === 'main.fsl') ? MAX_FILES : MAX_FILES - 1;
+  return files.length > maxFiles ? new SchemaHttpError(400, 'Too many files') : files;
+}
+
+/** The last schema change of the transaction's database (Cache.getLastSeenSchema), µs. */
+async function schemaVersion(tx: TxnContext): Promise<bigint> {
+  const last = (await schemaOf(tx, tx.scope.db)).lastTs;
+  return typeof last === 'bigint' ? last : 0n;
+}
+
+/** checkSchemaVersion: `version` must be the current one unless `force=true`. */
+async function checkVersion(tx: TxnContext, q: URLSearchParams): Promise<bigint> {
+  const current = await schemaVersion(tx);
+  const known = q.get('version');
+  if (q.get('force') !== 'true' && known !== null && /^-?\d+$/.test(known) && BigInt(known) !== current) {
+    throw new SchemaHttpError(409, 'Stale schema version provided');
+  }
+  return current;
+}
+
+/** Admin and server secrets read and write schema, server-readonly ones read it; other secrets neither. */
+function checkPermission(tx: TxnContext, write: boolean): void {
+  const s = tx.scope;
+  const roleOk = write ? s.role === 'admin' || s.role === 'server' : s.role === 'admin' || s.role === 'server' || s.role === 'server-readonly';
+  if (!roleOk || s.roles !== undefined || s.token !== undefined || s.jwt !== undefined || s.docScoped) throw FORBIDDEN();
+}
+
+function diffFormat(q: URLSearchParams): string {
+  const f = q.get('format') ?? q.get('diff') ?? 'semantic';
+  return f === 'true' ? 'semantic' : f;
+}
+
+async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: SourceText[]): Promise<{ version: bigint; rest?: Record<string, unknown>; updated?: true }> {
+  checkPermission(tx, r.kind === 'update');
+  const version = await checkVersion(tx, q);
+  switch (r.kind) {
+    case 'files':
+      return { version, rest: { files: (await activeSchema(tx)).files.map((f) => ({ filename: f.name })) } };
+    case 'file': {
+      const f = (await activeSchema(tx)).files.find((x) => x.name === r.name);
+      if (f === undefined) throw NOT_FOUND();
+      return { version, rest: { content: f.text } };
+    }
+    case 'status':
+      return { version, rest: { status: 'none' } };
+    case 'diff': {
+      const format = diffFormat(q);
+      if (format !== 'summary') throw new SchemaHttpError(400, `Flora answers schema diffs in the summary format only (format=summary), not ${format}`);
+      const before = await activeSchema(tx);
+      return { version, rest: { diff: renderSummary(await diffSchema(tx, files), before.items) } };
+    }
+    case 'update':
+      if (q.get('staged') === 'true') throw new SchemaHttpError(400, 'Flora applies schema pushes at once: staged=true is not supported');
+      await pushSchema(tx, files);
+      return { version, updated: true };
+  }
+}
+
+export function schemaApi(service: QueryService): Handler {
+  return async (ctx) => {
+    const refused = await refuseUnauthenticated(service, ctx, () => errorOutcome(401, 'Access token required', { 'www-authenticate': 'Bearer' }));
+    if (refused) return refused;
+    const r = route(ctx.method, ctx.path);
+    if (r instanceof SchemaHttpError) {
+      ctx.discardBody();
+      return errorOutcome(r.status, r.message);
+    }
+    const body = await ctx.readBody(service.limits.maxBodyBytes);
+    const files = r.kind === 'update' || r.kind === 'diff' ? await filesOf(ctx, body) : [];
+    if (files instanceof SchemaHttpError) return errorOutcome(files.status, files.message);
+    try {
+      const run = await service.transact(ctx.headers.authorization, (tx) => serve(r, tx, ctx.query, files), {
+        readOnly: r.kind !== 'update',
+        client: ctx,
+      });
+      const { version, rest, updated } = run.result;
+      // SchemaUpdated: the version is the push's own transaction time.
+      return { ...answer(updated ? run.ts : version, rest), txnTime: run.ts, bytesIn: body.length };
+    } catch (e) {
+      if (e instanceof SchemaHttpError) return errorOutcome(e.status, e.message);
+      if (e instanceof SchemaRefused) return errorOutcome(400, e.message);
+      if (e instanceof ProtocolError && e.status === 401) return errorOutcome(401, 'Access token required', { 'www-authenticate': 'Bearer' });
+      if (e instanceof ProtocolError) return errorOutcome(e.status, e.description);
+      if (e instanceof QueryTimeout) return errorOutcome(503, 'Read timed out');
+      if (e instanceof QueryCancelled) return clientClosed();
+      throw e; // a fault of the server's own: 500 with a request id
+    }
+  };
+}
