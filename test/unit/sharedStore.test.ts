@@ -94,6 +94,41 @@ test('under the default limit, losses to another store\'s commits are allowed fo
   });
 });
 
+test('in one section, a transaction that already lost is validated before fresh ones on the same document', async () => {
+  await withTwo(async (a, b) => {
+    await a.run(async (txn) => txn.putVersion(doc(2n), 'create', data(0n)));
+    let yRead!: () => void;
+    const yHasRead = new Promise<void>((r) => (yRead = r));
+    let go!: () => void;
+    const yMayCommit = new Promise<void>((r) => (go = r));
+    let y: Promise<{ retries: number }> | undefined;
+    let attempts = 0;
+    // x loses once to b; on its second attempt a fresh y reads the same document and commits just
+    // before x in the same tick, so both are in one section's batch, y first.
+    const x = await a.run(async (txn) => {
+      const n = valueOf((await txn.getVersion(doc(2n)))?.data)!;
+      if (attempts++ === 0) {
+        await b.run(async (t) => t.putVersion(doc(2n), 'update', data(100n)));
+      } else {
+        y = a.run(async (t) => {
+          const m = valueOf((await t.getVersion(doc(2n)))?.data)!;
+          yRead();
+          await yMayCommit;
+          t.putVersion(doc(2n), 'update', data(m + 1n));
+        });
+        await yHasRead;
+        go();
+        for (let i = 0; i < 20; i++) await null; // y's commit is queued first
+      }
+      txn.putVersion(doc(2n), 'update', data(n + 10n));
+    });
+    assert.equal(x.retries, 1, 'x won its second attempt although y was queued before it');
+    assert.equal((await y!).retries, 1, 'y, fresh, lost to x and ran again');
+    const final = await a.run(async (txn) => valueOf((await txn.getVersion(doc(2n)))?.data));
+    assert.equal(final.result, 111n);
+  });
+});
+
 test('a store far behind catches up in steps: it validates against every commit, and its streams hear each one with its data', async () => {
   await withTwo(
     async (a, b) => {
