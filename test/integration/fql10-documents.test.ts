@@ -6,9 +6,10 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConstraintFailureError, fql, ServiceError, type Page, type Document } from 'fauna';
+import { Client, ConstraintFailureError, fql, type Page, type Document } from 'fauna';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, type FloraProcess } from '../helpers/server';
+import { serviceFailure } from '../helpers/v10';
 
 let flora: FloraProcess;
 let client: Client;
@@ -26,16 +27,6 @@ after(async () => {
   await v4?.close();
   await flora?.stop();
 });
-
-async function failure(work: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await work;
-  } catch (e) {
-    assert.ok(e instanceof ServiceError, `expected a ServiceError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('the query succeeded');
-}
 
 describe('FQL v10 collections and documents', () => {
   before(async () => {
@@ -61,7 +52,7 @@ describe('FQL v10 collections and documents', () => {
 
   test('a missing document is a null document; `!` on it is document_not_found', async () => {
     assert.equal((await client.query(fql`Book.byId("404")?.title ?? "none"`)).data, 'none');
-    const e = await failure(client.query(fql`Book.byId("404")!`));
+    const e = await serviceFailure(client.query(fql`Book.byId("404")!`));
     assert.equal(e.code, 'document_not_found');
     assert.match(e.message, /Collection `Book` does not contain document with id 404/);
   });
@@ -82,16 +73,16 @@ describe('FQL v10 collections and documents', () => {
       page = (await client.query<Page<string>>(fql`Set.paginate(${page.after})`)).data;
     }
     assert.deepEqual(seen.sort(), Array.from({ length: 25 }, (_, i) => `Book ${i}`).sort());
-    const bad = await failure(client.query(fql`Set.paginate("not a cursor")`));
+    const bad = await serviceFailure(client.query(fql`Set.paginate("not a cursor")`));
     assert.equal(bad.code, 'invalid_cursor');
   });
 
   test('unique and check constraints answer constraint_failure', async () => {
-    const unique = await failure(client.query(fql`Book.create({ title: "again", author: "x", year: 2000, isbn: "isbn-1" })`));
+    const unique = await serviceFailure(client.query(fql`Book.create({ title: "again", author: "x", year: 2000, isbn: "isbn-1" })`));
     assert.equal(unique.code, 'constraint_failure');
     assert.ok(unique instanceof ConstraintFailureError, 'the driver reads the failures it lists');
     assert.ok(unique.constraint_failures.length > 0);
-    const check = await failure(client.query(fql`Book.create({ title: "old", author: "x", year: 1200, isbn: "old" })`));
+    const check = await serviceFailure(client.query(fql`Book.create({ title: "old", author: "x", year: 1200, isbn: "old" })`));
     assert.ok(check instanceof ConstraintFailureError);
     assert.match(JSON.stringify(check.constraint_failures), /recent/);
   });

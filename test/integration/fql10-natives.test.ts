@@ -6,19 +6,16 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, fql, ServiceError } from 'fauna';
+import { Client, fql } from 'fauna';
 import faunadb, { query as q } from 'faunadb';
 import { startFlora, type FloraProcess } from '../helpers/server';
+import { V10Clients, serviceFailure } from '../helpers/v10';
 
 let flora: FloraProcess;
 let admin: Client;
-const opened: Client[] = [];
 
-function v10(secret: string): Client {
-  const c = new Client({ secret, endpoint: new URL(flora.url), max_attempts: 1 });
-  opened.push(c);
-  return c;
-}
+const clients = new V10Clients(() => flora.url);
+const v10 = (secret: string): Client => clients.client(secret);
 
 function v4(secret: string): faunadb.Client {
   const url = new URL(flora.url);
@@ -34,19 +31,9 @@ before(async () => {
 });
 
 after(async () => {
-  for (const c of opened) c.close();
+  clients.closeAll();
   await flora?.stop();
 });
-
-async function failure(work: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await work;
-  } catch (e) {
-    assert.ok(e instanceof ServiceError, `expected a ServiceError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('the query succeeded');
-}
 
 test('a user function is a global; v4 calls it too', async () => {
   await admin.query(fql`Function.create({ name: "double", body: "x => x * 2" })`);
@@ -65,10 +52,10 @@ test('a role with a v10 read predicate decides what its key reads, through both 
   // permission_denied, as the core answers).
   assert.deepEqual((await v10(secret).query<(string | null)[]>(fql`Note.all().map(d => d?.text).toArray()`)).data, ['public', null]);
   assert.deepEqual((await v10(secret).query<string[]>(fql`Note.all().where(d => d != null).map(.text).toArray()`)).data, ['public']);
-  assert.equal((await failure(v10(secret).query(fql`Note.all().map(.text).toArray()`))).code, 'permission_denied');
+  assert.equal((await serviceFailure(v10(secret).query(fql`Note.all().map(.text).toArray()`))).code, 'permission_denied');
   const page = (await v4(secret).query(q.Map(q.Paginate(q.Documents(q.Collection('Note'))), q.Lambda('r', q.Select(['data', 'text'], q.Get(q.Var('r'))))))) as { data: string[] };
   assert.ok(!page.data.includes('secret') || page.data.length === 0, `v4 read ${JSON.stringify(page.data)}`);
-  const denied = await failure(v10(secret).query(fql`Note.create({ text: "nope" })`));
+  const denied = await serviceFailure(v10(secret).query(fql`Note.create({ text: "nope" })`));
   assert.equal(denied.code, 'permission_denied');
 });
 
@@ -78,7 +65,7 @@ test('credentials: login gives a token whose secret answers on both endpoints, a
   assert.equal((await v10(token).query(fql`Query.identity()!.name`)).data, 'ada');
   const viaV4 = (await v4(token).query(q.CurrentIdentity())) as { id: string };
   assert.equal(viaV4.id, userId);
-  const wrong = await failure(admin.query(fql`Credential.byDocument(User.byId(${userId})!)!.login("wrong")`));
+  const wrong = await serviceFailure(admin.query(fql`Credential.byDocument(User.byId(${userId})!)!.login("wrong")`));
   assert.ok(wrong.code.length > 0);
 });
 

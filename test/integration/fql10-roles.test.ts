@@ -9,38 +9,25 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, fql, ServiceError, type TimeStub } from 'fauna';
+import { Client, fql, type TimeStub } from 'fauna';
 import { startFlora, type FloraProcess } from '../helpers/server';
+import { V10Clients, serviceFailure } from '../helpers/v10';
 
 const DENIED = 'Insufficient privileges to perform the action.';
 
 let flora: FloraProcess;
 let admin: Client;
-const opened: Client[] = [];
 /** Users' ids and their tokens' clients. */
 let annId: string;
 let bobId: string;
 let ann: Client;
 let eve: Client;
 
-function v10(secret: string): Client {
-  const c = new Client({ secret, endpoint: new URL(flora.url), max_attempts: 1 });
-  opened.push(c);
-  return c;
-}
-
-async function failure(work: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await work;
-  } catch (e) {
-    assert.ok(e instanceof ServiceError, `expected a ServiceError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('the query succeeded');
-}
+const clients = new V10Clients(() => flora.url);
+const v10 = (secret: string): Client => clients.client(secret);
 
 async function denied(work: Promise<unknown>): Promise<void> {
-  const e = await failure(work);
+  const e = await serviceFailure(work);
   assert.equal(e.code, 'permission_denied');
   assert.equal(e.message, DENIED);
 }
@@ -79,7 +66,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const c of opened) c.close();
+  clients.closeAll();
   await flora?.stop();
 });
 
@@ -119,7 +106,7 @@ test('read: documents the predicate refuses are null documents; reading their fi
   const titles = (await ann.query<(string | null)[]>(fql`Post.all().map(d => d?.title).toArray()`)).data;
   assert.ok(titles.includes(null) && !titles.includes('hidden'), JSON.stringify(titles));
   await denied(ann.query(fql`Post.byId(${hidden}).title`));
-  const bang = await failure(ann.query(fql`Post.byId(${hidden})!`));
+  const bang = await serviceFailure(ann.query(fql`Post.byId(${hidden})!`));
   assert.equal(bang.code, 'null_value');
   assert.equal(bang.message, 'Null value, due to permission denied');
 });
@@ -161,7 +148,7 @@ test('membership: the predicate gets the user document; a user it refuses has no
 });
 
 test("a function's role must name a role: the core's constraint failure", async () => {
-  const e = await failure(admin.query(fql`Function.create({ name: "aFn", body: "_ => null", role: "aRole" })`));
+  const e = await serviceFailure(admin.query(fql`Function.create({ name: "aFn", body: "_ => null", role: "aRole" })`));
   assert.equal(e.code, 'constraint_failure');
   assert.equal(e.message, 'Failed to create Function.');
   assert.deepEqual(e.constraint_failures, [{ paths: [['role']], message: 'Field refers to an unknown role name `aRole`.' }]);
@@ -169,12 +156,12 @@ test("a function's role must name a role: the core's constraint failure", async 
 });
 
 test('a function created by a query cannot be called in it (the schema the query began with has none)', async () => {
-  const global = await failure(admin.query(fql`Function.create({ name: "f", body: "x => x" }); f(1)`));
+  const global = await serviceFailure(admin.query(fql`Function.create({ name: "f", body: "x => x" }); f(1)`));
   assert.equal(global.code, 'unbound_variable');
   assert.equal(global.message, 'Unbound variable `f`');
   // Refused, so nothing was created; by name, the core's hint says why.
   assert.equal((await admin.query(fql`Function.byName("f").exists()`)).data, false);
-  const byName = await failure(admin.query(fql`Function.create({
+  const byName = await serviceFailure(admin.query(fql`Function.create({
   name: "Foo",
   body: "x => x"
 })

@@ -7,16 +7,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, fql, ServiceError, type EventSource } from 'fauna';
 import { startFlora, type FloraProcess } from '../helpers/server';
+import { V10Clients } from '../helpers/v10';
 
 let flora: FloraProcess;
 let admin: Client;
-const opened: Client[] = [];
 
-function v10(secret: string): Client {
-  const c = new Client({ secret, endpoint: new URL(flora.url), max_attempts: 1 });
-  opened.push(c);
-  return c;
-}
+const clients = new V10Clients(() => flora.url);
+const v10 = (secret: string): Client => clients.client(secret);
 
 before(async () => {
   flora = await startFlora();
@@ -26,7 +23,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const c of opened) c.close();
+  clients.closeAll();
   await flora?.stop();
 });
 

@@ -4,8 +4,9 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, fql, ServiceError, type QueryValue, type TimeStub } from 'fauna';
+import { Client, fql, type QueryValue, type TimeStub } from 'fauna';
 import { httpRequest, startFlora, type FloraProcess } from '../helpers/server';
+import { serviceFailure } from '../helpers/v10';
 
 let flora: FloraProcess;
 let client: Client;
@@ -22,16 +23,6 @@ after(async () => {
   client?.close();
   await flora?.stop();
 });
-
-async function failure(work: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await work;
-  } catch (e) {
-    assert.ok(e instanceof ServiceError, `expected a ServiceError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('the query succeeded');
-}
 
 const run = async <T extends QueryValue>(q: ReturnType<typeof fql>): Promise<T> => (await client.query<T>(q)).data;
 
@@ -96,16 +87,16 @@ describe('Coll.all(range) (CollectionIndexMethod.collectRange on document ids)',
     await run(fql`[[1, 1], [1, 2], [2, 1], [2, 2], [3, 1]].forEach(v => Ix.create({ t: "k", a: v[0], b: v[1], x: v }))`);
     assert.deepEqual(await run(fql`Ix.byA("k", { from: [2, 2], to: 3, other: 1 }).map(d => [d.a, d.b]).toArray()`), [[2, 2], [3, 1]]);
     assert.deepEqual(await run(fql`Ix.byX({ from: [2], to: [2] }).map(.x).toArray()`), [[2, 1], [2, 2]]);
-    const msg = async (q: ReturnType<typeof fql>) => (await failure(client.query(q))).message;
+    const msg = async (q: ReturnType<typeof fql>) => (await serviceFailure(client.query(q))).message;
     assert.equal(await msg(fql`Ix.byA("k", { from: [1, 2, 3] })`), 'invalid argument `range`: The field `from` can have at most 2 values');
     assert.equal(await msg(fql`Ix.byA("k", { to: x => x })`), 'invalid argument `range`: The `to` field should be either an indexable value or an array of values');
     assert.equal(await msg(fql`Ix.byA("k", {})`), 'invalid argument `range`: should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields');
   });
 
   test('bad bounds fail with the core messages', async () => {
-    assert.equal((await failure(client.query(fql`Vals.all({ from: "foo" })`))).message, 'invalid argument `range`: The `from` field must be a document id.');
+    assert.equal((await serviceFailure(client.query(fql`Vals.all({ from: "foo" })`))).message, 'invalid argument `range`: The `from` field must be a document id.');
     assert.equal(
-      (await failure(client.query(fql`Vals.all({ other: 1 })`))).message,
+      (await serviceFailure(client.query(fql`Vals.all({ other: 1 })`))).message,
       'invalid argument `range`: should be an object contining `{ from }`, `{ to }`, or `{ from, to }` fields',
     );
   });

@@ -1,0 +1,32 @@
+// The `fauna` driver's side of the FQL v10 suites: clients that are all closed at the end, and the
+// error a query that must fail was answered with.
+
+import assert from 'node:assert/strict';
+import { Client, ServiceError } from 'fauna';
+
+/** Clients on one server (no retries, so a 409 or 429 shows), closed together. */
+export class V10Clients {
+  private readonly opened: Client[] = [];
+  constructor(private readonly url: () => string) {}
+
+  client(secret: string): Client {
+    const c = new Client({ secret, endpoint: new URL(this.url()), max_attempts: 1 });
+    this.opened.push(c);
+    return c;
+  }
+
+  closeAll(): void {
+    for (const c of this.opened.splice(0)) c.close();
+  }
+}
+
+/** The ServiceError `work` fails with (it must fail). */
+export async function serviceFailure(work: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await work;
+  } catch (e) {
+    assert.ok(e instanceof ServiceError, `expected a ServiceError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('the query succeeded');
+}
