@@ -27,6 +27,8 @@ interface Tier {
   killOne(): Promise<void>;
   /** kill -9 of every process that may be building an index, keeping the tier able to serve. */
   killBuilders(): Promise<void>;
+  /** The tail of the processes' stderr (for a failure's report). */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ async function postgresTier(pg: Postgres, isolation?: string): Promise<Tier> {
       await Promise.all(procs.splice(0).map((p) => p.stop('SIGKILL')));
       procs.push(...(await all([start(), start()])));
     },
+    log: () => procs.map((p) => p.stderr().slice(-3000)).join('\n--\n'),
     stop: async () => {
       await Promise.all(procs.map((p) => p.stop()));
     },
@@ -112,6 +115,7 @@ async function workersTier(): Promise<Tier> {
     client: () => newClient(flora.url, flora.secret, n++),
     killOne: () => killWorkers(flora, [workerPids(flora)[0]]),
     killBuilders: () => killWorkers(flora, workerPids(flora)),
+    log: () => flora.stderr().slice(-6000),
     stop: async () => {
       assert.equal(await flora.stop(), 0, flora.stderr());
     },
@@ -328,10 +332,11 @@ async function streamsAcross(tier: Tier): Promise<void> {
     const c = newClient(tier.endpoint(), tier.secret, 0); // the driver streams over HTTP/2
     let started!: () => void;
     const ready = new Promise<void>((r) => (started = r));
+    // Ready once the driver's snapshot is in: it buffers versions until then and drops those the
+    // snapshot already holds, so a write racing the snapshot's Get would be heard as no version.
     const sub = c.stream
       .document(q.Ref(q.Collection('watched'), '1'))
-      .on('start', () => started())
-      .on('snapshot', () => undefined)
+      .on('snapshot', () => started())
       .on('version', (v: unknown) => got.push((v as { document: { data: { n: number } } }).document.data.n));
     sub.start();
     subs.push(sub);
@@ -429,13 +434,18 @@ async function killUnderLoad(tier: Tier): Promise<void> {
   const acked: string[] = [];
   let killedAt = -1;
   let stop = false;
+  // Per acknowledged write: its commit ts and when it was answered (for the report of a loss).
+  const answered = new Map<string, { ts: number; at: number }>();
+  const started = Date.now();
+  let killAt = 0;
   const writers = Array.from({ length: 8 }, async (_, w) => {
     const c = { client: tier.client() };
     for (let i = 0; !stop; i++) {
       const id = String(w * 1_000_000 + i + 1);
       try {
-        await deadline(c.client.query(q.Create(q.Ref(q.Collection('acked'), id), { data: { w, i } })));
+        const doc = await deadline(c.client.query<{ ts: number }>(q.Create(q.Ref(q.Collection('acked'), id), { data: { w, i } })));
         acked.push(id);
+        answered.set(id, { ts: doc.ts, at: Date.now() - started });
       } catch (e) {
         // The process serving this client died: the write may or may not have happened (it was
         // not acknowledged); go on through another. (The driver's HTTP/2 session to a killed
@@ -446,6 +456,7 @@ async function killUnderLoad(tier: Tier): Promise<void> {
     }
   });
   await waitFor('writes before the kill', () => acked.length >= 150);
+  killAt = Date.now() - started;
   await tier.killOne();
   killedAt = acked.length;
   await waitFor('writes after the kill', () => acked.length >= killedAt + 150);
@@ -456,7 +467,22 @@ async function killUnderLoad(tier: Tier): Promise<void> {
     ((await c.query(q.Select('data', q.Paginate(q.Documents(q.Collection('acked')), { size: 100_000 })))) as { id: string }[]).map((r) => r.id),
   );
   const lost = acked.filter((id) => !present.has(id));
-  assert.deepEqual(lost, [], 'acknowledged writes lost');
+  if (lost.length > 0) {
+    // Tell a write lost from a read that missed it: each one read again, on fresh connections
+    // (both processes), as of now and as of its commit.
+    const probes = await Promise.all(
+      lost.map(async (id) => {
+        const seen = await Promise.all(
+          Array.from({ length: 6 }, () => tier.client().query(q.Exists(q.Ref(q.Collection('acked'), id))).catch((e: Error) => e.message)),
+        );
+        const a = answered.get(id)!;
+        const atCommit = await tier.client().query(q.At(a.ts, q.Exists(q.Ref(q.Collection('acked'), id)))).catch((e: Error) => e.message);
+        return `${id}: committed at ${a.ts}, answered ${a.at} ms in; exists now ${JSON.stringify(seen)}, at its ts ${JSON.stringify(atCommit)}`;
+      }),
+    );
+    const again = ((await caughtUpClient(tier).query(q.Count(q.Documents(q.Collection('acked'))))) as number);
+    assert.fail(`acknowledged writes lost (${lost.length} of ${acked.length}; kill at ${killAt} ms; ${present.size} read, ${again} on a second read):\n${probes.join('\n')}\n${tier.log()}`);
+  }
 }
 
 async function buildTakenOver(tier: Tier): Promise<void> {
