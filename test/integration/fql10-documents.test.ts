@@ -85,6 +85,12 @@ describe('FQL v10 collections and documents', () => {
     const check = await serviceFailure(client.query(fql`Book.create({ title: "old", author: "x", year: 1200, isbn: "old" })`));
     assert.ok(check instanceof ConstraintFailureError);
     assert.match(JSON.stringify(check.constraint_failures), /recent/);
+    // A replace is an update in the core's words (its DocAction has no replace).
+    const id = (await client.query<string>(fql`Book.create({ title: "new", author: "x", year: 2001, isbn: "new" }).id`)).data;
+    const replaced = await serviceFailure(client.query(fql`Book.byId(${id})!.replace({ title: "new", author: "x", year: 1200, isbn: "new" })`));
+    assert.equal(replaced.message, `Failed to update document with id ${id} in collection \`Book\`.`);
+    const def = await serviceFailure(client.query(fql`Book.definition.replace({ name: "Book", history_days: -1 })`));
+    assert.equal(def.message, 'Failed to update Collection `Book`.');
   });
 
   test('one store, two languages: v4 reads what v10 wrote, and v10 reads what v4 wrote', async () => {
