@@ -213,3 +213,29 @@ test('an idle stream sends a status event with its cursor every status interval'
     await other.stop();
   }
 });
+
+test('a feed or stream from before the collection keeps history gets invalid_stream_start_time', async () => {
+  await admin.query(fql`Collection.create({ name: "Brief", history_days: 0 })`);
+  const source = (await admin.query<EventSource>(fql`Brief.all().eventSource()`)).data;
+  // 20 minutes ago: below history_days 0 and the 15 minutes every collection keeps on top.
+  const oldTs = BigInt(Date.now() - 20 * 60_000) * 1000n;
+  const oldCursor = Buffer.from(`${oldTs}.0`).toString('base64');
+  const message = `Stream start time ${oldTs} is too far in the past. Recreate the stream and try again.`;
+  const res = await fetch(new URL('/feed/1', flora.url), { method: 'POST', headers: { authorization: `Bearer ${flora.secret}` }, body: JSON.stringify({ token: source.token, cursor: oldCursor }) });
+  assert.equal(res.status, 200);
+  const page = (await res.json()) as { events: { type: string; error: { code: string; message: string } }[]; cursor: string; has_next: boolean };
+  assert.deepEqual(page.events.map((e) => [e.type, e.error]), [['error', { code: 'invalid_stream_start_time', message }]]);
+  assert.equal(page.cursor, oldCursor, 'an error event does not move the cursor');
+  assert.equal(page.has_next, false);
+  // A stream whose token was made that long ago: its status event, then the error, then the end.
+  const token = JSON.parse(Buffer.from(source.token, 'base64').toString('utf8')) as { c: [string, number] };
+  token.c = [String(oldTs), 0];
+  const old = Buffer.from(JSON.stringify(token)).toString('base64');
+  const stream = await fetch(new URL('/stream/1', flora.url), { method: 'POST', headers: { authorization: `Bearer ${flora.secret}` }, body: JSON.stringify({ token: old }) });
+  const lines = (await stream.text()).trim().split('\r\n').map((l) => JSON.parse(l) as { type: string; error?: { code: string; message: string } });
+  assert.deepEqual(lines.map((l) => [l.type, l.error?.code]), [['status', undefined], ['error', 'invalid_stream_start_time']]);
+  // With history kept, the same cursor replays.
+  const kept = (await admin.query<EventSource>(fql`Item.all().eventSource()`)).data;
+  const ok = await fetch(new URL('/feed/1', flora.url), { method: 'POST', headers: { authorization: `Bearer ${flora.secret}` }, body: JSON.stringify({ token: kept.token, cursor: oldCursor }) });
+  assert.ok(((await ok.json()) as { events: { type: string }[] }).events.every((e) => e.type !== 'error'));
+});

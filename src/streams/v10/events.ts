@@ -12,6 +12,7 @@
 import { decodePayload } from '../../model/indexer';
 import { indexRange } from '../../model/schema10/api';
 import { schemaOf } from '../../model/resolve';
+import { minValidTime } from '../../model/retention';
 import type { TxnContext } from '../../model/context';
 import type { CommitEvent, DocKey } from '../../storage/types';
 import { QueryError } from '../../values/errors';
@@ -53,6 +54,8 @@ export interface OpenedSource {
   readonly shape: SourceShape;
   readonly db: bigint;
   readonly coll: number;
+  /** The collection's minimum valid time at the reader's snapshot: no replay from before it. */
+  readonly mvt: bigint | undefined;
   /** `Set.single(doc)`: the document's id. */
   readonly doc?: bigint;
   /** An index set: its index and the key range of its terms. */
@@ -76,10 +79,11 @@ export async function openSource(ctx: CallCtx, tx: TxnContext, src: EventSourceV
   const entry = coll.db === tx.scope.db ? (await schemaOf(tx, coll.db)).getById('collections', coll.id) : undefined;
   if (entry === undefined || entry.name !== coll.name) throw new SourceRefused(`Collection \`${coll.name}\` not found.`);
   // One document's events pass its read permission each (renderChange); a collection's need a grant on it.
-  if (shape.doc !== undefined) return { src, shape, db: coll.db, coll: Number(coll.id), doc: shape.doc.id };
+  const mvt = minValidTime(tx, entry);
+  if (shape.doc !== undefined) return { src, shape, db: coll.db, coll: Number(coll.id), mvt, doc: shape.doc.id };
   if (!(await mayReadCollection(ctx, coll))) throw new SourceRefused(`Insufficient privileges to read from collection ${coll.name}.`);
   const base = shape.base;
-  if (!(base instanceof IndexSet)) return { src, shape, db: coll.db, coll: Number(coll.id) };
+  if (!(base instanceof IndexSet)) return { src, shape, db: coll.db, coll: Number(coll.id), mvt };
   let r;
   try {
     r = await indexRange(tx, coll.db, coll.name, base.index, [...base.terms], {}, []);
@@ -88,7 +92,7 @@ export async function openSource(ctx: CallCtx, tx: TxnContext, src: EventSourceV
     throw e;
   }
   if (r === undefined) throw new SourceRefused(`The index \`${coll.name}.${base.index}\` was not found.`);
-  return { src, shape, db: coll.db, coll: Number(coll.id), index: { id: r.def.id, from: r.from, to: r.to } };
+  return { src, shape, db: coll.db, coll: Number(coll.id), mvt, index: { id: r.def.id, from: r.from, to: r.to } };
 }
 
 // ---- changes ----
@@ -128,6 +132,12 @@ function refId(payload: Uint8Array): bigint {
 
 function inRange(key: Uint8Array, from: Uint8Array, to: Uint8Array | undefined): boolean {
   return Buffer.compare(key, from) >= 0 && (to === undefined || Buffer.compare(key, to) < 0);
+}
+
+/** EventReplayer's refusal of a replay from below the collection's history retention, or undefined. */
+export function replayRefusal(o: OpenedSource, from: EventCursor): string | undefined {
+  if (o.mvt === undefined || from.ts >= o.mvt) return undefined;
+  return errorEvent('invalid_stream_start_time', `Stream start time ${from.ts} is too far in the past. Recreate the stream and try again.`);
 }
 
 /** The changes after `after` up to the transaction's snapshot (EventReplayer). */

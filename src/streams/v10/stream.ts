@@ -24,6 +24,7 @@ import {
   readerContext,
   renderChange,
   replayChanges,
+  replayRefusal,
   SourceRefused,
   statusEvent,
   type Change,
@@ -64,6 +65,8 @@ export class V10Streams {
             throw e;
           }
           const lines = [statusEvent(from.ts)];
+          const refusal = replayRefusal(opened, from);
+          if (refusal !== undefined) return { opened, lines: [...lines, refusal] };
           const changes = await replayChanges(tx, opened, from);
           if (changes.length > this.limits.maxQueuedEvents) {
             lines.push(errorEvent('stream_replay_volume_exceeded', 'Too many events to replay. Recreate the stream and try again.'));
