@@ -28,6 +28,21 @@ export async function pathOfDatabase(catalog: Catalog, txn: Txn, db: bigint): Pr
 }
 
 /**
+ * A database flag (`protected`, `typechecked`) as database `db` has it: its own setting, else the
+ * nearest ancestor's (Database.foldAncestors); undefined when none sets it (the top has no document).
+ */
+export async function inheritedDatabaseFlag(ctx: TxnContext, db: bigint, flag: 'protected' | 'typechecked'): Promise<boolean | undefined> {
+  for (let current = db; current !== 0n; ) {
+    const parent = await parentOf(ctx.txn, current);
+    if (parent === undefined) return undefined;
+    const v = (await schemaOf(ctx, parent)).getById('databases', current)?.fields.get(flag);
+    if (typeof v === 'boolean') return v;
+    current = parent;
+  }
+  return undefined;
+}
+
+/**
  * The ref by which the caller (acting in ctx.scope.db) names database `db`: undefined for the
  * caller's own database, a nested Database ref for descendants, null when `db` is not below it.
  */

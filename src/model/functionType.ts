@@ -11,8 +11,7 @@ import { Failures, pick, stripNulls, validateName } from './data';
 import { nextInternalId } from './internalIds';
 import type { NativeType } from './nativeTypes';
 import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
-import { schemaOf } from './resolve';
-import { unknownRoleName } from './roleType';
+import { roleNameMissing, unknownRoleName } from './roleType';
 
 const WRITABLE = ['name', 'alias', 'signature', 'body', 'role', 'data', 'permissions'] as const;
 const FIRST_FUNCTION_ID = 1;
@@ -21,7 +20,7 @@ const FIRST_FUNCTION_ID = 1;
 async function validateRoleItem(ctx: TxnContext, db: bigint, v: Value, field: (string | number)[], f: Failures): Promise<void> {
   if (typeof v === 'string') {
     if (isBuiltinRole(v)) return;
-    if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', unknownRoleName(ctx, v));
+    if (await roleNameMissing(ctx, db, v)) f.add(field, 'validation failure', unknownRoleName(v));
     return;
   }
   // Role refs are accepted as given; user-defined roles are resolved by the identity issue.

@@ -13,7 +13,7 @@ import { nextInternalId } from './internalIds';
 import { applyPatch, inOrder, uniqueName, checkRename } from './schemaFields';
 import { indexType } from './indexSchema';
 import { functionType } from './functionType';
-import { roleType, unknownRoleName } from './roleType';
+import { roleNameMissing, roleType, unknownRoleName } from './roleType';
 import { tokenType } from './tokenType';
 import { credentialsType } from './credentialsType';
 import { accessProviderType } from './accessProviderType';
@@ -189,7 +189,7 @@ async function validateKey(ctx: TxnContext, db: bigint, params: Obj, f: Failures
 async function validateKeyRole(ctx: TxnContext, db: bigint, v: Value, field: (string | number)[], f: Failures, builtinOk: boolean): Promise<void> {
   if (typeof v === 'string') {
     if (builtinOk && isBuiltinRole(v)) return;
-    if (!(await schemaOf(ctx, db)).get('roles', v)) f.add(field, 'validation failure', unknownRoleName(ctx, v));
+    if (await roleNameMissing(ctx, db, v)) f.add(field, 'validation failure', unknownRoleName(v));
     return;
   }
   if (v instanceof Ref && v.nativeParent === 'roles' && !v.database) {

@@ -22,11 +22,17 @@ const FIRST_ROLE_ID = 1;
 export const MAX_ROLES_PER_MEMBERSHIP = 64;
 
 /**
- * The failure for a `role` field naming no role (a function's, a key's), in the words of the
- * language writing it: v10's name validation (Validators.scala NameValidationHook), else v4's.
+ * Whether a `role` field (a function's, a key's) may name `name`: a role that exists. A v10 write
+ * names it as it likes: the v10 language checks the name once the query has run, so that a role
+ * made later in the same query counts (Validators.scala NameValidationHook, a post-eval hook).
  */
-export function unknownRoleName(ctx: TxnContext, name: string): string {
-  return ctx.writingV10 ? `Field refers to an unknown role name \`${name}\`.` : `Role name \`${name}\` does not exist.`;
+export async function roleNameMissing(ctx: TxnContext, db: bigint, name: string): Promise<boolean> {
+  return !ctx.writingV10 && !(await schemaOf(ctx, db)).get('roles', name);
+}
+
+/** v4's failure for a `role` field naming no role. */
+export function unknownRoleName(name: string): string {
+  return `Role name \`${name}\` does not exist.`;
 }
 
 export function lambdaArity(l: Lambda): number {

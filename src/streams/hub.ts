@@ -56,6 +56,8 @@ export interface StreamLimits {
   graceMs: number;
   /** Open streams on the server; one more gets a `too many requests` error event (fql-v4.md §1.12). */
   maxOpen: number;
+  /** FQL v10: how often a stream sends a status event with its current cursor (Subscription.scala: 5 minutes). */
+  statusEventMs: number;
 }
 
 const DEFAULT_LIMITS: StreamLimits = {
@@ -64,12 +66,13 @@ const DEFAULT_LIMITS: StreamLimits = {
   batchSize: 256,
   graceMs: 5_000,
   maxOpen: 50_000,
+  statusEventMs: 5 * 60_000,
 };
 
 /**
  * Limits can be lowered through the environment (tests of slow readers):
  * FLORA_STREAM_MAX_QUEUED_EVENTS, FLORA_STREAM_MAX_BUFFERED_BYTES, FLORA_STREAM_GRACE_MS,
- * FLORA_STREAM_MAX_OPEN.
+ * FLORA_STREAM_MAX_OPEN, FLORA_STREAM_STATUS_EVENT_MS.
  */
 export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<StreamLimits> {
   const out: Partial<StreamLimits> = {};
@@ -81,6 +84,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<StreamLimits> {
   read('FLORA_STREAM_MAX_BUFFERED_BYTES', 'maxBufferedBytes');
   read('FLORA_STREAM_GRACE_MS', 'graceMs');
   read('FLORA_STREAM_MAX_OPEN', 'maxOpen');
+  read('FLORA_STREAM_STATUS_EVENT_MS', 'statusEventMs');
   return out;
 }
 

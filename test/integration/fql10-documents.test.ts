@@ -85,6 +85,12 @@ describe('FQL v10 collections and documents', () => {
     const check = await serviceFailure(client.query(fql`Book.create({ title: "old", author: "x", year: 1200, isbn: "old" })`));
     assert.ok(check instanceof ConstraintFailureError);
     assert.match(JSON.stringify(check.constraint_failures), /recent/);
+    // A replace is an update in the core's words (its DocAction has no replace).
+    const id = (await client.query<string>(fql`Book.create({ title: "new", author: "x", year: 2001, isbn: "new" }).id`)).data;
+    const replaced = await serviceFailure(client.query(fql`Book.byId(${id})!.replace({ title: "new", author: "x", year: 1200, isbn: "new" })`));
+    assert.equal(replaced.message, `Failed to update document with id ${id} in collection \`Book\`.`);
+    const def = await serviceFailure(client.query(fql`Book.definition.replace({ name: "Book", history_days: -1 })`));
+    assert.equal(def.message, 'Failed to update Collection `Book`.');
   });
 
   test('one store, two languages: v4 reads what v10 wrote, and v10 reads what v4 wrote', async () => {
@@ -93,5 +99,67 @@ describe('FQL v10 collections and documents', () => {
     assert.equal(viaV4.data.title, 'Both');
     const made = (await v4.query(q.Create(q.Collection('Book'), { data: { title: 'From v4', author: 'v4', year: 2002, isbn: 'v4' } }))) as { ref: { id: string } };
     assert.equal((await client.query(fql`Book.byId(${made.ref.id})!.title`)).data, 'From v4');
+  });
+});
+
+/** A query from source text built at run time. */
+function source(text: string) {
+  return fql(Object.assign([text], { raw: [text] }));
+}
+
+describe('a collection written and used in one query (the core resolves names in the schema the query began with)', () => {
+  test('a collection created by a query is not there yet: unbound by name, a hint through Collection(name)', async () => {
+    const global = await serviceFailure(client.query(fql`Collection.create({ name: "Fresh" }); Fresh.create({ n: 1 })`));
+    assert.equal(global.code, 'unbound_variable');
+    assert.equal(global.message, 'Unbound variable `Fresh`');
+    // Refused, so nothing was created (FQL2CollectionSpec "give pretty error for collections created in this transaction").
+    assert.equal((await client.query(fql`Collection.byName("Foo").exists()`)).data, false);
+    const byName = await serviceFailure(client.query(fql`Collection.create({
+  name: "Foo"
+})
+Collection("Foo")`));
+    assert.equal(byName.code, 'invalid_argument');
+    assert.equal(
+      byName.queryInfo?.summary,
+      [
+        'error: invalid argument `collection`: No such user collection `Foo`.',
+        'at *query*:4:11',
+        '  |',
+        '4 | Collection("Foo")',
+        '  |           ^^^^^^^',
+        '  |',
+        'hint: A collection cannot be created and used in the same query.',
+        '  |',
+        '4 | Collection("Foo")',
+        '  |           ^^^^^^^',
+        '  |',
+      ].join('\n'),
+    );
+    const missing = await serviceFailure(client.query(fql`Collection("Foo")`));
+    assert.equal(missing.queryInfo?.summary?.includes('hint:'), false);
+  });
+
+  test('a query may write a collection or its documents, not both (FQL2CollectionSpec "disallow collection writes and doc writes")', async () => {
+    await client.query(fql`Collection.create({ name: "User" })`);
+    await client.query(fql`User.create({ id: "1234" })`);
+    const docWrites = [`User.create({ foo: 'bar' })`, `User.byId('1234')!.update({ foo: 'bar' })`, `User.byId('1234')!.replace({ foo: 'bar' })`];
+    const collWrites = [`Collection.byName('User')!.update({ data: { hi: 3 } })`, `Collection.byName('User')!.replace({ name: 'User', data: { hi: 3 } })`];
+    for (const doc of docWrites)
+      for (const coll of collWrites)
+        for (const query of [`${doc}\n${coll}`, `${coll}\n${doc}`]) {
+          const e = await serviceFailure(client.query(source(query)));
+          assert.equal(e.code, 'invalid_write', query);
+          assert.equal(e.message, 'Cannot modify a document and its collection in the same query.', query);
+        }
+    const e = await serviceFailure(client.query(fql`User.definition.update({ data: { hi: 3 }})
+User.create({ foo: "bar" })`));
+    assert.equal(
+      e.queryInfo?.summary,
+      ['error: Cannot modify a document and its collection in the same query.', 'at *query*:2:12', '  |', '2 | User.create({ foo: "bar" })', '  |            ^^^^^^^^^^^^^^^^', '  |'].join('\n'),
+    );
+    // Each alone works, and so do writes to two collections' documents and another's definition.
+    assert.equal((await client.query(fql`User.byId('1234')!.update({ foo: 'bar' }).foo`)).data, 'bar');
+    assert.equal((await client.query(fql`Collection.byName('User')!.update({ data: { hi: 3 } }).data.hi`)).data, 3);
+    assert.equal((await client.query(fql`Book.create({ title: "x", author: "y", year: 2000, isbn: "x" }); Collection.byName('User')!.update({ data: { hi: 4 } }).data.hi`)).data, 4);
   });
 });

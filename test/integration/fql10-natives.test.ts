@@ -73,3 +73,60 @@ test('a key made through v4 authenticates v10 requests', async () => {
   const made = (await v4(flora.secret).query(q.CreateKey({ role: 'admin' }))) as { secret: string };
   assert.equal((await v10(made.secret).query(fql`1 + 1`)).data, 2);
 });
+
+test('a protected database refuses destructive schema changes with the core\'s failures; its flags are reported', async () => {
+  await admin.query(fql`Database.create({ name: "prot", protected: true, typechecked: false })`);
+  const shown = (await admin.query<{ protected: boolean; typechecked: boolean }>(fql`Database.byName("prot")!`)).data;
+  assert.equal(shown.protected, true);
+  assert.equal(shown.typechecked, false);
+  const p = v10(`${flora.secret}:prot:admin`);
+  await p.query(fql`Database.create({ name: "child" })`);
+  const child = v10(`${flora.secret}:prot/child:admin`);
+  // The flags are inherited (Database.foldAncestors); isEnvProtected is for admin keys only.
+  assert.deepEqual((await admin.query(fql`[Query.isEnvProtected(), Query.isEnvTypechecked()]`)).data, [false, true]);
+  assert.deepEqual((await p.query(fql`[Query.isEnvProtected(), Query.isEnvTypechecked()]`)).data, [true, false]);
+  assert.deepEqual((await child.query(fql`[Query.isEnvProtected(), Query.isEnvTypechecked()]`)).data, [true, false]);
+  assert.equal((await serviceFailure(v10(`${flora.secret}:prot:server`).query(fql`Query.isEnvProtected()`))).code, 'permission_denied');
+
+  await p.query(fql`Collection.create({ name: "Foo", history_days: 30, indexes: { byX: { terms: [{ field: ".x" }] }, byY: { terms: [{ field: ".y" }] } } })`);
+  const refused = (what: string) => `${what}: destructive change forbidden because database is in protected mode.`;
+  // SchemaManagerSpec "protected mode forbids destructive changes".
+  const del = await serviceFailure(p.query(fql`Foo.definition.delete()`));
+  assert.equal(del.code, 'constraint_failure');
+  assert.equal(del.message, 'Failed to delete Collection `Foo`.');
+  assert.deepEqual(del.constraint_failures, [{ paths: [], message: refused('Cannot delete collection') }]);
+  const lower = await serviceFailure(p.query(fql`Foo.definition.update({ history_days: 15 })`));
+  assert.equal(lower.code, 'constraint_failure');
+  assert.equal(
+    lower.queryInfo?.summary,
+    [
+      'error: Failed to update Collection `Foo`.',
+      'constraint failures:',
+      `  ${refused('Cannot decrease `history_days` field')}`,
+      'at *query*:1:22',
+      '  |',
+      '1 | Foo.definition.update({ history_days: 15 })',
+      '  |                      ^^^^^^^^^^^^^^^^^^^^^^',
+      '  |',
+    ].join('\n'),
+  );
+  assert.equal((await p.query(fql`Foo.definition.update({ history_days: 60 }).history_days`)).data, 60);
+  const removeHD = await serviceFailure(p.query(fql`Foo.definition.update({ history_days: null })`));
+  assert.deepEqual(removeHD.constraint_failures, [{ paths: [], message: refused('Cannot remove `history_days` field') }]);
+  // Adding ttl_days is refused with the core's words for it.
+  const ttl = await serviceFailure(p.query(fql`Foo.definition.update({ ttl_days: 5 })`));
+  assert.deepEqual(ttl.constraint_failures, [{ paths: [], message: refused('Cannot remove `ttl_days` field') }]);
+  const index = await serviceFailure(p.query(fql`Foo.definition.update({ indexes: { byX: null } })`));
+  assert.equal(index.code, 'invalid_schema');
+  assert.equal(index.message, 'Invalid database schema update.\n');
+  assert.deepEqual(index.constraint_failures, [{ paths: [], message: refused('Cannot cause deletion of backing index') }]);
+  // Adding an index, and writing documents, are not destructive; nothing above changed the collection.
+  await p.query(fql`Foo.definition.update({ indexes: { byZ: { terms: [{ field: ".z" }] } } })`);
+  assert.deepEqual((await p.query(fql`Object.keys(Foo.definition.indexes)`)).data, ['byX', 'byY', 'byZ']);
+  assert.equal((await p.query(fql`Foo.create({ x: 1 }).x`)).data, 1);
+  // The inherited flag protects the child database's collections too; an unprotected database deletes freely.
+  await child.query(fql`Collection.create({ name: "Bar" })`);
+  assert.equal((await serviceFailure(child.query(fql`Bar.definition.delete()`))).message, 'Failed to delete Collection `Bar`.');
+  await admin.query(fql`Collection.create({ name: "Gone" })`);
+  assert.equal((await admin.query(fql`Gone.definition.delete().exists()`)).data, false);
+});

@@ -155,6 +155,41 @@ test("a function's role must name a role: the core's constraint failure", async 
   assert.equal((await admin.query(fql`Function.byName("aFn").exists()`)).data, false);
 });
 
+test("a function's or key's role is checked once the query has run (NameValidationHook): its role may come later in the query", async () => {
+  // FQL2UserFunctionSpec "can create refer its refered role", both orders.
+  await admin.query(fql`Function.create({ name: "early", body: "() => Query.isEnvProtected()", role: "later" })
+Role.create({ name: "later", privileges: { resource: "Collection", actions: { read: true } } })`);
+  await admin.query(fql`Role.create({ name: "first", privileges: { resource: "Collection", actions: { read: true } } })
+Function.create({ name: "second", body: "_ => null", role: "first" })`);
+  assert.equal((await admin.query(fql`early.definition.role`)).data, 'later');
+  // Running with the role: not an admin key any more.
+  assert.equal((await serviceFailure(admin.query(fql`early()`))).code, 'permission_denied');
+  const secret = (await admin.query<string>(fql`let k = Key.create({ role: "keyRole" }); Role.create({ name: "keyRole" }); k.secret`)).data;
+  assert.equal((await v10(secret).query(fql`1 + 1`)).data, 2);
+  // The failure points at the write; the role deleted later in the query counts as missing.
+  const gone = await serviceFailure(admin.query(fql`Function.create({ name: "orphan", body: "_ => null", role: "first" })
+Role.byName("first")!.delete()`));
+  assert.equal(gone.code, 'constraint_failure');
+  assert.equal(
+    gone.queryInfo?.summary,
+    [
+      'error: Failed to create Function.',
+      'constraint failures:',
+      '  role: Field refers to an unknown role name `first`.',
+      'at *query*:1:16',
+      '  |',
+      '1 | Function.create({ name: "orphan", body: "_ => null", role: "first" })',
+      '  |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+      '  |',
+    ].join('\n'),
+  );
+  // The latest write of a document is the one checked: an update to a builtin role, or a delete, clears it.
+  await admin.query(fql`Function.create({ name: "fixed", body: "_ => null", role: "nope" }); Function.byName("fixed")!.update({ role: "server" })`);
+  await admin.query(fql`Key.create({ role: "nope" }).delete()`);
+  const updated = await serviceFailure(admin.query(fql`Function.byName("fixed")!.update({ role: "nope" })`));
+  assert.equal(updated.message, 'Failed to update Function `fixed`.');
+});
+
 test('a function created by a query cannot be called in it (the schema the query began with has none)', async () => {
   const global = await serviceFailure(admin.query(fql`Function.create({ name: "f", body: "x => x" }); f(1)`));
   assert.equal(global.code, 'unbound_variable');

@@ -137,3 +137,79 @@ test('bad tokens, cursors and bodies get the core answers', async () => {
   assert.equal((await post('/feed/1', { token: source.token }, 'nope')).status, 401);
   await assert.rejects(admin.query(fql`[1, 2].toSet().eventSource()`), (e: unknown) => e instanceof ServiceError && e.code === 'invalid_receiver');
 });
+
+test('Set.single(doc) follows one document: its updates and its removal, as feed and stream', async () => {
+  const id = (await admin.query<string>(fql`Item.create({ name: "one", color: "teal" }).id`)).data;
+  const source = (await admin.query<EventSource>(fql`Set.single(Item.byId(${id})!).eventSource()`)).data;
+  await admin.query(fql`Item.create({ name: "other", color: "teal" })`);
+  await admin.query(fql`Item.byId(${id})!.update({ name: "two" })`);
+  await admin.query(fql`Item.byId(${id})!.delete()`);
+  assert.deepEqual((await allFeedEvents(source)).map((e) => [e.type, e.data?.name]), [['update', 'two'], ['remove', 'two']]);
+  // Watched fields on the document itself; behind a `map`, they are refused as the core does.
+  const id2 = (await admin.query<string>(fql`Item.create({ name: "w", color: "teal" }).id`)).data;
+  const watched = (await admin.query<EventSource>(fql`Set.single(Item.byId(${id2})!).eventsOn(.color)`)).data;
+  await admin.query(fql`Item.byId(${id2})!.update({ name: "w2" })`);
+  await admin.query(fql`Item.byId(${id2})!.update({ color: "navy" })`);
+  assert.deepEqual((await allFeedEvents(watched)).map((e) => [e.type, e.data?.color]), [['update', 'navy']]);
+  await assert.rejects(admin.query(fql`Set.single(Item.byId(${id2})!).map(.name).eventsOn(.color)`), (e: unknown) => e instanceof ServiceError && e.code === 'invalid_receiver' && /it was not called on the source set\./.test(e.message));
+  // A live stream of the document.
+  const stream = admin.stream((await admin.query<EventSource>(fql`Set.single(Item.byId(${id2})!).eventSource()`)).data);
+  const it = stream[Symbol.asyncIterator]();
+  const next = it.next();
+  await admin.query(fql`Item.byId(${id2})!.update({ name: "live" })`);
+  const e = (await next).value as unknown as Ev;
+  stream.close();
+  assert.deepEqual([e.type, e.data?.name], ['update', 'live']);
+});
+
+test('Set.single of a value that is no document, or one the caller may not read, is refused', async () => {
+  await assert.rejects(
+    admin.query(fql`Set.single(1).eventSource()`),
+    (e: unknown) => e instanceof ServiceError && e.code === 'invalid_receiver' && /streaming on `Set\.single\(\)` is only supported if its element is a document\./.test(e.message),
+  );
+  const hiddenId = (await admin.query<string>(fql`Hidden.create({ secret: 1 }).id`)).data;
+  await admin.query(fql`if (!Role.byName("itemsOnly").exists()) Role.create({ name: "itemsOnly", privileges: [{ resource: "Item", actions: { read: true } }] })`);
+  const reader = v10((await admin.query<string>(fql`Key.create({ role: "itemsOnly" }).secret`)).data);
+  await assert.rejects(
+    reader.query(fql`Set.single(Hidden.byId(${hiddenId})).eventSource()`),
+    (e: unknown) => e instanceof ServiceError && e.code === 'permission_denied' && e.message === 'Insufficient privileges to create a stream on the source document.',
+  );
+  // A token of the admin's for that document: the reader gets the stream but no event of it.
+  const source = (await admin.query<EventSource>(fql`Set.single(Hidden.byId(${hiddenId})!).eventSource()`)).data;
+  await admin.query(fql`Hidden.byId(${hiddenId})!.update({ secret: 2 })`);
+  const events: Ev[] = [];
+  for await (const page of reader.feed(source, {})) for (const ev of page.events) events.push(ev as unknown as Ev);
+  assert.deepEqual(events, []);
+});
+
+test('an idle stream sends a status event with its cursor every status interval', async () => {
+  const other = await startFlora({ env: { FLORA_STREAM_STATUS_EVENT_MS: '300' } });
+  const c = new Client({ endpoint: new URL(other.url), secret: other.secret });
+  try {
+    await c.query(fql`Collection.create({ name: "Quiet" })`);
+    const source = (await c.query<EventSource>(fql`Quiet.all().eventSource()`)).data;
+    const stream = c.stream(source, { status_events: true });
+    const it = stream[Symbol.asyncIterator]();
+    const opening = (await it.next()).value as unknown as Ev;
+    const idle = (await it.next()).value as unknown as Ev;
+    assert.equal(opening.type, 'status');
+    assert.equal(idle.type, 'status');
+    assert.ok(idle.txn_ts >= opening.txn_ts);
+    // Its cursor resumes the stream: a document made after it is the next event.
+    const next = it.next();
+    await c.query(fql`Quiet.create({ n: 1 })`);
+    let e = (await next).value as unknown as Ev;
+    while (e.type === 'status') e = (await it.next()).value as unknown as Ev;
+    assert.equal(e.type, 'add');
+    stream.close();
+    const resumed = c.stream(source, { cursor: idle.cursor });
+    for await (const r of resumed) {
+      assert.equal((r as unknown as Ev).type, 'add');
+      break;
+    }
+    resumed.close();
+  } finally {
+    c.close();
+    await other.stop();
+  }
+});

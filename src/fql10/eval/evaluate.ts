@@ -1,5 +1,6 @@
-// Running a parsed query: variables bound, the tree evaluated, the result materialized, and the
-// summary the response carries (the error first, then the logs, as FQL2Response renders them).
+// Running a parsed query: variables bound, the tree evaluated, the post-eval checks run (a write's
+// deferred validation), the result materialized, and the summary the response carries (the error
+// first, then the logs, as FQL2Response renders them).
 
 import type { Expr } from '../ast';
 import { renderSummary, type Diagnostic, type SourceTexts } from '../diagnostic';
@@ -24,6 +25,7 @@ export async function evaluate(expr: Expr, vars: ReadonlyMap<string, RtValue>, h
   const ctx = new Interp(run);
   try {
     const v = await ctx.eval(expr, scope);
+    for (const check of run.postEval.values()) await check();
     return { ok: true, value: await materialize(ctx, v), logs: run.diagnostics };
   } catch (e) {
     if (e instanceof QueryRuntimeFailure || e instanceof QueryCheckFailure) return { ok: false, failure: e, logs: run.diagnostics };

@@ -29,6 +29,8 @@ export class QueryRun {
   private readonly logs: Diagnostic[] = [];
   /** Performance hints, each once (the core keeps them in a set), after the logs. */
   private readonly hints = new Map<string, Diagnostic>();
+  /** Checks run once the query has been evaluated, by key. */
+  readonly postEval = new Map<string, () => Promise<void>>();
   constructor(
     readonly hooks: EvalHooks,
     readonly globals: ReadonlyMap<string, RtValue>,
@@ -83,6 +85,10 @@ export class Interp implements CallCtx {
 
   emit(d: Diagnostic): void {
     this.run.emit(d);
+  }
+
+  addPostEvalHook(key: string, check: () => Promise<void>): void {
+    this.run.postEval.set(key, check);
   }
 
   apply(fn: Func, args: RtValue[]): Promise<RtValue> {

@@ -83,6 +83,9 @@ export interface StoragePlugs {
   /** `Query.identity()` / `Query.token()` of the caller. */
   identity?(ctx: CallCtx): Promise<RtValue | undefined>;
   token?(ctx: CallCtx): Promise<RtValue | undefined>;
+  /** `Query.isEnvTypechecked()` / `Query.isEnvProtected()`. */
+  readonly isEnvTypechecked?: EvalHooks['isEnvTypechecked'];
+  readonly isEnvProtected?: EvalHooks['isEnvProtected'];
   /** Sets as event sources (`eventSource()`). */
   readonly eventSource?: EvalHooks['eventSource'];
   /** A `@doc`/`@ref` argument as the document the query sees. */

@@ -25,6 +25,8 @@ export interface TxnHooksOptions {
   /** `Query.identity()` / `Query.token()` of the caller. */
   identity?(ctx: CallCtx): Promise<RtValue | undefined>;
   token?(ctx: CallCtx): Promise<RtValue | undefined>;
+  isEnvTypechecked?: EvalHooks['isEnvTypechecked'];
+  isEnvProtected?: EvalHooks['isEnvProtected'];
   eventSource?: EvalHooks['eventSource'];
 }
 
@@ -35,6 +37,8 @@ export class TxnHooks implements EvalHooks {
   readonly globals: ReadonlyMap<string, RtValue> | undefined;
   readonly identity: ((ctx: CallCtx) => Promise<RtValue | undefined>) | undefined;
   readonly token: ((ctx: CallCtx) => Promise<RtValue | undefined>) | undefined;
+  readonly isEnvTypechecked: EvalHooks['isEnvTypechecked'];
+  readonly isEnvProtected: EvalHooks['isEnvProtected'];
   readonly eventSource: EvalHooks['eventSource'];
   private snapshot: Time | undefined;
 
@@ -50,6 +54,8 @@ export class TxnHooks implements EvalHooks {
     this.globals = opts.globals;
     this.identity = opts.identity;
     this.token = opts.token;
+    this.isEnvTypechecked = opts.isEnvTypechecked;
+    this.isEnvProtected = opts.isEnvProtected;
     this.eventSource = opts.eventSource;
   }
 

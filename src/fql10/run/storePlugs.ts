@@ -15,13 +15,13 @@ import { DocV } from '../store/docs';
 import { makeEventSource } from '../store/eventSources';
 import { txnOf } from '../store/hooks';
 import { nativeSpecOf, NativeDocV } from '../store/natives';
-import { scopeIdentity, scopeToken } from '../store/query';
+import { isEnvProtected, isEnvTypechecked, scopeIdentity, scopeToken } from '../store/query';
 import { resolveStoreGlobal, STORE_GLOBALS } from '../store/resolver';
 import type { StoragePlugs } from './executor';
 import { STDLIB_ARG_RESOLVER } from './inputs';
 
 export function storeLanguage(): StoragePlugs {
-  return { cursors: storeCursors, globals: STORE_GLOBALS, resolveGlobal: resolveStoreGlobal, resolveDocument, argResolver, identity: scopeIdentity, token: scopeToken, eventSource: makeEventSource };
+  return { cursors: storeCursors, globals: STORE_GLOBALS, resolveGlobal: resolveStoreGlobal, resolveDocument, argResolver, identity: scopeIdentity, token: scopeToken, isEnvTypechecked, isEnvProtected, eventSource: makeEventSource };
 }
 
 /** The native collections' modules, as arguments name them (`{"@mod": "Key"}`) and what they hold. */

@@ -36,9 +36,9 @@ export interface EvalHooks {
   resolveGlobal?(ctx: CallCtx, name: string): Promise<RtValue | undefined> | RtValue | undefined;
   /** Whether the request asked for performance hints (x-performance-hints). */
   readonly performanceHints?: boolean;
-  /** `Query.isEnvTypechecked()` / `Query.isEnvProtected()`. */
-  isEnvTypechecked?(): Promise<boolean> | boolean;
-  isEnvProtected?(): Promise<boolean> | boolean;
+  /** `Query.isEnvTypechecked()` / `Query.isEnvProtected()` of the caller's database (none: false). */
+  isEnvTypechecked?(ctx: CallCtx): Promise<boolean>;
+  isEnvProtected?(ctx: CallCtx): Promise<boolean>;
   /** `Query.identity()` / `Query.token()`: the identity document, and the token document or JWT
    *  payload, of the request's secret; undefined when it has none. */
   identity?(ctx: CallCtx): Promise<RtValue | undefined>;

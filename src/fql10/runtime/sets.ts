@@ -238,7 +238,7 @@ export class SequenceSet extends ValueSet {
 
 /** `Set.single(value)` */
 export class SingletonSet extends ValueSet {
-  readonly streamRefusal = 'streaming is not supported on sets created from `Set.single()`.';
+  readonly streamRefusal = undefined; // a document streams; any other value is refused by the event source's maker
   constructor(readonly value: RtValue) {
     super();
   }

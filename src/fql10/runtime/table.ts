@@ -29,6 +29,9 @@ export interface CallCtx {
   /** Why writes are refused here (`set functions`), or undefined when they are allowed. */
   readonly readOnlyReason: string | undefined;
   readOnly(reason: string): CallCtx;
+  /** Runs `check` once the query has been evaluated, before its result is materialized; a later
+   *  hook under the same key replaces it (FQLInterpCtx.addPostEvalHook). */
+  addPostEvalHook(key: string, check: () => Promise<void>): void;
 }
 
 /** The current frame's span (StackTrace.currentStackFrame). */

@@ -47,8 +47,8 @@ function accessor(name: 'asc' | 'desc'): NativeFn {
 
 /** `Query.identity()` and friends: the env checks are the host's, identity is the auth layer's. */
 const QueryModule = moduleObject('Query');
-QueryModule.table.method('isEnvTypechecked', [], async (ctx) => (ctx.hooks.isEnvTypechecked === undefined ? false : ctx.hooks.isEnvTypechecked()));
-QueryModule.table.method('isEnvProtected', [], async (ctx) => (ctx.hooks.isEnvProtected === undefined ? false : ctx.hooks.isEnvProtected()));
+QueryModule.table.method('isEnvTypechecked', [], async (ctx) => (await ctx.hooks.isEnvTypechecked?.(ctx)) ?? false);
+QueryModule.table.method('isEnvProtected', [], async (ctx) => (await ctx.hooks.isEnvProtected?.(ctx)) ?? false);
 QueryModule.table.method('identity', [], async (ctx) => (await ctx.hooks.identity?.(ctx)) ?? NullV.noSuchElement('missing identity', frameSpan(ctx)));
 QueryModule.table.method('token', [], async (ctx) => (await ctx.hooks.token?.(ctx)) ?? NullV.noSuchElement('no token', frameSpan(ctx)));
 

@@ -16,6 +16,7 @@ import { storedToResponse, toRuntime, toStored } from './convert';
 import { requireWrite, viaModel } from './errors';
 import { readTimeOf, txnOf } from './hooks';
 import { CollectionModule } from './collections';
+import { collectionIdOf, noteCollectionWrite } from './collectionWrites';
 
 class DefNullCause implements ExtNullCause {
   readonly kind = 'ext';
@@ -117,7 +118,10 @@ async function write(ctx: CallCtx, self: CollectionDefV, params: Struct, replace
     () => updateCollection(txnOf(ctx), self.db, self.name, toStored(params, ctx.trace) as Obj, replace, []),
     () => notFound(self.name, ctx.trace),
   );
-  return new CollectionDefV(self.db, String(def.get('name')));
+  const name = String(def.get('name'));
+  const id = await collectionIdOf(ctx, self.db, name);
+  if (id !== undefined) noteCollectionWrite(ctx, self.db, id, 'collection');
+  return new CollectionDefV(self.db, name);
 }
 
 const DEF_TABLE = baseTable('CollectionDef');
@@ -128,6 +132,8 @@ DEF_TABLE.method('update', [p('data', tt.Struct)], (ctx, self: CollectionDefV, [
 DEF_TABLE.method('replace', [p('data', tt.Struct)], (ctx, self: CollectionDefV, [d]: Struct[]) => write(ctx, self, d, true));
 DEF_TABLE.method('delete', [], async (ctx, self: CollectionDefV) => {
   requireWrite(ctx, 'delete');
+  const id = await collectionIdOf(ctx, self.db, self.name);
   await viaModel(ctx, () => deleteCollection(txnOf(ctx), self.db, self.name, []), () => notFound(self.name, ctx.trace));
+  if (id !== undefined) noteCollectionWrite(ctx, self.db, id, 'collection');
   return new CollectionDefV(self.db, self.name, true);
 });

@@ -4,7 +4,7 @@
 // module of definitions (`Collection.create`, `Collection.byName`, `Collection.all`, `Collection(name)`).
 
 import type { SchemaEntry } from '../../model/catalog';
-import { schemaOf } from '../../model/resolve';
+import { createdInTxn, schemaOf } from '../../model/resolve';
 import { createCollection } from '../../model/schema10/api';
 import { parseFieldPath } from '../../model/schema10/definition';
 import type { Value } from '../../values/types';
@@ -17,6 +17,7 @@ import { p, tt } from '../runtime/types';
 import { arityAccepts, IdV, ModuleV, NullV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
 import { CollectionDefV } from './collectionDocs';
+import { collectionIdOf, noteCollectionWrite } from './collectionWrites';
 import { toStored } from './convert';
 import { DocV } from './docs';
 import { requireWrite, viaModel } from './errors';
@@ -179,18 +180,31 @@ ct.method('create', [p('data', tt.Struct)], async (ctx, _s, [d]: Struct[]) => {
   requireWrite(ctx, 'create');
   const db = dbOf(ctx);
   const def = await viaModel(ctx, () => createCollection(txnOf(ctx), db, toStored(d, ctx.trace) as Map<string, Value>, []));
-  return new CollectionDefV(db, String(def.get('name')));
+  const name = String(def.get('name'));
+  const id = await collectionIdOf(ctx, db, name);
+  if (id !== undefined) noteCollectionWrite(ctx, db, id, 'collection');
+  return new CollectionDefV(db, name);
 });
 ct.apply([p('collection', tt.Str)], async (ctx, _s, [name]: string[]) => {
   const db = dbOf(ctx);
   const m = await userCollection(ctx, db, name);
-  if (m === undefined) throw Failures.invalidArgument('collection', `No such user collection \`${name}\`.`, ctx.trace);
-  return m;
+  if (m !== undefined) return m;
+  const failure = Failures.invalidArgument('collection', `No such user collection \`${name}\`.`, ctx.trace);
+  // Created earlier in this query (Collections.scala's hint).
+  if ((await definitionOf(ctx, db, name)) === undefined || ctx.trace === null) throw failure;
+  throw failure.withHint({ message: 'A collection cannot be created and used in the same query.', span: ctx.trace.span });
 });
 
-/** A user collection's module by name or alias (UserCollectionCompanion.lookup). */
-export async function userCollection(ctx: CallCtx, db: bigint, name: string): Promise<ModuleV | undefined> {
+/** The definition of the collection named (or aliased) `name`, this transaction's writes included. */
+async function definitionOf(ctx: CallCtx, db: bigint, name: string): Promise<SchemaEntry | undefined> {
   const schema = await schemaOf(txnOf(ctx), db);
-  const entry = schema.get('collections', name) ?? schema.all('collections').find((e) => e.fields.get('alias') === name);
-  return entry === undefined ? undefined : collectionModuleOf(entry, db, name);
+  return schema.get('collections', name) ?? schema.all('collections').find((e) => e.fields.get('alias') === name);
+}
+
+/** A user collection's module by name or alias (UserCollectionCompanion.lookup): one created by
+ *  this query is not there yet (the core resolves names in the schema the query began with). */
+export async function userCollection(ctx: CallCtx, db: bigint, name: string): Promise<ModuleV | undefined> {
+  const entry = await definitionOf(ctx, db, name);
+  if (entry === undefined || (await createdInTxn(txnOf(ctx), db, entry))) return undefined;
+  return collectionModuleOf(entry, db, name);
 }

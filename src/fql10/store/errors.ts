@@ -10,7 +10,7 @@ export const PERMISSION_DENIED = 'Insufficient privileges to perform the action.
 
 /** `e` as a v10 failure when the model threw it; anything else is rethrown unchanged. */
 export function fromModel(e: unknown, trace: Trace | null, notFound?: () => QueryRuntimeFailure): QueryRuntimeFailure {
-  if (e instanceof ConstraintFailureError) return new QueryRuntimeFailure('constraint_failure', e.summary, trace, [], undefined, e.constraintFailures);
+  if (e instanceof ConstraintFailureError) return new QueryRuntimeFailure(e.v10Code, e.summary, trace, [], undefined, e.constraintFailures);
   if (!(e instanceof QueryError)) throw e;
   switch (e.code) {
     case 'permission denied':

@@ -1,14 +1,14 @@
 // Event sources (Value.EventSource, ValueSet.toEventSourceImpl, stdlib/EventSources.scala): what
 // `<set>.eventSource()` and `<set>.eventsOn(.a, .b)` return, tagged `@stream` on the wire. Only a
-// collection's documents (`Coll.all()`) and a user index's entries with terms stream, possibly
-// behind `where` and `map`. The token holds the set as a set cursor does (store/cursors.ts), the
+// collection's documents (`Coll.all()`), a user index's entries with terms and one document
+// (`Set.single(doc)`) stream, possibly behind `where` and `map`. The token holds the set as a set cursor does (store/cursors.ts), the
 // watched fields and the position to start at; whoever presents it reads the events under its own
 // secret: /stream/1 and /feed/1 check that the set is in the reader's database and that the
 // reader may read the collection, and every event passes the reader's read permission.
 
 import { THIS_NAME, type Expr } from '../ast';
 import { Failures } from '../runtime/failure';
-import { PagedSet, ProjectedSet, ValueSet, WhereFilterSet } from '../runtime/sets';
+import { PagedSet, ProjectedSet, SingletonSet, ValueSet, WhereFilterSet } from '../runtime/sets';
 import type { CallCtx, FieldTable } from '../runtime/table';
 import { p, tt } from '../runtime/types';
 import { ExtValue, Lambda, type Func } from '../runtime/values';
@@ -21,6 +21,7 @@ import { baseTable } from '../stdlib/base';
 import { setFromJson, setToJson } from './cursors';
 import { txnOf } from './hooks';
 import { CollectionSet, IndexSet, type CollRef } from './sources';
+import { DocV } from './docs';
 
 /** A position in the events: a transaction time and the event's place among that transaction's. */
 export interface EventCursor {
@@ -96,7 +97,11 @@ EVENT_SOURCE_TABLE.method('map', [p('mapper', tt.Function)], (ctx, self: EventSo
 
 /** The storage set under a source's `where`s and `map`s, and those, innermost first. */
 export interface SourceShape {
-  readonly base: CollectionSet | IndexSet;
+  readonly base: CollectionSet | IndexSet | SingletonSet;
+  /** The collection whose documents the source follows. */
+  readonly coll: CollRef;
+  /** `Set.single(doc)`: the one document it follows. */
+  readonly doc?: DocV;
   readonly steps: readonly (WhereFilterSet | ProjectedSet)[];
 }
 
@@ -110,7 +115,12 @@ export function shapeOf(set: ValueSet): SourceShape | undefined {
     } else if (s instanceof PagedSet) s = s.inner;
     else break;
   }
-  return s instanceof CollectionSet || s instanceof IndexSet ? { base: s, steps } : undefined;
+  if (s instanceof CollectionSet || s instanceof IndexSet) return { base: s, coll: s.coll, steps };
+  if (s instanceof SingletonSet && s.value instanceof DocV) {
+    const doc = s.value;
+    return { base: s, coll: { db: doc.db, id: doc.collId, name: doc.collName }, doc, steps };
+  }
+  return undefined;
 }
 
 const AT_REFUSAL = 'streaming is not supported for sets created within an `at()` expression.';
@@ -119,22 +129,55 @@ const AT_REFUSAL = 'streaming is not supported for sets created within an `at()`
 export async function makeEventSource(ctx: CallCtx, set: ValueSet, fieldFns: readonly Func[], method: string): Promise<EventSourceV> {
   const refuse = (reason: string) => Failures.invalidReceiver(method, reason, ctx.trace);
   const shape = shapeOf(set);
-  if (shape === undefined) throw refuse('only collections and user defined indexes are streamable.');
+  if (shape === undefined) {
+    if (innermost(set) instanceof SingletonSet) throw refuse('streaming on `Set.single()` is only supported if its element is a document.');
+    throw refuse('only collections and user defined indexes are streamable.');
+  }
   if (shape.steps.some((s) => s.validTime !== undefined)) throw refuse(AT_REFUSAL);
+  if (shape.doc !== undefined) return singleDocSource(ctx, { ...shape, doc: shape.doc }, set, fieldFns, refuse);
   const { base } = shape;
+  if (base instanceof SingletonSet) throw refuse('only collections and user defined indexes are streamable.');
   if (base.readTs !== undefined) throw refuse(AT_REFUSAL);
   if (base.reversed) throw refuse('streaming is not supported on sets that have been reversed.');
   if (base instanceof IndexSet && (base.range.from !== undefined || base.range.to !== undefined))
     throw refuse('range queries are not supported yet, use `.where()` method instead.');
-  const fields = fieldFns.map((f, i) => {
-    const path = fieldPathOf(f);
-    if (path === undefined) throw Failures.invalidArgument(String(i), 'invalid field path given', ctx.trace);
-    return path;
-  });
+  const fields = watchedPaths(ctx, fieldFns);
   if (fields.length > 0 && shape.steps.length > 0) throw refuse('it was not called on the source set.');
   if (!(await mayReadCollection(ctx, base.coll)))
     throw new QueryRuntimeFailure('permission_denied', `Insufficient privileges to read from collection ${base.coll.name}.`, ctx.trace);
   return new EventSourceV(set, fields, undefined);
+}
+
+/** The set under a chain of `where`s, `map`s and pages. */
+function innermost(set: ValueSet): ValueSet {
+  let s = set;
+  while (s instanceof WhereFilterSet || s instanceof ProjectedSet || s instanceof PagedSet) s = s.inner;
+  return s;
+}
+
+/** SingletonSet.toEventSourceImpl: the document's own read permission, not its collection's. */
+async function singleDocSource(
+  ctx: CallCtx,
+  shape: SourceShape & { doc: DocV },
+  set: ValueSet,
+  fieldFns: readonly Func[],
+  refuse: (reason: string) => Error,
+): Promise<EventSourceV> {
+  const { doc } = shape;
+  if (doc.readTs !== undefined) throw refuse(AT_REFUSAL);
+  if ((await doc.nullCause(ctx))?.reason === 'permission denied')
+    throw new QueryRuntimeFailure('permission_denied', 'Insufficient privileges to create a stream on the source document.', ctx.trace);
+  const fields = watchedPaths(ctx, fieldFns);
+  if (fields.length > 0 && shape.steps.length > 0) throw refuse('it was not called on the source set.');
+  return new EventSourceV(set, fields, undefined);
+}
+
+function watchedPaths(ctx: CallCtx, fieldFns: readonly Func[]): FieldPath[] {
+  return fieldFns.map((f, i) => {
+    const path = fieldPathOf(f);
+    if (path === undefined) throw Failures.invalidArgument(String(i), 'invalid field path given', ctx.trace);
+    return path;
+  });
 }
 
 /** checkReadCollectionPermission: some grant to read the collection's documents. */

@@ -12,7 +12,7 @@ import type { Span } from '../span';
 import type { TxnContext } from '../../model/context';
 import { createDocument, deleteDocument, readLive, writeDocument } from '../../model/documents';
 import { allowed, checkAccess } from '../../model/permissions';
-import { schemaAsOf, type Target } from '../../model/resolve';
+import { schemaAsOf, schemaOf, type Target } from '../../model/resolve';
 import { QueryError } from '../../values/errors';
 import { NATIVE_IDS, Ref, Time, TxnTime, type NamedNative, type NativeName, type Obj, type Value } from '../../values/types';
 import { Doc, DocRef, Module, NamedRef, NullDoc, type MObject, type MValue } from '../../wire/v10/model';
@@ -27,6 +27,7 @@ import { storedToResponse, toRuntime, toStored } from './convert';
 import { fromModel, PERMISSION_DENIED, requireWrite } from './errors';
 import { readTimeOf, txnOf } from './hooks';
 import { idRangeOf, inIdRange } from './idRange';
+import { checkRoleLater } from './roleNames';
 import type { IdRange } from './sources';
 
 type SecretNative = 'keys' | 'tokens' | 'credentials';
@@ -208,15 +209,24 @@ async function asV10<T>(tx: TxnContext, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The summary of a refused create (`doc` undefined) or update (CollectionConfig.constraintViolationMessage). */
+function writeSummary(spec: NativeSpec, doc: NativeDocV | undefined): string {
+  if (doc === undefined) return `Failed to create ${spec.label}.`;
+  return typeof doc.key === 'string' ? `Failed to update ${spec.label} \`${doc.key}\`.` : `Failed to update ${spec.label} with id ${doc.key}.`;
+}
+
+/** A function's or key's `role`, checked once the query has run (roleNames.ts); `role` undefined: deleted. */
+async function roleCheck(ctx: CallCtx, spec: NativeSpec, db: bigint, key: string | bigint, role: Value | undefined, summary: string): Promise<void> {
+  if (spec.native !== 'functions' && spec.native !== 'keys') return;
+  // By the document's id, which a rename keeps.
+  const id = typeof key === 'bigint' ? key : (await schemaOf(txnOf(ctx), db)).get('functions', key)?.id;
+  if (id !== undefined) checkRoleLater(ctx, db, `${spec.native}:${id}`, role, summary);
+}
+
 /** A model refusal as the core's v10 failure: validation failures become constraint failures. */
 function writeFailure(ctx: CallCtx, e: unknown, spec: NativeSpec, doc: NativeDocV | undefined, name?: Value): QueryRuntimeFailure {
   if (e instanceof QueryError) {
-    const summary =
-      doc === undefined
-        ? `Failed to create ${spec.label}.`
-        : typeof doc.key === 'string'
-          ? `Failed to update ${spec.label} \`${doc.key}\`.`
-          : `Failed to update ${spec.label} with id ${doc.key}.`;
+    const summary = writeSummary(spec, doc);
     if (e.code === 'validation failed' && e.failures?.length)
       return new QueryRuntimeFailure('constraint_failure', summary, ctx.trace, [], undefined, e.failures.map((f) => ({ paths: [f.field], message: f.description })));
     if (e.code === 'instance already exists' && named(spec))
@@ -239,8 +249,9 @@ export async function createNative(ctx: CallCtx, spec: NativeSpec, fields: Struc
   }
   const secret = created.get('secret');
   const once = typeof secret === 'string' ? new Map<string, Value>([['secret', secret]]) : undefined;
-  if (named(spec)) return new NativeDocV(spec, db, String(created.get('name')), false, once);
-  return new NativeDocV(spec, db, BigInt((created.get('ref') as Ref).id), false, once);
+  const key = named(spec) ? String(created.get('name')) : BigInt((created.get('ref') as Ref).id);
+  await roleCheck(ctx, spec, db, key, created.get('role'), writeSummary(spec, undefined));
+  return new NativeDocV(spec, db, key, false, once);
 }
 
 async function writeNative(ctx: CallCtx, self: NativeDocV, fields: Struct, replace: boolean): Promise<NativeDocV> {
@@ -256,12 +267,13 @@ async function writeNative(ctx: CallCtx, self: NativeDocV, fields: Struct, repla
     throw await missingOr(ctx, e, self, () => writeFailure(ctx, e, self.spec, self, params.get('name')));
   }
   const name = out.get('name');
-  return new NativeDocV(self.spec, self.db, typeof self.key === 'string' && typeof name === 'string' ? name : self.key);
+  const key = typeof self.key === 'string' && typeof name === 'string' ? name : self.key;
+  await roleCheck(ctx, self.spec, self.db, key, out.get('role'), writeSummary(self.spec, self));
+  return new NativeDocV(self.spec, self.db, key);
 }
 
 function readonlyField(ctx: CallCtx, self: NativeDocV, field: string): QueryRuntimeFailure {
-  const summary = typeof self.key === 'string' ? `Failed to update ${self.spec.label} \`${self.key}\`.` : `Failed to update ${self.spec.label} with id ${self.key}.`;
-  return new QueryRuntimeFailure('constraint_failure', summary, ctx.trace, [], undefined, [{ paths: [[field]], message: 'Failed to update field because it is readonly' }]);
+  return new QueryRuntimeFailure('constraint_failure', writeSummary(self.spec, self), ctx.trace, [], undefined, [{ paths: [[field]], message: 'Failed to update field because it is readonly' }]);
 }
 
 /** A write to a named document that does not exist: the model cannot resolve its ref (`invalid ref`),
@@ -273,6 +285,7 @@ async function missingOr(ctx: CallCtx, e: unknown, self: NativeDocV, otherwise: 
 
 async function deleteNative(ctx: CallCtx, self: NativeDocV): Promise<NativeDocV> {
   requireWrite(ctx, 'delete');
+  await roleCheck(ctx, self.spec, self.db, self.key, undefined, '');
   try {
     await deleteDocument(txnOf(ctx), self.ref(), []);
   } catch (e) {

@@ -8,7 +8,7 @@ import type { CursorCodec } from '../runtime/hooks';
 import type { CallCtx } from '../runtime/table';
 import type { RtValue } from '../runtime/values';
 import type { StoreHooks } from './hooks';
-import { scopeIdentity, scopeToken } from './query';
+import { isEnvProtected, isEnvTypechecked, scopeIdentity, scopeToken } from './query';
 import { resolveStoreGlobal, STORE_GLOBALS } from './resolver';
 
 export class BareTxnHooks implements StoreHooks {
@@ -35,5 +35,11 @@ export class BareTxnHooks implements StoreHooks {
   }
   token(ctx: CallCtx): Promise<RtValue | undefined> {
     return scopeToken(ctx);
+  }
+  isEnvTypechecked(ctx: CallCtx): Promise<boolean> {
+    return isEnvTypechecked(ctx);
+  }
+  isEnvProtected(ctx: CallCtx): Promise<boolean> {
+    return isEnvProtected(ctx);
   }
 }

@@ -16,6 +16,7 @@ import type { CallCtx } from '../runtime/table';
 import { IdV, SmallLong, type RtValue, type Struct } from '../runtime/values';
 import { toStored } from './convert';
 import { DocV, documentNotFound } from './docs';
+import { noteCollectionWrite } from './collectionWrites';
 import { fromModel, requireWrite } from './errors';
 import { txnOf } from './hooks';
 
@@ -76,6 +77,7 @@ export async function createDoc(ctx: CallCtx, db: bigint, entry: SchemaEntry, fi
       throw new QueryRuntimeFailure('document_id_exists', `Collection \`${entry.name}\` already contains document with id ${id}.`, ctx.trace);
     throw failure(ctx, e, entry);
   }
+  noteCollectionWrite(ctx, db, entry.id, 'document');
   const r = created.get('ref') as Value;
   return new DocV(db, entry.id, entry.name, BigInt((r as Ref).id));
 }
@@ -90,6 +92,7 @@ export async function writeDoc(ctx: CallCtx, doc: DocV, fields: Struct, action: 
   } catch (e) {
     throw failure(ctx, e, entry, doc);
   }
+  noteCollectionWrite(ctx, doc.db, doc.collId, 'document');
   return new DocV(doc.db, doc.collId, entry.name, doc.id);
 }
 
@@ -102,5 +105,6 @@ export async function deleteDoc(ctx: CallCtx, doc: DocV): Promise<RtValue> {
   } catch (e) {
     throw failure(ctx, e, entry, doc);
   }
+  noteCollectionWrite(ctx, doc.db, doc.collId, 'document');
   return new DocV(doc.db, doc.collId, entry.name, doc.id, undefined, true);
 }

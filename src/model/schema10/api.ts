@@ -7,6 +7,7 @@
 //   definitionOf(ctx, db, name)                       → the definition as v10 shows it, or undefined
 //   updateCollection(ctx, db, name, params, replace, pos) → the new definition (update merges, null removes)
 //   deleteCollection(ctx, db, name, pos)              → the definition as it was
+//   (update, replace and delete refuse destructive changes in a protected database: protectedMode.ts)
 //   indexRange(ctx, db, coll, index, terms, range, pos) → the index and entry-key range a set source scans
 //
 // The definition is the stored document minus what the core keeps internal (backingIndexes), with
@@ -26,6 +27,7 @@ import { schemaAsOf, schemaOf } from '../resolve';
 import { backingFor, userIndexSpec } from './backing';
 import { validateDefinition } from './definition';
 import { ConstraintFailureError } from './errors';
+import { checkProtectedDelete, checkProtectedUpdate } from './protectedMode';
 
 export async function createCollection(ctx: TxnContext, db: bigint, params: Obj, pos: Position): Promise<Obj> {
   const created = await createDocument(ctx, Ref.native('collections'), params, pos);
@@ -75,9 +77,11 @@ export async function updateCollection(ctx: TxnContext, db: bigint, name: string
     fields = new Map([...entry.fields].filter(([k]) => kept.includes(k)));
     for (const [k, v] of stripNulls(readWritable(params)) as Obj) fields.set(k, v);
   } else fields = deepMerge(entry.fields, readWritable(params)) as Obj;
-  const summary = `Failed to ${replace ? 'replace' : 'update'} Collection \`${name}\`.`;
+  // A replace is an update to the core (DocAction has no replace).
+  const summary = `Failed to update Collection \`${name}\`.`;
   const failures = validateDefinition(fields, ctx.schemaLanguage);
   if (failures.length) throw new ConstraintFailureError(summary, failures, pos);
+  await checkProtectedUpdate(ctx, db, entry.fields, fields, summary, pos);
   const newName = fields.get('name');
   if (newName !== name && typeof newName === 'string' && (await schemaOf(ctx, db)).get('collections', newName))
     throw errors.alreadyExists('Collection already exists.', pos);
@@ -87,6 +91,7 @@ export async function updateCollection(ctx: TxnContext, db: bigint, name: string
 
 export async function deleteCollection(ctx: TxnContext, db: bigint, name: string, pos: Position): Promise<Obj> {
   const before = await definitionOf(ctx, db, (await collectionEntry(ctx, db, name, pos)).name);
+  await checkProtectedDelete(ctx, db, name, pos);
   await deleteDocument(ctx, Ref.schema('collections', name), pos);
   return before!;
 }

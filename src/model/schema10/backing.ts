@@ -143,6 +143,15 @@ export async function createBackingIndex(writer: IndexWriter, collName: string, 
   return index;
 }
 
+/** Whether new fields `next` leave a backing index of `prev` unused: one whose terms and values no
+ *  index or unique constraint asks for any more (a change of uniqueness alone keeps it, as the
+ *  core's CollectionIndexManager updates it in place). */
+export function dropsBackingIndex(prev: Obj, next: Obj): boolean {
+  const shape = (b: Omit<BackingIndex, 'index'>) => backingKey({ ...b, unique: false });
+  const kept = new Set(wanted(next).map(shape));
+  return backingIndexesOf(prev).some((b) => !kept.has(shape(b)));
+}
+
 /** Deletes every backing index of a collection being deleted. */
 export async function dropBackingIndexes(fields: Obj, writer: IndexWriter, pos: Position): Promise<void> {
   for (const b of backingIndexesOf(fields)) await writer.remove(b.index, pos);

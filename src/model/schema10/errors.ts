@@ -8,6 +8,8 @@ import { QueryError, type Position } from '../../values/errors';
 import { displayPath, type ConstraintFailure } from './schemaType';
 
 export class ConstraintFailureError extends QueryError {
+  /** The v10 error code it answers with. */
+  readonly v10Code: string = 'constraint_failure';
   constructor(
     /** The v10 message: "Failed to create Collection.", "Failed to update document with id 1 in collection `User`.". */
     readonly summary: string,
@@ -22,13 +24,23 @@ export class ConstraintFailureError extends QueryError {
   }
 }
 
+/** A schema change the database refuses as a whole (TypeEnvValidator.mkFailure): v10's `invalid_schema`. */
+export class InvalidSchemaUpdate extends ConstraintFailureError {
+  override readonly v10Code = 'invalid_schema';
+  constructor(constraintFailures: ConstraintFailure[], pos: Position) {
+    super('Invalid database schema update.\n', constraintFailures, pos);
+  }
+}
+
 function v4Text(f: ConstraintFailure, check: boolean): string {
   return check ? f.message : `${f.paths.map(displayPath).join(',')}: ${f.message}`;
 }
 
 /** The core's summary of a refused write (CollectionConfig.constraintViolationMessage). */
 export function violationSummary(action: 'create' | 'update' | 'replace' | 'delete', coll: string, id?: bigint): string {
+  // A replace is an update to the core (its DocAction has no replace).
+  const verb = action === 'replace' ? 'update' : action;
   return id === undefined
-    ? `Failed to ${action} document in collection \`${coll}\`.`
-    : `Failed to ${action} document with id ${id} in collection \`${coll}\`.`;
+    ? `Failed to ${verb} document in collection \`${coll}\`.`
+    : `Failed to ${verb} document with id ${id} in collection \`${coll}\`.`;
 }

@@ -13,7 +13,7 @@ import { decodePayload } from '../../model/indexer';
 import { indexRange } from '../../model/schema10/api';
 import { schemaOf } from '../../model/resolve';
 import type { TxnContext } from '../../model/context';
-import type { CommitEvent } from '../../storage/types';
+import type { CommitEvent, DocKey } from '../../storage/types';
 import { QueryError } from '../../values/errors';
 import { Interp, QueryRun } from '../../fql10/eval/interpreter';
 import { materialize } from '../../fql10/eval/materialize';
@@ -53,6 +53,8 @@ export interface OpenedSource {
   readonly shape: SourceShape;
   readonly db: bigint;
   readonly coll: number;
+  /** `Set.single(doc)`: the document's id. */
+  readonly doc?: bigint;
   /** An index set: its index and the key range of its terms. */
   readonly index?: { readonly id: number; readonly from: Uint8Array; readonly to: Uint8Array | undefined };
 }
@@ -70,9 +72,11 @@ export function readerContext(tx: TxnContext, reason: string): Interp {
 /** The token's set in the reader's database, which the reader may read. */
 export async function openSource(ctx: CallCtx, tx: TxnContext, src: EventSourceV & { cursor: EventCursor }): Promise<OpenedSource> {
   const shape = shapeOf(src.set)!;
-  const { coll } = shape.base;
+  const { coll } = shape;
   const entry = coll.db === tx.scope.db ? (await schemaOf(tx, coll.db)).getById('collections', coll.id) : undefined;
   if (entry === undefined || entry.name !== coll.name) throw new SourceRefused(`Collection \`${coll.name}\` not found.`);
+  // One document's events pass its read permission each (renderChange); a collection's need a grant on it.
+  if (shape.doc !== undefined) return { src, shape, db: coll.db, coll: Number(coll.id), doc: shape.doc.id };
   if (!(await mayReadCollection(ctx, coll))) throw new SourceRefused(`Insufficient privileges to read from collection ${coll.name}.`);
   const base = shape.base;
   if (!(base instanceof IndexSet)) return { src, shape, db: coll.db, coll: Number(coll.id) };
@@ -136,6 +140,11 @@ export async function replayChanges(tx: TxnContext, o: OpenedSource, after: Even
       if (typeof e.ts === 'bigint') entries.push({ ts: e.ts, id: refId(e.payload), action: e.action });
     }
     raw.push(...fromEntries(entries));
+  } else if (o.doc !== undefined) {
+    for await (const v of tx.txn.history({ db: o.db, coll: o.coll, id: o.doc }, { fromTs: after.ts })) {
+      await tx.budget.breathe();
+      if (typeof v.ts === 'bigint' && v.action !== null) raw.push({ id: o.doc, ts: v.ts, action: v.action });
+    }
   } else {
     for await (const d of tx.txn.scan(o.db, o.coll, { withDeleted: true })) {
       await tx.budget.breathe();
@@ -155,14 +164,18 @@ export function commitChanges(o: OpenedSource, c: CommitEvent): Change[] {
     return numbered(fromEntries(entries), { ts: c.ts - 1n, ord: 0 });
   }
   const raw: Raw[] = [];
-  for (const v of c.versions) if (!v.rewrite && v.action !== null && v.key.db === o.db && v.key.coll === o.coll) raw.push({ id: v.key.id, ts: c.ts, action: v.action });
+  for (const v of c.versions) if (!v.rewrite && v.action !== null && concerns(o, v.key)) raw.push({ id: v.key.id, ts: c.ts, action: v.action });
   return numbered(raw, { ts: c.ts - 1n, ord: 0 });
 }
 
 /** Whether a commit may concern the source (before it is looked at closely). */
 export function commitConcerns(o: OpenedSource, c: CommitEvent): boolean {
   if (o.index !== undefined) return c.indexes.some((e) => e.db === o.db && e.index === o.index!.id);
-  return c.versions.some((v) => v.key.db === o.db && v.key.coll === o.coll);
+  return c.versions.some((v) => concerns(o, v.key));
+}
+
+function concerns(o: OpenedSource, key: DocKey): boolean {
+  return key.db === o.db && key.coll === o.coll && (o.doc === undefined || key.id === o.doc);
 }
 
 // ---- rendering ----
@@ -221,7 +234,7 @@ async function watchedChanged(ctx: CallCtx, o: OpenedSource, change: Change, cur
 
 /** One change as its event's JSON text, or undefined when the reader gets no event for it. */
 export async function renderChange(ctx: CallCtx, o: OpenedSource, change: Change): Promise<string | undefined> {
-  const { coll } = o.shape.base;
+  const { coll } = o.shape;
   const ts = change.cursor.ts;
   const curr = new DocV(coll.db, coll.id, coll.name, change.id, ts);
   const prev = new DocV(coll.db, coll.id, coll.name, change.id, ts - 1n);

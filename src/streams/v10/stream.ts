@@ -4,7 +4,9 @@
 // feed before its opening transaction takes its snapshot, so every commit above the snapshot is
 // delivered once; it opens with a status event at its start cursor, then the replayed events after
 // that cursor, then live events, each rendered in a read-only transaction of the reader's secret
-// (a revoked secret ends the stream with `permission_loss`).
+// (a revoked secret ends the stream with `permission_loss`). Every `statusEventMs` (5 minutes, as the
+// core's Subscription) an idle stream sends a status event: its cursor lets a client that reconnects
+// resume from there rather than from the start.
 
 import type { QueryService } from '../../fql/api';
 import type { TxnContext } from '../../model/context';
@@ -121,6 +123,9 @@ export class V10Stream {
   private delivering = false;
   private overflowed = false;
   private readonly unsubscribe: () => void;
+  /** The newest commit the feed handed this stream (the feed goes in ts order): every change up to it is queued or sent. */
+  private seenTs = 0n;
+  private statusTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly owner: V10Streams,
@@ -137,6 +142,7 @@ export class V10Stream {
       else this.overflowed = true;
       return;
     }
+    if (c.ts > this.seenTs) this.seenTs = c.ts;
     if (c.ts <= this.startTs || !commitConcerns(this.opened!, c)) return;
     this.queue.push(...commitChanges(this.opened!, c));
     if (this.queue.length > this.owner.limits.maxQueuedEvents) this.overflowed = true;
@@ -146,6 +152,7 @@ export class V10Stream {
   begin(opened: OpenedSource, ts: bigint, lines: string[]): void {
     this.opened = opened;
     this.startTs = ts;
+    if (ts > this.seenTs) this.seenTs = ts;
     this.pending = lines;
     const raw = this.raw ?? [];
     this.raw = undefined;
@@ -158,6 +165,15 @@ export class V10Stream {
     sink.onClose(() => this.close());
     this.writeAll(this.pending.splice(0));
     this.wake();
+    this.statusTimer = setInterval(() => this.sendStatus(), this.owner.limits.statusEventMs);
+    this.statusTimer.unref();
+  }
+
+  /** A status event at the newest commit seen, when nothing before it is still to be sent. */
+  private sendStatus(): void {
+    if (this.closed || this.delivering || this.queue.length > 0 || this.sink === undefined) return;
+    if (this.sink.buffered > 0) return; // a slow reader: it has events to read before a status
+    this.writeAll([statusEvent(this.seenTs)]);
   }
 
   /**
@@ -223,6 +239,7 @@ export class V10Stream {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.statusTimer);
     this.unsubscribe();
     this.queue = [];
     this.raw = undefined;
