@@ -2,8 +2,8 @@
 // server: POST /schema/1/update?staged=true keeps the files aside while v10 queries still see the
 // active schema, the staged index builds in the background (GET /schema/1/staged/status `pending`
 // with the core's pending summary, then `ready`), commit applies everything at once and refuses
-// before `ready`, abandon leaves the active schema as it was, a second staged push replaces the
-// first, and a restart keeps what is staged (it lives in the store). The core's words come from
+// before `ready`, abandon leaves the active schema as it was, a second push (staged or not) replaces
+// the staged one, and a restart keeps what is staged (it lives in the store). The core's words come from
 // SchemaEndpointStagedSpec and SchemaStatus.
 
 import { after, before, test } from 'node:test';
@@ -103,7 +103,7 @@ test('a staged push: the active schema serves until commit, the index builds (pe
   assert.deepEqual(error(await call('POST', '/schema/1/staged/commit?force=true')), [400, 'There is no staged schema to commit']);
 });
 
-test('abandon leaves the active schema as it was; a second staged push replaces the first', async () => {
+test('abandon leaves the active schema as it was; a second push, staged or not, replaces the staged one', async () => {
   const first = STAGED.replace('function foo() { 2 }', 'function foo() { 3 }').replace('terms [.name]', 'terms [.name]\n    values [.name]');
   assert.equal((await call('POST', '/schema/1/update?staged=true&force=true', { 'main.fsl': first })).status, 200);
   assert.equal((await call('POST', '/schema/1/staged/abandon?force=true')).status, 200);
@@ -114,6 +114,11 @@ test('abandon leaves the active schema as it was; a second staged push replaces 
 
   const second = STAGED.replace('function foo() { 2 }', 'function foo() { 4 }');
   assert.equal((await call('POST', '/schema/1/update?staged=true&force=true', { 'main.fsl': first })).status, 200);
+  // With a schema staged, a push without staged=true replaces the staged one too (the core keeps
+  // the active schema pinned until commit or abandon).
+  assert.equal((await call('POST', '/schema/1/update?force=true', { 'main.fsl': second })).status, 200);
+  assert.equal((await v10().query(fql`foo()`)).data, 2);
+  assert.equal((await call('GET', '/schema/1/files/main.fsl?staged=true')).json.content, second);
   assert.equal((await call('POST', '/schema/1/update?staged=true&force=true', { 'main.fsl': second })).status, 200);
   assert.equal((await call('GET', '/schema/1/files/main.fsl?staged=true')).json.content, second);
   // The second push adds no index: nothing to build.
