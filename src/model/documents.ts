@@ -278,8 +278,8 @@ async function createNative(ctx: TxnContext, db: bigint, native: string, params:
   return out;
 }
 
-/** What the v10 backing indexes of a collection need to write index documents. */
-function indexWriter(ctx: TxnContext, db: bigint): IndexWriter {
+/** What the v10 backing indexes of a collection (and those a staged schema builds) need to write index documents. */
+export function backingIndexWriter(ctx: TxnContext, db: bigint): IndexWriter {
   return {
     async create(params, pos) {
       const created = await indexType.create(ctx, db, params, pos);
@@ -301,7 +301,7 @@ function indexWriter(ctx: TxnContext, db: bigint): IndexWriter {
 /** A collection document just written: its backing indexes follow its v10 definition (the version is rewritten when they change). */
 async function withBackingIndexes(ctx: TxnContext, key: DocKey, action: 'create' | 'update', fields: Obj, pos: Position): Promise<Obj> {
   const name = String(fields.get('name'));
-  const synced = await syncBackingIndexes(ctx, key.db, name, fields, indexWriter(ctx, key.db), pos);
+  const synced = await syncBackingIndexes(ctx, key.db, name, fields, backingIndexWriter(ctx, key.db), pos);
   if (synced !== fields) {
     ctx.txn.putVersion(key, action, synced);
     markSchemaWrite(ctx, key.db, 'collections');
@@ -405,7 +405,7 @@ export async function deleteDocument(ctx: TxnContext, ref: Ref, pos: Position): 
     NATIVE_TYPES[t.native]?.onDelete?.(ctx, t.db, doc.key.id);
     markSchemaWrite(ctx, t.db, t.native);
     if (t.kind === 'schema' && t.native === 'collections') {
-      await dropBackingIndexes(doc.version.data ?? new Map(), indexWriter(ctx, t.db), pos);
+      await dropBackingIndexes(doc.version.data ?? new Map(), backingIndexWriter(ctx, t.db), pos);
       ctx.purges.push({ db: t.db, coll: Number(doc.key.id) });
     }
     if (t.kind === 'schema' && t.native === 'databases') ctx.purges.push({ db: doc.key.id });

@@ -1,9 +1,11 @@
-// The schema API's active (non-staged) part (api/schema/SchemaEndpoint.scala): GET /schema/1/files
-// and /files/{name}, POST /schema/1/update (applied at once, in one transaction), POST
-// /schema/1/validate and /diff (the `summary` format), and GET /schema/1/staged/status (always
-// `none`: Flora stages nothing). Every answer carries the schema `version` (µs); failures are
-// `{"error": {"message"}}` with the core's statuses and words (SchemaResponse.ErrorResponse).
-// Files arrive as multipart/form-data, one part per file, named by its path.
+// The schema API (api/schema/SchemaEndpoint.scala): GET /schema/1/files and /files/{name} (the
+// staged files with staged=true), POST /schema/1/update (applied at once, in one transaction, or
+// staged with staged=true), POST /schema/1/validate and /diff (the `summary` format, against the
+// staged schema with staged=true), GET /schema/1/staged/status, POST /schema/1/staged/commit and
+// /staged/abandon (also without `staged/`). Every answer carries the schema `version` (µs);
+// failures are `{"error": {"message"}}` with the core's statuses and words
+// (SchemaResponse.ErrorResponse). Files arrive as multipart/form-data, one part per file, named by
+// its path.
 
 import type { QueryService } from '../fql/api';
 import type { TxnContext } from '../model/context';
@@ -13,6 +15,7 @@ import { QueryCancelled, QueryTimeout } from '../model/budget';
 import { ProtocolError } from '../values/errors';
 import { activeSchema } from '../fql10/schemaFiles/files';
 import { diffSchema, pushSchema, SchemaRefused } from '../fql10/schemaFiles/push';
+import { abandonStaged, commitStaged, diffStaged, stagedFiles, stagedItems, stagedStatus, stageSchema } from '../fql10/schemaFiles/staged';
 import { renderSummary } from '../fql10/schemaFiles/summary';
 import { refuseUnauthenticated } from './authFirst';
 import type { RequestContext } from './context';
@@ -49,7 +52,9 @@ function answer(version: bigint, rest: Record<string, unknown> = {}, status = 20
   return { status, body: `{"version":${version}${more === '}' ? '}' : ',' + more}`, log: LOG, v10: true };
 }
 
-type Route = { kind: 'files' } | { kind: 'file'; name: string } | { kind: 'update' } | { kind: 'diff' } | { kind: 'status' };
+type Route = { kind: 'files' } | { kind: 'file'; name: string } | { kind: 'update' } | { kind: 'diff' } | { kind: 'status' } | { kind: 'commit' } | { kind: 'abandon' };
+
+const writes = (r: Route): boolean => r.kind === 'update' || r.kind === 'commit' || r.kind === 'abandon';
 
 function route(method: string, path: string): Route | SchemaHttpError {
   const rest = path.slice(SCHEMA_PREFIX.length).replace(/\/$/, '');
@@ -60,6 +65,10 @@ function route(method: string, path: string): Route | SchemaHttpError {
     '/diff': { method: 'POST', route: { kind: 'diff' } },
     '/status': { method: 'GET', route: { kind: 'status' } },
     '/staged/status': { method: 'GET', route: { kind: 'status' } },
+    '/commit': { method: 'POST', route: { kind: 'commit' } },
+    '/staged/commit': { method: 'POST', route: { kind: 'commit' } },
+    '/abandon': { method: 'POST', route: { kind: 'abandon' } },
+    '/staged/abandon': { method: 'POST', route: { kind: 'abandon' } },
   };
   const file = /^\/files\/([^/]+)$/.exec(rest);
   const hit = file ? { method: 'GET', route: { kind: 'file', name: decodeURIComponent(file[1]) } as Route } : table[rest];
@@ -110,34 +119,89 @@ function checkPermission(tx: TxnContext, write: boolean): void {
   if (!roleOk || s.roles !== undefined || s.token !== undefined || s.jwt !== undefined || s.docScoped) throw FORBIDDEN();
 }
 
-function diffFormat(q: URLSearchParams): string {
-  const f = q.get('format') ?? q.get('diff') ?? 'semantic';
-  return f === 'true' ? 'semantic' : f;
+/** SchemaRequest.diffFormat: `format`, else `diff` (`true` the legacy name of `semantic`); none when neither is given. */
+function diffFormat(q: URLSearchParams, fallback: string | null): string | null {
+  const f = q.get('format') ?? q.get('diff') ?? fallback;
+  if (f === null) return null;
+  if ((f === 'true' ? 'semantic' : f) !== 'summary') throw new SchemaHttpError(400, `Flora answers schema diffs in the summary format only (format=summary), not ${f}`);
+  return f;
 }
 
-async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: SourceText[]): Promise<{ version: bigint; rest?: Record<string, unknown>; updated?: true }> {
-  checkPermission(tx, r.kind === 'update');
+/** disallowRoot: schema is staged only in child databases (the root's is pushed active). */
+function refuseRoot(tx: TxnContext): void {
+  if (tx.scope.db === 0n) throw new SchemaHttpError(400, 'Schema cannot be staged in the root database');
+}
+
+/**
+ * A staged push runs twice: first its files are applied in a transaction that is then dropped (every
+ * check an active push makes holds for them), then they are staged. This ends the first run.
+ */
+class Checked extends Error {}
+
+/** How `update` runs: `push` applies at once, or for a staged push checks the files; then `stage` stages them. */
+type UpdatePhase = 'push' | 'stage';
+
+interface Served {
+  version: bigint;
+  rest?: Record<string, unknown>;
+  /** The answer's version is the transaction's time (SchemaUpdated). */
+  updated?: boolean;
+}
+
+async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: SourceText[], phase: UpdatePhase): Promise<Served> {
+  checkPermission(tx, writes(r));
   const version = await checkVersion(tx, q);
+  const staged = q.get('staged') === 'true';
+  const wrote = () => tx.schemaWrites.has(tx.scope.db);
   switch (r.kind) {
-    case 'files':
-      return { version, rest: { files: (await activeSchema(tx)).files.map((f) => ({ filename: f.name })) } };
+    case 'files': {
+      const shown = (staged ? await stagedFiles(tx) : undefined) ?? (await activeSchema(tx)).files;
+      return { version, rest: { files: shown.map((f) => ({ filename: f.name })) } };
+    }
     case 'file': {
-      const f = (await activeSchema(tx)).files.find((x) => x.name === r.name);
+      const f = ((staged ? await stagedFiles(tx) : undefined) ?? (await activeSchema(tx)).files).find((x) => x.name === r.name);
       if (f === undefined) throw NOT_FOUND();
       return { version, rest: { content: f.text } };
     }
-    case 'status':
-      return { version, rest: { status: 'none' } };
+    case 'status': {
+      // The root never has a staged schema: its status is `none` (the core refuses the question
+      // there, which would break `fauna schema pull` of the root, Flora's usual database).
+      if (tx.scope.db === 0n) return { version, rest: { status: 'none' } };
+      const format = diffFormat(q, null);
+      const { status, pendingSummary } = await stagedStatus(tx);
+      if (format === null) return { version, rest: { status } };
+      const files = await stagedFiles(tx);
+      const diff = files === undefined ? '' : renderSummary(await diffSchema(tx, files), (await activeSchema(tx)).items);
+      return { version, rest: { status, pending_summary: pendingSummary, diff } };
+    }
     case 'diff': {
-      const format = diffFormat(q);
-      if (format !== 'summary') throw new SchemaHttpError(400, `Flora answers schema diffs in the summary format only (format=summary), not ${format}`);
-      const before = await activeSchema(tx);
-      return { version, rest: { diff: renderSummary(await diffSchema(tx, files), before.items) } };
+      diffFormat(q, 'semantic');
+      const against = staged ? await stagedFiles(tx) : undefined;
+      if (against !== undefined) return { version, rest: { diff: renderSummary(diffStaged(against, files), stagedItems(against)) } };
+      return { version, rest: { diff: renderSummary(await diffSchema(tx, files), (await activeSchema(tx)).items) } };
     }
     case 'update':
-      if (q.get('staged') === 'true') throw new SchemaHttpError(400, 'Flora applies schema pushes at once: staged=true is not supported');
+      // With a schema staged, a push without staged=true replaces it too: the core's active schema
+      // stays pinned until commit or abandon, whatever is pushed meanwhile.
+      if (staged || (await stagedFiles(tx)) !== undefined) {
+        refuseRoot(tx);
+        if (phase === 'push') {
+          await pushSchema(tx, files);
+          throw new Checked();
+        }
+        await stageSchema(tx, files);
+        return { version, updated: wrote() };
+      }
       await pushSchema(tx, files);
       return { version, updated: true };
+    case 'commit':
+      refuseRoot(tx);
+      await commitStaged(tx);
+      return { version, updated: wrote() };
+    case 'abandon':
+      refuseRoot(tx);
+      await abandonStaged(tx);
+      return { version, updated: wrote() };
   }
 }
 
@@ -153,10 +217,12 @@ export function schemaApi(service: QueryService): Handler {
     const body = await ctx.readBody(service.limits.maxBodyBytes);
     const files = r.kind === 'update' || r.kind === 'diff' ? await filesOf(ctx, body) : [];
     if (files instanceof SchemaHttpError) return errorOutcome(files.status, files.message);
+    const runPhase = (phase: UpdatePhase) =>
+      service.transact(ctx.headers.authorization, (tx) => serve(r, tx, ctx.query, files, phase), { readOnly: !writes(r), client: ctx });
     try {
-      const run = await service.transact(ctx.headers.authorization, (tx) => serve(r, tx, ctx.query, files), {
-        readOnly: r.kind !== 'update',
-        client: ctx,
+      const run = await runPhase('push').catch((e: unknown) => {
+        if (e instanceof Checked) return runPhase('stage');
+        throw e;
       });
       const { version, rest, updated } = run.result;
       // SchemaUpdated: the version is the push's own transaction time.

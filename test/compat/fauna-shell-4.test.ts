@@ -2,7 +2,8 @@
 // `fauna query` (a result in FQL syntax, a runtime error and a parse error as it prints them for
 // Fauna, --json/--format json, a query on stdin, --api-version 4, --database with the secret, --include),
 // `fauna shell` fed through a pipe, `fauna database create/list/delete` through Flora's v10 Database
-// module, `fauna schema push --active` and `pull` through the schema API, and --local
+// module, `fauna schema push --active` and `pull` through the schema API, staged pushes (`schema
+// push` without --active, `status`, `commit`, `abandon`, `pull` of the staged files), and --local
 // (http://0.0.0.0:8443, secret `secret`) when Flora can listen on port 8443 here. Each case asserts
 // the exit code and the exact output.
 
@@ -33,9 +34,9 @@ const ABORTED = 'The query failed with the following error:\n\nerror: Query abor
 
 describe('fauna-shell 4: fauna query', () => {
   before(async () => {
-    // Two queries: a collection made by a query is not there for that query (the core's rule).
-    for (const q of ['Collection.create({ name: "books" })', 'books.create({ id: "1", title: "Dune" })\n"ok"']) {
-      const setup = await fauna(['query', q, ...endpoint()]);
+    // Two queries: a collection is not there for the query that creates it (as in the core).
+    for (const setupQuery of ['Collection.create({ name: "books" })\n"ok"', 'books.create({ id: "1", title: "Dune" })\n"ok"']) {
+      const setup = await fauna(['query', setupQuery, ...endpoint()]);
       assert.equal(setup.code, 0, setup.output);
     }
   });
@@ -176,6 +177,64 @@ describe('fauna-shell 4: fauna schema push and pull (active)', () => {
       await readFile(path.join(project.dir, 'pulled', 'main.fsl'), 'utf8'),
       '// The following schema is auto-generated.\n// This file contains FSL for FQL10-compatible schema items.\n\ncollection Made {\n  history_days 30\n}\n',
     );
+  });
+});
+
+describe('fauna-shell 4: fauna schema push (staged), status, commit, abandon', () => {
+  /** Staging happens in a child database (the core stages nothing in the root). */
+  const inChild = (): string[] => ['--url', server.flora.url, '--secret', `${server.flora.secret}:shell4staged:admin`];
+  const ACTIVE = 'collection Pet {\n  name: String\n}\n';
+  const STAGED = 'collection Pet {\n  name: String\n  index byName {\n    terms [.name]\n  }\n}\n\nfunction hello() { "staged" }\n';
+
+  before(async () => {
+    assert.equal(plain(await fauna(['database', 'create', '--name', 'shell4staged', ...endpoint()])).code, 0);
+    await project.write('active/pets.fsl', ACTIVE);
+    await project.write('staged/pets.fsl', STAGED);
+    await project.write('restaged/pets.fsl', STAGED.replace('"staged"', '"restaged"'));
+    await project.write('pulledstaged/.keep', '');
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--no-input', '--dir', 'active', ...inChild()])), { code: 0, stdout: '', stderr: '' });
+  });
+
+  test('push without --active stages (POST /schema/1/update?force=true&staged=true): queries see the active schema; status shows the staged and the local changes', async () => {
+    assert.deepEqual(plain(await fauna(['schema', 'status', '--dir', 'active', ...inChild()])), { code: 0, stdout: 'Staged changes: none\nLocal changes: none\n\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--no-input', '--dir', 'staged', ...inChild()])), { code: 0, stdout: '', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'Collection.byName("Pet")!.indexes', ...inChild()])), { code: 0, stdout: '{}\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])), {
+      code: 1,
+      stdout: '',
+      stderr: 'The query failed with the following error:\n\nerror: Unbound variable `hello`\nat *query*:1:1\n|\n1 | hello()\n| ^^^^^\n|\n',
+    });
+    // fauna-shell indents every line of the diff after the first.
+    const staged = 'Staged changes: ready\nStaged changes:\n\n* Adding function `hello` to pets.fsl:8:1\n  * Modifying collection `Pet` at pets.fsl:1:1\n  \n';
+    assert.deepEqual(plain(await fauna(['schema', 'status', '--dir', 'staged', ...inChild()])), { code: 0, stdout: staged + 'Local changes: none\n\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'status', '--dir', 'active', ...inChild()])), {
+      code: 0,
+      stdout:
+        staged +
+        'Local changes:\n\n  * Removing function `hello` from pets.fsl:8:1\n  * Modifying collection `Pet` at pets.fsl:1:1\n  \n(use `fauna schema diff` to display local changes)\n(use `fauna schema push` to stage local changes)\n',
+      stderr: '',
+    });
+    // pull takes the staged files while a schema is staged.
+    const pulled = plain(await fauna(['schema', 'pull', '--dir', 'pulledstaged', ...inChild()], 'y\n'));
+    assert.equal(pulled.code, 0, pulled.stderr);
+    assert.ok(pulled.stdout.startsWith('Pulling staged schema will make the following changes:\nadd:       pets.fsl\n'), pulled.stdout);
+    assert.equal(await readFile(path.join(project.dir, 'pulledstaged', 'pets.fsl'), 'utf8'), STAGED);
+  });
+
+  test('commit --no-input applies the staged schema (POST /schema/1/staged/commit?force=true); with nothing staged, the core\'s refusal and exit code 1', async () => {
+    assert.deepEqual(plain(await fauna(['schema', 'commit', '--no-input', ...inChild()])), { code: 0, stdout: 'Schema has been committed\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])), { code: 0, stdout: '"staged"\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'Pet.create({ name: "Rex" }) { name }\nPet.byName("Rex").count()', ...inChild()])), { code: 0, stdout: '1\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'status', '--dir', 'staged', ...inChild()])), { code: 0, stdout: 'Staged changes: none\nLocal changes: none\n\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'commit', '--no-input', ...inChild()])), { code: 1, stdout: '', stderr: 'There is no staged schema to commit\n' });
+  });
+
+  test('abandon --no-input drops the staged schema (POST /schema/1/staged/abandon?force=true); with nothing staged, exit code 1', async () => {
+    assert.deepEqual(plain(await fauna(['schema', 'abandon', '--no-input', ...inChild()])), { code: 1, stdout: '', stderr: 'There is no staged schema to abandon\n' });
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--no-input', '--dir', 'restaged', ...inChild()])), { code: 0, stdout: '', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'abandon', '--no-input', ...inChild()])), { code: 0, stdout: 'Schema has been abandoned.\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])), { code: 0, stdout: '"staged"\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'status', '--dir', 'staged', ...inChild()])), { code: 0, stdout: 'Staged changes: none\nLocal changes: none\n\n', stderr: '' });
   });
 });
 

@@ -9,6 +9,7 @@ import { writeSchemaSources, type SourceText } from '../../model/schemaSources';
 import type { Obj, Value } from '../../values/types';
 import type { SchemaItem } from '../fsl/ast';
 import { itemDefinition } from '../fsl/definition';
+import type { TakenNames } from '../fsl/fromDefinition';
 import { parseSchemaFiles, renderSchemaErrors } from '../fsl/index';
 import { evaluate } from '../eval/evaluate';
 import { parseQuery } from '../parser';
@@ -32,9 +33,14 @@ export type ItemDiff =
 
 /** The files' items against the database's (SchemaDiff.diffItems, without renames). */
 export async function diffSchema(tx: TxnContext, files: ReadonlyArray<SourceText>): Promise<ItemDiff[]> {
+  const { items, taken } = await currentSchema(tx);
+  return diffItems(items, taken, files);
+}
+
+/** The files' items against `before` (items whose names are `taken`). */
+export function diffItems(before: ReadonlyArray<SchemaItem>, taken: TakenNames, files: ReadonlyArray<SourceText>): ItemDiff[] {
   const parsed = parseSchemaFiles(files);
   if (!parsed.ok) throw new SchemaRefused(renderSchemaErrors(parsed.errors));
-  const { items: before, taken } = await currentSchema(tx);
   const after = new Map(parsed.value.map((i) => [itemKey(i), i]));
   const diffs: ItemDiff[] = [];
   for (const b of before) {

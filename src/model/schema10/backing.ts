@@ -14,6 +14,7 @@ import type { Position } from '../../values/errors';
 import { Ref, type Obj, type Value } from '../../values/types';
 import type { TxnContext } from '../context';
 import { schemaOf } from '../resolve';
+import { readStagedSchema, writeStagedSchema } from '../schemaStaged';
 import { parseFieldPath } from './definition';
 
 /** One backing index as the collection document records it. */
@@ -73,7 +74,8 @@ function wanted(fields: Obj): Omit<BackingIndex, 'index'>[] {
   return out;
 }
 
-function keyOf(b: Omit<BackingIndex, 'index'>): string {
+/** A backing index's identity: two definitions with the same key share one index. */
+export function backingKey(b: Omit<BackingIndex, 'index'>): string {
   return JSON.stringify([b.terms.map((t) => [t.field, t.mva]), b.values.map((v) => [v.field, v.mva, v.order]), b.unique]);
 }
 
@@ -90,8 +92,8 @@ export function backingIndexesOf(fields: Obj): BackingIndex[] {
 
 /** The backing index serving a user index or unique constraint definition of the collection. */
 export function backingFor(fields: Obj, def: Omit<BackingIndex, 'index'>): BackingIndex | undefined {
-  const key = keyOf(def);
-  return backingIndexesOf(fields).find((b) => keyOf(b) === key);
+  const key = backingKey(def);
+  return backingIndexesOf(fields).find((b) => backingKey(b) === key);
 }
 
 export function userIndexSpec(def: Obj): Omit<BackingIndex, 'index'> {
@@ -104,19 +106,27 @@ export function userIndexSpec(def: Obj): Omit<BackingIndex, 'index'> {
  * `backingIndexes` updated (the same object when nothing changed).
  */
 export async function syncBackingIndexes(ctx: TxnContext, db: bigint, collName: string, fields: Obj, writer: IndexWriter, pos: Position): Promise<Obj> {
-  const have = new Map(backingIndexesOf(fields).map((b) => [keyOf(b), b]));
+  const have = new Map(backingIndexesOf(fields).map((b) => [backingKey(b), b]));
   const next = new Map<string, BackingIndex>();
+  const schema = await schemaOf(ctx, db);
+  let staged = await readStagedSchema(ctx, db);
   for (const w of wanted(fields)) {
-    const key = keyOf(w);
+    const key = backingKey(w);
     if (next.has(key)) continue;
     const existing = have.get(key);
-    if (existing && (await schemaOf(ctx, db)).get('indexes', existing.index)) {
+    if (existing && schema.get('indexes', existing.index)) {
       next.set(key, existing);
       continue;
     }
-    const index = randomUUID(); // names are irrelevant for collection indexes (the core's choice too)
-    await writer.create(indexParams(index, collName, w), pos);
-    next.set(key, { ...w, index });
+    // An index a staged schema has built for this collection is taken over (commit needs no new build).
+    const built = staged?.indexes.find((s) => s.collection === collName && s.key === key && schema.get('indexes', s.index));
+    if (staged && built) {
+      staged = { ...staged, indexes: staged.indexes.filter((s) => s !== built) };
+      writeStagedSchema(ctx, db, staged);
+      next.set(key, { ...w, index: built.index });
+      continue;
+    }
+    next.set(key, { ...w, index: await createBackingIndex(writer, collName, w, pos) });
   }
   for (const [key, b] of have) if (!next.has(key)) await writer.remove(b.index, pos);
   if (have.size === next.size && [...have.keys()].every((k) => next.has(k))) return fields;
@@ -126,11 +136,18 @@ export async function syncBackingIndexes(ctx: TxnContext, db: bigint, collName: 
   return out;
 }
 
+/** Creates the index document of a backing index; returns its name. */
+export async function createBackingIndex(writer: IndexWriter, collName: string, spec: Omit<BackingIndex, 'index'>, pos: Position): Promise<string> {
+  const index = randomUUID(); // names are irrelevant for collection indexes (the core's choice too)
+  await writer.create(indexParams(index, collName, spec), pos);
+  return index;
+}
+
 /** Whether new fields `next` leave a backing index of `prev` unused: one whose terms and values no
  *  index or unique constraint asks for any more (a change of uniqueness alone keeps it, as the
  *  core's CollectionIndexManager updates it in place). */
 export function dropsBackingIndex(prev: Obj, next: Obj): boolean {
-  const shape = (b: Omit<BackingIndex, 'index'>) => keyOf({ ...b, unique: false });
+  const shape = (b: Omit<BackingIndex, 'index'>) => backingKey({ ...b, unique: false });
   const kept = new Set(wanted(next).map(shape));
   return backingIndexesOf(prev).some((b) => !kept.has(shape(b)));
 }
