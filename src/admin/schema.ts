@@ -25,6 +25,8 @@ export function schemaPanel(): Panel {
   const push = h('button', { type: 'submit', id: 'push-schema', disabled: true }, 'Push');
   const cancel = h('button', { type: 'button', id: 'cancel-schema-edit' }, 'Cancel');
   const diff = h('pre', { id: 'schema-diff' });
+  /** Under the editor's buttons, as the query editor shows its errors: what validating or pushing refused. */
+  const editBox = h('div', { class: 'messages' });
   const form = h(
     'form',
     { id: 'schema-edit', class: 'stacked', hidden: true },
@@ -33,6 +35,7 @@ export function schemaPanel(): Panel {
     editor.element,
     h('label', { class: 'file' }, 'Or load a file: ', upload),
     h('div', { class: 'actions' }, validate, push, cancel),
+    editBox,
     diff,
   );
   let client: FloraClient | undefined;
@@ -46,7 +49,7 @@ export function schemaPanel(): Panel {
   /** A new file may not take an existing file's name (it would be pushed twice). */
   const clash = () => {
     const taken = editing === '' && schema.files.some((f) => f.name === name.value);
-    if (taken) show(box, `There is a file named ${name.value} already: edit it, or choose another name.`);
+    if (taken) show(editBox, `There is a file named ${name.value} already: edit it, or choose another name.`);
     return taken;
   };
   /** The edit changed since its last validation: it must be validated again before a push. */
@@ -55,10 +58,10 @@ export function schemaPanel(): Panel {
     replace(diff);
   };
   /** A refusal: the core's message as it is when it points into a file, else one line. */
-  const failed = (err: unknown, action: string) => {
-    if (err instanceof FloraError && err.summary) replace(box, h('pre', { class: 'error summary', role: 'alert' }, err.summary));
-    else if (err instanceof FloraError && err.status === 409) show(box, `${describeError(err, action)}: the schema changed since this tab read it. Copy your text, reopen the tab and edit again.`);
-    else show(box, describeError(err, action));
+  const failed = (into: HTMLElement, err: unknown, action: string) => {
+    if (err instanceof FloraError && err.summary) replace(into, h('pre', { class: 'error summary', role: 'alert' }, err.summary));
+    else if (err instanceof FloraError && err.status === 409) show(into, `${describeError(err, action)}: the schema changed since this tab read it. Copy your text, reopen the tab and edit again.`);
+    else show(into, describeError(err, action));
   };
 
   const showFile = (file: string) => {
@@ -67,7 +70,7 @@ export function schemaPanel(): Panel {
     const f = schema.files.find((x) => x.name === file);
     if (!f) return replace(view);
     const edit = h('button', { type: 'button', id: 'edit-schema-file', onclick: () => startEdit(f) }, 'Edit');
-    replace(view, h('h3', {}, f.name, ' ', edit), fslPre(f.text, 'schema-file'));
+    replace(view, h('div', { class: 'file-head' }, h('h3', {}, f.name), edit), fslPre(f.text, 'schema-file'));
   };
   const startEdit = (f: FslFile | null) => {
     editing = f?.name ?? '';
@@ -77,6 +80,7 @@ export function schemaPanel(): Panel {
     upload.value = '';
     form.hidden = false;
     show(box, null);
+    show(editBox, null);
     edited();
     editor.input.focus();
   };
@@ -88,7 +92,7 @@ export function schemaPanel(): Panel {
     try {
       schema = await readSchemaFiles(c);
     } catch (err) {
-      if (c === client) failed(err, 'read the schema files');
+      if (c === client) failed(box, err, 'read the schema files');
       return;
     }
     if (c !== client) return; // another database chosen meanwhile
@@ -112,7 +116,7 @@ export function schemaPanel(): Panel {
   cancel.addEventListener('click', closeEdit);
   validate.addEventListener('click', () => {
     const c = client!;
-    show(box, null);
+    show(editBox, null);
     edited();
     if (clash()) return;
     void validateSchema(c, filesToSend()).then(
@@ -120,14 +124,14 @@ export function schemaPanel(): Panel {
         replace(diff, summary || 'No changes: the schema is already what these files say.');
         push.disabled = false;
       },
-      (err) => failed(err, 'validate the schema'),
+      (err) => failed(editBox, err, 'validate the schema'),
     );
   });
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const c = client!;
     const file = name.value;
-    show(box, null);
+    show(editBox, null);
     if (clash()) return;
     void pushSchema(c, filesToSend(), schema.version).then(
       async () => {
@@ -135,7 +139,7 @@ export function schemaPanel(): Panel {
         await load(c, file);
         show(box, `Pushed ${file}.`, 'notice');
       },
-      (err) => failed(err, 'push the schema'),
+      (err) => failed(editBox, err, 'push the schema'),
     );
   });
 

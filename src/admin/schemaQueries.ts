@@ -37,7 +37,8 @@ async function answer(res: Response): Promise<Map<string, JsonValue>> {
 
 function files(list: readonly FslFile[]): FormData {
   const form = new FormData();
-  for (const f of list) form.append(f.name, f.text);
+  // As file parts: a string part's line breaks would be sent as CRLF, and the file kept so.
+  for (const f of list) form.append(f.name, new Blob([f.text], { type: 'text/plain' }), f.name);
   return form;
 }
 
