@@ -60,7 +60,7 @@ export function schemaPanel(): Panel {
   /** A refusal: the core's message as it is when it points into a file, else one line. */
   const failed = (into: HTMLElement, err: unknown, action: string) => {
     if (err instanceof FloraError && err.summary) replace(into, h('pre', { class: 'error summary', role: 'alert' }, err.summary));
-    else if (err instanceof FloraError && err.status === 409) show(into, `${describeError(err, action)}: the schema changed since this tab read it. Copy your text, reopen the tab and edit again.`);
+    else if (err instanceof FloraError && err.status === 409) show(into, `${describeError(err, action)}. The schema changed since this tab read it: copy your text, reopen the tab and edit again.`);
     else show(into, describeError(err, action));
   };
 
@@ -89,13 +89,15 @@ export function schemaPanel(): Panel {
     edited();
   };
   const load = async (c: FloraClient, select: string) => {
+    let read: SchemaFiles;
     try {
-      schema = await readSchemaFiles(c);
+      read = await readSchemaFiles(c);
     } catch (err) {
       if (c === client) failed(box, err, 'read the schema files');
       return;
     }
     if (c !== client) return; // another database chosen meanwhile
+    schema = read;
     const newFile = h('button', { type: 'button', id: 'new-schema-file', onclick: () => startEdit(null) }, 'New file');
     replace(list, ...schema.files.map((f) => h('li', {}, h('button', { type: 'button', class: 'schema-file', onclick: () => showFile(f.name) }, f.name))), h('li', {}, newFile));
     if (schema.files.length === 0) list.prepend(h('li', { class: 'empty' }, 'No schema files: the database has no collections, functions, roles or access providers.'));

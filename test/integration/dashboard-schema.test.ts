@@ -139,7 +139,7 @@ test('the Schema tab shows and pushes FSL files', { skip: SKIP, timeout: 180_000
     await see('#schema-panel .error', 'Stale');
     assert.equal(
       await text('#schema-panel .error'),
-      'Could not push the schema: Stale schema version provided: the schema changed since this tab read it. Copy your text, reopen the tab and edit again.',
+      'Could not push the schema: Stale schema version provided. The schema changed since this tab read it: copy your text, reopen the tab and edit again.',
     );
     // The failed validation and push answered 400 and 409, which the console reports; nothing else went wrong.
     assert.deepEqual(ui.unexpectedErrors([400, 409]), []);
