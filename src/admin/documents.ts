@@ -1,11 +1,13 @@
 // The selected database's collections, a page of the chosen collection's documents (next/previous
-// with the page's cursors), one document as JSON, and a form that creates a document from JSON.
+// with the page's cursors), one document as JSON, a form that creates a document from JSON, and the
+// collection's FSL.
 
 import type { JsonValue } from '../wire/expr';
 import { parseJson } from '../wire/json';
 import { renderValue } from '../fqljs/render';
 import type { FloraClient } from './client';
 import { h, replace } from './dom';
+import { showCollectionFsl } from './fslViews';
 import type { Panel } from './panel';
 import { attempt, show } from './messages';
 import { showPager } from './pager';
@@ -43,6 +45,7 @@ export function documentsPanel(): Panel {
   const data = h('textarea', { id: 'new-document', rows: '3', spellcheck: 'false', placeholder: '{"name": "value"}' });
   const form = h('form', { id: 'create-document', hidden: true }, h('label', { for: 'new-document' }, 'New document data (JSON)'), data, h('button', { type: 'submit' }, 'Create document'));
   const title = h('h2', {}, 'Collections');
+  const fsl = h('div', { id: 'collection-fsl' });
   let client: FloraClient | undefined;
   let collection = '';
 
@@ -137,6 +140,8 @@ export function documentsPanel(): Panel {
     form.hidden = false;
     replace(viewer);
     void showPage({});
+    const c = client!;
+    void showCollectionFsl(fsl, c, name, () => collection === name && client === c);
   };
 
   onData(form, data, () => `create a document in ${collection}`, async (value) => {
@@ -155,6 +160,7 @@ export function documentsPanel(): Panel {
     replace(table);
     replace(pager);
     replace(viewer);
+    replace(fsl);
     void attempt(box, 'list collections', async () => {
       const { value } = await c.query(listCollections());
       const names = pageItems(value).map(refId);
@@ -166,6 +172,6 @@ export function documentsPanel(): Panel {
     });
   };
 
-  const element = h('section', { id: 'documents-panel', class: 'panel' }, title, collections, box, table, pager, viewer, form);
+  const element = h('section', { id: 'documents-panel', class: 'panel' }, title, collections, box, table, pager, viewer, form, fsl);
   return { id: 'documents', label: 'Collections', element, open };
 }

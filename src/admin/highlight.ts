@@ -5,7 +5,8 @@
 import { tokenizer } from 'acorn';
 import { FUNCTION_NAMES } from '../fqljs/shapes';
 
-export type HighlightKind = 'fn' | 'string' | 'number' | 'literal' | 'name' | 'punct' | 'plain';
+/** `comment` only in FSL (fslText.ts): here comments are plain. */
+export type HighlightKind = 'fn' | 'string' | 'number' | 'literal' | 'name' | 'punct' | 'comment' | 'plain';
 
 export interface Piece {
   text: string;

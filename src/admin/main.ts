@@ -16,13 +16,14 @@ import { keysPanel } from './keys';
 import { queryEditor } from './queryEditor';
 import { queryLogPanel } from './queryLog';
 import { rolesPanel } from './roles';
+import { schemaPanel } from './schema';
 import { forgetSecret, storeSecret, storedSecret } from './session';
 import { signInScreen } from './signIn';
 import { tabs } from './tabs';
 
 function workspace(client: FloraClient): HTMLElement {
   const screens = tabs([
-    documentsPanel(), indexesPanel(), functionsPanel(), rolesPanel(), keysPanel(), accessProvidersPanel(),
+    documentsPanel(), schemaPanel(), indexesPanel(), functionsPanel(), rolesPanel(), keysPanel(), accessProvidersPanel(),
     queryEditor(), graphqlPanel(), queryLogPanel(), jobsPanel(),
   ]);
   const selected = (path: string[]) => screens.use(client.in(path));
