@@ -43,6 +43,9 @@ export class CollectionDefV extends ExtValue {
     readonly deleted = false,
     /** Valid time (µs) it reads at (`at (ts) Collection.byName(…)`); undefined: the reader's. */
     readonly readTs?: bigint,
+    /** The definition as a write is about to leave it (a write predicate's new document, the
+     *  core's versionOverride): read as it is, at the transaction's time. */
+    readonly pending?: Obj,
   ) {
     super();
   }
@@ -63,7 +66,7 @@ export class CollectionDefV extends ExtValue {
   /** The definition with `coll` and `ts` placed as the core shows them, or why it is not there. */
   async read(ctx: CallCtx): Promise<Obj | DefNullCause> {
     if (this.deleted) return new DefNullCause(this, 'deleted', frameSpan(ctx));
-    const def = await definitionOf(txnOf(ctx), this.db, this.name, this.readTs ?? readTimeOf(ctx));
+    const def = this.pending ?? (await definitionOf(txnOf(ctx), this.db, this.name, this.readTs ?? readTimeOf(ctx)));
     if (def === undefined) return new DefNullCause(this, 'not found', frameSpan(ctx));
     const out: Obj = new Map<string, Value>([['name', this.name]]);
     // A definition keeps its ts in microseconds (v4's shape); v10 shows a Time.

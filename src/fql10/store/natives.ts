@@ -79,6 +79,9 @@ export class NativeDocV extends ExtValue {
     readonly once?: Obj,
     /** Valid time (µs) it reads at (`at (ts) Function.byName(…)`); undefined: the reader's. */
     readonly readTs?: bigint,
+    /** Stored fields and internal id of a version not yet written (a write predicate's new
+     *  document, the core's versionOverride): read as they are, unchecked, at the transaction's time. */
+    readonly pending?: { readonly fields: Obj; readonly id: bigint },
   ) {
     super();
   }
@@ -127,6 +130,7 @@ export class NativeDocV extends ExtValue {
   async read(ctx: CallCtx): Promise<Read> {
     const span = frameSpan(ctx);
     if (this.deleted) return new NativeNullCause(this, 'deleted', span);
+    if (this.pending !== undefined) return { ...this.pending, ts: TxnTime.instance };
     const tx = txnOf(ctx);
     const at = this.readTs ?? readTimeOf(ctx);
     const t = await this.target(ctx, at);
@@ -366,10 +370,16 @@ function nativeCollId(native: NativeName): number {
 
 const companions = new Map<NativeSpec, { module: ModuleV; table: FieldTable }>();
 const specsByModule = new Map<string, NativeSpec>();
+const specsByNative = new Map<NativeName, NativeSpec>();
 
 /** The spec of a native collection by its module name (cursors name it so). */
 export function nativeSpecOf(module: string): NativeSpec | undefined {
   return specsByModule.get(module);
+}
+
+/** The spec of a native collection by the model's name for it (`tokens`: Token). */
+export function nativeSpecFor(native: NativeName): NativeSpec | undefined {
+  return specsByNative.get(native);
 }
 
 function companionOf(spec: NativeSpec): ModuleV {
@@ -389,6 +399,7 @@ export function nativeCompanion(spec: NativeSpec): { module: ModuleV; table: Fie
   c = { module: new ModuleV(spec.module, t, (v) => (v instanceof NativeDocV && v.spec === spec) || (also !== undefined && also(v))), table: t };
   companions.set(spec, c);
   specsByModule.set(spec.module, spec);
+  specsByNative.set(spec.native, spec);
   const db = (ctx: CallCtx) => txnOf(ctx).scope.db;
   const all = (ctx: CallCtx) => new NativeDocsSet(spec, db(ctx));
   t.method('all', [], (ctx) => all(ctx));
