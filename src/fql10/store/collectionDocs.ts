@@ -10,7 +10,9 @@ import { Doc, Module, NamedRef, NullDoc, type MObject, type MValue } from '../..
 import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { frameSpan, NullReceiver, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { ExtValue, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
+import { ExtValue, NullV, type DocIdentity, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
+import { schemaAsOf } from '../../model/resolve';
+import { coreCollectionId } from './natives';
 import { baseTable } from '../stdlib/base';
 import { storedToResponse, toRuntime, toStored } from './convert';
 import { requireWrite, viaModel } from './errors';
@@ -61,6 +63,18 @@ export class CollectionDefV extends ExtValue {
   compare(other: ExtValue): number | undefined {
     if (!(other instanceof CollectionDefV)) return undefined;
     return this.name < other.name ? -1 : this.name > other.name ? 1 : 0;
+  }
+
+  /** The collection's internal id, once prepareCompare has looked it up. */
+  private knownId: { readonly id: bigint | undefined } | undefined;
+
+  override docIdentity(): DocIdentity {
+    return { coll: coreCollectionId('collections'), id: this.knownId?.id, name: this.name };
+  }
+
+  override async prepareCompare(ctx: CallCtx): Promise<void> {
+    if (this.knownId !== undefined) return;
+    this.knownId = { id: (await schemaAsOf(txnOf(ctx), this.db, this.readTs ?? readTimeOf(ctx))).get('collections', this.name)?.id };
   }
 
   /** The definition with `coll` and `ts` placed as the core shows them, or why it is not there. */

@@ -9,7 +9,7 @@ import type { Span } from '../span';
 import { Failures, QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { indexDocMaterialized, uncoveredField, type IndexSrcHint } from '../runtime/hints';
 import { NullReceiver, frameSpan, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
-import { ExtValue, IdV, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
+import { ExtValue, IdV, NullV, type DocIdentity, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
 import { baseTable } from '../stdlib/base';
 import { p, tt } from '../runtime/types';
 import { DELETED_COLLECTION, Doc, DocRef, Module, NullDoc, type MObject, type MValue, type NullCause as MNullCause } from '../../wire/v10/model';
@@ -97,6 +97,11 @@ export class DocV extends ExtValue {
     if (!(other instanceof DocV)) return undefined;
     if (this.collId !== other.collId) return this.collId < other.collId ? -1 : 1;
     return this.id < other.id ? -1 : this.id > other.id ? 1 : 0;
+  }
+
+  override docIdentity(): DocIdentity {
+    // A user collection's internal id is the core's (from 1024).
+    return { coll: this.collId, id: this.id };
   }
 
   /** The ref v4 stores for it. */
