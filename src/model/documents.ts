@@ -11,7 +11,8 @@ import { EventObj, Ref, Time, TxnTime, type Obj, type Value } from '../values/ty
 import { NATIVE_IDS, schemaConflictKey, type NamedNative } from './catalog';
 import { deepMerge, Failures, stripNulls } from './data';
 import { newId } from './ids';
-import { keyType, NATIVE_TYPES, type NativeType } from './nativeTypes';
+import { keyType, NATIVE_TYPES, type CreatedFields, type NativeType } from './nativeTypes';
+import { PendingDoc } from './lambdaLanguage';
 import { checkAccess, usesRoles, allowed } from './permissions';
 import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMaintenance';
 import { addrOfTarget, assertResolved, resolveRef, schemaOf, type Target } from './resolve';
@@ -264,9 +265,15 @@ function reorderUser(o: Obj): Obj {
 async function createNative(ctx: TxnContext, db: bigint, native: string, params: Obj, pos: Position, dbRef: Ref | undefined, t: Target): Promise<Obj> {
   const type = NATIVE_TYPES[native];
   if (!type) throw errors.notImplemented(`create ${native}`, pos);
-  await checkAccess(ctx, 'create', t, pos, [params]);
-  const created = await type.create(ctx, db, params, pos);
-  created.fields = await addressed(ctx, created.fields, pos);
+  // A v10 predicate gets the new document: made once, for it or for the write.
+  let made: Promise<CreatedFields> | undefined;
+  const make = (): Promise<CreatedFields> =>
+    (made ??= type.create(ctx, db, params, pos).then(async (c) => ({ ...c, fields: await addressed(ctx, c.fields, pos) })));
+  await checkAccess(ctx, 'create', t, pos, [params], async () => {
+    const c = await make();
+    return pendingNative(native, c.id, c.fields);
+  });
+  const created = await make();
   const key: DocKey = { db, coll: NATIVE_IDS[native as NamedNative], id: created.id };
   ctx.txn.putVersion(key, 'create', created.fields);
   await maintainNativeIndexes(ctx, db, native, created.id, null, { ts: ctx.snapshotTs, fields: created.fields }, pos);
@@ -328,6 +335,12 @@ function markSchemaWrite(ctx: TxnContext, db: bigint, native: string): void {
   ctx.txn.writeConflictKey(schemaConflictKey(db));
 }
 
+/** A native document a create or write is about to leave, as v10 predicates get it. */
+function pendingNative(native: string, id: bigint, fields: Obj): PendingDoc {
+  const named = native !== 'keys' && native !== 'tokens' && native !== 'credentials';
+  return new PendingDoc(named ? Ref.schema(native, String(fields.get('name'))) : new Ref(String(id), Ref.native(native)), fields, id);
+}
+
 function targetFor(db: bigint, native: string, id: bigint, fields: Obj, scoped: boolean): Target {
   if (native === 'keys' || native === 'tokens' || native === 'credentials')
     return { kind: 'secretDoc', db, native, id, self: false, scoped };
@@ -364,8 +377,11 @@ export async function writeDocument(ctx: TxnContext, ref: Ref, params: Obj, repl
   if (t.kind === 'doc') fields = await checkedFields(ctx, t.coll, await addressed(ctx, userFields(ctx, t, params, old, replace, pos), pos), action, t.id, pos);
   else {
     const type = nativeTypeOf(t, pos);
-    if (roles) await checkAccess(ctx, 'write', t, pos, [old, params, refOf(t, undefined)]);
-    fields = await addressed(ctx, await type.update(ctx, t.db, doc.key.id, old, params, replace, pos), pos);
+    // A v10 predicate gets the document as the write leaves it: made once, for it or for the write.
+    let updated: Promise<Obj> | undefined;
+    const update = (): Promise<Obj> => (updated ??= type.update(ctx, t.db, doc.key.id, old, params, replace, pos).then((f) => addressed(ctx, f, pos)));
+    if (roles) await checkAccess(ctx, 'write', t, pos, [old, params, refOf(t, undefined)], async () => pendingNative(t.native, doc.key.id, await update()));
+    fields = await update();
     markSchemaWrite(ctx, t.db, t.native);
   }
   if (roles && t.kind === 'doc') await checkAccess(ctx, 'write', t, pos, [old, fields, refOf(t, undefined)]);

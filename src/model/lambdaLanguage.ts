@@ -9,15 +9,18 @@ import type { Obj, Ref, Value } from '../values/types';
 import type { TxnContext } from './context';
 
 /**
- * A user document as a write is about to leave it (the core's `Value.Doc` with a
- * `versionOverride`): what v10 `create` predicates and the second argument of v10 `write`
- * predicates receive (RoleEvalAction.scala fqlxLambdaArgs). `fields` are the version's stored
- * fields (`data`, `ttl`); `ref` names the document in the scope's database.
+ * A document as a write is about to leave it (the core's `Value.Doc` with a `versionOverride`):
+ * what v10 `create` predicates and the second argument of v10 `write` predicates receive
+ * (RoleEvalAction.scala fqlxLambdaArgs). `fields` are the version's stored fields (a user
+ * document's `data` and `ttl`, a native document's as the model keeps them); `ref` names the
+ * document in the scope's database (a named native one by its new name), `id` is a named native
+ * document's internal id.
  */
 export class PendingDoc {
   constructor(
     readonly ref: Ref,
     readonly fields: Obj,
+    readonly id?: bigint,
   ) {}
 }
 

@@ -56,15 +56,22 @@ export function refOfTarget(t: Target): Ref {
 }
 
 /**
- * Throws 403 unless the scope may perform `action` on `t`. `args` are the predicate arguments of
- * fql-v4.md §6.5 (default: the target's ref).
+ * A native document as a create or write leaves it, made only when a v10 predicate asks for it
+ * (v4 predicates get `args`).
  */
-export async function checkAccess(ctx: TxnContext, action: Action, t: Target, pos: Position, args?: Value[]): Promise<void> {
+export type PendingNative = () => Promise<PendingDoc>;
+
+/**
+ * Throws 403 unless the scope may perform `action` on `t`. `args` are the predicate arguments of
+ * fql-v4.md §6.5 (default: the target's ref); `pending`, for a create or write of a native
+ * document, what v10 predicates get as the document it leaves.
+ */
+export async function checkAccess(ctx: TxnContext, action: Action, t: Target, pos: Position, args?: Value[], pending?: PendingNative): Promise<void> {
   // A scoped ref is never written, whoever asks: Fauna refuses it before any permission check
   // (WriteFunctions.scala), so the answer does not depend on the caller's privileges.
   if (action !== 'read' && action !== 'history_read' && action !== 'unrestricted_read' && action !== 'call' && t.scoped)
     throw new QueryError('invalid argument', 'Cannot write a scoped ref.', pos);
-  if (!(await allowed(ctx, action, t, args))) throw errors.permissionDenied(pos);
+  if (!(await allowed(ctx, action, t, args, pending))) throw errors.permissionDenied(pos);
 }
 
 /** True when the scope is governed by user-defined roles (keys/UDFs with roles, tokens, JWTs). */
@@ -72,17 +79,17 @@ export function usesRoles(scope: Scope): boolean {
   return scope.roles !== undefined || scope.token !== undefined || scope.docScoped === true || scope.jwtRoles !== undefined;
 }
 
-export async function allowed(ctx: TxnContext, action: Action, t: Target, args?: Value[]): Promise<boolean> {
+export async function allowed(ctx: TxnContext, action: Action, t: Target, args?: Value[], pending?: PendingNative): Promise<boolean> {
   const scope = ctx.scope;
-  if (scope.roles) return rolesAllow(ctx, scope.roles, action, t, args, false);
-  if (scope.jwtRoles) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false);
+  if (scope.roles) return rolesAllow(ctx, scope.roles, action, t, args, false, pending);
+  if (scope.jwtRoles) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false, pending);
   if (scope.token) {
     if ((await tokenAllowed(ctx, action, t)) || clientAllowed(action, t)) return true;
     const roles = await membershipRoles(ctx);
-    return roles.length ? rolesAllow(ctx, roles, action, t, args, false) : readsOwnIdentity(ctx, action, t);
+    return roles.length ? rolesAllow(ctx, roles, action, t, args, false, pending) : readsOwnIdentity(ctx, action, t);
   }
   // A key scoped to `@doc/…`: the identity's membership roles, like a token without its allowances.
-  if (scope.docScoped) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false);
+  if (scope.docScoped) return clientAllowed(action, t) || rolesAllow(ctx, await membershipRoles(ctx), action, t, args, false, pending);
   const role = scope.role;
   const native = nativeOf(t);
   const reading = action === 'read' || action === 'history_read' || action === 'unrestricted_read';
@@ -203,7 +210,15 @@ type Predicate = Lambda | string;
  * The union of the roles' grants for `action` on `t`. Static `true` short-circuits; predicates run
  * in order until one returns exactly true. With `possibly`, a predicate counts as a grant unrun.
  */
-async function rolesAllow(ctx: TxnContext, roleIds: readonly bigint[], action: Action, t: Target, args: Value[] | undefined, possibly: boolean): Promise<boolean> {
+async function rolesAllow(
+  ctx: TxnContext,
+  roleIds: readonly bigint[],
+  action: Action,
+  t: Target,
+  args: Value[] | undefined,
+  possibly: boolean,
+  pending?: PendingNative,
+): Promise<boolean> {
   if (!roleIds.length) return false;
   // Privileges only apply inside the role's own database.
   if (t.scoped || t.db !== ctx.scope.db) return false;
@@ -224,7 +239,7 @@ async function rolesAllow(ctx: TxnContext, roleIds: readonly bigint[], action: A
   if (possibly) return predicates.length > 0;
   const full = args ?? [action === 'unrestricted_read' && t.kind === 'doc' ? null : refOfTarget(t)];
   for (const pred of predicates) {
-    const granted = typeof pred === 'string' ? runPredicate(ctx, pred, v10PredicateArgs(action, t, full)) : runPredicate(ctx, pred, v4PredicateArgs(pred, full));
+    const granted = typeof pred === 'string' ? runPredicate(ctx, pred, await v10PredicateArgs(action, t, full, pending)) : runPredicate(ctx, pred, v4PredicateArgs(pred, full));
     if (await granted) return true;
   }
   return false;
@@ -237,17 +252,20 @@ function v4PredicateArgs(pred: Lambda, full: Value[]): Value[] {
 }
 
 /**
- * What a v10 predicate receives (RoleEvalAction.scala fqlxLambdaArgs): on a user document, `write`
- * the document and the document as the write leaves it, `create` and `create_with_id` the new
- * document (its `id`, `coll` and fields at the top level, as a query sees documents, never v4's
- * `{ref, ts, data}`); a call its arguments as they are; otherwise the v4 arguments, a document's
- * ref being the document.
+ * What a v10 predicate receives (RoleEvalAction.scala fqlxLambdaArgs), native documents
+ * included: `write` the document and the document as the write leaves it, `create` and
+ * `create_with_id` the new document (its `id`, `coll` and fields at the top level, as a query sees
+ * documents, never v4's `{ref, ts, data}`); a call its arguments as they are; otherwise the v4
+ * arguments, a document's ref being the document.
  */
-function v10PredicateArgs(action: Action, t: Target, full: Value[]): LambdaArg[] {
+async function v10PredicateArgs(action: Action, t: Target, full: Value[], pending: PendingNative | undefined): Promise<LambdaArg[]> {
   if (t.kind === 'doc') {
     const ref = refOfTarget(t);
     if (action === 'write' && full[1] instanceof Map) return [ref, new PendingDoc(ref, full[1])];
     if ((action === 'create' || action === 'create_with_id') && full[0] instanceof Map) return [new PendingDoc(ref, full[0])];
+  } else if (pending !== undefined) {
+    if (action === 'write') return [refOfTarget(t), await pending()];
+    if (action === 'create') return [await pending()];
   }
   if (action === 'call' && Array.isArray(full[0])) return full[0];
   return full;

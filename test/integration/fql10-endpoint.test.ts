@@ -346,6 +346,30 @@ describe('x-performance-hints: non_covered_document_read', () => {
     assert.equal(await summaryOf('Books.byAuthor("test").first()!.price'), hint('.price is not covered by the Books.byAuthor index', 'Books.byAuthor("test").first()!.price', 32, 37));
   });
 
+  test('nested fields: a struct the index holds part of is followed to the field it lacks, or hinted when returned whole (FQL2DiagnosticSpec)', async () => {
+    await client.query(fql`Collection.create({ name: "PartColl", indexes: { testIndex: { terms: [{ field: ".test_term" }], values: [{ field: ".foo.a.test_1" }] } } })
+      Collection.create({ name: "WholeColl", indexes: { testIndex: { terms: [{ field: ".test_term" }], values: [{ field: ".foo.a" }] } } })`);
+    await client.query(fql`[PartColl, WholeColl].forEach(c => c.create({ test_term: "t0", foo: { a: { test_1: "t1", test_2: "t2", test_3: "t3" } } }))`);
+    const at = (query: string, field: string, from = 0): [number, number] => {
+      const i = query.indexOf(field, from);
+      return [i, i + field.length];
+    };
+    const lacks = (path: string, query: string, [start, end]: [number, number]) => hint(`${path} is not covered by the PartColl.testIndex index`, query, start, end);
+    for (const prefix of ['', '.data']) {
+      const query = `PartColl.testIndex("t0").first() { test_1: ${prefix}.foo.a.test_1, test_2: ${prefix}.foo.a.test_2, test_3: ${prefix}.foo.a.test_3 }`;
+      assert.equal(await summaryOf(query), [lacks('.foo.a.test_2', query, at(query, 'test_2', query.indexOf('.test_2'))), lacks('.foo.a.test_3', query, at(query, 'test_3', query.indexOf('.test_3')))].join('\n\n'), query);
+    }
+    const whole = 'PartColl.testIndex("t0").first()!.foo.a';
+    assert.equal(await summaryOf(whole), lacks('.foo.a', whole, [whole.length - 1, whole.length]));
+    const hydrated = 'let doc = PartColl.testIndex("t0").first()!; if (doc.foo.a.test_3 != null) { doc.foo.a }';
+    assert.equal(
+      await summaryOf(hydrated),
+      [lacks('.foo.a.test_3', hydrated, at(hydrated, 'test_3')), lacks('.foo.a', hydrated, [hydrated.length - 3, hydrated.length - 2])].join('\n\n'),
+    );
+    // An index holding `.foo.a` holds all of it.
+    assert.equal(await summaryOf(hydrated.replace('PartColl', 'WholeColl')), '');
+  });
+
   test('none for documents read by id, nor without the header', async () => {
     assert.equal(await summaryOf('Books.all().first()!.price'), '');
     const plain = await post('Books.byAuthor("test").first() { price }');

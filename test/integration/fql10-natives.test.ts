@@ -130,3 +130,33 @@ test('a protected database refuses destructive schema changes with the core\'s f
   await admin.query(fql`Collection.create({ name: "Gone" })`);
   assert.equal((await admin.query(fql`Gone.definition.delete().exists()`)).data, false);
 });
+
+test("documents of different kinds: order() by the core's collection ids, then names or ids; `<` by id, then collection (Value.compare, ValueCmp)", async () => {
+  await admin.query(fql`Collection.create({ name: "Zeta" }); Function.create({ name: "bFn", body: "x => x" }); Role.create({ name: "ordRole" })`);
+  await admin.query(fql`Collection.create({ name: "Alpha" }); Function.create({ name: "aFn", body: "x => x" })`);
+  // Ids grow with time: the key's is above the note's.
+  const [note, key] = (await admin.query<string[]>(fql`let n = Note.create({ text: "o" }); [n.id, Key.create({ role: "server" }).id]`)).data;
+  assert.ok(BigInt(key) > BigInt(note));
+  type Shown = { coll: { name: string }; name?: string; id?: string };
+  const ordered = (
+    await admin.query<Shown[]>(fql`[Note.byId(${note}), Key.byId(${key}), Function.byName("bFn"), Collection.byName("Zeta"), Role.byName("ordRole"),
+      Function.byName("aFn"), Collection.byName("Alpha")].order()`)
+  ).data;
+  assert.deepEqual(
+    ordered.map((d) => `${d.coll.name}:${d.name ?? (d.id === key ? 'key' : d.id === note ? 'note' : d.id)}`),
+    ['Collection:Alpha', 'Collection:Zeta', 'Key:key', 'Function:aFn', 'Function:bFn', 'Role:ordRole', 'Note:note'],
+  );
+  // `<`: the id first (a named document's internal id: the one made first is less), then the collection.
+  assert.deepEqual(
+    (
+      await admin.query(fql`[
+        Function.byName("bFn") < Function.byName("aFn"),
+        Collection.byName("Zeta") < Collection.byName("Alpha"),
+        Key.byId(${key}) > Note.byId(${note}),
+        Function.byName("aFn") < Key.byId(${key}),
+        Note.byId(${note}) <= Note.byId(${note})
+      ]`)
+    ).data,
+    [true, true, true, true, true],
+  );
+});

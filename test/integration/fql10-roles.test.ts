@@ -147,6 +147,54 @@ test('membership: the predicate gets the user document; a user it refuses has no
   await denied(eve.query(fql`double(1)`));
 });
 
+test('native documents: predicates get the v10 document (read, create, write, delete), as on user documents', async () => {
+  await admin.query(fql`Collection.create({ name: "Note" }); Role.create({ name: "spare" })`);
+  await admin.query(fql`Role.create({
+    name: "keeper",
+    membership: [{ resource: "User", predicate: "user => user.name == 'kim'" }],
+    privileges: [
+      { resource: "Credential", actions: {
+        read: "cred => cred.document.name != 'bob'",
+        write: "(before, after) => before.document == Query.identity() && after.document == before.document"
+      } },
+      { resource: "Token", actions: {
+        create: "token => token.document == Query.identity() && token.ttl != null && token.id != null",
+        delete: "token => token.data?.temp == true"
+      } },
+      { resource: "Role", actions: {
+        read: "role => role.name == 'keeper'",
+        write: "(before, after) => before.name == 'spare' && after.name == 'spare' && after.data?.ok == true"
+      } },
+      { resource: "Collection", actions: { write: "(before, after) => before.name == 'Note' && after.history_days == 3" } }
+    ]
+  })`);
+  const [, kim] = await user('kim');
+  // read: a credential is its document's (Credential.byDocument reads it).
+  assert.equal((await kim.query(fql`Credential.byDocument(User.byId(${annId})!)!.document.name`)).data, 'ann');
+  await denied(kim.query(fql`Credential.byDocument(User.byId(${bobId})!).document`));
+  assert.deepEqual((await kim.query(fql`[Role.byName("keeper")!.membership.length, Role.byName("author").exists()]`)).data, [1, false]);
+  // write: the credential before and after (a password change keeps its document).
+  await kim.query(fql`Credential.byDocument(Query.identity()!)!.update({ password: "pw2" })`);
+  await denied(kim.query(fql`Credential.byDocument(User.byId(${annId})!)!.update({ password: "stolen" })`));
+  assert.equal((await admin.query(fql`Credential.byDocument(User.byId(${annId})!)!.verify("pw")`)).data, true);
+  // create: the new token, its id and fields at the top level.
+  assert.equal((await kim.query(fql`Token.create({ document: Query.identity(), ttl: Time.now().add(1, "hour") }).document.name`)).data, 'kim');
+  await denied(kim.query(fql`Token.create({ document: Query.identity() })`));
+  await denied(kim.query(fql`Token.create({ document: User.byId(${annId})!, ttl: Time.now().add(1, "hour") })`));
+  // delete: someone else's token, by its fields.
+  const [temp, kept] = (await admin.query<string[]>(fql`[true, false].map(t => Token.create({ document: User.byId(${annId})!, data: { temp: t } }).id)`)).data;
+  await kim.query(fql`Token.byId(${temp}).delete()`);
+  await denied(kim.query(fql`Token.byId(${kept}).delete()`));
+  assert.deepEqual((await admin.query(fql`[Token.byId(${temp}).exists(), Token.byId(${kept}).exists()]`)).data, [false, true]);
+  // write on named documents: the role and the collection definition before and after.
+  await kim.query(fql`Role.byName("spare").update({ data: { ok: true } })`);
+  await denied(kim.query(fql`Role.byName("spare").update({ data: { ok: false } })`));
+  await denied(kim.query(fql`Role.byName("spare").update({ name: "other", data: { ok: true } })`));
+  await kim.query(fql`Note.definition.update({ history_days: 3 })`);
+  await denied(kim.query(fql`Note.definition.update({ history_days: 4 })`));
+  assert.deepEqual((await admin.query(fql`[Role.byName("spare")!.data.ok, Note.definition.history_days]`)).data, [true, 3]);
+});
+
 test("a function's role must name a role: the core's constraint failure", async () => {
   const e = await serviceFailure(admin.query(fql`Function.create({ name: "aFn", body: "_ => null", role: "aRole" })`));
   assert.equal(e.code, 'constraint_failure');

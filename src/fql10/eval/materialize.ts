@@ -3,6 +3,7 @@
 
 import { FunctionValue, Module, SetPage, SetToken, type MValue } from '../../wire/v10/model';
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
+import { structMaterialized } from '../runtime/hints';
 import { ValueSet } from '../runtime/sets';
 import type { CallCtx } from '../runtime/table';
 import { ExtValue, IdV, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue } from '../runtime/values';
@@ -27,6 +28,7 @@ export async function materialize(ctx: CallCtx, v: RtValue, inPage = false): Pro
     return out;
   }
   if (v instanceof Map) {
+    structMaterialized(ctx, v);
     const out = new Map<string, MValue>();
     for (const [k, x] of v) out.set(k, await materialize(ctx, x, inPage));
     return out;

@@ -5,7 +5,7 @@
 
 import { Bytes, DateV, Time, TxnTime } from '../../values/types';
 import { ValueSet } from './sets';
-import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type RtValue, type Struct } from './values';
+import { ExtValue, IdV, isInt32, Lambda, ModuleV, NativeFn, NullV, SetCursorV, SmallLong, type DocIdentity, type RtValue, type Struct } from './values';
 import { parseJavaLong } from './types';
 import type { CallCtx } from './table';
 
@@ -152,8 +152,47 @@ export function cmp(a: RtValue, b: RtValue): number | undefined {
     const c = totalCmp(a.callee ?? NULL_CALLEE, b.callee ?? NULL_CALLEE);
     return c === 0 ? compareStrings(a.name, b.name) : c;
   }
-  if (a instanceof ExtValue && b instanceof ExtValue) return a.compare(b);
+  if (a instanceof ExtValue && b instanceof ExtValue) {
+    const da = a.docIdentity?.();
+    const db = b.docIdentity?.();
+    return da !== undefined && db !== undefined ? cmpDocs(da, db) : a.compare(b);
+  }
   return undefined;
+}
+
+function compareBig(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** DocID.compare: the id, then the collection (an id not yet known: equal ids). */
+function compareDocIds(a: DocIdentity, b: DocIdentity): number {
+  return (a.id !== undefined && b.id !== undefined ? compareBig(a.id, b.id) : 0) || compareBig(a.coll, b.coll);
+}
+
+/** ValueCmp.cmp of documents: the DocID first, then the names of named ones. */
+function cmpDocs(a: DocIdentity, b: DocIdentity): number {
+  return compareDocIds(a, b) || (a.name !== undefined && b.name !== undefined ? compareStrings(a.name, b.name) : 0);
+}
+
+/** Value.compare of documents: the collection first, then the names of named ones, else the DocID. */
+function sortDocs(a: DocIdentity, b: DocIdentity): number {
+  return compareBig(a.coll, b.coll) || (a.name !== undefined && b.name !== undefined ? compareStrings(a.name, b.name) : compareDocIds(a, b));
+}
+
+/**
+ * Learns what comparing `vs` (at any depth) needs of documents that do not carry it (a named
+ * document's id), before `cmp` or `sortCompare` compare them; undefined when nothing is needed.
+ */
+export function prepareCompare(ctx: CallCtx, vs: readonly RtValue[]): Promise<void> | undefined {
+  const pending: Promise<void>[] = [];
+  const walk = (v: RtValue): void => {
+    if (v instanceof ExtValue) {
+      if (v.prepareCompare !== undefined) pending.push(v.prepareCompare(ctx));
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v instanceof Map) v.forEach(walk);
+  };
+  vs.forEach(walk);
+  return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
 }
 
 const NULL_CALLEE = NullV.lit({ start: 0, end: 0, src: { name: '*null*' } });
@@ -236,7 +275,9 @@ export function sortCompare(a: RtValue, b: RtValue): number {
   if (a instanceof Time && b instanceof Time) return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
   if (a instanceof DateV && b instanceof DateV) return sign(a.days - b.days);
   if (a instanceof ExtValue && b instanceof ExtValue) {
-    const c = a.compare(b);
+    const da = a.docIdentity?.();
+    const db = b.docIdentity?.();
+    const c = da !== undefined && db !== undefined ? sortDocs(da, db) : a.compare(b);
     if (c !== undefined) return c;
   }
   if (a instanceof Map && b instanceof Map) {

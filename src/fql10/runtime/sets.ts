@@ -6,7 +6,7 @@
 // the context's CursorCodec.
 
 import { Failures, type Trace } from './failure';
-import { sortCompare, valueEquals, hashKey } from './cmp';
+import { prepareCompare, sortCompare, valueEquals, hashKey } from './cmp';
 import type { CallCtx } from './table';
 import { frameSpan } from './table';
 import { arityAccepts, NullV, type Func, type RtValue } from './values';
@@ -325,7 +325,9 @@ export class DistinctSet extends ValueSet {
     return this.inner.initialPageSize();
   }
   async paginateImpl(ctx: CallCtx, count: number, cont: RtValue[] | null): Promise<Page> {
-    const vals = (await this.inner.materialize(ctx)).map((e) => e.value).sort(sortCompare);
+    const vals = (await this.inner.materialize(ctx)).map((e) => e.value);
+    await prepareCompare(ctx, vals);
+    vals.sort(sortCompare);
     const seen = new Set<string>();
     const uniq: RtValue[] = [];
     for (const v of vals) {
@@ -540,10 +542,11 @@ export interface Ordering {
 
 /** The sort keys of one value (OrderedSet.sortElems): the value itself when there are no orderings. */
 export async function sortKeys(ctx: CallCtx, ords: readonly Ordering[], v: RtValue): Promise<{ v: RtValue; asc: boolean }[]> {
-  if (ords.length === 0) return [{ v, asc: true }];
-  const rctx = ctx.readOnly('set functions');
   const keys: { v: RtValue; asc: boolean }[] = [];
+  if (ords.length === 0) keys.push({ v, asc: true });
+  const rctx = ctx.readOnly('set functions');
   for (const o of ords) keys.push({ v: await rctx.apply(o.accessor, [v]), asc: o.ascending });
+  await prepareCompare(ctx, keys.map((k) => k.v));
   return keys;
 }
 

@@ -208,6 +208,15 @@ export class SetCursorV {
 
 // ---- values the storage layer defines ----
 
+/** A document's DocID and name in the core's terms: `coll` the core's collection id (Database 0,
+ *  Collection 1, Key 2, Token 3, Credential 10, Function 11, Role 12, AccessProvider 13, user
+ *  collections their own), `id` its id (a named document's internal id; undefined until known). */
+export interface DocIdentity {
+  readonly coll: bigint;
+  readonly id: bigint | undefined;
+  readonly name?: string;
+}
+
 /** A value defined above the evaluator (a document, a reference): it brings its own dispatch
  *  table, type name, display and comparison. */
 export abstract class ExtValue {
@@ -220,6 +229,10 @@ export abstract class ExtValue {
   abstract display(): string;
   /** Same-kind comparison; undefined for unrelated values. */
   abstract compare(other: ExtValue): number | undefined;
+  /** A document's identity, by which documents of any kind are ordered (cmp.ts). */
+  docIdentity?(): DocIdentity;
+  /** Learns what `docIdentity` lacks until it is read (a named document's id); once. */
+  prepareCompare?(ctx: CallCtx): Promise<void>;
   /** The value's fields as a struct (`Object.keys(doc)`…), or the null it reads as. */
   abstract toStruct(ctx: CallCtx): Promise<Struct | NullV>;
   /** What the response carries for it. */

@@ -1,11 +1,21 @@
 // The parts every type's table has (BaseFieldTable, Prototype, SingletonObject): the comparison
 // operators, `toString()`, and how modules and companions are made.
 
-import { cmp, isEqualIn } from '../runtime/cmp';
-import { FieldTable } from '../runtime/table';
+import { cmp, isEqualIn, prepareCompare } from '../runtime/cmp';
+import { FieldTable, type CallCtx } from '../runtime/table';
 import { p } from '../runtime/types';
 import { toDisplayStringIn } from '../runtime/toString';
 import { ModuleV, type RtValue } from '../runtime/values';
+
+/** `a` and `b` compared by `cmp` (documents learning their ids first), tested by `test`. */
+function ordered(ctx: CallCtx, a: RtValue, b: RtValue, test: (n: number) => boolean): boolean | Promise<boolean> {
+  const answer = (): boolean => {
+    const c = cmp(a, b);
+    return c !== undefined && test(c);
+  };
+  const ready = prepareCompare(ctx, [a, b]);
+  return ready === undefined ? answer() : ready.then(answer);
+}
 
 function comparisons(t: FieldTable): FieldTable {
   const other = [p('other')];
@@ -15,10 +25,10 @@ function comparisons(t: FieldTable): FieldTable {
     return typeof eq === 'boolean' ? !eq : eq.then((e) => !e);
   });
   // Values of unrelated types compare false (BaseFieldTable.unrelatedTypesComparison).
-  t.op('<', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c < 0; });
-  t.op('<=', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c <= 0; });
-  t.op('>', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c > 0; });
-  t.op('>=', other, (_c, self: RtValue, [o]) => { const c = cmp(self, o); return c !== undefined && c >= 0; });
+  t.op('<', other, (c, self: RtValue, [o]) => ordered(c, self, o, (n) => n < 0));
+  t.op('<=', other, (c, self: RtValue, [o]) => ordered(c, self, o, (n) => n <= 0));
+  t.op('>', other, (c, self: RtValue, [o]) => ordered(c, self, o, (n) => n > 0));
+  t.op('>=', other, (c, self: RtValue, [o]) => ordered(c, self, o, (n) => n >= 0));
   return t;
 }
 

@@ -2,6 +2,7 @@
 // (stdlib/Objects.scala).
 
 import { Failures, nullCauseFailure } from '../runtime/failure';
+import { structFieldRead } from '../runtime/hints';
 import { frameSpan, type CallCtx } from '../runtime/table';
 import { p, tt, typeName } from '../runtime/types';
 import { toDisplayStringIn } from '../runtime/toString';
@@ -11,8 +12,14 @@ import type { Name } from '../ast';
 
 const t = prototype('{ *: Any }', false);
 export const StructPrototype = t;
-t.dynGet = (_c, self: Struct, name: Name) => self.get(name.str) ?? NullV.missingField(self, name);
-t.access(p('key', tt.Str), (_c, self: Struct, key: string, span) => self.get(key) ?? NullV.missingField(self, { str: key, span }));
+/** Field `name` of a struct (read at `name.span`), or the null of a missing field. */
+function fieldOf(ctx: CallCtx, self: Struct, name: Name): RtValue {
+  const v = self.get(name.str);
+  structFieldRead(ctx, self, name.str, name.span, v);
+  return v ?? NullV.missingField(self, name);
+}
+t.dynGet = (c, self: Struct, name: Name) => fieldOf(c, self, name);
+t.access(p('key', tt.Str), (c, self: Struct, key: string, span) => fieldOf(c, self, { str: key, span }));
 
 export const StructCompanion = companion('Struct', (v) => v instanceof Map);
 

@@ -10,7 +10,9 @@ import { Doc, Module, NamedRef, NullDoc, type MObject, type MValue } from '../..
 import { QueryRuntimeFailure, type Trace } from '../runtime/failure';
 import { frameSpan, NullReceiver, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { ExtValue, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
+import { ExtValue, NullV, type DocIdentity, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
+import { schemaAsOf } from '../../model/resolve';
+import { coreCollectionId } from './natives';
 import { baseTable } from '../stdlib/base';
 import { storedToResponse, toRuntime, toStored } from './convert';
 import { requireWrite, viaModel } from './errors';
@@ -43,6 +45,9 @@ export class CollectionDefV extends ExtValue {
     readonly deleted = false,
     /** Valid time (µs) it reads at (`at (ts) Collection.byName(…)`); undefined: the reader's. */
     readonly readTs?: bigint,
+    /** The definition as a write is about to leave it (a write predicate's new document, the
+     *  core's versionOverride): read as it is, at the transaction's time. */
+    readonly pending?: Obj,
   ) {
     super();
   }
@@ -60,10 +65,22 @@ export class CollectionDefV extends ExtValue {
     return this.name < other.name ? -1 : this.name > other.name ? 1 : 0;
   }
 
+  /** The collection's internal id, once prepareCompare has looked it up. */
+  private knownId: { readonly id: bigint | undefined } | undefined;
+
+  override docIdentity(): DocIdentity {
+    return { coll: coreCollectionId('collections'), id: this.knownId?.id, name: this.name };
+  }
+
+  override async prepareCompare(ctx: CallCtx): Promise<void> {
+    if (this.knownId !== undefined) return;
+    this.knownId = { id: (await schemaAsOf(txnOf(ctx), this.db, this.readTs ?? readTimeOf(ctx))).get('collections', this.name)?.id };
+  }
+
   /** The definition with `coll` and `ts` placed as the core shows them, or why it is not there. */
   async read(ctx: CallCtx): Promise<Obj | DefNullCause> {
     if (this.deleted) return new DefNullCause(this, 'deleted', frameSpan(ctx));
-    const def = await definitionOf(txnOf(ctx), this.db, this.name, this.readTs ?? readTimeOf(ctx));
+    const def = this.pending ?? (await definitionOf(txnOf(ctx), this.db, this.name, this.readTs ?? readTimeOf(ctx)));
     if (def === undefined) return new DefNullCause(this, 'not found', frameSpan(ctx));
     const out: Obj = new Map<string, Value>([['name', this.name]]);
     // A definition keeps its ts in microseconds (v4's shape); v10 shows a Time.

@@ -7,9 +7,9 @@
 import type { Name } from '../ast';
 import type { Span } from '../span';
 import { Failures, QueryRuntimeFailure, type Trace } from '../runtime/failure';
-import { indexDocMaterialized, uncoveredField, type IndexSrcHint } from '../runtime/hints';
+import { coveredRead, indexDocMaterialized, type IndexSrcHint } from '../runtime/hints';
 import { NullReceiver, frameSpan, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
-import { ExtValue, IdV, NullV, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
+import { ExtValue, IdV, NullV, type DocIdentity, type ExtNullCause, type RtValue, type Struct } from '../runtime/values';
 import { baseTable } from '../stdlib/base';
 import { p, tt } from '../runtime/types';
 import { DELETED_COLLECTION, Doc, DocRef, Module, NullDoc, type MObject, type MValue, type NullCause as MNullCause } from '../../wire/v10/model';
@@ -99,6 +99,11 @@ export class DocV extends ExtValue {
     return this.id < other.id ? -1 : this.id > other.id ? 1 : 0;
   }
 
+  override docIdentity(): DocIdentity {
+    // A user collection's internal id is the core's (from 1024).
+    return { coll: this.collId, id: this.id };
+  }
+
   /** The ref v4 stores for it. */
   storedRef(): Ref {
     return new Ref(String(this.id), Ref.collection(this.collName), undefined, { db: this.db, coll: Number(this.collId), id: this.id });
@@ -142,11 +147,12 @@ export class DocV extends ExtValue {
     }
     const r = await this.read(ctx);
     if (r instanceof DocNullCause) return new NullReceiver(r);
-    if (this.srcHint !== undefined && name.str !== 'ts' && name.str !== 'data') uncoveredField(ctx, this.srcHint, name.str, name.span);
     const body = compiledSchema(r.entry)?.computed.get(name.str);
-    if (body !== undefined) return applyComputed(ctx, r.entry, name.str, body, this);
-    const v = storedField(r, name.str);
-    return v === undefined ? NullV.missingField(this, name) : toRuntime(v);
+    const stored = body === undefined ? storedField(r, name.str) : undefined;
+    const v = body !== undefined ? await applyComputed(ctx, r.entry, name.str, body, this) : stored === undefined ? undefined : toRuntime(stored);
+    // `.data` is every user field: reading it is hinted field by field.
+    if (this.srcHint !== undefined && name.str !== 'ts') coveredRead(ctx, this.srcHint, name.str === 'data' ? [] : [name.str], name.span, v);
+    return v ?? NullV.missingField(this, name);
   }
 
   async toStruct(ctx: CallCtx): Promise<Struct | NullV> {

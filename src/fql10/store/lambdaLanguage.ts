@@ -7,7 +7,8 @@ import type { TxnContext } from '../../model/context';
 import { PendingDoc, type LambdaArg, type LambdaLanguage } from '../../model/lambdaLanguage';
 import { schemaOf } from '../../model/resolve';
 import { QueryError } from '../../values/errors';
-import { Ref, type Value } from '../../values/types';
+import { pendingDefinition } from '../../model/schema10/api';
+import { Ref, type NativeName, type Value } from '../../values/types';
 import { error, renderSummary } from '../diagnostic';
 import { Interp, QueryRun } from '../eval/interpreter';
 import { parseLambda } from '../parser';
@@ -16,26 +17,43 @@ import type { RtValue } from '../runtime/values';
 import { schemaLambda } from './computed';
 import { toRuntime, toStored } from './convert';
 import { storeCursors } from './cursors';
+import { CollectionDefV } from './collectionDocs';
 import { DocV } from './docs';
+import { nativeSpecFor, NativeDocV } from './natives';
 import { STORE_GLOBALS } from './resolver';
 import { BareTxnHooks } from './txnHooks';
 
 const PARSE_FAILED = 'Unable to parse FQL source code.';
 
 /**
- * A v10 argument: a ref to a user document (with or without its address) is the document; a
- * pending document is the document as its write leaves it.
+ * A v10 argument: a ref to a document of the scope's database (with or without its address),
+ * user or native, is the document; a pending document is the document as its write leaves it.
  */
 async function argument(tx: TxnContext, v: LambdaArg): Promise<RtValue> {
-  const pending = v instanceof PendingDoc ? v.fields : undefined;
+  const pending = v instanceof PendingDoc ? v : undefined;
   const ref = v instanceof PendingDoc ? v.ref : v;
+  const db = tx.scope.db;
   if (ref instanceof Ref && ref.isUserDocument && ref.addr === undefined && !ref.collection!.database) {
-    const entry = (await schemaOf(tx, tx.scope.db)).get('collections', ref.collection!.id);
-    if (entry !== undefined && /^\d+$/.test(ref.id)) return new DocV(tx.scope.db, entry.id, entry.name, BigInt(ref.id), undefined, false, pending);
+    const entry = (await schemaOf(tx, db)).get('collections', ref.collection!.id);
+    if (entry !== undefined && /^\d+$/.test(ref.id)) return new DocV(db, entry.id, entry.name, BigInt(ref.id), undefined, false, pending?.fields);
   }
-  if (v instanceof PendingDoc) throw new Error(`a pending document outside the scope's user collections: ${v.ref.toString()}`);
+  const native = ref instanceof Ref && !ref.database && !ref.collection?.database ? ref.nativeParent : undefined;
+  if (ref instanceof Ref && native === 'collections') {
+    const def = pending && (await pendingDefinition(tx, db, pending.id!, pending.fields));
+    return new CollectionDefV(db, ref.id, false, undefined, def);
+  }
+  const spec = native === undefined ? undefined : nativeSpecFor(native as NativeName);
+  if (ref instanceof Ref && spec !== undefined) {
+    const key = SECRET_NATIVES.has(spec.native) ? (/^\d+$/.test(ref.id) ? BigInt(ref.id) : undefined) : ref.id;
+    const stored = pending && { fields: pending.fields, id: pending.id ?? BigInt(ref.id) };
+    if (key !== undefined) return new NativeDocV(spec, db, key, false, undefined, undefined, stored);
+  }
+  if (v instanceof PendingDoc) throw new Error(`a pending document outside the scope's collections: ${v.ref.toString()}`);
   return toRuntime(v);
 }
+
+/** Native collections whose documents are known by id. */
+const SECRET_NATIVES = new Set<NativeName>(['keys', 'tokens', 'credentials']);
 
 /** A v4 Call's one argument (none: an empty array). */
 function valueArg(a: LambdaArg | undefined): Value {

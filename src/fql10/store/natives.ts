@@ -21,7 +21,7 @@ import { collectionScan } from '../runtime/hints';
 import { ArraySet, ValueSet, WhereFilterSet, type Page } from '../runtime/sets';
 import { frameSpan, NullReceiver, type CallCtx, type FieldResult, type FieldTable } from '../runtime/table';
 import { p, tt } from '../runtime/types';
-import { arityAccepts, ExtValue, IdV, ModuleV, NullV, type ExtNullCause, type Func, type RtValue, type Struct } from '../runtime/values';
+import { arityAccepts, ExtValue, IdV, ModuleV, NullV, type DocIdentity, type ExtNullCause, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable } from '../stdlib/base';
 import { storedToResponse, toRuntime, toStored } from './convert';
 import { fromModel, PERMISSION_DENIED, requireWrite } from './errors';
@@ -67,6 +67,25 @@ class NativeNullCause implements ExtNullCause {
 
 type Read = { readonly fields: Obj; readonly ts: bigint | TxnTime; readonly id: bigint } | NativeNullCause;
 
+/** The core's ids of the native collections (CollectionID: Database 0, Collection 1, Key 2,
+ *  Token 3, Credential 10, Function 11, Role 12, AccessProvider 13); user collections' ids are
+ *  the same in Flora and the core (from 1024). Documents of different collections order by them. */
+const CORE_COLLECTION_IDS: Readonly<Record<NativeName, bigint>> = {
+  databases: 0n,
+  collections: 1n,
+  keys: 2n,
+  tokens: 3n,
+  indexes: 4n,
+  credentials: 10n,
+  functions: 11n,
+  roles: 12n,
+  access_providers: 13n,
+};
+
+export function coreCollectionId(native: NativeName): bigint {
+  return CORE_COLLECTION_IDS[native];
+}
+
 /** A native document: by name (`key` a string) or by id (`key` a bigint). */
 export class NativeDocV extends ExtValue {
   readonly orderRank = 6;
@@ -79,6 +98,9 @@ export class NativeDocV extends ExtValue {
     readonly once?: Obj,
     /** Valid time (µs) it reads at (`at (ts) Function.byName(…)`); undefined: the reader's. */
     readonly readTs?: bigint,
+    /** Stored fields and internal id of a version not yet written (a write predicate's new
+     *  document, the core's versionOverride): read as they are, unchecked, at the transaction's time. */
+    readonly pending?: { readonly fields: Obj; readonly id: bigint },
   ) {
     super();
   }
@@ -98,6 +120,21 @@ export class NativeDocV extends ExtValue {
   compare(other: ExtValue): number | undefined {
     if (!(other instanceof NativeDocV) || other.spec !== this.spec) return undefined;
     return this.key < other.key ? -1 : this.key > other.key ? 1 : 0;
+  }
+
+  /** A named document's internal id, once prepareCompare has looked it up. */
+  private namedId: { readonly id: bigint | undefined } | undefined;
+
+  override docIdentity(): DocIdentity {
+    const coll = coreCollectionId(this.spec.native);
+    if (typeof this.key === 'bigint') return { coll, id: this.key };
+    return { coll, id: this.pending?.id ?? this.namedId?.id, name: this.key };
+  }
+
+  override async prepareCompare(ctx: CallCtx): Promise<void> {
+    const s = this.spec;
+    if (typeof this.key !== 'string' || this.pending !== undefined || this.namedId !== undefined || !named(s)) return;
+    this.namedId = { id: (await schemaAsOf(txnOf(ctx), this.db, this.readTs ?? readTimeOf(ctx))).get(s.native, this.key)?.id };
   }
 
   /** The ref v4 knows it by. */
@@ -127,6 +164,7 @@ export class NativeDocV extends ExtValue {
   async read(ctx: CallCtx): Promise<Read> {
     const span = frameSpan(ctx);
     if (this.deleted) return new NativeNullCause(this, 'deleted', span);
+    if (this.pending !== undefined) return { ...this.pending, ts: TxnTime.instance };
     const tx = txnOf(ctx);
     const at = this.readTs ?? readTimeOf(ctx);
     const t = await this.target(ctx, at);
@@ -366,10 +404,16 @@ function nativeCollId(native: NativeName): number {
 
 const companions = new Map<NativeSpec, { module: ModuleV; table: FieldTable }>();
 const specsByModule = new Map<string, NativeSpec>();
+const specsByNative = new Map<NativeName, NativeSpec>();
 
 /** The spec of a native collection by its module name (cursors name it so). */
 export function nativeSpecOf(module: string): NativeSpec | undefined {
   return specsByModule.get(module);
+}
+
+/** The spec of a native collection by the model's name for it (`tokens`: Token). */
+export function nativeSpecFor(native: NativeName): NativeSpec | undefined {
+  return specsByNative.get(native);
 }
 
 function companionOf(spec: NativeSpec): ModuleV {
@@ -389,6 +433,7 @@ export function nativeCompanion(spec: NativeSpec): { module: ModuleV; table: Fie
   c = { module: new ModuleV(spec.module, t, (v) => (v instanceof NativeDocV && v.spec === spec) || (also !== undefined && also(v))), table: t };
   companions.set(spec, c);
   specsByModule.set(spec.module, spec);
+  specsByNative.set(spec.native, spec);
   const db = (ctx: CallCtx) => txnOf(ctx).scope.db;
   const all = (ctx: CallCtx) => new NativeDocsSet(spec, db(ctx));
   t.method('all', [], (ctx) => all(ctx));

@@ -16,14 +16,16 @@
 
 import { errors, QueryError, type Position } from '../../values/errors';
 import { Ref, TxnTime, type Obj, type Value } from '../../values/types';
-import type { SchemaEntry } from '../catalog';
+import type { DbSchema, SchemaEntry } from '../catalog';
+import { PendingDoc } from '../lambdaLanguage';
+import { checkAccess } from '../permissions';
 import type { TxnContext } from '../context';
 import { deepMerge, stripNulls } from '../data';
 import { createDocument, deleteDocument, writeCollectionFields } from '../documents';
 import type { IndexDef } from '../indexDef';
 import { cursorBound, prefixEnd, termsPrefix } from '../indexKeys';
 import { indexDefOf } from '../indexSchema';
-import { schemaAsOf, schemaOf } from '../resolve';
+import { schemaAsOf, schemaOf, type Target } from '../resolve';
 import { backingFor, userIndexSpec } from './backing';
 import { validateDefinition } from './definition';
 import { ConstraintFailureError } from './errors';
@@ -38,7 +40,15 @@ export async function createCollection(ctx: TxnContext, db: bigint, params: Obj,
 export async function definitionOf(ctx: TxnContext, db: bigint, name: string, at?: bigint): Promise<Obj | undefined> {
   const schema = await schemaAsOf(ctx, db, at);
   const entry = schema.get('collections', name);
-  if (!entry) return undefined;
+  return entry && definitionFrom(schema, entry);
+}
+
+/** The definition of a collection as a write is about to leave it (its stored `fields`, its internal `id`). */
+export async function pendingDefinition(ctx: TxnContext, db: bigint, id: bigint, fields: Obj): Promise<Obj> {
+  return definitionFrom(await schemaOf(ctx, db), { native: 'collections', id, name: String(fields.get('name')), fields, ts: TxnTime.instance });
+}
+
+function definitionFrom(schema: DbSchema, entry: SchemaEntry): Obj {
   const built = (b: { index: string } | undefined): boolean => {
     const index = b && schema.get('indexes', b.index);
     return index?.fields.get('active') === true;
@@ -77,6 +87,11 @@ export async function updateCollection(ctx: TxnContext, db: bigint, name: string
     fields = new Map([...entry.fields].filter(([k]) => kept.includes(k)));
     for (const [k, v] of stripNulls(readWritable(params)) as Obj) fields.set(k, v);
   } else fields = deepMerge(entry.fields, readWritable(params)) as Obj;
+  // The write check (v4's Update of a collection makes it in writeDocument): a v10 predicate gets
+  // the definition before and after.
+  const target: Target = { kind: 'schema', db, native: 'collections', name, entry, scoped: false };
+  const written = fields;
+  await checkAccess(ctx, 'write', target, pos, [entry.fields, params, Ref.schema('collections', name)], async () => new PendingDoc(Ref.schema('collections', String(written.get('name'))), written, entry.id));
   // A replace is an update to the core (DocAction has no replace).
   const summary = `Failed to update Collection \`${name}\`.`;
   const failures = validateDefinition(fields, ctx.schemaLanguage);
