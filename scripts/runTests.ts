@@ -101,6 +101,7 @@ export function nodeTestArgs(files: string[], log: string): string[] {
  * `npm start` runs on two cores), so that they pass on the shipped default as on one process.
  */
 export const TIER_PASS = [
+  'integration/tls.test',
   'integration/databases-keys.test',
   'integration/documents.test',
   'integration/events-sources.test',

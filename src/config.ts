@@ -111,6 +111,14 @@ export const SETTINGS = [
     help: 'Interface to listen on', parse: nonEmpty('host'),
   }),
   setting({
+    key: 'tlsCert', flag: '--tls-cert', env: 'FLORA_TLS_CERT', defaultValue: '',
+    help: "PEM certificate (chain) file: the port then serves HTTPS, HTTP/2 by ALPN and HTTP/1.1 ('' = cleartext); reread on SIGHUP or when it changes", parse: (raw) => raw,
+  }),
+  setting({
+    key: 'tlsKey', flag: '--tls-key', env: 'FLORA_TLS_KEY', defaultValue: '',
+    help: 'PEM private key file of --tls-cert', parse: (raw) => raw,
+  }),
+  setting({
     key: 'allowDefaultSecret', flag: '--allow-default-secret', env: 'FLORA_ALLOW_DEFAULT_SECRET', defaultValue: false,
     help: `Listen beyond loopback with the default root secret '${DEFAULT_ROOT_SECRET}' (throw-away setups only)`, parse: parseBool,
   }),
@@ -368,6 +376,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     else if (envValue !== undefined && envValue !== '') config[s.key] = s.parse(envValue, s.env);
   }
   refuseOpenDefaultSecret(config as unknown as FloraConfig);
+  if (!config.tlsCert !== !config.tlsKey)
+    throw new ConfigError(`--tls-cert and --tls-key go together: ${config.tlsCert ? '--tls-key' : '--tls-cert'} is missing.`);
   return config as unknown as FloraConfig;
 }
 

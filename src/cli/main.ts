@@ -1,5 +1,6 @@
 // The `flora` command. `flora start` runs the server until SIGTERM/SIGINT.
 
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
@@ -17,6 +18,7 @@ Commands:
   import       Import a Fauna export, driver dumps or schema files (see 'flora import --help')
   backup       Download a consistent backup of the whole server (see 'flora backup --help')
   restore      Restore a backup into a new store (see 'flora restore --help')
+  cert         Make a self-signed certificate and key for --tls-cert/--tls-key (see 'flora cert --help')
 
 Options for start (flags win over environment variables):
 ${configHelp()}
@@ -37,6 +39,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'shell') return (await import('./shellCommand')).shellCommand(rest);
   if (command === 'eval') return (await import('./eval')).evalCommand(rest);
   if (command === 'backup') return (await import('./backup')).backup(rest);
+  if (command === 'cert') return (await import('./cert')).certCommand(rest);
   if (command === 'restore') return (await import('./restore')).restore(rest);
   if (command !== 'start') {
     process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);
@@ -59,6 +62,17 @@ async function start(args: readonly string[]): Promise<number> {
       return err.exitCode;
     }
     throw err;
+  }
+  if (config.tlsCert && config.tlsKey && !inTier()) {
+    // Checked once, before any store opens or worker starts: a typo in a path is said plainly.
+    const { readTlsPair, TlsFilesError } = await import('../server/tlsFiles');
+    try {
+      readTlsPair({ cert: config.tlsCert, key: config.tlsKey });
+    } catch (err) {
+      if (!(err instanceof TlsFilesError)) throw err;
+      process.stderr.write(`flora: ${err.message}\n`);
+      return 1;
+    }
   }
   if (config.workers > 1 && !inTier()) return superviseTier(config);
   const ports = tierPorts();
@@ -119,8 +133,10 @@ async function start(args: readonly string[]): Promise<number> {
 
   const main = server;
   housekeeping.start();
+  const stopWatchingTls = config.tlsCert && config.tlsKey ? watchTls(config.tlsCert, config.tlsKey, [main, graphqlServer]) : () => undefined;
   const running = {
     close: async () => {
+      stopWatchingTls();
       const sweeping = housekeeping.close(); // first: no sweep starts while the store closes
       await Promise.all([graphqlServer?.close(), main.close(), sweeping]);
       await logs.close();
@@ -180,6 +196,34 @@ async function start(args: readonly string[]): Promise<number> {
     }
   });
 }
+
+/**
+ * Rereads the certificate and key on SIGHUP and when either file changes (a renewal): new connections
+ * get the new pair; one that does not load is reported and the previous pair kept. Returns the undo.
+ */
+function watchTls(cert: string, key: string, servers: (RunningServer | undefined)[]): () => void {
+  const reload = (why: string) => {
+    try {
+      for (const s of servers) s?.reloadTls();
+      process.stderr.write(`flora: TLS certificate reloaded (${why})\n`);
+    } catch (err) {
+      process.stderr.write(`flora: ${(err as Error).message}; still serving the previous certificate\n`);
+    }
+  };
+  const onHangup = () => reload('SIGHUP');
+  process.on('SIGHUP', onHangup);
+  const onChange = (curr: Stats, prev: Stats) => {
+    if (curr.mtimeMs !== prev.mtimeMs || curr.size !== prev.size || curr.ino !== prev.ino) reload('the files changed');
+  };
+  for (const f of [cert, key]) watchFile(f, { interval: TLS_WATCH_MS, persistent: false }, onChange);
+  return () => {
+    process.off('SIGHUP', onHangup);
+    for (const f of [cert, key]) unwatchFile(f, onChange);
+  };
+}
+
+/** How often the certificate files are looked at for a renewal. */
+const TLS_WATCH_MS = 2_000;
 
 /** The exit code and message for a store that cannot be opened; undefined for other errors. */
 async function openingFailure(err: unknown): Promise<number | undefined> {

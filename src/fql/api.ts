@@ -103,6 +103,9 @@ export interface FloraConfig {
   /** Listen beyond loopback even with the default root secret (config.ts refuses it otherwise). */
   allowDefaultSecret?: boolean;
   port: number;
+  /** PEM certificate and key files: the ports serve TLS (both set) or cleartext (both ''). */
+  tlsCert?: string;
+  tlsKey?: string;
   dataDir: string;
   /** '' = LMDB in dataDir; else a postgres:// URL (the query log and exports then live there too). */
   storage?: string;

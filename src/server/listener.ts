@@ -1,12 +1,16 @@
-// One TCP port serving HTTP/1.1 and cleartext HTTP/2 with prior knowledge (wire.md §1.1).
-// Node's http2 server cannot do HTTP/1.1 without TLS, so a plain `net` server peeks at the first bytes of
-// every connection and hands the socket to an http or an http2 server that never listens itself.
+// One TCP port serving HTTP/1.1 and cleartext HTTP/2 with prior knowledge (wire.md §1.1), or, with a
+// certificate, HTTPS: HTTP/2 chosen by ALPN and HTTP/1.1. Node's http2 server cannot do HTTP/1.1
+// without TLS, so a plain `net` (or `tls`) server peeks at the first (decrypted) bytes of every
+// connection and hands the socket to an http or an http2 server that never listens itself.
 
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
+import * as tls from 'node:tls';
+import { readTlsPair, type TlsFiles } from './tlsFiles';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+const EMPTY = Buffer.alloc(0);
 /** HTTP/2 streams one session may have open at once. Node's client assumes 100 until our SETTINGS
  *  arrive and queues requests beyond the limit (the driver multiplexes all its queries on one session). */
 const H2_MAX_CONCURRENT_STREAMS = 250;
@@ -69,6 +73,10 @@ export type RequestListener = (req: AnyRequest, res: AnyResponse, protocol: Prot
 
 export interface Listener {
   readonly address: net.AddressInfo;
+  /** Whether the port serves TLS. */
+  readonly secure: boolean;
+  /** Reads the certificate and key files again for new connections; throws TlsFilesError (the old pair stays). */
+  reloadTls(): void;
   /** Stops accepting; finishes in-flight requests; closes idle keep-alive sockets and h2 sessions (GOAWAY). */
   close(): Promise<void>;
   /** Drops every connection at once (second signal during shutdown). */
@@ -84,7 +92,7 @@ export function classify(head: Buffer): Decision {
   return n === PREFACE.length ? 'h2' : 'undecided';
 }
 
-export function listen(host: string, port: number, onRequest: RequestListener, limits: ListenerLimits): Promise<Listener> {
+export function listen(host: string, port: number, onRequest: RequestListener, limits: ListenerLimits, tlsFiles?: TlsFiles): Promise<Listener> {
   const sockets = new Set<net.Socket>();
   const sniffing = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -146,12 +154,16 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
   });
   h2.on('sessionError', () => undefined); // already handled per session; must not crash the process
 
-  const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+  const accept = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     if (closing) {
       socket.destroy();
+      return;
+    }
+    if (socket instanceof tls.TLSSocket && socket.alpnProtocol === 'h2') {
+      handOver(socket, 'h2', EMPTY);
       return;
     }
     sniffing.add(socket);
@@ -161,12 +173,34 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
       if (outcome === 'h2' || outcome === 'http/1.1') handOver(socket, outcome, head);
       else answerAndClose(socket, outcome === null ? 408 : 400, lingerMs);
     });
-  });
+  };
+  let server: net.Server;
+  if (tlsFiles === undefined) server = net.createServer({ allowHalfOpen: true, noDelay: true }, accept);
+  else {
+    const tlsServer = tls.createServer(
+      {
+        ...readTlsPair(tlsFiles),
+        ALPNProtocols: ['h2', 'http/1.1'],
+        allowHalfOpen: true,
+        noDelay: true,
+        // A handshake that never completes holds a socket like a request that never arrives.
+        handshakeTimeout: Math.min(limits.bodyTimeoutMs, limits.idleTimeoutMs),
+      },
+      accept,
+    );
+    // Sockets still in their handshake (or failing it: plain HTTP, a scan) are closed with the rest.
+    tlsServer.on('connection', (raw: net.Socket) => {
+      sockets.add(raw);
+      raw.once('close', () => sockets.delete(raw));
+    });
+    tlsServer.on('tlsClientError', (_err: Error, socket: tls.TLSSocket) => socket.destroy());
+    server = tlsServer;
+  }
 
   function handOver(socket: net.Socket, protocol: Protocol, head: Buffer): void {
     // Paused first: unshifting into a flowing stream would emit the bytes to no listener.
     socket.pause();
-    socket.unshift(head);
+    if (head.length > 0) socket.unshift(head);
     if (protocol === 'h2') {
       // An h2 session owns the connection; a half-closed socket would linger.
       socket.allowHalfOpen = false;
@@ -185,6 +219,10 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
       server.on('error', (err) => console.error('flora: cannot accept a connection:', err.message));
       const listener: Listener = {
         address: server.address() as net.AddressInfo,
+        secure: tlsFiles !== undefined,
+        reloadTls: () => {
+          if (tlsFiles !== undefined) (server as tls.Server).setSecureContext(readTlsPair(tlsFiles));
+        },
         close: () => {
           closed ??= new Promise<void>((done) => {
             closing = true;

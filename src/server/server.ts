@@ -47,6 +47,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Drops all connections now (a second signal during shutdown). close() still finishes. */
   forceClose(): void;
+  /** Reads the TLS certificate and key again (no-op in cleartext); throws TlsFilesError, keeping the old pair. */
+  reloadTls(): void;
 }
 
 export interface ServerOptions {
@@ -74,7 +76,7 @@ export interface ServerOptions {
  * Where to listen, and the HTTP limits (README "Limits"); a missing limit takes its default from
  * src/config.ts. (The body size limit is the query service's: QueryLimits.maxBodyBytes.)
  */
-export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb'>> & BodyConfig;
+export type ServerConfig = Pick<FloraConfig, 'host' | 'port'> & Partial<Pick<FloraConfig, 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderKb' | 'tlsCert' | 'tlsKey'>> & BodyConfig;
 
 /** How request bodies are held (bodyLedger.ts, bodyRate.ts); a missing setting takes its default. */
 type BodyConfig = Partial<Pick<FloraConfig, 'bodyMemoryConnectionMb' | 'bodyMemorySecretMb' | 'bodyMemoryAddressMb' | 'bodyMinRate' | 'bodyRateGraceMs'>>;
@@ -181,10 +183,10 @@ export async function startServer(service: QueryService, config: ServerConfig, o
           res.destroy();
         }
       });
-  }, limits);
+  }, limits, config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined);
 
   const { address: host, port } = listener.address;
-  const address = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const address = `${listener.secure ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   // Presigned download URLs point at the listener that serves the log-export API.
   if (logs && !opts.router) logs.serverAddress = address;
   let closed: Promise<void> | undefined;
@@ -202,6 +204,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
       return closed;
     },
     forceClose: () => listener.destroyAll(),
+    reloadTls: () => listener.reloadTls(),
   };
 }
 

@@ -77,9 +77,15 @@ class Tier {
     const onSignal = () => this.stop(++signals > 1);
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    // With TLS, SIGHUP rereads the certificate: every worker serves it (each also watches the files).
+    const onHangup = () => {
+      for (const w of this.workers) w.process.kill('SIGHUP');
+    };
+    if (this.config.tlsCert) process.on('SIGHUP', onHangup);
     return finished.finally(() => {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
+      process.off('SIGHUP', onHangup);
     });
   }
 

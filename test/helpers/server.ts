@@ -88,7 +88,7 @@ async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Pro
     proc.stdout!.setEncoding('utf8');
     const onData = (chunk: string) => {
       out += chunk;
-      const m = /^Flora listening on (http:\/\/\S+)\r?$/m.exec(out);
+      const m = /^Flora listening on (https?:\/\/\S+)\r?$/m.exec(out);
       if (m) {
         proc.stdout!.off('data', onData);
         proc.stdout!.resume(); // keep draining so the child never blocks on a full pipe
