@@ -160,3 +160,12 @@ test("documents of different kinds: order() by the core's collection ids, then n
     [true, true, true, true, true],
   );
 });
+
+test('distinct() takes two references to one document, or one named document, as one value', async () => {
+  const id = (await admin.query<string>(fql`Note.create({ text: "twice" }).id`)).data;
+  const n = await admin.query<number[]>(fql`[
+    [Note.byId(${id}), Note.byId(${id}), Note.all().where(.text == "twice").first()].toSet().distinct().count(),
+    [Collection.byName("Note"), Collection.byName("Note"), Collection.byName("User")].toSet().distinct().count()
+  ]`);
+  assert.deepEqual(n.data, [1, 2]);
+});

@@ -362,5 +362,9 @@ export function hashKey(v: RtValue): string {
   if (v instanceof Bytes) return 'b' + Buffer.from(v.bytes).toString('base64');
   if (v instanceof ModuleV) return 'M' + v.name;
   if (v instanceof TxnTime) return 'X';
+  // Two references to one document are one value (the core's DocID), not two objects.
+  const doc = v instanceof ExtValue ? v.docIdentity?.() : undefined;
+  if (doc?.id !== undefined) return `R${doc.coll}:${doc.id}`;
+  if (doc?.name !== undefined) return `R${doc.coll}:n${JSON.stringify(doc.name)}`;
   return 'o' + identity(v as object);
 }
