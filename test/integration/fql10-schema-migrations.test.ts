@@ -170,3 +170,35 @@ test('a staged push migrates the documents when it is committed', async () => {
   assert.equal(res.status, 200);
   assert.deepEqual((await v10.query(fql`U.byId("1")!.data`)).data, { name: 'a', n: 1 });
 });
+
+test('a backfill value not of its field type refuses the push (SchemaCollectionSpec)', async () => {
+  const { v10, push } = await database('convert');
+  ok(await push('collection Foo {\n  a: Int\n}'));
+  await v10.query(fql`Foo.create({ a: 3 })`);
+  const fsl = "collection Foo {\n  a: Int\n  b: Int\n\n  migrations {\n    add .b\n    backfill .b = { let x: Any = '0'; x }\n  }\n}";
+  assert.deepEqual(await push(fsl), {
+    status: 400,
+    message: [
+      'error: Invalid database schema update.',
+      '    error: Failed to convert backfill value.',
+      '    constraint failures:',
+      '      b: Expected Int, provided String',
+      '    at <no source>',
+      'at main.fsl:1:1',
+      '  |',
+      '1 |   collection Foo {',
+      '  |  _^',
+      '2 | |   a: Int',
+      '3 | |   b: Int',
+      '4 | |',
+      '5 | |   migrations {',
+      '6 | |     add .b',
+      "7 | |     backfill .b = { let x: Any = '0'; x }",
+      '8 | |   }',
+      '9 | | }',
+      '  | |_^',
+      '  |',
+    ].join('\n'),
+  });
+  assert.deepEqual((await v10.query(fql`Foo.all().map(.data).toArray()`)).data, [{ a: 3 }]);
+});

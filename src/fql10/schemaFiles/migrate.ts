@@ -6,19 +6,22 @@
 
 import type { TxnContext } from '../../model/context';
 import { schemaOf } from '../../model/resolve';
-import { migrateDocuments, type Migration } from '../../model/schema10/migrations';
-import { displayType, isOfType, typeOfValue, type SchemaType } from '../../model/schema10/schemaType';
+import { migrateDocuments, MigrationConflict, type Migration } from '../../model/schema10/migrations';
+import { displayPath, displayType, validate, type SchemaType } from '../../model/schema10/schemaType';
+import { QueryError } from '../../values/errors';
 import type { Value } from '../../values/types';
 import type { Expr } from '../ast';
-import type { Diagnostic } from '../diagnostic';
-import type { FieldPath } from '../fsl/ast';
+import { error, renderDiagnostic, type Diagnostic } from '../diagnostic';
+import type { Collection, FieldPath } from '../fsl/ast';
+import { QueryRuntimeFailure } from '../runtime/failure';
 import { displayExpr } from '../fsl/display';
 import { renderSchemaErrors } from '../fsl/index';
 import { deriveMigrations, type SchemaMigration } from './migrationValidator';
 import { SchemaRefused, type ItemDiff } from './push';
 
 export interface PlannedMigration {
-  readonly collection: string;
+  /** The collection as submitted. */
+  readonly item: Collection;
   readonly steps: ReadonlyArray<SchemaMigration>;
 }
 
@@ -34,7 +37,7 @@ export async function planMigrations(tx: TxnContext, diffs: ReadonlyArray<ItemDi
     if (entry && (await isEmpty(tx, entry.id))) live = null;
     const r = deriveMigrations(live, d.item);
     if (!r.ok) errors.push(...r.errors);
-    else if (live !== null && r.value.length > 0) plans.push({ collection: d.item.name.str, steps: r.value });
+    else if (live !== null && r.value.length > 0) plans.push({ item: d.item, steps: r.value });
   }
   if (errors.length) throw new SchemaRefused(renderSchemaErrors(errors));
   return plans;
@@ -45,15 +48,30 @@ async function isEmpty(tx: TxnContext, coll: bigint): Promise<boolean> {
   return true;
 }
 
-/** Runs `plans` on the collections as the push left them. */
+/** Runs `plans` on the collections as the push left them; what fails refuses the push. */
 export async function runMigrations(tx: TxnContext, plans: ReadonlyArray<PlannedMigration>): Promise<void> {
   const db = tx.scope.db;
   for (const plan of plans) {
-    const entry = (await schemaOf(tx, db)).get('collections', plan.collection);
+    const name = plan.item.name.str;
+    const entry = (await schemaOf(tx, db)).get('collections', name);
     if (entry === undefined) continue;
-    const steps: Migration[] = [];
-    for (const m of plan.steps) steps.push(...(await convert(tx, plan.collection, m)));
-    await migrateDocuments(tx, db, entry, steps, []);
+    try {
+      const steps: Migration[] = [];
+      for (const m of plan.steps) steps.push(...(await convert(tx, name, m)));
+      await migrateDocuments(tx, db, entry, steps, []);
+    } catch (e) {
+      if (e instanceof BackfillMismatch)
+        throw new SchemaRefused([renderDiagnostic(error(`Invalid database schema update.\n    error: Failed to convert backfill value.\n    constraint failures:\n${e.failures}\n    at <no source>`, plan.item.span))]);
+      if (e instanceof QueryRuntimeFailure || e instanceof QueryError || e instanceof MigrationConflict) throw new SchemaRefused([e.message]);
+      throw e;
+    }
+  }
+}
+
+/** A backfill value not of its field's type: the constraint failures, one indented line each. */
+class BackfillMismatch extends Error {
+  constructor(readonly failures: string) {
+    super(failures);
   }
 }
 
@@ -63,7 +81,7 @@ const names = (p: FieldPath): string[] => p.elems.map((e) => (e.kind === 'field'
 async function convert(tx: TxnContext, coll: string, m: SchemaMigration): Promise<Migration[]> {
   switch (m.kind) {
     case 'add':
-      return [{ kind: 'add', path: names(m.field), type: displayType(m.ty), value: await backfill(tx, coll, m.backfill, m.ty) }];
+      return [{ kind: 'add', path: names(m.field), type: displayType(m.ty), value: await backfill(tx, coll, m.backfill, m.ty, names(m.field)) }];
     case 'drop':
       return [{ kind: 'drop', path: names(m.field) }];
     case 'move':
@@ -81,8 +99,8 @@ async function convert(tx: TxnContext, coll: string, m: SchemaMigration): Promis
           field: names(from.path),
           spill: names(to.path),
           type: displayType(from.ty),
-          fieldBackfill: await backfill(tx, coll, from.backfill, from.ty),
-          spillBackfill: await backfill(tx, coll, to.backfill, null),
+          fieldBackfill: await backfill(tx, coll, from.backfill, from.ty, names(from.path)),
+          spillBackfill: await backfill(tx, coll, to.backfill, null, names(to.path)),
         });
       }
       return out;
@@ -97,11 +115,12 @@ async function convert(tx: TxnContext, coll: string, m: SchemaMigration): Promis
 }
 
 /** A backfill (or default) evaluated, and checked against the field's type when it has one. */
-async function backfill(tx: TxnContext, coll: string, expr: Expr | null, ty: SchemaType | null): Promise<Value> {
+async function backfill(tx: TxnContext, coll: string, expr: Expr | null, ty: SchemaType | null, path: string[]): Promise<Value> {
   if (expr === null) return null;
   const lang = tx.schemaLanguage;
   if (lang === undefined) throw new Error('migrations need the FQL v10 language loaded');
   const v = await lang.evalDefault(tx, displayExpr(expr), `*migration:${coll}*`);
-  if (ty !== null && !isOfType(ty, v)) throw new SchemaRefused([`Failed to convert backfill value.\nconstraint failures:\n  Expected ${displayType(ty)}, provided ${displayType(typeOfValue(v))}`]);
+  const failures = ty === null ? [] : validate(ty, path, v);
+  if (failures.length) throw new BackfillMismatch(failures.map((f) => `      ${displayPath(f.paths[0] ?? path)}: ${f.message}`).join('\n'));
   return v;
 }

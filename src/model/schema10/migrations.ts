@@ -30,6 +30,9 @@ export type Migration =
   /** Top-level fields not in `keep` move into the object at `into`. */
   | { readonly kind: 'move_wildcard'; readonly into: FieldPath; readonly keep: readonly string[] };
 
+/** A step that would overwrite a value (the core's IllegalStateException): the schema update is refused. */
+export class MigrationConflict extends Error {}
+
 /** The most document versions a collection may have for its migration to run in the updating transaction. */
 export const MAX_SYNC_VERSIONS = 10_000;
 
@@ -55,7 +58,7 @@ export function migrateData(data: Obj, steps: ReadonlyArray<Migration>): Obj {
         out = remove(out, m.path);
         break;
       case 'move': {
-        if (get(out, m.to) !== undefined) throw new Error(`Refusing to overwrite existing field at ${m.to.join('.')}`);
+        if (get(out, m.to) !== undefined) throw new MigrationConflict(`Refusing to overwrite existing field at ${m.to.join('.')}`);
         const v = get(out, m.from);
         if (v !== undefined) out = put(remove(out, m.from), m.to, v);
         break;
@@ -63,7 +66,7 @@ export function migrateData(data: Obj, steps: ReadonlyArray<Migration>): Obj {
       case 'move_conflicts': {
         if (conflicts.length === 0) break;
         const into = get(out, m.into);
-        if (into !== undefined && !(into instanceof Map)) throw new Error(`Refusing to overwrite existing non-struct at ${m.into.join('.')}`);
+        if (into !== undefined && !(into instanceof Map)) throw new MigrationConflict(`Refusing to overwrite existing non-struct at ${m.into.join('.')}`);
         const target: Obj = new Map(into ?? []);
         for (const [name, v] of conflicts) target.set(freeName(target, name), v);
         out = put(out, m.into, target);
@@ -71,7 +74,7 @@ export function migrateData(data: Obj, steps: ReadonlyArray<Migration>): Obj {
         break;
       }
       case 'split': {
-        if (get(out, m.spill) !== undefined) throw new Error(`Refusing to overwrite existing field at ${m.spill.join('.')}`);
+        if (get(out, m.spill) !== undefined) throw new MigrationConflict(`Refusing to overwrite existing field at ${m.spill.join('.')}`);
         const prev = get(out, m.field) ?? null;
         if (prev !== null && !isOfType(parseSignature(m.type), prev)) {
           out = remove(out, m.field);
@@ -88,7 +91,7 @@ export function migrateData(data: Obj, steps: ReadonlyArray<Migration>): Obj {
         const moved = [...out].filter(([k]) => !keep.has(k));
         if (moved.length === 0) break;
         const into = get(out, m.into);
-        if (into !== undefined && !(into instanceof Map)) throw new Error(`Refusing to overwrite existing into field at ${m.into.join('.')}`);
+        if (into !== undefined && !(into instanceof Map)) throw new MigrationConflict(`Refusing to overwrite existing into field at ${m.into.join('.')}`);
         const target: Obj = new Map(into ?? []);
         // Fewer leading underscores first, so that renamed names are the same whatever the order.
         const lead = (s: string) => s.length - s.replace(/^_+/, '').length;
