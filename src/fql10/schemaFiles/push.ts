@@ -3,6 +3,7 @@
 // deleted to match them, in the caller's transaction, through the same FQL that Collection.create,
 // Function.byName(..).replace and the like run (so every check of theirs holds); then the files
 // are kept as pushed. Items the files do not name are deleted: the files are the whole schema.
+// Collections' migrations are checked first and run on their documents last (migrate.ts).
 
 import type { TxnContext } from '../../model/context';
 import { writeSchemaSources, type SourceText } from '../../model/schemaSources';
@@ -18,6 +19,7 @@ import { storeLanguage } from '../run/storePlugs';
 import type { RtValue } from '../runtime/values';
 import { toRuntime } from '../store/convert';
 import { currentSchema, itemKey, normalForm } from './current';
+import { planMigrations, runMigrations } from './migrate';
 
 /** A push refused: the messages the schema API joins into its error (400). */
 export class SchemaRefused extends Error {
@@ -61,6 +63,7 @@ const WRITE_ORDER = ['collection', 'function', 'role', 'access provider'] as con
 /** Applies `files` to the transaction's database; returns what changed. */
 export async function pushSchema(tx: TxnContext, files: ReadonlyArray<SourceText>): Promise<ItemDiff[]> {
   const diffs = await diffSchema(tx, files);
+  const migrations = await planMigrations(tx, diffs);
   const lines: string[] = [];
   const vars = new Map<string, RtValue>();
   const bind = (v: Value): string => {
@@ -96,6 +99,7 @@ export async function pushSchema(tx: TxnContext, files: ReadonlyArray<SourceText
     const cfs = 'constraintFailures' in f ? f.constraintFailures ?? [] : [];
     throw new SchemaRefused([f.message, ...cfs.map((c) => c.message)]);
   }
+  await runMigrations(tx, migrations);
   writeSchemaSources(tx, tx.scope.db, files);
   return diffs;
 }

@@ -1,0 +1,126 @@
+// The migrations of a schema push (the core's MigrationDeriver and MigrationConverter): each
+// collection the push changes has its `migrations` block checked against the live schema (only
+// against itself when the collection is new or has no documents: those need no migration), and
+// once the push has written the new definitions, the derived steps rewrite the documents
+// (model/schema10/migrations.ts), backfill values evaluated once each as the core does.
+
+import type { TxnContext } from '../../model/context';
+import { schemaOf } from '../../model/resolve';
+import { migrateDocuments, MigrationConflict, type Migration } from '../../model/schema10/migrations';
+import { displayPath, displayType, validate, type SchemaType } from '../../model/schema10/schemaType';
+import { QueryError } from '../../values/errors';
+import type { Value } from '../../values/types';
+import type { Expr } from '../ast';
+import { error, renderDiagnostic, type Diagnostic } from '../diagnostic';
+import type { Collection, FieldPath } from '../fsl/ast';
+import { QueryRuntimeFailure } from '../runtime/failure';
+import { displayExpr } from '../fsl/display';
+import { renderSchemaErrors } from '../fsl/index';
+import { deriveMigrations, type SchemaMigration } from './migrationValidator';
+import { SchemaRefused, type ItemDiff } from './push';
+
+export interface PlannedMigration {
+  /** The collection as submitted. */
+  readonly item: Collection;
+  readonly steps: ReadonlyArray<SchemaMigration>;
+}
+
+/** The migrations `diffs` call for; refuses the push with the core's errors when a block is wrong. */
+export async function planMigrations(tx: TxnContext, diffs: ReadonlyArray<ItemDiff>): Promise<PlannedMigration[]> {
+  const errors: Diagnostic[] = [];
+  const plans: PlannedMigration[] = [];
+  const schema = await schemaOf(tx, tx.scope.db);
+  for (const d of diffs) {
+    if (d.kind === 'remove' || d.item.kind !== 'collection') continue;
+    let live = d.kind === 'modify' && d.before.kind === 'collection' ? d.before : null;
+    const entry = live && schema.get('collections', live.name.str);
+    if (entry && (await isEmpty(tx, entry.id))) live = null;
+    const r = deriveMigrations(live, d.item);
+    if (!r.ok) errors.push(...r.errors);
+    else if (live !== null && r.value.length > 0) plans.push({ item: d.item, steps: r.value });
+  }
+  if (errors.length) throw new SchemaRefused(renderSchemaErrors(errors));
+  return plans;
+}
+
+async function isEmpty(tx: TxnContext, coll: bigint): Promise<boolean> {
+  for await (const _ of tx.txn.scan(tx.scope.db, Number(coll))) return false;
+  return true;
+}
+
+/** Runs `plans` on the collections as the push left them; what fails refuses the push. */
+export async function runMigrations(tx: TxnContext, plans: ReadonlyArray<PlannedMigration>): Promise<void> {
+  const db = tx.scope.db;
+  for (const plan of plans) {
+    const name = plan.item.name.str;
+    const entry = (await schemaOf(tx, db)).get('collections', name);
+    if (entry === undefined) continue;
+    try {
+      const steps: Migration[] = [];
+      for (const m of plan.steps) steps.push(...(await convert(tx, name, m)));
+      await migrateDocuments(tx, db, entry, steps, []);
+    } catch (e) {
+      if (e instanceof BackfillMismatch)
+        throw new SchemaRefused([renderDiagnostic(error(`Invalid database schema update.\n    error: Failed to convert backfill value.\n    constraint failures:\n${e.failures}\n    at <no source>`, plan.item.span))]);
+      if (e instanceof QueryRuntimeFailure || e instanceof QueryError || e instanceof MigrationConflict) throw new SchemaRefused([e.message]);
+      throw e;
+    }
+  }
+}
+
+/** A backfill value not of its field's type: the constraint failures, one indented line each. */
+class BackfillMismatch extends Error {
+  constructor(readonly failures: string) {
+    super(failures);
+  }
+}
+
+const names = (p: FieldPath): string[] => p.elems.map((e) => (e.kind === 'field' ? e.name : String(e.index)));
+
+/** One derived migration as document steps (MigrationConverter.fromFSL). */
+async function convert(tx: TxnContext, coll: string, m: SchemaMigration): Promise<Migration[]> {
+  switch (m.kind) {
+    case 'add':
+      return [{ kind: 'add', path: names(m.field), type: displayType(m.ty), value: await backfill(tx, coll, m.backfill, m.ty, names(m.field)) }];
+    case 'drop':
+      return [{ kind: 'drop', path: names(m.field) }];
+    case 'move':
+      return [{ kind: 'move', from: names(m.field), to: names(m.to) }];
+    case 'split': {
+      const out: Migration[] = [];
+      const [head] = m.targets;
+      // The first target takes the source's place: the same field, or a move.
+      if (names(m.source).join('.') !== names(head.path).join('.')) out.push({ kind: 'move', from: names(m.source), to: names(head.path) });
+      for (let i = 0; i + 1 < m.targets.length; i++) {
+        const from = m.targets[i];
+        const to = m.targets[i + 1];
+        out.push({
+          kind: 'split',
+          field: names(from.path),
+          spill: names(to.path),
+          type: displayType(from.ty),
+          fieldBackfill: await backfill(tx, coll, from.backfill, from.ty, names(from.path)),
+          spillBackfill: await backfill(tx, coll, to.backfill, null, names(to.path)),
+        });
+      }
+      return out;
+    }
+    case 'move_conflicts':
+      return [{ kind: 'move_conflicts', into: names(m.into) }];
+    case 'move_wildcard':
+      return [{ kind: 'move_wildcard', into: names(m.into), keep: m.keep }];
+    case 'add_wildcard':
+      return [];
+  }
+}
+
+/** A backfill (or default) evaluated, and checked against the field's type when it has one. */
+async function backfill(tx: TxnContext, coll: string, expr: Expr | null, ty: SchemaType | null, path: string[]): Promise<Value> {
+  if (expr === null) return null;
+  const lang = tx.schemaLanguage;
+  if (lang === undefined) throw new Error('migrations need the FQL v10 language loaded');
+  const v = await lang.evalDefault(tx, displayExpr(expr), `*migration:${coll}*`);
+  const failures = ty === null ? [] : validate(ty, path, v);
+  if (failures.length) throw new BackfillMismatch(failures.map((f) => `      ${displayPath(f.paths[0] ?? path)}: ${f.message}`).join('\n'));
+  return v;
+}
