@@ -123,19 +123,17 @@ function checkPermission(tx: TxnContext, write: boolean): void {
 
 const FORMATS: ReadonlySet<string> = new Set<DiffFormat>(['semantic', 'summary', 'textual']);
 
-/**
- * SchemaRequest.diffFormat and colorKind: `format`, else `diff` (`true` the legacy name of
- * `semantic`); null when neither names a format. `color=ansi` colours the diff.
- */
-function diffStyle(q: URLSearchParams): DiffStyle | null {
-  const color = q.get('color') === 'ansi' ? 'ansi' : 'none';
+/** SchemaRequest.diffFormat: `format`, else `diff` (`true` the legacy name of `semantic`); null when neither names a format. */
+function diffFormat(q: URLSearchParams): DiffFormat | null {
   const format = q.get('format');
-  if (format !== null && FORMATS.has(format)) return { format: format as DiffFormat, color };
+  if (format !== null && FORMATS.has(format)) return format as DiffFormat;
   const diff = q.get('diff');
-  if (diff === 'true') return { format: 'semantic', color };
-  if (diff !== null && FORMATS.has(diff)) return { format: diff as DiffFormat, color };
-  return null;
+  if (diff === 'true') return 'semantic';
+  return diff !== null && FORMATS.has(diff) ? (diff as DiffFormat) : null;
 }
+
+/** SchemaRequest.colorKind: `color=ansi` colours the diff. */
+const colorKind = (q: URLSearchParams): DiffStyle['color'] => (q.get('color') === 'ansi' ? 'ansi' : 'none');
 
 /** disallowRoot: schema is staged only in child databases (the root's is pushed active). */
 function refuseRoot(tx: TxnContext): void {
@@ -177,15 +175,15 @@ async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: Source
       // The root never has a staged schema: its status is `none` (the core refuses the question
       // there, which would break `fauna schema pull` of the root, Flora's usual database).
       if (tx.scope.db === 0n) return { version, rest: { status: 'none' } };
-      const style = diffStyle(q);
+      const format = diffFormat(q);
       const { status, pendingSummary } = await stagedStatus(tx);
-      if (style === null) return { version, rest: { status } };
+      if (format === null) return { version, rest: { status } };
       const files = await stagedFiles(tx);
-      const diff = files === undefined ? '' : await diffStagedSchema(tx, files, style);
+      const diff = files === undefined ? '' : await diffStagedSchema(tx, files, { format, color: colorKind(q) });
       return { version, rest: { status, pending_summary: pendingSummary, diff } };
     }
     case 'diff': {
-      const style = diffStyle(q) ?? { format: 'semantic', color: 'none' };
+      const style: DiffStyle = { format: diffFormat(q) ?? 'semantic', color: colorKind(q) };
       const against = staged ? await stagedFiles(tx) : undefined;
       return { version, rest: { diff: await diffProposed(tx, files, against, style) } };
     }
