@@ -246,9 +246,10 @@ describe('fauna-shell 4: interactive schema push, diff, commit and abandon (the 
   const ACTIVE = 'collection Pet {\n  name: String\n}\n';
   const STAGED = 'collection Pet {\n  name: String\n  index byName {\n    terms [.name]\n  }\n}\n\nfunction hello() { "hi" }\n';
   /** The semantic diff from ACTIVE to STAGED (POST /schema/1/diff, staged/status?diff=true). */
-  const SEMANTIC = '* Adding function `hello` to pets.fsl:7:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  + add index `byName`\n\n';
-  const TEXTUAL = 'pets.fsl\n@ line 1 to 7\n  collection Pet {\n    name: String\n+   index byName {\n+     terms [.name]\n+   }\n  }\n+\n+ function hello() { "hi" }\n';
-  const prompt = (question: string, answer: 'yes' | 'no') => `? ${question} (y/N) ${answer === 'yes' ? 'y' : 'n'}\n? ${question} ${answer}\n`;
+  const SEMANTIC = '* Adding function `hello` to pets.fsl:8:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  + add index `byName`\n\n';
+  const TEXTUAL = 'pets.fsl\n@ line 1 to 8\n  collection Pet {\n    name: String\n+   index byName {\n+     terms [.name]\n+   }\n  }\n+\n+ function hello() { "hi" }\n';
+  /** The confirmation as @inquirer/confirm draws it, answered: its cursor moves stripped, the last escape (show the cursor) left. */
+  const prompt = (question: string, answer: 'yes' | 'no') => `? ${question} (y/N)? ${question} (y/N) ${answer === 'yes' ? 'y' : 'n'}✔ ${question} ${answer}\n\u001b[?25h`;
 
   before(async () => {
     assert.equal(plain(await fauna(['database', 'create', '--name', 'shell4diff', ...endpoint()])).code, 0);
@@ -265,7 +266,7 @@ describe('fauna-shell 4: interactive schema push, diff, commit and abandon (the 
     // --color asks for color=ansi: the server's escapes come through as they are.
     const coloured = await fauna(['schema', 'diff', '--dir', 'dstaged', '--color', ...inChild()]);
     assert.equal(coloured.code, 0, coloured.output);
-    assert.ok(coloured.stdout.includes('\u001b[1;34m* Adding function `hello`\u001b[0m to pets.fsl:7:1\n\n\u001b[1;34m* Modifying collection `Pet`\u001b[0m at pets.fsl:1:1:\n  * Indexes:\n\u001b[32m  + add index `byName`\u001b[0m\n'), coloured.stdout);
+    assert.ok(coloured.stdout.includes('\u001b[1;34m* Adding function `hello`\u001b[0m to pets.fsl:8:1\n\n\u001b[1;34m* Modifying collection `Pet`\u001b[0m at pets.fsl:1:1:\n  * Indexes:\n\u001b[32m  + add index `byName`\u001b[0m\n'), coloured.stdout);
   });
 
   test('push --active shows the diff and asks: "n" cancels, "y" pushes', async () => {
@@ -306,7 +307,7 @@ describe('fauna-shell 4: interactive schema push, diff, commit and abandon (the 
     });
     assert.deepEqual(plain(await fauna(['schema', 'diff', '--dir', 'dactive', ...inChild()])), {
       code: 0,
-      stdout: 'Differences from the remote, staged schema to the local schema:\n* Removing function `hello` from pets.fsl:7:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  - remove index `byName`\n\n\n',
+      stdout: 'Differences from the remote, staged schema to the local schema:\n* Removing function `hello` from pets.fsl:8:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  - remove index `byName`\n\n\n',
       stderr: '',
     });
     assert.deepEqual(plain(await fauna(['schema', 'diff', '--active', '--dir', 'dstaged', ...inChild()])), {
@@ -325,7 +326,7 @@ describe('fauna-shell 4: interactive schema push, diff, commit and abandon (the 
   test('abandon asks ("n" keeps the staged schema, "y" drops it); with nothing staged, exit code 1', async () => {
     assert.deepEqual(plain(await fauna(['schema', 'abandon', ...inChild()], 'y\n')), { code: 1, stdout: '', stderr: 'There is no staged schema to abandon.\n' });
     assert.equal(plain(await fauna(['schema', 'push', '--no-input', '--dir', 'dactive', ...inChild()])).code, 0);
-    const back = '* Removing function `hello` from pets.fsl:7:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  - remove index `byName`\n\n\n';
+    const back = '* Removing function `hello` from pets.fsl:8:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  - remove index `byName`\n\n\n';
     assert.deepEqual(plain(await fauna(['schema', 'abandon', ...inChild()], 'n\n')), { code: 0, stdout: back + prompt('Abandon these changes?', 'no') + 'Abandon cancelled.\n', stderr: '' });
     assert.deepEqual(plain(await fauna(['schema', 'abandon', ...inChild()], 'y\n')), { code: 0, stdout: back + prompt('Abandon these changes?', 'yes') + 'Schema has been abandoned.\n', stderr: '' });
     assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])), { code: 0, stdout: '"hi"\n', stderr: '' });
