@@ -1,7 +1,8 @@
 // The schema API (api/schema/SchemaEndpoint.scala): GET /schema/1/files and /files/{name} (the
 // staged files with staged=true), POST /schema/1/update (applied at once, in one transaction, or
-// staged with staged=true), POST /schema/1/validate and /diff (the `summary` format, against the
-// staged schema with staged=true), GET /schema/1/staged/status, POST /schema/1/staged/commit and
+// staged with staged=true), POST /schema/1/validate and /diff (the `semantic`, `summary` or
+// `textual` format, `color=ansi`; against the staged schema with staged=true), GET
+// /schema/1/staged/status (with a diff when a format is asked), POST /schema/1/staged/commit and
 // /staged/abandon (also without `staged/`). Every answer carries the schema `version` (µs);
 // failures are `{"error": {"message"}}` with the core's statuses and words
 // (SchemaResponse.ErrorResponse). Files arrive as multipart/form-data, one part per file, named by
@@ -14,9 +15,10 @@ import type { SourceText } from '../model/schemaSources';
 import { QueryCancelled, QueryTimeout } from '../model/budget';
 import { ProtocolError } from '../values/errors';
 import { activeSchema } from '../fql10/schemaFiles/files';
-import { diffSchema, pushSchema, SchemaRefused } from '../fql10/schemaFiles/push';
-import { abandonStaged, commitStaged, diffStaged, stagedFiles, stagedItems, stagedStatus, stageSchema } from '../fql10/schemaFiles/staged';
-import { renderSummary } from '../fql10/schemaFiles/summary';
+import type { DiffFormat } from '../fql10/schemaFiles/diffRender';
+import { pushSchema, SchemaRefused } from '../fql10/schemaFiles/push';
+import { diffProposed, diffStagedSchema, type DiffStyle } from '../fql10/schemaFiles/schemaDiff';
+import { abandonStaged, commitStaged, stagedFiles, stagedStatus, stageSchema } from '../fql10/schemaFiles/staged';
 import { refuseUnauthenticated } from './authFirst';
 import type { RequestContext } from './context';
 import { clientClosed, type Outcome } from './responses';
@@ -119,13 +121,19 @@ function checkPermission(tx: TxnContext, write: boolean): void {
   if (!roleOk || s.roles !== undefined || s.token !== undefined || s.jwt !== undefined || s.docScoped) throw FORBIDDEN();
 }
 
-/** SchemaRequest.diffFormat: `format`, else `diff` (`true` the legacy name of `semantic`); none when neither is given. */
-function diffFormat(q: URLSearchParams, fallback: string | null): string | null {
-  const f = q.get('format') ?? q.get('diff') ?? fallback;
-  if (f === null) return null;
-  if ((f === 'true' ? 'semantic' : f) !== 'summary') throw new SchemaHttpError(400, `Flora answers schema diffs in the summary format only (format=summary), not ${f}`);
-  return f;
+const FORMATS: ReadonlySet<string> = new Set<DiffFormat>(['semantic', 'summary', 'textual']);
+
+/** SchemaRequest.diffFormat: `format`, else `diff` (`true` the legacy name of `semantic`); null when neither names a format. */
+function diffFormat(q: URLSearchParams): DiffFormat | null {
+  const format = q.get('format');
+  if (format !== null && FORMATS.has(format)) return format as DiffFormat;
+  const diff = q.get('diff');
+  if (diff === 'true') return 'semantic';
+  return diff !== null && FORMATS.has(diff) ? (diff as DiffFormat) : null;
 }
+
+/** SchemaRequest.colorKind: `color=ansi` colours the diff. */
+const colorKind = (q: URLSearchParams): DiffStyle['color'] => (q.get('color') === 'ansi' ? 'ansi' : 'none');
 
 /** disallowRoot: schema is staged only in child databases (the root's is pushed active). */
 function refuseRoot(tx: TxnContext): void {
@@ -167,18 +175,17 @@ async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: Source
       // The root never has a staged schema: its status is `none` (the core refuses the question
       // there, which would break `fauna schema pull` of the root, Flora's usual database).
       if (tx.scope.db === 0n) return { version, rest: { status: 'none' } };
-      const format = diffFormat(q, null);
+      const format = diffFormat(q);
       const { status, pendingSummary } = await stagedStatus(tx);
       if (format === null) return { version, rest: { status } };
       const files = await stagedFiles(tx);
-      const diff = files === undefined ? '' : renderSummary(await diffSchema(tx, files), (await activeSchema(tx)).items);
+      const diff = files === undefined ? '' : await diffStagedSchema(tx, files, { format, color: colorKind(q) });
       return { version, rest: { status, pending_summary: pendingSummary, diff } };
     }
     case 'diff': {
-      diffFormat(q, 'semantic');
+      const style: DiffStyle = { format: diffFormat(q) ?? 'semantic', color: colorKind(q) };
       const against = staged ? await stagedFiles(tx) : undefined;
-      if (against !== undefined) return { version, rest: { diff: renderSummary(diffStaged(against, files), stagedItems(against)) } };
-      return { version, rest: { diff: renderSummary(await diffSchema(tx, files), (await activeSchema(tx)).items) } };
+      return { version, rest: { diff: await diffProposed(tx, files, against, style) } };
     }
     case 'update':
       // With a schema staged, a push without staged=true replaces it too: the core's active schema

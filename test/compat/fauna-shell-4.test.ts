@@ -4,8 +4,10 @@
 // `fauna shell` fed through a pipe, `fauna database create/list/delete` through Flora's v10 Database
 // module, `fauna schema push --active` and `pull` through the schema API, staged pushes (`schema
 // push` without --active, `status`, `commit`, `abandon`, `pull` of the staged files), and --local
-// (http://0.0.0.0:8443, secret `secret`) when Flora can listen on port 8443 here. Each case asserts
-// the exit code and the exact output.
+// (http://0.0.0.0:8443, secret `secret`) when Flora can listen on port 8443 here; and the commands
+// that show a diff and ask (push, commit, abandon without --no-input, with the answer piped on stdin),
+// and `schema diff` (semantic, --text, --staged, --active, --color). Each case asserts the exit code
+// and the exact output.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -236,6 +238,109 @@ describe('fauna-shell 4: fauna schema push (staged), status, commit, abandon', (
     assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])), { code: 0, stdout: '"staged"\n', stderr: '' });
     assert.deepEqual(plain(await fauna(['schema', 'status', '--dir', 'staged', ...inChild()])), { code: 0, stdout: 'Staged changes: none\nLocal changes: none\n\n', stderr: '' });
   });
+});
+
+describe('fauna-shell 4: interactive schema push, diff, commit and abandon (the prompt answered on stdin)', () => {
+  /** In a child database of their own (the core stages nothing in the root). */
+  const inChild = (): string[] => ['--url', server.flora.url, '--secret', `${server.flora.secret}:shell4diff:admin`];
+  const ACTIVE = 'collection Pet {\n  name: String\n}\n';
+  const STAGED = 'collection Pet {\n  name: String\n  index byName {\n    terms [.name]\n  }\n}\n\nfunction hello() { "hi" }\n';
+  /** The semantic diff from ACTIVE to STAGED (POST /schema/1/diff, staged/status?diff=true). */
+  const SEMANTIC = '* Adding function `hello` to pets.fsl:8:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  + add index `byName`\n\n';
+  const TEXTUAL = 'pets.fsl\n@ line 1 to 8\n  collection Pet {\n    name: String\n+   index byName {\n+     terms [.name]\n+   }\n  }\n+\n+ function hello() { "hi" }\n';
+  /** The confirmation as @inquirer/confirm draws it, answered: its cursor moves stripped, the last escape (show the cursor) left. */
+  const prompt = (question: string, answer: 'yes' | 'no') => `? ${question} (y/N)? ${question} (y/N) ${answer === 'yes' ? 'y' : 'n'}✔ ${question} ${answer}\n\u001b[?25h`;
+
+  before(async () => {
+    assert.equal(plain(await fauna(['database', 'create', '--name', 'shell4diff', ...endpoint()])).code, 0);
+    await project.write('dactive/pets.fsl', ACTIVE);
+    await project.write('dstaged/pets.fsl', STAGED);
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--no-input', '--dir', 'dactive', ...inChild()])), { code: 0, stdout: '', stderr: '' });
+  });
+
+  test('diff with nothing staged: the remote schema to the local one, semantic or --text (POST /schema/1/diff?diff=semantic|textual)', async () => {
+    const head = 'Differences from the remote schema to the local schema:\n';
+    assert.deepEqual(plain(await fauna(['schema', 'diff', '--dir', 'dstaged', ...inChild()])), { code: 0, stdout: head + SEMANTIC + '\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'diff', '--dir', 'dstaged', '--text', ...inChild()])), { code: 0, stdout: head + TEXTUAL + '\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'diff', '--dir', 'dactive', ...inChild()])), { code: 0, stdout: head + 'No schema differences.\n', stderr: '' });
+    // --color asks for color=ansi: the server's escapes come through as they are.
+    const coloured = await fauna(['schema', 'diff', '--dir', 'dstaged', '--color', ...inChild()]);
+    assert.equal(coloured.code, 0, coloured.output);
+    assert.ok(coloured.stdout.includes('\u001b[1;34m* Adding function `hello`\u001b[0m to pets.fsl:8:1\n\n\u001b[1;34m* Modifying collection `Pet`\u001b[0m at pets.fsl:1:1:\n  * Indexes:\n\u001b[32m  + add index `byName`\u001b[0m\n'), coloured.stdout);
+  });
+
+  test('push --active shows the diff and asks: "n" cancels, "y" pushes', async () => {
+    await project.write('dmore/pets.fsl', ACTIVE + '\nfunction more() { 1 }\n');
+    const diffShown = 'Proposed diff:\n\n* Adding function `more` to pets.fsl:5:1\n\n\n';
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--dir', 'dmore', ...inChild()], 'n\n')), {
+      code: 0,
+      stdout: diffShown + prompt('Push the above changes?', 'no') + 'Push cancelled.\n',
+      stderr: '',
+    });
+    assert.equal(plain(await fauna(['query', 'Function.byName("more") == null', ...inChild()])).stdout, 'true\n');
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--dir', 'dmore', ...inChild()], 'y\n')), { code: 0, stdout: diffShown + prompt('Push the above changes?', 'yes'), stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'more()', ...inChild()])), { code: 0, stdout: '1\n', stderr: '' });
+    // Nothing to change: it says so and asks whether to push the files anyway.
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--dir', 'dmore', ...inChild()], 'n\n')), {
+      code: 0,
+      stdout: 'No logical changes.\n' + prompt('Push the file contents anyway?', 'no') + 'Push cancelled.\n',
+      stderr: '',
+    });
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--active', '--no-input', '--dir', 'dactive', ...inChild()])), { code: 0, stdout: '', stderr: '' });
+  });
+
+  test('push (staged) asks, then diff --staged, diff against the staged schema, commit that asks ("n", then "y")', async () => {
+    assert.deepEqual(plain(await fauna(['schema', 'push', '--dir', 'dstaged', ...inChild()], 'y\n')), {
+      code: 0,
+      stdout: 'Proposed diff:\n\n' + SEMANTIC + '\n' + prompt('Stage the above changes?', 'yes'),
+      stderr: '',
+    });
+    assert.deepEqual(plain(await fauna(['schema', 'diff', '--staged', '--dir', 'dstaged', ...inChild()])), {
+      code: 0,
+      stdout: 'Differences from the remote, active schema to the remote, staged schema:\n' + SEMANTIC + '\n',
+      stderr: '',
+    });
+    assert.deepEqual(plain(await fauna(['schema', 'diff', '--staged', '--text', '--dir', 'dstaged', ...inChild()])), {
+      code: 0,
+      stdout: 'Differences from the remote, active schema to the remote, staged schema:\n' + TEXTUAL + '\n',
+      stderr: '',
+    });
+    assert.deepEqual(plain(await fauna(['schema', 'diff', '--dir', 'dactive', ...inChild()])), {
+      code: 0,
+      stdout: 'Differences from the remote, staged schema to the local schema:\n* Removing function `hello` from pets.fsl:8:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  - remove index `byName`\n\n\n',
+      stderr: '',
+    });
+    assert.deepEqual(plain(await fauna(['schema', 'diff', '--active', '--dir', 'dstaged', ...inChild()])), {
+      code: 0,
+      stdout: 'Differences from the remote, active schema to the local schema:\n' + SEMANTIC + '\n',
+      stderr: '',
+    });
+    await waitUntilReady();
+    assert.deepEqual(plain(await fauna(['schema', 'commit', ...inChild()], 'n\n')), { code: 0, stdout: SEMANTIC + '\n' + prompt('Accept and commit these changes?', 'no') + 'Commit cancelled\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])).code, 1);
+    assert.deepEqual(plain(await fauna(['schema', 'commit', ...inChild()], 'y\n')), { code: 0, stdout: SEMANTIC + '\n' + prompt('Accept and commit these changes?', 'yes') + 'Schema has been committed\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])), { code: 0, stdout: '"hi"\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'commit', ...inChild()], 'y\n')), { code: 1, stdout: '', stderr: 'There is no staged schema to commit\n' });
+  });
+
+  test('abandon asks ("n" keeps the staged schema, "y" drops it); with nothing staged, exit code 1', async () => {
+    assert.deepEqual(plain(await fauna(['schema', 'abandon', ...inChild()], 'y\n')), { code: 1, stdout: '', stderr: 'There is no staged schema to abandon.\n' });
+    assert.equal(plain(await fauna(['schema', 'push', '--no-input', '--dir', 'dactive', ...inChild()])).code, 0);
+    const back = '* Removing function `hello` from pets.fsl:8:1\n\n* Modifying collection `Pet` at pets.fsl:1:1:\n  * Indexes:\n  - remove index `byName`\n\n\n';
+    assert.deepEqual(plain(await fauna(['schema', 'abandon', ...inChild()], 'n\n')), { code: 0, stdout: back + prompt('Abandon these changes?', 'no') + 'Abandon cancelled.\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['schema', 'abandon', ...inChild()], 'y\n')), { code: 0, stdout: back + prompt('Abandon these changes?', 'yes') + 'Schema has been abandoned.\n', stderr: '' });
+    assert.deepEqual(plain(await fauna(['query', 'hello()', ...inChild()])), { code: 0, stdout: '"hi"\n', stderr: '' });
+  });
+
+  /** Until the staged schema's indexes are built (commit refuses before). */
+  async function waitUntilReady(): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const r = plain(await fauna(['schema', 'status', '--dir', 'dstaged', ...inChild()]));
+      if (r.stdout.startsWith('Staged changes: ready')) return;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.fail('the staged schema did not become ready');
+  }
 });
 
 describe('fauna-shell 4: --local', () => {

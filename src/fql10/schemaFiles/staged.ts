@@ -16,7 +16,7 @@ import type { Obj } from '../../values/types';
 import type { SchemaItem } from '../fsl/ast';
 import { itemDefinition } from '../fsl/definition';
 import { parseSchemaFiles, parseSchemaItems, renderSchemaErrors } from '../fsl/index';
-import { diffItems, pushSchema, SchemaRefused, type ItemDiff } from './push';
+import { pushSchema, SchemaRefused } from './push';
 
 /** SchemaIndexStatus, with `none` for nothing staged. */
 export type StagedStatus = 'none' | 'pending' | 'ready' | 'failed';
@@ -87,13 +87,6 @@ export function stagedItems(files: ReadonlyArray<SourceText>): SchemaItem[] {
     const r = parseSchemaItems(f.text, f.name);
     return r.ok ? r.value : [];
   });
-}
-
-/** `files` against the staged schema (validate/diff with staged=true). */
-export function diffStaged(staged: ReadonlyArray<SourceText>, files: ReadonlyArray<SourceText>): ItemDiff[] {
-  const items = stagedItems(staged);
-  const names = (kind: SchemaItem['kind']) => new Set(items.filter((i) => i.kind === kind).map((i) => i.name.str));
-  return diffItems(items, { collections: names('collection'), functions: names('function') }, files);
 }
 
 /** SchemaStatus.commit: the staged files applied, once every staged index is built. */

@@ -1,0 +1,66 @@
+// The diffs the schema API answers (SchemaManager.validate and stagedDiff, rendered by
+// SchemaRequest.DiffFormat): from the files the database answers (the active ones, or the staged
+// ones) to the files proposed, or from the active files to the staged ones. Items are compared as
+// their files write them; a collection whose active file does not write `history_days` has the
+// days the database keeps (SchemaValidate.fillDefaults).
+
+import type { TxnContext } from '../../model/context';
+import type { SourceText } from '../../model/schemaSources';
+import type { SchemaItem } from '../fsl/ast';
+import { parseSchemaFiles, renderSchemaErrors } from '../fsl/index';
+import type { ColorKind } from './colorText';
+import { currentSchema } from './current';
+import { renderSemantic, renderSummary, renderTextual, type DiffFormat } from './diffRender';
+import { activeSchema } from './files';
+import { diffSchemaItems, itemView, type ViewedItem } from './itemChanges';
+import { SchemaRefused } from './push';
+import { stagedItems } from './staged';
+
+export interface DiffStyle {
+  readonly format: DiffFormat;
+  readonly color: ColorKind;
+}
+
+/** One side of a diff: its files, and their items as the diff sees them. */
+interface Side {
+  readonly files: ReadonlyArray<SourceText>;
+  readonly items: ReadonlyArray<ViewedItem>;
+}
+
+async function activeSide(tx: TxnContext): Promise<Side> {
+  const { files, items } = await activeSchema(tx);
+  const kept = new Map<string, bigint>();
+  for (const i of (await currentSchema(tx)).items) if (i.kind === 'collection') kept.set(i.name.str, i.historyDays.value);
+  const view = (i: SchemaItem) => itemView(i, i.kind === 'collection' ? kept.get(i.name.str) : undefined);
+  return { files, items: items.map((item) => ({ item, view: view(item) })) };
+}
+
+const plainSide = (files: ReadonlyArray<SourceText>, items: ReadonlyArray<SchemaItem>): Side => ({ files, items: items.map((item) => ({ item, view: itemView(item) })) });
+
+/** Proposed files, which must be valid. */
+function proposedSide(files: ReadonlyArray<SourceText>): Side {
+  const parsed = parseSchemaFiles(files);
+  if (!parsed.ok) throw new SchemaRefused(renderSchemaErrors(parsed.errors));
+  return plainSide(files, parsed.value);
+}
+
+function render(before: Side, after: Side, style: DiffStyle): string {
+  if (style.format === 'textual') {
+    const texts = (s: Side) => new Map(s.files.map((f) => [f.name, f.text]));
+    return renderTextual(texts(before), texts(after), style.color);
+  }
+  const diffs = diffSchemaItems(before.items, after.items);
+  return style.format === 'semantic' ? renderSemantic(diffs, style.color) : renderSummary(diffs, style.color);
+}
+
+/** `files` against the active schema, or against `staged` files when given (validate/diff). */
+export async function diffProposed(tx: TxnContext, files: ReadonlyArray<SourceText>, staged: ReadonlyArray<SourceText> | undefined, style: DiffStyle): Promise<string> {
+  const after = proposedSide(files);
+  const before = staged === undefined ? await activeSide(tx) : plainSide(staged, stagedItems(staged));
+  return render(before, after, style);
+}
+
+/** The staged files against the active schema (staged/status). */
+export async function diffStagedSchema(tx: TxnContext, staged: ReadonlyArray<SourceText>, style: DiffStyle): Promise<string> {
+  return render(await activeSide(tx), plainSide(staged, stagedItems(staged)), style);
+}
