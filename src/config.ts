@@ -119,6 +119,10 @@ export const SETTINGS = [
     help: 'PEM private key file of --tls-cert', parse: (raw) => raw,
   }),
   setting({
+    key: 'drainMs', flag: '--drain-ms', env: 'FLORA_DRAIN_MS', defaultValue: 0,
+    help: 'On SIGTERM, /readyz answers 503 for this long while requests are still served, then the port closes', parse: nonNegativeInteger('drain time'),
+  }),
+  setting({
     key: 'allowDefaultSecret', flag: '--allow-default-secret', env: 'FLORA_ALLOW_DEFAULT_SECRET', defaultValue: false,
     help: `Listen beyond loopback with the default root secret '${DEFAULT_ROOT_SECRET}' (throw-away setups only)`, parse: parseBool,
   }),

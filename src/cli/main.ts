@@ -107,10 +107,12 @@ async function start(args: readonly string[]): Promise<number> {
   // LMDB workers share one data directory: one of them at a time prunes it. On PostgreSQL each machine has its own.
   const sharedDir = service.tier.store.shared && !config.storage ? service.tier.leases : undefined;
   const housekeeping = new JobHousekeeping(service, config.rootSecret, transfers.jobs, backups.jobs, sharedDir);
+  const { Health } = await import('../server/health');
+  const health = new Health();
   try {
     // The log system and the service are closed here once every listener has drained and the
     // housekeeping pass under way has ended (running.close), not by the listener.
-    server = await startServer(service, config, { logs, ownsService: false, backups, transfers, admin: config.admin });
+    server = await startServer(service, config, { logs, ownsService: false, backups, transfers, admin: config.admin, health });
   } catch (err) {
     await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);
@@ -121,7 +123,7 @@ async function start(args: readonly string[]): Promise<number> {
   let graphqlServer: RunningServer | undefined;
   if (config.graphqlPort !== undefined) {
     try {
-      graphqlServer = await startServer(service, { ...config, port: config.graphqlPort }, { router: buildGraphqlRouter(service), ownsService: false, logs });
+      graphqlServer = await startServer(service, { ...config, port: config.graphqlPort }, { router: buildGraphqlRouter(service, health), ownsService: false, logs });
     } catch (err) {
       await server.close().catch(() => undefined);
       await logs.close().catch(() => undefined);
@@ -149,16 +151,35 @@ async function start(args: readonly string[]): Promise<number> {
   };
   return new Promise<number>((resolve) => {
     let closing: Promise<void> | undefined;
+    let cutDrain: () => void = () => undefined;
     const stop = (force: boolean) => {
       if (closing) {
-        // Second request: stop waiting for in-flight requests.
-        if (force) running.forceClose();
+        // Second request: stop draining, and stop waiting for in-flight requests.
+        if (force) {
+          cutDrain();
+          queueMicrotask(() => running.forceClose()); // after the close that the cut drain starts
+        }
         return;
       }
-      closing = running.close();
-      // The listening socket is closed by now; tests wait for this line before finishing in-flight requests.
-      if (inTier()) tellSupervisor({ type: 'stopping' });
-      else process.stderr.write('Flora stopping: finishing in-flight requests\n');
+      // Draining: /readyz answers 503 while requests are still served, so a balancer stops sending
+      // before the port closes (--drain-ms; a second signal cuts it short).
+      health.drain();
+      let cut: () => void = () => undefined;
+      const drained = force || !config.drainMs ? Promise.resolve() : new Promise<void>((done) => {
+        const t = setTimeout(done, config.drainMs);
+        cut = () => {
+          clearTimeout(t);
+          done();
+        };
+      });
+      cutDrain = cut;
+      closing = drained.then(() => {
+        const closed = running.close();
+        // The listening socket is closed by now; tests wait for this line before finishing in-flight requests.
+        if (inTier()) tellSupervisor({ type: 'stopping' });
+        else process.stderr.write('Flora stopping: finishing in-flight requests\n');
+        return closed;
+      });
       if (force) running.forceClose();
       closing.then(
         () => resolve(0),

@@ -106,6 +106,8 @@ export interface FloraConfig {
   /** PEM certificate and key files: the ports serve TLS (both set) or cleartext (both ''). */
   tlsCert?: string;
   tlsKey?: string;
+  /** On SIGTERM: ms during which /readyz answers 503 while requests are still served (0: close at once). */
+  drainMs?: number;
   dataDir: string;
   /** '' = LMDB in dataDir; else a postgres:// URL (the query log and exports then live there too). */
   storage?: string;

@@ -7,6 +7,7 @@ import type { LogSystem } from '../logs/index';
 import { isLogsPath, logsApi } from './logsApi';
 import { INDEX_BUILDS_PATH, indexBuildsApi } from './indexBuildsApi';
 import { ping } from './ping';
+import { Health, healthz, readyz } from './health';
 import { fqlV10Handler } from './fqlV10';
 import { queryHandlers } from './query';
 import { Router } from './router';
@@ -19,7 +20,7 @@ import { feedRoute, streamV10Route } from './eventsV10';
 import { isSchemaPath, schemaApi } from './schemaApi';
 
 /** `admin`: serve the dashboard at /admin (otherwise /admin is 404 like any unknown path). */
-export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem, admin = false): Router {
+export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem, admin = false, health = new Health()): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
   const v10Streams = new V10Streams(service, streams.limits);
@@ -29,6 +30,8 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
     .add('/linearized', { POST: query.post })
     .add('/ping', { GET: ping, HEAD: ping })
+    .add('/healthz', { GET: healthz, HEAD: healthz })
+    .add('/readyz', { GET: readyz(service, health), HEAD: readyz(service, health) })
     .add('/tokens/self', { GET: self, HEAD: self, POST: self })
     .add('/stream', { POST: streamRoute(streams) })
     // FQL v10 (issue 32): every method, as the core routes it.
@@ -59,10 +62,12 @@ function graphql(service: QueryService): ReturnType<typeof graphqlHandlers> {
   return h;
 }
 
-export function buildGraphqlRouter(service: QueryService): Router {
+export function buildGraphqlRouter(service: QueryService, health = new Health()): Router {
   return new Router()
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })
-    .add('/ping', { GET: ping, HEAD: ping });
+    .add('/ping', { GET: ping, HEAD: ping })
+    .add('/healthz', { GET: healthz, HEAD: healthz })
+    .add('/readyz', { GET: readyz(service, health), HEAD: readyz(service, health) });
 }
 // --- end GraphQL ---

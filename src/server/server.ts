@@ -36,6 +36,7 @@ import {
   type Outcome,
 } from './responses';
 import { buildRouter } from './routes';
+import { isHealthPath, type Health } from './health';
 import type { Router } from './router';
 import { StreamHub } from '../streams/hub';
 
@@ -68,6 +69,8 @@ export interface ServerOptions {
   backups?: BackupApi;
   /** The export and import jobs (/api/v1/exports…, /api/v1/imports…); 404 without it. */
   transfers?: TransferApi;
+  /** What /readyz answers from (draining); a fresh one when absent. */
+  health?: Health;
   /** Serve the dashboard at /admin (config `admin`, `--no-admin`); 404 without it. */
   admin?: boolean;
 }
@@ -93,7 +96,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   const exchangeOptions = { bodyTimeoutMs: limits.bodyTimeoutMs, ...bodyAccounting(service.pool, config) };
   const logger = logs?.logger ?? NO_LOGGER;
   const streams = new StreamHub(service);
-  const router = opts.router ?? buildRouter(service, streams, logs, opts.admin);
+  const router = opts.router ?? buildRouter(service, streams, logs, opts.admin, opts.health);
 
   const handle = async (ctx: RequestContext): Promise<Outcome> => {
     try {
@@ -170,7 +173,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
         }
         const doneMs = Date.now(); // the record's TS: before the client can have the answer
         send(response);
-        logOutcome(logger, ctx, outcome, response, startedMs, doneMs); // query log: after the response is out
+        if (!isHealthPath(ctx.path)) logOutcome(logger, ctx, outcome, response, startedMs, doneMs); // query log: after the response is out
       })
       .catch((err: unknown) => {
         try {
