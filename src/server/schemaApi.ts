@@ -141,8 +141,9 @@ function refuseRoot(tx: TxnContext): void {
 }
 
 /**
- * A staged push runs twice: first its files are applied in a transaction that is then dropped (every
- * check an active push makes holds for them), then they are staged. This ends the first run.
+ * A staged push (and a diff) runs twice: first its files are applied in a transaction that is then
+ * dropped (every check an active push makes holds for them), then they are staged (or compared).
+ * This ends the first run.
  */
 class Checked extends Error {}
 
@@ -183,6 +184,12 @@ async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: Source
       return { version, rest: { status, pending_summary: pendingSummary, diff } };
     }
     case 'diff': {
+      // The core validates a diff's files as it would push them (SchemaManager.validate): types,
+      // names, migrations against the live data. The first run applies them and is dropped.
+      if (phase === 'push' && !staged) {
+        await pushSchema(tx, files);
+        throw new Checked();
+      }
       const style: DiffStyle = { format: diffFormat(q) ?? 'semantic', color: colorKind(q) };
       const against = staged ? await stagedFiles(tx) : undefined;
       return { version, rest: { diff: await diffProposed(tx, files, against, style) } };
@@ -224,8 +231,10 @@ export function schemaApi(service: QueryService): Handler {
     const body = await ctx.readBody(service.limits.maxBodyBytes);
     const files = r.kind === 'update' || r.kind === 'diff' ? await filesOf(ctx, body) : [];
     if (files instanceof SchemaHttpError) return errorOutcome(files.status, files.message);
+    // A diff's first run applies its files to check them (then it is dropped): it may write.
+    const readOnly = (phase: UpdatePhase) => !writes(r) && !(r.kind === 'diff' && phase === 'push');
     const runPhase = (phase: UpdatePhase) =>
-      service.transact(ctx.headers.authorization, (tx) => serve(r, tx, ctx.query, files, phase), { readOnly: !writes(r), client: ctx });
+      service.transact(ctx.headers.authorization, (tx) => serve(r, tx, ctx.query, files, phase), { readOnly: readOnly(phase), client: ctx });
     try {
       const run = await runPhase('push').catch((e: unknown) => {
         if (e instanceof Checked) return runPhase('stage');

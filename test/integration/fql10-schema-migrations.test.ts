@@ -28,10 +28,12 @@ type Answer = { status: number; message: string | undefined };
 async function database(name: string): Promise<{ v10: Client; push: (fsl: string, query?: string) => Promise<Answer> }> {
   await clients.client(flora.secret).query(fql`Database.create({ name: ${name} })`);
   const secret = `${flora.secret}:${name}:admin`;
+  /** An update (`query`: its parameters), or with 'validate' a validate of the same files. */
   const push = async (fsl: string, query = 'force=true'): Promise<Answer> => {
     const body = new FormData();
     body.set('main.fsl', new Blob([fsl]));
-    const res = await fetch(new URL(`/schema/1/update?${query}`, flora.url), { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body });
+    const path = query === 'validate' ? '/schema/1/validate?force=true' : `/schema/1/update?${query}`;
+    const res = await fetch(new URL(path, flora.url), { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body });
     const json = (await res.json()) as { error?: { message?: string } };
     return { status: res.status, message: json.error?.message };
   };
@@ -102,6 +104,10 @@ test('a non-nullable field added to a collection with documents needs a backfill
   const noBackfill = await push('collection Foo {\n  name: String\n  *: Any\n\n  migrations {\n    add .name\n  }\n}\n');
   assert.equal(noBackfill.status, 400);
   assert.match(noBackfill.message ?? '', /^error: Cannot declare non-nullable field `\.name`: it has no default and no backfill value\nat main\.fsl:6:9\n/);
+  // validate checks the files as a push would, the migrations against the live data included.
+  assert.deepEqual(await push('collection Foo {\n  name: String\n  *: Any\n\n  migrations {\n    add .name\n  }\n}\n', 'validate'), noBackfill);
+  ok(await push('collection Foo {\n  name: String\n  *: Any\n\n  migrations {\n    add .name\n    backfill .name = "x"\n  }\n}\n', 'validate'));
+  assert.equal((await v10.query(fql`Foo.byId(0)!.name`)).data, null, 'a validate writes nothing');
   assert.equal((await v10.query(fql`Foo.byId(0)!.name`)).data, null);
   // An empty collection takes the same schema without migrations.
   ok(await push('collection Foo {}\ncollection Bar {}'));
