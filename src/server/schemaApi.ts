@@ -185,8 +185,9 @@ async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: Source
     }
     case 'diff': {
       // The core validates a diff's files as it would push them (SchemaManager.validate): types,
-      // names, migrations against the live data. The first run applies them and is dropped.
-      if (phase === 'push' && !staged) {
+      // names, migrations against the live data. The first run applies them and is dropped (with a
+      // secret that may push; a read-only one gets the comparison alone).
+      if (phase === 'push' && !staged && tx.scope.role !== 'server-readonly') {
         await pushSchema(tx, files);
         throw new Checked();
       }
