@@ -49,6 +49,12 @@ function servedFingerprint(url: string, ca: Buffer): Promise<string> {
 
 const fingerprintOf = (pem: Buffer) => new X509Certificate(pem).fingerprint256;
 
+/** Whether every process serves `pem` now: six connections in a row (a tier hands them out in turn). */
+async function allServe(url: string, pem: Buffer): Promise<boolean> {
+  for (let i = 0; i < 6; i++) if ((await servedFingerprint(url, pem).catch(() => '')) !== fingerprintOf(pem)) return false;
+  return true;
+}
+
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'flora-tls-'));
   const made = await flor(['cert', '--dir', dir]);
@@ -139,7 +145,7 @@ test('both drivers connect over https, trusting the certificate as an applicatio
 test('a renewed certificate is served without a restart: on SIGHUP, and when the files change', async () => {
   const ca1 = await readFile(certFile);
   const key1 = await readFile(keyFile);
-  assert.equal(await servedFingerprint(flora.url, ca1), fingerprintOf(ca1));
+  assert.ok(await allServe(flora.url, ca1));
   const other = await mkdtemp(path.join(tmpdir(), 'flora-tls2-'));
   try {
     assert.equal((await flor(['cert', '--dir', other, '--name', 'renewed.example'])).code, 0);
@@ -149,16 +155,16 @@ test('a renewed certificate is served without a restart: on SIGHUP, and when the
     await writeFile(keyFile, key2);
     await writeFile(certFile, ca2);
     flora.proc.kill('SIGHUP');
-    await waitFor('the renewed certificate on SIGHUP', async () => (await servedFingerprint(flora.url, ca2).catch(() => '')) === fingerprintOf(ca2), 15_000);
+    await waitFor('the renewed certificate on SIGHUP', () => allServe(flora.url, ca2), 15_000);
     // Back to the first pair with no signal: the files are watched.
     await writeFile(keyFile, key1);
     await writeFile(certFile, ca1);
-    await waitFor('the first certificate again once its files changed', async () => (await servedFingerprint(flora.url, ca1).catch(() => '')) === fingerprintOf(ca1), 15_000);
+    await waitFor('the first certificate again once its files changed', () => allServe(flora.url, ca1), 15_000);
     // A pair that does not load (the key of another certificate) is reported; the old one stays.
     await writeFile(keyFile, key2);
     flora.proc.kill('SIGHUP');
     await waitFor('the refusal of a mismatched pair', () => /do not load: .*; still serving the previous certificate/.test(flora.stderr()), 15_000);
-    assert.equal(await servedFingerprint(flora.url, ca1), fingerprintOf(ca1));
+    assert.ok(await allServe(flora.url, ca1), 'the previous certificate is still served');
     await writeFile(keyFile, key1);
   } finally {
     await rm(other, { recursive: true, force: true });
