@@ -7,7 +7,9 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { httpRequest, makeKey, startFlora, type FloraProcess } from '../helpers/server';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { httpRequest, makeKey, ROOT, startFlora, type FloraProcess } from '../helpers/server';
 import { freePort } from '../helpers/ports';
 
 const ROOT_SECRET = 'metrics-root-Zq81xv';
@@ -180,4 +182,13 @@ test('no secret and no database name in the output', async () => {
   for (const word of [ROOT_SECRET, key, DATABASE]) assert.ok(!text.includes(word), `${word} in the metrics`);
   // Route names are the only request-derived label values.
   for (const m of text.matchAll(/route="([^"]*)"/g)) assert.match(m[1], /^(\/[a-z0-9/_*.-]*|unmatched)$/);
+});
+
+test('the Grafana dashboard (deploy/grafana/flora.json) reads families the server serves', async () => {
+  const dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy', 'grafana', 'flora.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+  const { types } = await scrape();
+  const used = new Set<string>();
+  for (const p of dashboard.panels) for (const t of p.targets) for (const [name] of t.expr.matchAll(/\b(?:flora|process|nodejs)_[a-z0-9_]+/g)) used.add(name);
+  assert.ok(used.size >= 15);
+  for (const name of used) assert.ok(types.has(name) || types.has(name.replace(/_bucket$/, '')), `the dashboard reads ${name}, which the server does not serve`);
 });
