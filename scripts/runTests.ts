@@ -45,6 +45,7 @@ export function testFiles(root: string, filters: readonly string[] = []): string
  */
 export const POSTGRES_PASS = [
   'integration/health.test',
+  'integration/metrics.test',
   'integration/backup.test',
   'integration/databases-keys.test',
   'integration/documents.test',
@@ -104,6 +105,7 @@ export function nodeTestArgs(files: string[], log: string): string[] {
  */
 export const TIER_PASS = [
   'integration/health.test',
+  'integration/metrics.test',
   'integration/tls.test',
   'integration/databases-keys.test',
   'integration/documents.test',

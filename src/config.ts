@@ -35,6 +35,13 @@ function parsePort(raw: string, source: string): number {
   return Number(raw);
 }
 
+/** `host:port`, the host bracketed when it is an IPv6 address (`[::1]:9464`). */
+function parseHostPort(raw: string, source: string): { host: string; port: number } {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(raw.trim());
+  if (!m) throw new ConfigError(`Invalid address '${raw}' (from ${source}): expected host:port, e.g. 127.0.0.1:9464.`);
+  return { host: m[1] ?? m[2], port: parsePort(m[3], source) };
+}
+
 function nonEmpty(what: string) {
   return (raw: string, source: string): string => {
     if (raw.trim() === '') throw new ConfigError(`Invalid ${what} (from ${source}): must not be empty.`);
@@ -194,6 +201,10 @@ export const SETTINGS = [
   setting({
     key: 'graphqlPort', flag: '--graphql-port', env: 'FLORA_GRAPHQL_PORT', defaultValue: undefined,
     help: 'Extra port serving only the GraphQL API (/graphql, /import, /ping), e.g. 8084', parse: parsePort,
+  }),
+  setting({
+    key: 'metricsListen', flag: '--metrics-listen', env: 'FLORA_METRICS_LISTEN', defaultValue: undefined,
+    help: 'host:port serving GET /metrics (Prometheus) without a secret, in cleartext, e.g. 127.0.0.1:9464 (the main port serves it to the root secret or an admin key of the top database)', parse: parseHostPort,
   }),
   // --- JWKS fetches (issue 30) ---
   setting({

@@ -76,7 +76,10 @@ async function start(args: readonly string[]): Promise<number> {
   }
   if (config.workers > 1 && !inTier()) return superviseTier(config);
   const ports = tierPorts();
-  if (ports) config = { ...config, ...ports };
+  if (ports) {
+    const { metricsPort, ...served } = ports;
+    config = { ...config, ...served, ...(config.metricsListen && metricsPort !== undefined ? { metricsListen: { ...config.metricsListen, port: metricsPort } } : {}) };
+  }
 
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
@@ -109,10 +112,16 @@ async function start(args: readonly string[]): Promise<number> {
   const housekeeping = new JobHousekeeping(service, config.rootSecret, transfers.jobs, backups.jobs, sharedDir);
   const { Health } = await import('../server/health');
   const health = new Health();
+  // /metrics: this process's registry; in a tier, a scrape answers for every worker (tier/metricsTier.ts).
+  const { ServerMetrics } = await import('../server/serverMetrics');
+  const { metricsRegistry } = await import('../server/metricsRegistry');
+  const metrics = new ServerMetrics();
+  const registry = metricsRegistry({ requests: metrics, service, logs });
+  const scrape = inTier() ? (await import('../tier/metricsTier')).workerScrape(registry) : () => registry.metrics();
   try {
     // The log system and the service are closed here once every listener has drained and the
     // housekeeping pass under way has ended (running.close), not by the listener.
-    server = await startServer(service, config, { logs, ownsService: false, backups, transfers, admin: config.admin, health });
+    server = await startServer(service, config, { logs, ownsService: false, backups, transfers, admin: config.admin, health, metrics, scrape });
   } catch (err) {
     await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);
@@ -123,12 +132,28 @@ async function start(args: readonly string[]): Promise<number> {
   let graphqlServer: RunningServer | undefined;
   if (config.graphqlPort !== undefined) {
     try {
-      graphqlServer = await startServer(service, { ...config, port: config.graphqlPort }, { router: buildGraphqlRouter(service, health), ownsService: false, logs });
+      graphqlServer = await startServer(service, { ...config, port: config.graphqlPort }, { router: buildGraphqlRouter(service, health), ownsService: false, logs, metrics });
     } catch (err) {
       await server.close().catch(() => undefined);
       await logs.close().catch(() => undefined);
       await service.close().catch(() => undefined);
       process.stderr.write(`flora: cannot listen on ${config.host}:${config.graphqlPort}: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
+
+  // /metrics without a secret, in cleartext, on its own address (--metrics-listen), when configured.
+  let metricsServer: RunningServer | undefined;
+  if (config.metricsListen) {
+    const { metricsOnlyRouter } = await import('../server/metricsApi');
+    const { host, port } = config.metricsListen;
+    try {
+      metricsServer = await startServer(service, { host, port }, { router: metricsOnlyRouter(scrape), ownsService: false, metrics });
+    } catch (err) {
+      await Promise.all([server.close(), graphqlServer?.close()]).catch(() => undefined);
+      await logs.close().catch(() => undefined);
+      await service.close().catch(() => undefined);
+      process.stderr.write(`flora: cannot listen on ${host}:${port} (--metrics-listen): ${(err as Error).message}\n`);
       return 1;
     }
   }
@@ -140,12 +165,13 @@ async function start(args: readonly string[]): Promise<number> {
     close: async () => {
       stopWatchingTls();
       const sweeping = housekeeping.close(); // first: no sweep starts while the store closes
-      await Promise.all([graphqlServer?.close(), main.close(), sweeping]);
+      await Promise.all([graphqlServer?.close(), metricsServer?.close(), main.close(), sweeping]);
       await logs.close();
       await service.close();
     },
     forceClose: () => {
       graphqlServer?.forceClose();
+      metricsServer?.forceClose();
       main.forceClose();
     },
   };
@@ -205,13 +231,14 @@ async function start(args: readonly string[]): Promise<number> {
           process.kill(process.pid, 'SIGKILL');
         },
       );
-      tellSupervisor({ type: 'listening', address: main.address, graphqlAddress: graphqlServer?.address });
+      tellSupervisor({ type: 'listening', address: main.address, graphqlAddress: graphqlServer?.address, metricsAddress: metricsServer?.address });
     } else {
       // Signals are handled before the line is out: whoever reads it may stop the server at once.
       const onSignal = () => stop(closing !== undefined);
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
       if (graphqlServer) process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
+      if (metricsServer) process.stdout.write(`Flora metrics listening on ${metricsServer.address}/metrics\n`);
       // Tests and scripts wait for exactly this line.
       process.stdout.write(`Flora listening on ${main.address}\n`);
     }
@@ -266,9 +293,10 @@ async function superviseTier(config: FloraConfig): Promise<number> {
   const { supervise } = await import('../tier/supervisor');
   try {
     return await supervise(config, {
-      listening: (address, graphqlAddress, pids) => {
+      listening: (address, { graphqlAddress, metricsAddress }, pids) => {
         process.stderr.write(`flora: ${pids.length} worker processes serve this port (pids ${pids.join(', ')})\n`);
         if (graphqlAddress) process.stdout.write(`Flora GraphQL listening on ${graphqlAddress}\n`);
+        if (metricsAddress) process.stdout.write(`Flora metrics listening on ${metricsAddress}/metrics\n`);
         process.stdout.write(`Flora listening on ${address}\n`);
       },
       stopping: () => process.stderr.write('Flora stopping: finishing in-flight requests\n'),

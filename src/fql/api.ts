@@ -142,6 +142,8 @@ export interface FloraConfig {
   // --- end jobs ---
   /** A second port serving only /graphql, /import and /ping (DECISIONS #6); off when undefined. */
   graphqlPort?: number;
+  /** An address serving only /metrics (and /healthz) without a secret; off when undefined. */
+  metricsListen?: { host: string; port: number };
   // --- JWKS fetches (issue 30) ---
   /** Access providers' `jwks_uri` may reach private, loopback and link-local addresses (default false). */
   jwksAllowPrivate?: boolean;

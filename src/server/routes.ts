@@ -4,7 +4,7 @@
 import type { QueryService } from '../fql/api';
 import { graphqlHandlers } from './graphql';
 import type { LogSystem } from '../logs/index';
-import { isLogsPath, logsApi } from './logsApi';
+import { isLogsPath, logsApi, LOGS_PREFIX } from './logsApi';
 import { INDEX_BUILDS_PATH, indexBuildsApi } from './indexBuildsApi';
 import { ping } from './ping';
 import { Health, healthz, readyz } from './health';
@@ -17,14 +17,27 @@ import type { StreamHub } from '../streams/hub';
 import { streamRoute } from './stream';
 import { V10Streams } from '../streams/v10/stream';
 import { feedRoute, streamV10Route } from './eventsV10';
-import { isSchemaPath, schemaApi } from './schemaApi';
+import { isSchemaPath, schemaApi, SCHEMA_PREFIX } from './schemaApi';
+import { METRICS_PATH, metricsHandler, type Scrape } from './metricsApi';
+import type { ServerMetrics } from './serverMetrics';
 
-/** `admin`: serve the dashboard at /admin (otherwise /admin is 404 like any unknown path). */
-export function buildRouter(service: QueryService, streams: StreamHub, logs?: LogSystem, admin = false, health = new Health()): Router {
+export interface MainRoutes {
+  logs?: LogSystem;
+  /** Serve the dashboard at /admin (otherwise /admin is 404 like any unknown path). */
+  admin?: boolean;
+  health?: Health;
+  /** Where open v10 streams are counted. */
+  requests: ServerMetrics;
+  /** Serve /metrics (to the top database's admin) from it; 404 without it. */
+  scrape?: Scrape;
+}
+
+export function buildRouter(service: QueryService, streams: StreamHub, { logs, admin = false, health = new Health(), requests, scrape }: MainRoutes): Router {
   const query = queryHandlers(service);
   const self = tokensSelf(service);
   const v10Streams = new V10Streams(service, streams.limits);
   streams.alsoCloseAll(() => v10Streams.closeAll());
+  requests.watchStreams('v10', () => v10Streams.size);
   const router = new Router()
     .add('/', { GET: query.get, POST: query.post })
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
@@ -40,15 +53,19 @@ export function buildRouter(service: QueryService, streams: StreamHub, logs?: Lo
     .add('/stream/1', { POST: streamV10Route(service, v10Streams) })
     .add('/feed/1', { POST: feedRoute(service) })
     // FQL v10 schema files, applied at once (issue 33); the core authenticates before it routes.
-    .add(isSchemaPath, { '*': schemaApi(service) })
+    .add(isSchemaPath, { '*': schemaApi(service) }, `${SCHEMA_PREFIX}/*`)
     // --- GraphQL (issue 7) ---
     .add('/graphql', { POST: graphql(service).post, GET: graphql(service).get })
     .add('/import', { POST: graphql(service).importSchema })
-    .add(isLogsPath, logsApi(service, logs)) // log-export API; 404 when the server runs without logs
+    .add(isLogsPath, logsApi(service, logs), `${LOGS_PREFIX}/*`) // log-export API; 404 when the server runs without logs
     .add(INDEX_BUILDS_PATH, { GET: indexBuildsApi(service) }); // background builds' progress (the dashboard's)
   if (admin) {
     const dashboard = adminHandler();
-    router.add(isAdminPath, { GET: dashboard, HEAD: dashboard });
+    router.add(isAdminPath, { GET: dashboard, HEAD: dashboard }, '/admin/*');
+  }
+  if (scrape) {
+    const metrics = metricsHandler(scrape, service);
+    router.add(METRICS_PATH, { GET: metrics, HEAD: metrics });
   }
   return router;
 }

@@ -37,7 +37,9 @@ import {
 } from './responses';
 import { buildRouter } from './routes';
 import { isHealthPath, type Health } from './health';
-import type { Router } from './router';
+import { NO_ROUTE, type Router } from './router';
+import type { Scrape } from './metricsApi';
+import { ServerMetrics, UNMATCHED } from './serverMetrics';
 import { StreamHub } from '../streams/hub';
 
 export interface RunningServer {
@@ -73,6 +75,10 @@ export interface ServerOptions {
   health?: Health;
   /** Serve the dashboard at /admin (config `admin`, `--no-admin`); 404 without it. */
   admin?: boolean;
+  /** Where this process counts its requests (every listener of it the same); a fresh one when absent. */
+  metrics?: ServerMetrics;
+  /** Serve /metrics on the main port (to the top database's admin) from it; 404 without it. */
+  scrape?: Scrape;
 }
 
 /**
@@ -96,12 +102,21 @@ export async function startServer(service: QueryService, config: ServerConfig, o
   const exchangeOptions = { bodyTimeoutMs: limits.bodyTimeoutMs, ...bodyAccounting(service.pool, config) };
   const logger = logs?.logger ?? NO_LOGGER;
   const streams = new StreamHub(service);
-  const router = opts.router ?? buildRouter(service, streams, logs, opts.admin, opts.health);
+  const requests = opts.metrics ?? new ServerMetrics();
+  let router = opts.router;
+  if (!router) {
+    router = buildRouter(service, streams, { logs, admin: opts.admin, health: opts.health, requests, scrape: opts.scrape });
+    requests.watchStreams('v4', () => streams.size);
+  }
+  const routes = router;
+  // Each route's counters, by route number (Router.find), so a request's record is array increments.
+  const slots = routes.names.map((name) => requests.slot(name));
+  const unmatched = requests.slot(UNMATCHED);
 
-  const handle = async (ctx: RequestContext): Promise<Outcome> => {
+  const handle = async (ctx: RequestContext, route: number): Promise<Outcome> => {
     try {
       if (isPreflight(ctx.method, ctx.headers)) return { status: 200, body: '', headers: preflightHeaders() };
-      return await router.resolve(ctx.method, ctx.path)(ctx);
+      return await routes.handler(route, ctx.method)(ctx);
     } catch (err) {
       if (err instanceof BodyTooLarge) return protocolError(413, 'request too large', 'Request entity is too large');
       // Fauna's Netty-level answers (fql-v4.md §1.7): `{"error":…}`, and the connection is closed.
@@ -158,7 +173,10 @@ export async function startServer(service: QueryService, config: ServerConfig, o
       void opts.transfers.serve(ctx, res, logger, startedMs);
       return;
     }
-    handle(ctx)
+    const route = routes.find(ctx.path);
+    const slot = route === NO_ROUTE ? unmatched : slots[route];
+    const started = performance.now();
+    handle(ctx, route)
       .then((answered) => {
         // A large body waits in memory until the client has read it: it is held in the shared pool.
         const outcome = holdResponse(service.pool, res, answered);
@@ -169,10 +187,12 @@ export async function startServer(service: QueryService, config: ServerConfig, o
             sink.onClose(() => logOutcome(logger, ctx, outcome, { ...response, body: '' }, startedMs, Date.now(), sink.written));
             outcome.stream!(sink);
           });
+          requests.record(slot, response.status, (performance.now() - started) / 1000, outcome.metrics);
           return;
         }
         const doneMs = Date.now(); // the record's TS: before the client can have the answer
         send(response);
+        requests.record(slot, response.status, (performance.now() - started) / 1000, outcome.metrics);
         if (!isHealthPath(ctx.path)) logOutcome(logger, ctx, outcome, response, startedMs, doneMs); // query log: after the response is out
       })
       .catch((err: unknown) => {
@@ -181,6 +201,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
           const response = finalize(ctx, outcome);
           const doneMs = Date.now();
           send(response);
+          requests.record(slot, response.status, (performance.now() - started) / 1000, undefined);
           logOutcome(logger, ctx, outcome, response, startedMs, doneMs);
         } catch {
           res.destroy();

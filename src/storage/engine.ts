@@ -119,4 +119,6 @@ export interface Engine {
   snapshot(): Promise<EngineSnapshot>;
   /** Frees what processes that died left registered in the store (LMDB's reader slots). */
   checkReaders(): void;
+  /** Bytes the store takes (LMDB: its data file; PostgreSQL: the database), for /metrics. */
+  sizeBytes(): Promise<number>;
 }

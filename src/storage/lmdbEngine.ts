@@ -1,6 +1,7 @@
 // The embedded engine: lmdb-js with raw binary keys and values (memcmp key order).
 
 import { mkdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockDirectory } from './dirLock';
 import { open, type RootDatabase } from 'lmdb';
@@ -31,7 +32,13 @@ class LmdbEngine implements Engine {
     /** Gives the data directory's lock back (dirLock.ts). */
     private readonly release: () => void,
     readonly shared: boolean,
+    /** The environment's data file (its size is the store's). */
+    private readonly dataFile: string,
   ) {}
+
+  async sizeBytes(): Promise<number> {
+    return (await stat(this.dataFile)).size;
+  }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     return this.getSync(key);
@@ -218,7 +225,7 @@ export async function openLmdbEngine(dir: string, opts: LmdbOptions = {}): Promi
       encoding: 'binary',
       ...(shared ? { overlappingSync: false } : {}),
     });
-    return new LmdbEngine(db, release, shared);
+    return new LmdbEngine(db, release, shared, join(dir, 'lmdb', 'data.mdb'));
   } catch (e) {
     release();
     throw e;

@@ -176,6 +176,15 @@ class PgEngine implements Engine {
 
   checkReaders(): void {}
 
+  async sizeBytes(): Promise<number> {
+    try {
+      const r = await this.pool.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n');
+      return Number(r.rows[0].n);
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
   async snapshot(): Promise<EngineSnapshot> {
     if (this.closed) throw new Error('engine is closed');
     const client = await this.connect();

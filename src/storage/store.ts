@@ -81,6 +81,7 @@ import { isRemoveEvent } from './indexTxn';
 import { prefixEnd } from './tuple';
 import { isDeletion, TxnImpl, type CommitRecord } from './txn';
 import { deletionsThrough, keepsDeleted } from './deletions';
+import { Timings } from './timings';
 
 /** The store's issued transaction time: every commit at or below it is written, every later one gets more. */
 export const ISSUED_TS_KEY = systemKey('issuedTs');
@@ -248,6 +249,8 @@ class MvccStore implements Store {
   private feedTimer: NodeJS.Timeout | undefined;
   /** Aborted by close() and by stopPurges() (a shutdown): waits for other processes' snapshots end. */
   private readonly closing = new AbortController();
+  /** How long this process's durable commit writes took (a group commit is one), for /metrics. */
+  readonly commitTimes = new Timings();
 
   constructor(
     readonly engine: Engine,
@@ -265,6 +268,10 @@ class MvccStore implements Store {
 
   get shared(): boolean {
     return this.sharing !== undefined;
+  }
+
+  sizeBytes(): Promise<number> {
+    return this.engine.sizeBytes();
   }
 
   openSnapshot(): Promise<EngineSnapshot> {
@@ -826,6 +833,7 @@ class MvccStore implements Store {
     const done: { w: Waiting; rec: CommitRecord }[] = [];
     const refused: { w: Waiting; error: unknown }[] = [];
     let issuedTs = 0n;
+    const started = performance.now();
     try {
       await this.engine.exclusive(this.headQuery(sh, LOG_TRIM_PER_SECTION + 2 * batch.length), (head) => {
         done.length = 0;
@@ -900,6 +908,7 @@ class MvccStore implements Store {
       return;
     }
     if (issuedTs > sh.known) sh.known = issuedTs;
+    if (done.length > 0) this.commitTimes.observe((performance.now() - started) / 1000);
     for (const d of done) {
       this.ownInFlight.delete(d.rec.ts);
       d.rec.isDurable = true;
@@ -975,8 +984,12 @@ class MvccStore implements Store {
         if (this.queued.length > 0 && inFlight.size < MAX_WRITES_IN_FLIGHT) {
           const batch = this.queued;
           this.queued = [];
+          const started = performance.now();
           const write: Promise<void> = this.engine.write(this.batchOps(batch)).then(
-            () => this.settle(batch, undefined),
+            () => {
+              this.commitTimes.observe((performance.now() - started) / 1000);
+              this.settle(batch, undefined);
+            },
             (e: unknown) => this.settle(batch, e),
           );
           inFlight.add(write);

@@ -4,6 +4,7 @@
 import type { Obj, TxnTime } from '../values/types';
 import type { RefNamer } from './valueCodec';
 import type { EngineSnapshot } from './engine';
+import type { Timings } from './timings';
 
 /** Internal address of a document: database scope id, collection internal id, document id. */
 export interface DocKey {
@@ -253,6 +254,10 @@ export interface Store {
   openSnapshot(): Promise<EngineSnapshot>;
   /** True when other processes commit to the same store (the shared mode of store.ts). */
   readonly shared: boolean;
+  /** How long this process's durable commit writes took (for /metrics). */
+  readonly commitTimes: Timings;
+  /** Bytes the store takes (Engine.sizeBytes). */
+  sizeBytes(): Promise<number>;
   /**
    * Background maintenance after a deleted database or collection: physically removes its keys in
    * batches, once no running transaction has a snapshot older than `deletedAt`. Nothing can

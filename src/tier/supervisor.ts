@@ -16,6 +16,7 @@ import type { FloraConfig } from '../fql/api';
 import { openEngine } from '../flora';
 import { lockDirectory, type DirLock } from '../storage/dirLock';
 import { isWorkerMessage, TIER_PORTS_ENV, type SupervisorMessage, type WorkerMessage } from './messages';
+import { tierMetrics } from './metricsTier';
 
 /** More restarts than this within RESTART_WINDOW_MS: the workers cannot run; the tier stops. */
 const MAX_RESTARTS = 10;
@@ -23,7 +24,7 @@ const RESTART_WINDOW_MS = 60_000;
 
 export interface Announce {
   /** Once every worker listens (the line tests and scripts wait for); `pids` are the workers'. */
-  listening(address: string, graphqlAddress: string | undefined, pids: number[]): void;
+  listening(address: string, extra: { graphqlAddress?: string; metricsAddress?: string }, pids: number[]): void;
   /** Once every worker has closed its listeners. */
   stopping(): void;
   error(line: string): void;
@@ -62,7 +63,7 @@ class Tier {
   constructor(
     private readonly config: FloraConfig,
     private readonly announce: Announce,
-    /** `port,graphqlPort` every worker listens on (tierPorts() reads it in the worker). */
+    /** `port,graphqlPort,metricsPort` every worker listens on (tierPorts() reads it in the worker). */
     private readonly ports: string,
     /** The data directory's lock, which names the workers so that none outlives it unseen. */
     private readonly lock: DirLock | undefined,
@@ -101,13 +102,19 @@ class Tier {
   }
 
   private onMessage(worker: Worker, m: WorkerMessage): void {
-    if (m.type === 'listening') {
+    if (m.type === 'metrics-request') {
+      const id = m.id;
+      tierMetrics().then(
+        (text) => this.send(worker, { type: 'metrics', id, text }),
+        (err: unknown) => this.send(worker, { type: 'metrics', id, error: (err as Error).message }),
+      );
+    } else if (m.type === 'listening') {
       this.listening.add(worker);
       if (this.stopping) this.send(worker, { type: 'stop', force: false });
       else if (this.started) this.announce.error(`flora: worker ${worker.process.pid} serves again`);
       else if (this.listening.size === this.config.workers) {
         this.started = true;
-        this.announce.listening(m.address, m.graphqlAddress, [...this.workers].map((w) => w.process.pid!));
+        this.announce.listening(m.address, { graphqlAddress: m.graphqlAddress, metricsAddress: m.metricsAddress }, [...this.workers].map((w) => w.process.pid!));
       }
     } else {
       this.stopped.add(worker);
@@ -172,16 +179,17 @@ class Tier {
  * find the port the others serve (with 0 it would get another one once all had died).
  */
 async function concretePorts(config: FloraConfig): Promise<string> {
-  const resolve = async (port: number | undefined): Promise<string> => {
+  const resolve = async (port: number | undefined, host = config.host): Promise<string> => {
     if (port === undefined) return '';
     if (port !== 0) return String(port);
     const probe = createServer();
-    await new Promise<void>((ok, fail) => probe.once('error', fail).listen(0, config.host, ok));
+    await new Promise<void>((ok, fail) => probe.once('error', fail).listen(0, host, ok));
     const free = (probe.address() as AddressInfo).port;
     await new Promise((ok) => probe.close(ok));
     return String(free);
   };
-  return `${await resolve(config.port)},${await resolve(config.graphqlPort)}`;
+  const metrics = config.metricsListen;
+  return `${await resolve(config.port)},${await resolve(config.graphqlPort)},${await resolve(metrics?.port, metrics?.host)}`;
 }
 
 /**

@@ -55,6 +55,9 @@ export class CountingEngine implements Engine {
   checkReaders() {
     this.inner.checkReaders();
   }
+  sizeBytes() {
+    return this.inner.sizeBytes();
+  }
   snapshot() {
     return this.inner.snapshot();
   }

@@ -147,6 +147,7 @@ function dying(engine: Engine, failAt: number): Engine {
     startup: (fn) => engine.startup(fn),
     checkReaders: () => engine.checkReaders(),
     snapshot: () => engine.snapshot(),
+    sizeBytes: () => engine.sizeBytes(),
   };
 }
 

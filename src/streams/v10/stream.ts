@@ -43,6 +43,11 @@ export class V10Streams {
     readonly limits: StreamLimits,
   ) {}
 
+  /** Streams open now. */
+  get size(): number {
+    return this.open.size;
+  }
+
   /** Opens a stream; throws ProtocolFailure or the transaction's errors (ProtocolError, QueryTimeout). */
   async start(authorization: string | undefined, req: EventsRequest, timeoutMs: number): Promise<V10Stream> {
     if (this.closing) throw new ProtocolFailure('service_timeout', 'The server is shutting down.');
