@@ -20,12 +20,15 @@ export class V10Clients {
   }
 }
 
-/** The ServiceError `work` fails with (it must fail). */
-export async function serviceFailure(work: Promise<unknown>): Promise<ServiceError> {
+/** The ServiceError (or the subclass `kind`) `work` fails with (it must fail). */
+export async function serviceFailure<E extends ServiceError = ServiceError>(
+  work: Promise<unknown>,
+  kind: abstract new (...args: never[]) => E = ServiceError as unknown as abstract new (...args: never[]) => E,
+): Promise<E> {
   try {
     await work;
   } catch (e) {
-    assert.ok(e instanceof ServiceError, `expected a ServiceError, got ${String(e)}`);
+    assert.ok(e instanceof kind, `expected a ${kind.name}, got ${String(e)}`);
     return e;
   }
   assert.fail('the query succeeded');

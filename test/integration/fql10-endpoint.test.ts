@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { Client, ConstraintFailureError, fql, ServiceError } from 'fauna';
 import faunadb, { query as q } from 'faunadb';
 import { httpRequest, startFlora, type FloraProcess, type RawResponse } from '../helpers/server';
+import { serviceFailure } from '../helpers/v10';
 
 let flora: FloraProcess;
 let client: Client;
@@ -36,15 +37,7 @@ function post(query: string, headers: Record<string, string> = {}): Promise<RawR
   return postTo(flora, query, headers);
 }
 
-async function constraintFailure(work: Promise<unknown>): Promise<ConstraintFailureError> {
-  try {
-    await work;
-  } catch (e) {
-    assert.ok(e instanceof ConstraintFailureError, `expected a ConstraintFailureError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('the query succeeded');
-}
+const constraintFailure = (work: Promise<unknown>) => serviceFailure(work, ConstraintFailureError);
 
 describe('constraint failures name the constraint that failed', () => {
   before(async () => {
