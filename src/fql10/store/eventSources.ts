@@ -96,14 +96,15 @@ EVENT_SOURCE_TABLE.method('map', [p('mapper', tt.Function)], (ctx, self: EventSo
 // ---- the set a source follows ----
 
 /** The storage set under a source's `where`s and `map`s, and those, innermost first. */
-export interface SourceShape {
-  readonly base: CollectionSet | IndexSet | SingletonSet;
+export type SourceShape = {
   /** The collection whose documents the source follows. */
   readonly coll: CollRef;
-  /** `Set.single(doc)`: the one document it follows. */
-  readonly doc?: DocV;
   readonly steps: readonly (WhereFilterSet | ProjectedSet)[];
-}
+} & (
+  | { readonly base: CollectionSet | IndexSet; readonly doc?: undefined }
+  /** `Set.single(doc)`: the one document it follows. */
+  | { readonly base: SingletonSet; readonly doc: DocV }
+);
 
 export function shapeOf(set: ValueSet): SourceShape | undefined {
   const steps: (WhereFilterSet | ProjectedSet)[] = [];
@@ -134,9 +135,8 @@ export async function makeEventSource(ctx: CallCtx, set: ValueSet, fieldFns: rea
     throw refuse('only collections and user defined indexes are streamable.');
   }
   if (shape.steps.some((s) => s.validTime !== undefined)) throw refuse(AT_REFUSAL);
-  if (shape.doc !== undefined) return singleDocSource(ctx, { ...shape, doc: shape.doc }, set, fieldFns, refuse);
+  if (shape.doc !== undefined) return singleDocSource(ctx, shape, set, fieldFns, refuse);
   const { base } = shape;
-  if (base instanceof SingletonSet) throw refuse('only collections and user defined indexes are streamable.');
   if (base.readTs !== undefined) throw refuse(AT_REFUSAL);
   if (base.reversed) throw refuse('streaming is not supported on sets that have been reversed.');
   if (base instanceof IndexSet && (base.range.from !== undefined || base.range.to !== undefined))
