@@ -3,6 +3,7 @@
 // SETTINGS so that adding one (log retention, GraphQL port, …) is a single table entry.
 
 import { refusedRange } from './net/addresses';
+import { LOG_FORMATS, type LogFormat } from './diag/logLine';
 import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './model/budget';
@@ -99,6 +100,13 @@ function workerCount(raw: string, source: string): number {
   if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS)
     throw new ConfigError(`Invalid worker count '${raw}' (from ${source}): expected an integer from 1 to ${MAX_WORKERS}.`);
   return Number(raw);
+}
+
+function parseLogFormat(raw: string, source: string): LogFormat {
+  const v = raw.trim().toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(v))
+    throw new ConfigError(`Invalid log format '${raw}' (from ${source}): expected ${LOG_FORMATS.join(' or ')}.`);
+  return v as LogFormat;
 }
 
 /** A region group starts every logged database path (`us-std/app/…`): one path segment. */
@@ -215,6 +223,10 @@ export const SETTINGS = [
   setting({
     key: 'admin', flag: '--admin', env: 'FLORA_ADMIN', defaultValue: true,
     help: 'Serve the web dashboard at /admin (true/false; --no-admin = false)', parse: parseBool,
+  }),
+  setting({
+    key: 'logFormat', flag: '--log-format', env: 'FLORA_LOG_FORMAT', defaultValue: 'text',
+    help: "The server's log on stderr: text ('flora: …' lines) or json (one object per event: level, time, msg, worker, pid, requestId, err)", parse: parseLogFormat,
   }),
   // --- query log and log export (src/logs) ---
   setting({

@@ -13,6 +13,7 @@ import { admissionLimits, loginThrottleLimits, queryLimits } from './config';
 import { Admission } from './model/admission';
 import { MemoryPool } from './model/budget';
 import { onSiblingDeath } from './tier/messages';
+import { log } from './diag/log';
 
 export interface FloraRole {
   /** One of a `--workers` tier: LMDB is shared with the tier's other processes (its supervisor holds the directory). */
@@ -24,7 +25,7 @@ export async function openEngine(config: FloraConfig, role: FloraRole = {}): Pro
   mkdirSync(config.dataDir, { recursive: true });
   const engine = config.storage ? await openPgEngine(config.storage) : await openLmdbEngine(config.dataDir, { shared: role.worker });
   try {
-    await engine.startup(() => upgradeStorage(engine, (line) => process.stderr.write(`flora: ${line}\n`)));
+    await engine.startup(() => upgradeStorage(engine, (line) => log.info(line)));
   } catch (err) {
     await engine.close();
     throw err;

@@ -1,11 +1,12 @@
 // The `flora` command. `flora start` runs the server until SIGTERM/SIGINT.
 
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
-import { ConfigError, configHelp, loadConfig } from '../config';
+import { ConfigError, configHelp, DEFAULT_ROOT_SECRET, loadConfig } from '../config';
+import { configureLog, log } from '../diag/log';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
 import type { FloraConfig } from '../fql/api';
-import { fromSupervisor, inTier, tellSupervisor, tierPorts } from '../tier/messages';
+import { fromSupervisor, inTier, tellSupervisor, tierPorts, workerNumber } from '../tier/messages';
 
 const USAGE = `Usage: flora <command> [options]
 
@@ -63,6 +64,12 @@ async function start(args: readonly string[]): Promise<number> {
     }
     throw err;
   }
+  configureLog({
+    format: config.logFormat ?? 'text',
+    worker: inTier() ? String(workerNumber()) : config.workers > 1 ? 'supervisor' : 'main',
+    // The default root secret is printed in the README and --help: hiding the word helps no one.
+    secrets: config.rootSecret === DEFAULT_ROOT_SECRET ? [] : [config.rootSecret],
+  });
   if (config.tlsCert && config.tlsKey && !inTier()) {
     // Checked once, before any store opens or worker starts: a typo in a path is said plainly.
     const { readTlsPair, TlsFilesError } = await import('../server/tlsFiles');
@@ -70,7 +77,7 @@ async function start(args: readonly string[]): Promise<number> {
       readTlsPair({ cert: config.tlsCert, key: config.tlsKey });
     } catch (err) {
       if (!(err instanceof TlsFilesError)) throw err;
-      process.stderr.write(`flora: ${err.message}\n`);
+      log.error(err.message);
       return 1;
     }
   }
@@ -98,7 +105,7 @@ async function start(args: readonly string[]): Promise<number> {
     logs = await LogSystem.open(config, service);
   } catch (err) {
     await service.close().catch(() => undefined);
-    process.stderr.write(`flora: cannot open the query log: ${(err as Error).message}\n`);
+    log.error(`cannot open the query log: ${(err as Error).message}`);
     return 1;
   }
   const jobLimits = { running: config.jobsRunning, kept: config.jobsKept, retentionMs: config.jobRetentionDays * 86_400_000 };
@@ -125,7 +132,7 @@ async function start(args: readonly string[]): Promise<number> {
   } catch (err) {
     await logs.close().catch(() => undefined);
     await service.close().catch(() => undefined);
-    process.stderr.write(`flora: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
+    log.error(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
     return 1;
   }
   // GraphQL-only port (DECISIONS #6), when configured.
@@ -137,7 +144,7 @@ async function start(args: readonly string[]): Promise<number> {
       await server.close().catch(() => undefined);
       await logs.close().catch(() => undefined);
       await service.close().catch(() => undefined);
-      process.stderr.write(`flora: cannot listen on ${config.host}:${config.graphqlPort}: ${(err as Error).message}\n`);
+      log.error(`cannot listen on ${config.host}:${config.graphqlPort}: ${(err as Error).message}`);
       return 1;
     }
   }
@@ -153,7 +160,7 @@ async function start(args: readonly string[]): Promise<number> {
       await Promise.all([server.close(), graphqlServer?.close()]).catch(() => undefined);
       await logs.close().catch(() => undefined);
       await service.close().catch(() => undefined);
-      process.stderr.write(`flora: cannot listen on ${host}:${port} (--metrics-listen): ${(err as Error).message}\n`);
+      log.error(`cannot listen on ${host}:${port} (--metrics-listen): ${(err as Error).message}`);
       return 1;
     }
   }
@@ -203,14 +210,17 @@ async function start(args: readonly string[]): Promise<number> {
         const closed = running.close();
         // The listening socket is closed by now; tests wait for this line before finishing in-flight requests.
         if (inTier()) tellSupervisor({ type: 'stopping' });
-        else process.stderr.write('Flora stopping: finishing in-flight requests\n');
+        else log.milestone(STOPPING, `Flora ${STOPPING}`);
         return closed;
       });
       if (force) running.forceClose();
       closing.then(
-        () => resolve(0),
+        () => {
+          log.milestone('stopped', undefined);
+          resolve(0);
+        },
         (err: unknown) => {
-          process.stderr.write(`flora: error during shutdown: ${(err as Error).message}\n`);
+          log.error(`error during shutdown: ${(err as Error).message}`);
           resolve(1);
         },
       );
@@ -231,6 +241,7 @@ async function start(args: readonly string[]): Promise<number> {
           process.kill(process.pid, 'SIGKILL');
         },
       );
+      log.milestone('listening', undefined, { address: main.address, graphqlAddress: graphqlServer?.address, metricsAddress: metricsServer?.address });
       tellSupervisor({ type: 'listening', address: main.address, graphqlAddress: graphqlServer?.address, metricsAddress: metricsServer?.address });
     } else {
       // Signals are handled before the line is out: whoever reads it may stop the server at once.
@@ -239,6 +250,7 @@ async function start(args: readonly string[]): Promise<number> {
       process.on('SIGINT', onSignal);
       if (graphqlServer) process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
       if (metricsServer) process.stdout.write(`Flora metrics listening on ${metricsServer.address}/metrics\n`);
+      log.milestone('listening', undefined, { address: main.address, graphqlAddress: graphqlServer?.address, metricsAddress: metricsServer?.address });
       // Tests and scripts wait for exactly this line.
       process.stdout.write(`Flora listening on ${main.address}\n`);
     }
@@ -253,9 +265,9 @@ function watchTls(cert: string, key: string, servers: (RunningServer | undefined
   const reload = (why: string) => {
     try {
       for (const s of servers) s?.reloadTls();
-      process.stderr.write(`flora: TLS certificate reloaded (${why})\n`);
+      log.info(`TLS certificate reloaded (${why})`);
     } catch (err) {
-      process.stderr.write(`flora: ${(err as Error).message}; still serving the previous certificate\n`);
+      log.warn(`${(err as Error).message}; still serving the previous certificate`);
     }
   };
   const onHangup = () => reload('SIGHUP');
@@ -278,30 +290,34 @@ async function openingFailure(err: unknown): Promise<number | undefined> {
   const { FormatError } = await import('../storage/format');
   const { StorageUnavailable, StoreInUse } = await import('../storage/engine');
   if (err instanceof FormatError) {
-    process.stderr.write(`flora: ${err.message}\n`);
+    log.error(err.message);
     return 1;
   }
   if (err instanceof StorageUnavailable || err instanceof StoreInUse) {
-    process.stderr.write(`flora: cannot open the store: ${err.message}\n`);
+    log.error(`cannot open the store: ${err.message}`);
     return 2;
   }
   return undefined;
 }
 
+/** Said once the listening sockets are closed (tests wait for its text line before finishing in-flight requests). */
+const STOPPING = 'stopping: finishing in-flight requests';
+
 /** `--workers N` (N > 1): this process supervises N workers running this same command. */
 async function superviseTier(config: FloraConfig): Promise<number> {
   const { supervise } = await import('../tier/supervisor');
   try {
-    return await supervise(config, {
+    const code = await supervise(config, {
       listening: (address, { graphqlAddress, metricsAddress }, pids) => {
-        process.stderr.write(`flora: ${pids.length} worker processes serve this port (pids ${pids.join(', ')})\n`);
+        log.info(`${pids.length} worker processes serve this port (pids ${pids.join(', ')})`, { address, pids });
         if (graphqlAddress) process.stdout.write(`Flora GraphQL listening on ${graphqlAddress}\n`);
         if (metricsAddress) process.stdout.write(`Flora metrics listening on ${metricsAddress}/metrics\n`);
         process.stdout.write(`Flora listening on ${address}\n`);
       },
-      stopping: () => process.stderr.write('Flora stopping: finishing in-flight requests\n'),
-      error: (line) => process.stderr.write(`${line}\n`),
+      stopping: () => log.milestone(STOPPING, `Flora ${STOPPING}`),
     });
+    log.milestone('stopped', undefined, { code });
+    return code;
   } catch (err) {
     const code = await openingFailure(err);
     if (code === undefined) throw err;
@@ -313,7 +329,7 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`flora: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      log.error('unexpected error', { err });
       process.exit(1);
     },
   );

@@ -2,6 +2,7 @@
 // Nothing here knows about HTTP framing; the server turns a QueryResult into a response.
 
 import type { EvalContext } from './context';
+import type { LogFormat } from '../diag/logLine';
 import type { CommitListener, Store } from '../storage/types';
 import type { Leases } from '../tier/leases';
 import type { Admission } from '../model/admission';
@@ -150,6 +151,8 @@ export interface FloraConfig {
   // --- end JWKS fetches ---
   /** The dashboard at /admin on the main port (default true; `--no-admin` turns it off). */
   admin?: boolean;
+  /** The server's own log on stderr: `flora: …` lines, or one JSON object per event (src/diag/log.ts). */
+  logFormat?: LogFormat;
   // --- query log and log export (src/logs; defaults in src/config.ts) ---
   /** '' = `<dataDir>/logs`. */
   logDir?: string;

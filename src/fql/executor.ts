@@ -40,6 +40,7 @@ import { installSchemaLanguage } from '../fql10/store/schemaLanguage';
 import { HistoryCollector } from './historyCollector';
 import { Leases, type Role } from '../tier/leases';
 import { takeIdWorker } from '../tier/idWorker';
+import { log } from '../diag/log';
 
 /** Collections whose documents make up a database's schema (catalog.ts). */
 const SCHEMA_COLLECTIONS = new Set<number>(NAMED_NATIVES.map((n) => NATIVE_IDS[n]));
@@ -278,7 +279,7 @@ export class Executor implements QueryService {
         return { ...this.protocolError(new ProtocolError(503, 'time out', 'Read timed out')), database: databaseOf(last) };
       if (e instanceof StorageUnavailable) {
         // The reason (a host, a connection string) goes to the server's log, not to the client.
-        console.error(`flora: ${e.message}`);
+        log.error(e.message);
         return { ...this.protocolError(new ProtocolError(503, 'unavailable', 'The storage is unavailable.')), database: databaseOf(last) };
       }
       throw e; // a fault of the server's own: the HTTP layer answers 500 with a request id
@@ -303,7 +304,7 @@ export class Executor implements QueryService {
   private readonly backgroundWork = new Set<Promise<void>>();
 
   private background(work: Promise<void>, what = 'purge'): void {
-    const tracked = work.catch((e) => console.error(`background ${what} failed:`, e)).finally(() => this.backgroundWork.delete(tracked));
+    const tracked = work.catch((e: unknown) => log.error(`background ${what} failed`, { err: e })).finally(() => this.backgroundWork.delete(tracked));
     this.backgroundWork.add(tracked);
   }
 

@@ -13,6 +13,7 @@ import { expiredIds, expireDocuments, mayHoldExpiring } from '../model/expiry';
 import { schemaOf } from '../model/resolve';
 import { backgroundContext } from './backgroundContext';
 import type { Leases, Role } from '../tier/leases';
+import { log } from '../diag/log';
 
 const EXPIRY_BATCH = 256;
 
@@ -50,7 +51,7 @@ export class HistoryCollector {
       const pass = this.role!.held() ? this.pass() : Promise.resolve();
       this.running = pass
         .then(() => undefined)
-        .catch((e) => console.error('flora: history collection failed:', e))
+        .catch((e: unknown) => log.error('history collection failed', { err: e }))
         .finally(() => {
           this.running = undefined;
           this.start();

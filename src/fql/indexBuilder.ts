@@ -27,6 +27,7 @@ import { schemaOf } from '../model/resolve';
 import type { EvalContext } from './context';
 import { backgroundContext } from './backgroundContext';
 import { LeaseLost, type Leases } from '../tier/leases';
+import { log } from '../diag/log';
 
 const BATCH = 256;
 const LOG_EVERY = 10_000;
@@ -79,7 +80,7 @@ export class IndexBuilder {
       .holding(leaseOf(db, index), (lost) => this.build(db, index, lost))
       .then(() => undefined)
       .catch((e) => {
-        if (!(e instanceof LeaseLost)) console.error(`flora: index build ${key} failed:`, e);
+        if (!(e instanceof LeaseLost)) log.error(`index build ${key} failed`, { err: e });
       })
       .finally(() => this.running.delete(key));
     this.running.set(key, run);
@@ -117,7 +118,7 @@ export class IndexBuilder {
       if (result.done >= lastLogged + LOG_EVERY || (result.finished && result.done >= LOG_EVERY)) {
         lastLogged = result.done;
         const rate = Math.round(result.done / Math.max(0.001, (Date.now() - started) / 1000));
-        console.error(`flora: index ${result.name}: ${result.done} documents indexed (${rate}/s)${result.finished ? ', done' : ''}`);
+        log.info(`index ${result.name}: ${result.done} documents indexed (${rate}/s)${result.finished ? ', done' : ''}`, { index: result.name, documents: result.done, perSecond: rate, done: result.finished });
       }
       if (result.finished) {
         this.schemaChanged(db, ts);

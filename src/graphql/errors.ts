@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { ProtocolError, QueryError } from '../values/errors';
 import { excerpt } from './sdl';
 import { GqlError } from './values';
+import { log } from '../diag/log';
 
 export interface ErrorJson {
   message: string;
@@ -63,7 +64,7 @@ export function executionError(e: GraphQLError): ErrorJson {
     out.extensions = { code: original.code };
   } else if (original && !(original instanceof GraphQLError)) {
     // Not an error of the request: a bug. Say what it was, and log it.
-    console.error('flora: unexpected error in a GraphQL resolver:', original);
+    log.error('unexpected error in a GraphQL resolver', { err: original });
     out.message = original.message;
   }
   if (e.locations) out.locations = [...e.locations];

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { namesIn } from '../dirNames';
+import { log } from '../diag/log';
 
 export type JobState = 'Running' | 'Complete' | 'Failed';
 
@@ -164,7 +165,7 @@ export class JobFiles<J extends FileJob> {
       clearInterval(timer);
       await saving;
     }
-    await this.save(job).catch((e: unknown) => console.error(`flora: cannot save ${this.what} job ${job.id}: ${(e as Error).message}`));
+    await this.save(job).catch((e: unknown) => log.error(`cannot save ${this.what} job ${job.id}: ${(e as Error).message}`));
     runningHere.delete(job.id); // after its final state is written: a reader never sees it Running and not running
   }
 

@@ -23,6 +23,7 @@ import { ExportRunner } from './runner';
 import { UrlSigner } from './signing';
 import { NO_LOGGER, type RequestLogEntry, type RequestLogger } from './types';
 import { LogWriter, type WriterStats } from './writer';
+import { log } from '../diag/log';
 
 export type { RequestLogger, RequestLogEntry, OutcomeLog, LoggedDatabase } from './types';
 export { shapeFql, shapeGraphQL } from './shape';
@@ -80,7 +81,7 @@ export class QueryLog implements RequestLogger {
       this.writer.append(buildRecord(entry, ts, this.record), this.hourOf(ts), ts);
     } catch (err) {
       // A record that cannot be built must not fail the request it describes.
-      if (this.failures++ === 0) console.error('flora: query log: cannot build a record:', err);
+      if (this.failures++ === 0) log.error('query log: cannot build a record', { err });
     }
   }
 
@@ -220,10 +221,10 @@ export class LogSystem {
     const adopt = this.backend.adoptFiles;
     if (!adopt) return;
     this.adopting = adopt(queryDir, this.stopping.signal).then(
-      (n) => void (n > 0 && console.error(`flora: query log: ${n} hour file(s) of an earlier version copied into PostgreSQL`)),
+      (n) => void (n > 0 && log.info(`query log: ${n} hour file(s) of an earlier version copied into PostgreSQL`)),
       (err: unknown) => {
         if (this.stopping.signal.aborted) return;
-        console.error(`flora: query log: cannot copy earlier hour files into PostgreSQL (tried again at the next start): ${(err as Error).message}`);
+        log.error(`query log: cannot copy earlier hour files into PostgreSQL (tried again at the next start): ${(err as Error).message}`);
       },
     );
   }
@@ -237,7 +238,7 @@ export class LogSystem {
         await this.backend.watermarks?.prune();
       });
     } catch (err) {
-      console.error('flora: query log housekeeping failed:', err);
+      log.error('query log housekeeping failed', { err });
     }
   }
 
@@ -258,6 +259,6 @@ export class LogSystem {
     const now = Date.now();
     if (now - this.lastWarning < WARN_EVERY_MS) return;
     this.lastWarning = now;
-    console.error(`flora: ${message}`);
+    log.warn(message);
   }
 }

@@ -28,6 +28,7 @@ import { ProtocolError } from '../values/errors';
 import type { ExportFiles, ExportUpload, LogSource } from './backend';
 import { isOpen, type ExportJob, type JobStore, type Progress, type UpdateOptions } from './jobs';
 import type { UrlSigner } from './signing';
+import { log } from '../diag/log';
 
 export type { Progress } from './jobs';
 
@@ -402,6 +403,6 @@ export class ExportRunner {
       if (now - this.lastWarning < WARN_EVERY_MS) return;
       this.lastWarning = now;
     }
-    (this.opts.warn ?? ((m: string) => console.error(`flora: ${m}`)))(message);
+    (this.opts.warn ?? log.warn)(message);
   }
 }

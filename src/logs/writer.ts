@@ -11,6 +11,7 @@
 
 import type { LogSink } from './backend';
 import { FileSink } from './fileSink';
+import { log } from '../diag/log';
 
 export interface WriterOptions {
   /** Where lines go; without it, the hour files of `dir`. */
@@ -226,6 +227,6 @@ export class LogWriter {
     const now = Date.now();
     if (now - this.lastWarning < WARN_EVERY_MS) return;
     this.lastWarning = now;
-    (this.opts.warn ?? ((m: string) => console.error(`flora: ${m}`)))(message);
+    (this.opts.warn ?? log.warn)(message);
   }
 }

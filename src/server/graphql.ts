@@ -64,7 +64,7 @@ async function answer(service: QueryService, ctx: RequestContext, request: Graph
     const opts = { queriesOnly, timeoutMs: timeoutOf(ctx), lastSeenTxn: lastSeenOf(ctx.headers), client: ctx, clientAddressKey: ctx.clientKeys.address };
     a = await runGraphql(service, ctx.headers.authorization, request, opts);
   } catch (err) {
-    const id = logInternalError(err, 'POST /graphql');
+    const id = logInternalError(err, ctx);
     return json(500, errorBody(internalErrorText(id)), { headers: { 'x-request-id': id } });
   } finally {
     leave();
@@ -161,7 +161,7 @@ export function graphqlHandlers(service: QueryService): { post: Handler; get: Ha
         const a = await importSchema(service, ctx.headers.authorization, body, mode as ImportMode);
         return { ...text(a.status, a.body), bytesIn: Buffer.byteLength(body, 'utf8'), log: { database: a.database, fqlShape: shapeGraphQL(body) } };
       } catch (err) {
-        const id = logInternalError(err, 'POST /import');
+        const id = logInternalError(err, ctx);
         return text(500, internalErrorText(id), { headers: { 'x-request-id': id } });
       }
     },

@@ -12,6 +12,7 @@ import { NATIVE_IDS } from '../model/catalog';
 import { pathOfDatabase } from '../model/databases';
 import type { Leases } from '../tier/leases';
 import type { TransferJobs } from '../transfer/jobs';
+import { log } from '../diag/log';
 
 const PRUNE_EVERY_MS = 3_600_000;
 /** The pass after a database write waits this long (a burst of deletions is swept once). */
@@ -46,7 +47,7 @@ export class JobHousekeeping {
     this.hourly = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.hourly.unref();
     void this.transfers.legacyEntries().then((n) => {
-      if (n > 0) console.error(`flora: ${n} export/import job file(s) of an earlier version (owned by a database's name) are no longer listed; they are removed once older than the job retention.`);
+      if (n > 0) log.warn(`${n} export/import job file(s) of an earlier version (owned by a database's name) are no longer listed; they are removed once older than the job retention.`);
     }, () => undefined);
     void this.prune();
   }
@@ -92,7 +93,7 @@ export class JobHousekeeping {
       .then(() => (this.closed ? undefined : pass()))
       .catch((e: unknown) => {
         // Closing, the store may go before a pass in flight is done: nothing is lost, the next start sweeps.
-        if (!this.closed) console.error(`flora: cannot sweep the export, import and backup jobs: ${(e as Error).message}`);
+        if (!this.closed) log.error(`cannot sweep the export, import and backup jobs: ${(e as Error).message}`);
       });
     return this.work;
   }

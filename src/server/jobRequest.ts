@@ -13,6 +13,7 @@ import type { RequestContext } from './context';
 import { responseTraceparent } from './headers';
 import type { AnyResponse } from './listener';
 import { sendJson, sendJsonBody } from './logsDownload';
+import { log } from '../diag/log';
 
 /** A database running its limit of jobs: when to try again. */
 const JOBS_RETRY_AFTER_SECONDS = 5;
@@ -62,7 +63,7 @@ export async function serveJobRequest(
     answer = await route(reply);
   } catch (err) {
     const e = apiError(err, ctx, errors);
-    if (!e) console.error(`flora: ${ctx.method} ${ctx.path} failed:`, err);
+    if (!e) log.error(`${ctx.method} ${ctx.path} failed`, { method: ctx.method, path: ctx.path, err });
     if (res.headersSent) {
       res.destroy();
       answer = { status: 200, bytesOut: 0 };

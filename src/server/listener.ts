@@ -8,6 +8,7 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { readTlsPair, type TlsFiles } from './tlsFiles';
+import { log } from '../diag/log';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 const EMPTY = Buffer.alloc(0);
@@ -216,7 +217,7 @@ export function listen(host: string, port: number, onRequest: RequestListener, l
     server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       // accept() errors (EMFILE…) must not crash the process.
-      server.on('error', (err) => console.error('flora: cannot accept a connection:', err.message));
+      server.on('error', (err) => log.error(`cannot accept a connection: ${err.message}`, { code: (err as NodeJS.ErrnoException).code }));
       const listener: Listener = {
         address: server.address() as net.AddressInfo,
         secure: tlsFiles !== undefined,

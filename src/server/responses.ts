@@ -9,6 +9,7 @@ import { ProtocolError, QueryError, type Position } from '../values/errors';
 import { CLIENT_CLOSED_STATUS, QueryCancelled, QueryTimeout } from '../model/budget';
 import { StorageUnavailable } from '../storage/engine';
 import type { StreamSink } from './streamSink';
+import { log } from '../diag/log';
 
 /** What a route produces; the server turns it into an HttpResponse with the standard headers. */
 export interface Outcome {
@@ -71,7 +72,7 @@ export function outcomeOfError(e: unknown): Outcome {
   if (e instanceof QueryTimeout) return protocolError(503, 'time out', 'Read timed out');
   if (e instanceof StorageUnavailable) {
     // The reason (a host, a connection string) goes to the server's log, not to the client.
-    console.error(`flora: ${e.message}`);
+    log.error(e.message);
     return protocolError(503, 'unavailable', 'The storage is unavailable.');
   }
   throw e;
@@ -86,15 +87,25 @@ export function clientClosed(): Outcome {
  * A fault of the server's own (never the client's input): the stack goes to the server's log under a
  * request id, and the client gets only that id to quote.
  */
-export function internalError(err: unknown, where: string): Outcome {
-  const id = logInternalError(err, where);
+export function internalError(err: unknown, request: FailedRequest, doing?: string): Outcome {
+  const id = logInternalError(err, request, doing);
   return protocolError(500, 'internal server error', internalErrorText(id), { 'x-request-id': id });
 }
 
-/** Writes the fault with its stack to the server's log under a new request id; returns the id. */
-export function logInternalError(err: unknown, where: string): string {
+/** The request a fault happened in, as the server's log names it (never its headers: they carry the secret). */
+export interface FailedRequest {
+  method: string;
+  path: string;
+}
+
+/**
+ * Writes the fault with its stack to the server's log under a new request id, with the request's
+ * method and path (`doing`: what was under way, e.g. writing the response); returns the id.
+ */
+export function logInternalError(err: unknown, { method, path }: FailedRequest, doing?: string): string {
   const id = randomBytes(8).toString('hex');
-  console.error(`flora: internal error [request ${id}] in ${where}:`, err);
+  const where = `${doing ? `${doing} ` : ''}${method} ${path}`;
+  log.error(`internal error [request ${id}] in ${where}`, { requestId: id, method, path, err });
   return id;
 }
 

@@ -41,6 +41,7 @@ import { NO_ROUTE, type Router } from './router';
 import type { Scrape } from './metricsApi';
 import { ServerMetrics, UNMATCHED } from './serverMetrics';
 import { StreamHub } from '../streams/hub';
+import { log } from '../diag/log';
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:8443` (the actual port when 0 was asked for). */
@@ -124,7 +125,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
       if (err instanceof ProtocolError) return protocolError(err.status, err.code, err.description, err.headers);
       // Nobody is listening any more; send() will find the response closed and do nothing.
       if (err instanceof ClientClosed) return protocolError(400, 'bad request', err.message);
-      return internalError(err, `${ctx.method} ${ctx.path}`);
+      return internalError(err, ctx);
     }
   };
 
@@ -150,7 +151,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
       exchange = createExchange(req, res, protocol, exchangeOptions);
     } catch (err) {
       // Nothing sane to answer with (should not happen): drop the request rather than the process.
-      console.error('flora: cannot read request:', err);
+      log.error('cannot read request', { err });
       res.destroy();
       return;
     }
@@ -197,7 +198,7 @@ export async function startServer(service: QueryService, config: ServerConfig, o
       })
       .catch((err: unknown) => {
         try {
-          const outcome = internalError(err, `writing the response to ${ctx.method} ${ctx.path}`);
+          const outcome = internalError(err, ctx, 'writing the response to');
           const response = finalize(ctx, outcome);
           const doneMs = Date.now();
           send(response);

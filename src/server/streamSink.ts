@@ -8,6 +8,7 @@ import * as http2 from 'node:http2';
 import type { HttpResponse } from './context';
 import type { AnyResponse, Protocol } from './listener';
 import type { StreamSink } from '../streams/sink';
+import { log } from '../diag/log';
 
 export type { StreamSink };
 
@@ -110,7 +111,7 @@ class Sink implements StreamSink {
       try {
         fn();
       } catch (e) {
-        console.error('flora: stream close handler failed:', e);
+        log.error('stream close handler failed', { err: e });
       }
     }
   }

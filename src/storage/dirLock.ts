@@ -12,6 +12,7 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreInUse } from './engine';
+import { log } from '../diag/log';
 
 /**
  * How long a new owner waits for the workers of a dead supervisor to stop by themselves before it
@@ -117,7 +118,7 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
         throw new StoreInUse(`another Flora process (pid ${owner.pid}) already serves the data directory ${dir} (to run several processes on it, start one with --workers N)`);
       let orphans = await stillRunning(members, ORPHANS_WAIT_MS);
       if (orphans.length) {
-        process.stderr.write(`flora: stopping workers (pids ${orphans.map((p) => p.pid).join(', ')}) of a tier whose supervisor died (kill -9)\n`);
+        log.warn(`stopping workers (pids ${orphans.map((p) => p.pid).join(', ')}) of a tier whose supervisor died (kill -9)`);
         for (const p of orphans) {
           try {
             process.kill(p.pid, 'SIGKILL');
@@ -139,7 +140,7 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
 async function stillRunning(procs: Proc[], ms: number): Promise<Proc[]> {
   const deadline = Date.now() + ms;
   let left = procs.filter(alive);
-  if (left.length) process.stderr.write(`flora: waiting for workers (pids ${left.map((p) => p.pid).join(', ')}) of a tier whose supervisor died to stop\n`);
+  if (left.length) log.warn(`waiting for workers (pids ${left.map((p) => p.pid).join(', ')}) of a tier whose supervisor died to stop`);
   while (left.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
     left = left.filter(alive);

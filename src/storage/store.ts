@@ -82,6 +82,7 @@ import { prefixEnd } from './tuple';
 import { isDeletion, TxnImpl, type CommitRecord } from './txn';
 import { deletionsThrough, keepsDeleted } from './deletions';
 import { Timings } from './timings';
+import { log } from '../diag/log';
 
 /** The store's issued transaction time: every commit at or below it is written, every later one gets more. */
 export const ISSUED_TS_KEY = systemKey('issuedTs');
@@ -318,7 +319,7 @@ class MvccStore implements Store {
         try {
           listener(changes);
         } catch (e) {
-          console.error('flora: commit listener failed:', e);
+          log.error('commit listener failed', { err: e });
         }
       }
     }
@@ -748,7 +749,7 @@ class MvccStore implements Store {
       // Records this process never saw were trimmed: nothing before the floor can be validated,
       // and every cache may be stale.
       for (const l of this.nativeListeners) l(floor, 'all');
-      console.error('flora: this process fell behind the commit log; caches dropped, older transactions retried');
+      log.warn('this process fell behind the commit log; caches dropped, older transactions retried');
     }
     if (floor > sh.floor) sh.floor = floor;
     const feed = this.feedActive;
@@ -799,7 +800,7 @@ class MvccStore implements Store {
       } catch (e) {
         if (attempt >= FEED_LOAD_ATTEMPTS || this.closed) {
           // The store stays unreachable: streams get the change without its data rather than never.
-          console.error(`flora: cannot read the versions of commit ${rec.ts} for streams: ${(e as Error).message}`);
+          log.error(`cannot read the versions of commit ${rec.ts} for streams: ${(e as Error).message}`, { ts: rec.ts });
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));

@@ -44,6 +44,7 @@ import {
   type StreamField,
   type StreamTarget,
 } from './events';
+import { log } from '../diag/log';
 
 export interface StreamLimits {
   /** Changes waiting to be rendered and sent, per stream, before it is ended as too slow. */
@@ -286,7 +287,7 @@ export class StreamHub {
       this.dirty.clear();
       await Promise.all([...groups].map(([authorization, sessions]) => this.deliverGroup(authorization, sessions)));
     } catch (e) {
-      console.error('flora: stream delivery failed:', e);
+      log.error('stream delivery failed', { err: e });
     } finally {
       this.delivering = false;
       if (this.dirty.size > 0) this.schedule();
@@ -463,7 +464,7 @@ export class Session {
     try {
       this.overflow();
     } catch (e) {
-      console.error('flora: stream %s failed:', this.id, e);
+      log.error(`stream ${this.id} failed`, { streamId: this.id, err: e });
       this.close();
     }
   }
@@ -537,7 +538,7 @@ export class Session {
     } else if (e instanceof QueryTimeout) {
       this.endWith('time out', 'Stream events timed out.');
     } else {
-      if (!(e instanceof QueryError)) console.error('flora: stream %s failed:', this.id, e);
+      if (!(e instanceof QueryError)) log.error(`stream ${this.id} failed`, { streamId: this.id, err: e });
       const message = e instanceof Error ? e.message : String(e);
       this.endWith('internal server error', message);
     }

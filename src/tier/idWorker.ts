@@ -5,6 +5,7 @@
 
 import { ID_WORKERS, setIdWorker } from '../model/ids';
 import type { Leases, Role } from './leases';
+import { log } from '../diag/log';
 
 export async function takeIdWorker(leases: Leases): Promise<Role> {
   const first = Math.floor(Math.random() * ID_WORKERS);
@@ -17,6 +18,6 @@ export async function takeIdWorker(leases: Leases): Promise<Role> {
   }
   // Over a thousand live processes: ids stay unique through the check every generated id gets
   // (model/documents.ts), only slower.
-  console.error('flora: every id worker number is taken; ids may collide and be generated again');
+  log.warn('every id worker number is taken; ids may collide and be generated again');
   return { held: () => false, stop: async () => undefined };
 }

@@ -44,6 +44,11 @@ export function inTier(): boolean {
   return cluster.isWorker;
 }
 
+/** A tier worker's number (1, 2, …; a replacement gets the next one); undefined outside a tier. */
+export function workerNumber(): number | undefined {
+  return cluster.worker?.id;
+}
+
 export function tellSupervisor(m: WorkerMessage): void {
   process.send?.(m);
 }

@@ -14,6 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import type { FloraConfig } from '../fql/api';
 import { openEngine } from '../flora';
+import { log } from '../diag/log';
 import { lockDirectory, type DirLock } from '../storage/dirLock';
 import { isWorkerMessage, TIER_PORTS_ENV, type SupervisorMessage, type WorkerMessage } from './messages';
 import { tierMetrics } from './metricsTier';
@@ -27,7 +28,6 @@ export interface Announce {
   listening(address: string, extra: { graphqlAddress?: string; metricsAddress?: string }, pids: number[]): void;
   /** Once every worker has closed its listeners. */
   stopping(): void;
-  error(line: string): void;
 }
 
 /**
@@ -111,7 +111,7 @@ class Tier {
     } else if (m.type === 'listening') {
       this.listening.add(worker);
       if (this.stopping) this.send(worker, { type: 'stop', force: false });
-      else if (this.started) this.announce.error(`flora: worker ${worker.process.pid} serves again`);
+      else if (this.started) log.info(`worker ${worker.process.pid} serves again`, { workerPid: worker.process.pid });
       else if (this.listening.size === this.config.workers) {
         this.started = true;
         this.announce.listening(m.address, { graphqlAddress: m.graphqlAddress, metricsAddress: m.metricsAddress }, [...this.workers].map((w) => w.process.pid!));
@@ -139,7 +139,7 @@ class Tier {
     }
     if (!this.started) {
       // A worker that cannot start (its reason is on stderr already): none of them will.
-      this.announce.error(`flora: a worker ${how} while starting; stopping`);
+      log.error(`a worker ${how} while starting; stopping`, { workerPid: worker.process.pid, code, signal });
       this.exitCode = code && code > 0 ? code : 1;
       this.stop(true);
       return;
@@ -147,7 +147,7 @@ class Tier {
     const now = Date.now();
     this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
     if (this.restarts.length >= MAX_RESTARTS) {
-      this.announce.error(`flora: worker ${worker.process.pid} ${how}; workers keep failing, stopping`);
+      log.error(`worker ${worker.process.pid} ${how}; workers keep failing, stopping`, { workerPid: worker.process.pid, code, signal });
       this.exitCode = 1;
       this.stop(false);
       return;
@@ -155,7 +155,7 @@ class Tier {
     this.restarts.push(now);
     for (const w of this.workers) this.send(w, { type: 'reader-check' });
     const next = this.fork();
-    this.announce.error(`flora: worker ${worker.process.pid} ${how}; started worker ${next.process.pid}`);
+    log.warn(`worker ${worker.process.pid} ${how}; started worker ${next.process.pid}`, { workerPid: worker.process.pid, code, signal, newWorkerPid: next.process.pid });
   }
 
   /** Graceful stop of every worker; `force` drops their in-flight requests. */

@@ -64,3 +64,15 @@ test('the default root secret is refused beyond loopback, naming the flags; a se
   }
   for (const host of ['0.0.0.0', '::', '128.0.0.1', 'localhost.evil.example', '::2']) assert.ok(!isLoopbackHost(host), host);
 });
+
+test("the server log is text unless --log-format or FLORA_LOG_FORMAT says json; anything else is refused by name", () => {
+  assert.equal(loadConfig([], {}).logFormat, 'text');
+  assert.equal(loadConfig(['--log-format', 'json'], {}).logFormat, 'json');
+  assert.equal(loadConfig([], { FLORA_LOG_FORMAT: 'JSON' }).logFormat, 'json');
+  assert.equal(loadConfig(['--log-format=text'], { FLORA_LOG_FORMAT: 'json' }).logFormat, 'text');
+  assert.throws(
+    () => loadConfig(['--log-format', 'xml'], {}),
+    (e: unknown) => e instanceof ConfigError && e.exitCode === 2 && e.message === "Invalid log format 'xml' (from --log-format): expected text or json.",
+  );
+  assert.throws(() => loadConfig([], { FLORA_LOG_FORMAT: 'logfmt' }), /^Error: Invalid log format 'logfmt' \(from FLORA_LOG_FORMAT\): expected text or json\.$/);
+});

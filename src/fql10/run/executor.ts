@@ -36,6 +36,7 @@ import { STDLIB_GLOBALS } from '../stdlib/globals';
 import { TxnHooks, type GlobalResolver } from './hooks';
 import { toRuntime, STDLIB_ARG_RESOLVER, type DocumentResolver } from './inputs';
 import { ParseCache } from './parseCache';
+import { log } from '../../diag/log';
 
 /** What a store transaction reports of its cost (the fields of fql/api.ts QueryMetrics this needs). */
 export interface TxnCost {
@@ -313,7 +314,7 @@ function protocolFailure(e: unknown, elapsedMs: number): ProtocolFailure {
   if (e instanceof ProtocolError) return new ProtocolFailure(kindOf(e), messageOf(e));
   if (e instanceof StorageUnavailable) {
     // The reason (a host, a connection string) goes to the server's log, not to the client.
-    console.error(`flora: ${e.message}`);
+    log.error(e.message);
     return new ProtocolFailure('service_timeout', 'The storage is unavailable.');
   }
   throw e; // a fault of the server's own: the HTTP layer answers 500 with a request id

@@ -14,6 +14,7 @@
 import type { KeyObject } from 'node:crypto';
 import { dnsLookupAll, fetchJwksDocument, type FetchLimits, type HostLookup } from './fetchDocument';
 import { keySetOf, type KeySet } from './keySet';
+import { log } from '../../diag/log';
 
 export interface JwksOptions extends FetchLimits {
   ttlMs: number;
@@ -40,7 +41,7 @@ export const JWKS_DEFAULTS: JwksOptions = {
   maxBackoffMs: 60_000,
   maxFetches: 2,
   maxEntries: 1_000,
-  warn: (line) => process.stderr.write(`flora: ${line}\n`),
+  warn: (line) => log.warn(line),
   fetch: fetchJwksDocument,
   lookup: dnsLookupAll,
   clock: Date.now,
