@@ -102,7 +102,9 @@ export interface DecodedSecret {
 export function decodeSecret(secret: string): DecodedSecret | undefined {
   if (!/^fn[AE][A-Za-z0-9_-]+$/.test(secret)) return undefined;
   const buf = Buffer.from(secret, 'base64url');
-  if (buf[0] !== 0x7e) return undefined;
+  // Node's decoder drops a trailing partial group: a secret with a character added (or a non-canonical
+  // last character) would decode to the same bytes. Only the exact encoding is that secret.
+  if (buf[0] !== 0x7e || buf.toString('base64url') !== secret) return undefined;
   if (buf[1] === KEY_KIND && buf.length === 30)
     return { kind: 'key', id: buf.readBigUInt64BE(2), random: buf.subarray(10).toString('base64url') };
   if (buf[1] === TOKEN_KIND && buf.length === 38)
