@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NOT_CHARGED as payer, decodeSecret, issueKeySecret, issueTokenSecret } from '../../src/model/secrets';
 
-
 describe('decodeSecret', () => {
   test('a key secret and a token secret decode to their ids', async () => {
     const key = await issueKeySecret(12345n, payer);
