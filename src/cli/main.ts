@@ -1,7 +1,9 @@
 // The `flora` command. `flora start` runs the server until SIGTERM/SIGINT.
 
-import { unwatchFile, watchFile, type Stats } from 'node:fs';
-import { ConfigError, configHelp, loadConfig } from '../config';
+import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, configHelp, DEFAULT_ROOT_SECRET, loadConfig } from '../config';
+import { didYouMean, unknownOption } from '../suggest';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
 import type { FloraConfig } from '../fql/api';
@@ -24,13 +26,21 @@ Options for start (flags win over environment variables):
 ${configHelp()}
 
   -h, --help                Show this help
+  -v, --version             Show Flora's version
 `;
+
+const COMMANDS = ['start', 'shell', 'eval', 'export', 'export-logs', 'import', 'backup', 'restore', 'cert', 'help'];
 
 /** Runs the CLI; resolves with the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  // As node and npm answer it.
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`flora ${version()}\n`);
     return 0;
   }
   if (command === 'export') return (await import('./export')).exportDatabase(rest); // database export client
@@ -41,8 +51,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'backup') return (await import('./backup')).backup(rest);
   if (command === 'cert') return (await import('./cert')).certCommand(rest);
   if (command === 'restore') return (await import('./restore')).restore(rest);
+  if (command === undefined) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
   if (command !== 'start') {
-    process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);
+    const what = command.startsWith('-') ? unknownOption(command, ['--help', '--version']) : `Unknown command '${command}'.${didYouMean(command, COMMANDS)}`;
+    process.stderr.write(`flora: ${what}\n\nRun 'flora --help' for the commands.\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -74,7 +89,16 @@ async function start(args: readonly string[]): Promise<number> {
       return 1;
     }
   }
-  if (config.workers > 1 && !inTier()) return superviseTier(config);
+  if (!inTier()) {
+    // Before the data directory is created or a worker starts.
+    const { unlistenable } = await import('./portCheck');
+    const refused = await unlistenable(config);
+    if (refused) {
+      process.stderr.write(`flora: ${refused}\n`);
+      return 1;
+    }
+  }
+  if (config.workers > 1 && !inTier()) return superviseTier(config, args);
   const ports = tierPorts();
   if (ports) {
     const { metricsPort, ...served } = ports;
@@ -240,9 +264,28 @@ async function start(args: readonly string[]): Promise<number> {
       if (graphqlServer) process.stdout.write(`Flora GraphQL listening on ${graphqlServer.address}\n`);
       if (metricsServer) process.stdout.write(`Flora metrics listening on ${metricsServer.address}/metrics\n`);
       // Tests and scripts wait for exactly this line.
-      process.stdout.write(`Flora listening on ${main.address}\n`);
+      process.stdout.write(`Flora listening on ${main.address}\n${readyNotes(config, args, main.address)}`);
     }
   });
+}
+
+/**
+ * The lines after the one scripts wait for: where the dashboard is, and which root secret signs in
+ * to it (named only when it is the default, which anyone may know; otherwise where it came from).
+ */
+function readyNotes(config: FloraConfig, args: readonly string[], address: string): string {
+  const secret =
+    config.rootSecret === DEFAULT_ROOT_SECRET
+      ? `the default '${DEFAULT_ROOT_SECRET}' (set your own with --root-secret or FLORA_ROOT_SECRET)`
+      : args.some((a) => a === '--root-secret' || a.startsWith('--root-secret='))
+        ? 'from --root-secret'
+        : 'from FLORA_ROOT_SECRET';
+  return `${config.admin ? `Dashboard: ${address}/admin\n` : ''}Root secret: ${secret}\n`;
+}
+
+/** package.json's version (dist/src/cli/main.js → the project root). */
+function version(): string {
+  return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /**
@@ -289,7 +332,7 @@ async function openingFailure(err: unknown): Promise<number | undefined> {
 }
 
 /** `--workers N` (N > 1): this process supervises N workers running this same command. */
-async function superviseTier(config: FloraConfig): Promise<number> {
+async function superviseTier(config: FloraConfig, args: readonly string[]): Promise<number> {
   const { supervise } = await import('../tier/supervisor');
   try {
     return await supervise(config, {
@@ -297,7 +340,7 @@ async function superviseTier(config: FloraConfig): Promise<number> {
         process.stderr.write(`flora: ${pids.length} worker processes serve this port (pids ${pids.join(', ')})\n`);
         if (graphqlAddress) process.stdout.write(`Flora GraphQL listening on ${graphqlAddress}\n`);
         if (metricsAddress) process.stdout.write(`Flora metrics listening on ${metricsAddress}/metrics\n`);
-        process.stdout.write(`Flora listening on ${address}\n`);
+        process.stdout.write(`Flora listening on ${address}\n${readyNotes(config, args, address)}`);
       },
       stopping: () => process.stderr.write('Flora stopping: finishing in-flight requests\n'),
       error: (line) => process.stderr.write(`${line}\n`),
