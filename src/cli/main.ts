@@ -4,6 +4,7 @@ import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configHelp, DEFAULT_ROOT_SECRET, loadConfig } from '../config';
 import { didYouMean, unknownOption } from '../suggest';
+import { failpoint } from '../failpoints';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
 import type { FloraConfig } from '../fql/api';
@@ -105,6 +106,8 @@ async function start(args: readonly string[]): Promise<number> {
     config = { ...config, ...served, ...(config.metricsListen && metricsPort !== undefined ? { metricsListen: { ...config.metricsListen, port: metricsPort } } : {}) };
   }
 
+  // A worker that cannot start, for the supervisor's test (a port in use is found before any starts).
+  if (inTier()) failpoint('tier.worker-start');
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
   let service;
