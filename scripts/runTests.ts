@@ -16,7 +16,7 @@
 // and reported failed, naming the test that was running (testDeadlines.ts), and the others go on.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { count } from './testProgress';
@@ -224,6 +224,8 @@ async function main(): Promise<number> {
 if (require.main === module) {
   // The run's temporary folder: servers' data directories, PostgreSQL's cluster, exports…
   const runDir = mkdtempSync(path.join(tmpdir(), 'flora-test-run-'));
+  // As /tmp is: PostgreSQL runs as its own user (test/helpers/postgres.ts) and writes here too.
+  chmodSync(runDir, 0o1777);
   process.env.TMPDIR = runDir;
   const exit = (code: number) => {
     rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });

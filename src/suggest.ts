@@ -3,7 +3,7 @@
 // swaps of two neighbours, each 1), so `strat` is one edit from `start` and `--sekret` from `--secret`.
 
 /** The edits between `a` and `b` (each of the four kinds costs 1). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   // Rows i-2, i-1 and i of the table, over b's prefixes.
   let before = new Array<number>(b.length + 1).fill(0);
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -25,7 +25,7 @@ export function editDistance(a: string, b: string): number {
  * The candidate closest to `typed` if it is near enough to be a typo (a third of the name's letters,
  * leading dashes aside, at least one), else undefined. Ties go to the first candidate.
  */
-export function closest(typed: string, candidates: readonly string[]): string | undefined {
+function closest(typed: string, candidates: readonly string[]): string | undefined {
   const bare = (s: string) => s.replace(/^-+/, '').toLowerCase();
   const word = bare(typed);
   const limit = Math.max(1, Math.floor(word.length / 3));
