@@ -44,6 +44,8 @@ export interface FileResult {
   todo: number;
   durationMs?: number;
   failures: Failure[];
+  /** Still running when the run was interrupted. */
+  stopped?: boolean;
 }
 
 export interface ProgressOptions {
@@ -178,6 +180,20 @@ export class TestProgress {
     this.state(file).overTime = over;
   }
 
+  /**
+   * The run stopped (Ctrl-C): the files that had not finished, marked stopped, then the summary and
+   * the failures so far.
+   */
+  interrupt(): string[] {
+    const lines: string[] = [];
+    for (const state of this.files.values()) {
+      if (state.done) continue;
+      state.stopped = true;
+      lines.push(...this.finish(state));
+    }
+    return [...lines, ...this.end()];
+  }
+
   /** At the end of the run: the files not printed yet, the summary and the failures. */
   end(): string[] {
     const lines: string[] = [];
@@ -196,6 +212,7 @@ export class TestProgress {
     ];
     const tests = t('tests', counts.reduce((n, [, c]) => n + c, 0));
     const failed = failures.length > 0 || counts[1][1] > 0 || counts[2][1] > 0;
+    const stopped = results.filter((r) => r.stopped).length;
     const duration = this.totals.get('duration_ms');
     lines.push('');
     if (failures.length > 0) {
@@ -203,7 +220,7 @@ export class TestProgress {
       failures.forEach((f, i) => lines.push(...formatFailure(f, i + 1, this.name(f.file)), ''));
     }
     lines.push(
-      `${failed ? 'FAILED' : 'ok'}: ${count(results.length, 'file')}, ${count(tests, 'test')}: ` +
+      `${stopped > 0 ? `STOPPED (${stopped} running)` : failed ? 'FAILED' : 'ok'}: ${count(results.length, 'file')}, ${count(tests, 'test')}: ` +
         counts.filter(([k, c]) => c > 0 || k === 'passed' || k === 'failed').map(([k, c]) => `${c} ${k}`).join(', ') +
         (duration === undefined ? '' : ` (${formatSeconds(duration)})`),
     );
@@ -295,7 +312,7 @@ export function formatFileLine(r: FileResult, name: string): string {
   if (r.todo > 0) counts.push(`${r.todo} todo`);
   const bad = r.failed > 0 || r.cancelled > 0;
   const time = r.durationMs === undefined ? '' : formatSeconds(r.durationMs).padStart(8);
-  return `${bad ? 'FAIL' : 'ok  '} ${name.padEnd(40)} ${counts.join(', ').padEnd(24)}${time}`.trimEnd();
+  return `${r.stopped ? 'stop' : bad ? 'FAIL' : 'ok  '} ${name.padEnd(40)} ${counts.join(', ').padEnd(24)}${time}`.trimEnd();
 }
 
 /** A failure as a numbered block: where, which test, and the error (assertion diff and stack). */

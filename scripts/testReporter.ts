@@ -5,7 +5,9 @@
 // and FLORA_TEST_LOG (where the full output goes) come from scripts/runTests.ts;
 // FLORA_TEST_FILE_TIMEOUT (seconds) changes the time limit.
 
+import { writeSync } from 'node:fs';
 import path from 'node:path';
+import { childrenOf, killTree } from '../test/helpers/procs';
 import { FileDeadlines, fileLimitMs } from './testDeadlines';
 import { TestProgress, type TestEvent } from './testProgress';
 
@@ -18,6 +20,19 @@ async function* reporter(source: AsyncIterable<TestEvent>): AsyncGenerator<strin
     logFile: process.env.FLORA_TEST_LOG,
   });
   const deadlines = new FileDeadlines((file) => fileLimitMs(file, process.env), (file, over) => progress.overTime(file, over));
+  // Ctrl-C (runTests.ts passes on a SIGINT too): node --test's own handler would exit without a
+  // word, so this one goes first. The files running are stopped with what they started, and the
+  // summary so far is printed at once, as the events of files that were stopped would only report
+  // them failed.
+  let interrupted = false;
+  process.prependListener('SIGINT', () => {
+    if (interrupted) return;
+    interrupted = true;
+    for (const pid of childrenOf(process.pid)) killTree(pid);
+    deadlines.close();
+    writeSync(1, progress.interrupt().join('\n') + '\n');
+    process.exit(130);
+  });
   for await (const event of source) {
     deadlines.observe(event.type, event.data);
     const lines = progress.push(event);

@@ -4,6 +4,7 @@
 
 import { refusedRange } from './net/addresses';
 import { LOG_FORMATS, type LogFormat } from './diag/logLine';
+import { unknownOption } from './suggest';
 import { availableParallelism } from 'node:os';
 import type { FloraConfig } from './fql/api';
 import type { QueryLimits } from './model/budget';
@@ -385,7 +386,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       continue;
     }
     const s = SETTINGS.find((x) => x.flag === name);
-    if (!s) throw new ConfigError(`Unknown option '${arg}'.`);
+    if (!s) throw new ConfigError(unknownOption(arg, startFlags()));
     let value: string | undefined;
     if (eq >= 0) value = arg.slice(eq + 1);
     else {
@@ -406,6 +407,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   if (!config.tlsCert !== !config.tlsKey)
     throw new ConfigError(`--tls-cert and --tls-key go together: ${config.tlsCert ? '--tls-key' : '--tls-cert'} is missing.`);
   return config as unknown as FloraConfig;
+}
+
+/** Every flag `flora start` takes: the settings', their `--no-` forms and --help. */
+function startFlags(): string[] {
+  return [...SETTINGS.flatMap((s) => (s.parse === parseBool ? [s.flag, `--no-${s.flag.slice(2)}`] : [s.flag])), '--help'];
 }
 
 /** True for `localhost` and loopback addresses (127.0.0.0/8, ::1, also IPv4-mapped, bracketed or written in full). */

@@ -45,7 +45,8 @@ function parse(args: readonly string[]): Options {
       names.push(...v.split(',').map((n) => n.trim()).filter((n) => n !== ''));
     } else rest.push(a);
   }
-  const { values, switches, operands } = parseFlags(rest, ['--dir'], ['--force']);
+  // --name is listed though gathered above: a mistyped one is then suggested.
+  const { values, switches, operands } = parseFlags(rest, ['--dir', '--name'], ['--force']);
   if (operands.length > 0) throw new UsageError(`Unexpected argument '${operands[0]}'.`);
   for (const n of names) if (isIP(n) === 0 && !NAME.test(n)) throw new UsageError(`'${n}' is not a host name or an IP address.`);
   return { dir: values.get('--dir') ?? '.', names, force: switches.has('--force') };

@@ -3,6 +3,7 @@
 
 import type { Writable } from 'node:stream';
 import type { ExportFormat, ExportOptions } from '../transfer/export';
+import { unknownOption } from '../suggest';
 
 export const DB_EXPORT_USAGE = `Usage: flora export --out <dir> [options]
 
@@ -29,6 +30,7 @@ Exit codes: 0 written, 1 failed (the message says why), 2 bad usage.
 class UsageError extends Error {}
 
 const VALUE_FLAGS = ['--url', '--secret', '--database', '--out', '--format'];
+const SWITCHES = ['--history', '--keys', '--no-gzip'];
 const FORMATS: readonly ExportFormat[] = ['flora', 'fauna-simple', 'fauna-tagged'];
 
 export function parseExportArgs(args: readonly string[], env: NodeJS.ProcessEnv): ExportOptions {
@@ -36,13 +38,13 @@ export function parseExportArgs(args: readonly string[], env: NodeJS.ProcessEnv)
   const switches = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === '--history' || arg === '--keys' || arg === '--no-gzip') {
+    if (SWITCHES.includes(arg)) {
       switches.add(arg);
       continue;
     }
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(0, eq) : arg;
-    if (!VALUE_FLAGS.includes(name)) throw new UsageError(`Unknown option '${arg}'.`);
+    if (!VALUE_FLAGS.includes(name)) throw new UsageError(unknownOption(arg, [...VALUE_FLAGS, ...SWITCHES, '--help']));
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined || value === '') throw new UsageError(`Option '${name}' needs a value.`);
     flags.set(name, value);

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGunzip } from 'node:zlib';
 import { runCommand, UsageError } from './flags';
+import { unknownOption } from '../suggest';
 
 export const EXPORT_USAGE = `Usage: flora export-logs --start <time> [options]
 
@@ -55,6 +56,8 @@ export function resolveTime(raw: string, nowMs = Date.now()): string {
   return raw;
 }
 
+const VALUE_FLAGS = ['--url', '--secret', '--database', '--region-group', '--start', '--end', '--out', '--idempotency-token', '--poll-ms', '--timeout'];
+
 function parse(args: readonly string[], env: NodeJS.ProcessEnv): Options {
   const flags = new Map<string, string>();
   let gunzip = false;
@@ -66,9 +69,7 @@ function parse(args: readonly string[], env: NodeJS.ProcessEnv): Options {
     }
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(0, eq) : arg;
-    if (!['--url', '--secret', '--database', '--region-group', '--start', '--end', '--out', '--idempotency-token', '--poll-ms', '--timeout'].includes(name)) {
-      throw new UsageError(`Unknown option '${arg}'.`);
-    }
+    if (!VALUE_FLAGS.includes(name)) throw new UsageError(unknownOption(arg, [...VALUE_FLAGS, '--gunzip', '--help']));
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined) throw new UsageError(`Option '${name}' needs a value.`);
     flags.set(name, value);

@@ -2,6 +2,8 @@
 // `--name=value`, switches, operands), --help and exit codes, and the progress lines they print.
 
 import type { Writable } from 'node:stream';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { unknownOption } from '../suggest';
 
 /** Bad usage: the command prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {}
@@ -63,12 +65,36 @@ export function parseFlags(args: readonly string[], valued: readonly string[], s
       out.switches.add(name);
       continue;
     }
-    if (!valued.includes(name)) throw new UsageError(`Unknown option '${arg}'.`);
+    if (!valued.includes(name)) throw new UsageError(unknownOption(arg, [...valued, ...switches, '--help']));
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined) throw new UsageError(`Option '${name}' needs a value.`);
     out.values.set(name, value);
   }
   return out;
+}
+
+type ParseOptions = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * node:util's parseArgs (positionals allowed) with its errors as UsageErrors worded as the other
+ * commands word them: an unknown option gets the closest known one, not node's advice about '--'.
+ */
+export function parseOptions<T extends ParseOptions>(args: readonly string[], options: T) {
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: true as const });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const message = (e as Error).message;
+    const option = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
+      const flags = Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+      throw new UsageError(unknownOption(option, flags));
+    }
+    // "Option '--url <value>' argument missing": said as parseFlags says it.
+    const missing = /^Option '(?:-\w, )?(--[\w-]+) <value>' argument missing/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing !== undefined) throw new UsageError(`Option '${missing}' needs a value.`);
+    throw new UsageError(message);
+  }
 }
 
 export function formatBytes(n: number): string {

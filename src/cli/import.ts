@@ -2,7 +2,7 @@
 
 import { writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
+import { parseOptions } from './flags';
 import { QueryClient, QueryFailed, ServerUnreachable } from '../transfer/queryClient';
 import { SourceError } from '../transfer/sources';
 import { runImport } from '../transfer/import/run';
@@ -44,24 +44,20 @@ Exit codes: 0 everything imported, 1 some records not imported or the import fai
 export async function importCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, out: Writable = process.stdout, err: Writable & { isTTY?: boolean } = process.stderr): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        url: { type: 'string' },
-        secret: { type: 'string' },
-        database: { type: 'string' },
-        schema: { type: 'string' },
-        'from-url': { type: 'string' },
-        'from-secret': { type: 'string' },
-        'from-database': { type: 'string' },
-        history: { type: 'boolean' },
-        report: { type: 'string' },
-        batch: { type: 'string' },
-        'in-flight': { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+    parsed = parseOptions(args, {
+      url: { type: 'string' },
+      secret: { type: 'string' },
+      database: { type: 'string' },
+      schema: { type: 'string' },
+      'from-url': { type: 'string' },
+      'from-secret': { type: 'string' },
+      'from-database': { type: 'string' },
+      history: { type: 'boolean' },
+      report: { type: 'string' },
+      batch: { type: 'string' },
+      'in-flight': { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     });
   } catch (e) {
     return usage(err, (e as Error).message);
@@ -94,8 +90,8 @@ export async function importCommand(args: readonly string[], env: NodeJS.Process
     return usage(err, (e as Error).message);
   }
   const url = (values.url ?? env.FLORA_URL ?? 'http://127.0.0.1:8443').replace(/\/+$/, '');
+  const progress = values.quiet ? undefined : err;
   try {
-    const progress = values.quiet ? undefined : err;
     const run = (source: string | undefined) =>
       runImport({ source, schema: values.schema, client: new QueryClient(url, secret), database: values.database ?? '', batch: { records, inFlight }, progress });
     const report =
@@ -107,7 +103,9 @@ export async function importCommand(args: readonly string[], env: NodeJS.Process
     return report.problems.length > 0 ? 1 : 0;
   } catch (e) {
     if (e instanceof SourceError || e instanceof ServerUnreachable || e instanceof QueryFailed) {
-      err.write(`\nflora import: ${e.message}\n`);
+      // A progress line drawn in place on a terminal is ended first.
+      if (progress && err.isTTY) err.write('\n');
+      err.write(`flora import: ${e.message}\n`);
       return 1;
     }
     throw e;

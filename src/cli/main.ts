@@ -1,8 +1,11 @@
 // The `flora` command. `flora start` runs the server until SIGTERM/SIGINT.
 
-import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, configHelp, DEFAULT_ROOT_SECRET, loadConfig } from '../config';
 import { configureLog, log } from '../diag/log';
+import { didYouMean, unknownOption } from '../suggest';
+import { failpoint } from '../failpoints';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
 import type { FloraConfig } from '../fql/api';
@@ -25,13 +28,21 @@ Options for start (flags win over environment variables):
 ${configHelp()}
 
   -h, --help                Show this help
+  -v, --version             Show Flora's version
 `;
+
+const COMMANDS = ['start', 'shell', 'eval', 'export', 'export-logs', 'import', 'backup', 'restore', 'cert', 'help'];
 
 /** Runs the CLI; resolves with the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  // As node and npm answer it.
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`flora ${version()}\n`);
     return 0;
   }
   if (command === 'export') return (await import('./export')).exportDatabase(rest); // database export client
@@ -42,8 +53,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'backup') return (await import('./backup')).backup(rest);
   if (command === 'cert') return (await import('./cert')).certCommand(rest);
   if (command === 'restore') return (await import('./restore')).restore(rest);
+  if (command === undefined) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
   if (command !== 'start') {
-    process.stderr.write(command === undefined ? USAGE : `Unknown command '${command}'.\n\n${USAGE}`);
+    const what = command.startsWith('-') ? unknownOption(command, ['--help', '--version']) : `Unknown command '${command}'.${didYouMean(command, COMMANDS)}`;
+    process.stderr.write(`flora: ${what}\n\nRun 'flora --help' for the commands.\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -81,13 +97,24 @@ async function start(args: readonly string[]): Promise<number> {
       return 1;
     }
   }
-  if (config.workers > 1 && !inTier()) return superviseTier(config);
+  if (!inTier()) {
+    // Before the data directory is created or a worker starts.
+    const { unlistenable } = await import('./portCheck');
+    const refused = await unlistenable(config);
+    if (refused) {
+      process.stderr.write(`flora: ${refused}\n`);
+      return 1;
+    }
+  }
+  if (config.workers > 1 && !inTier()) return superviseTier(config, args);
   const ports = tierPorts();
   if (ports) {
     const { metricsPort, ...served } = ports;
     config = { ...config, ...served, ...(config.metricsListen && metricsPort !== undefined ? { metricsListen: { ...config.metricsListen, port: metricsPort } } : {}) };
   }
 
+  // A worker that cannot start, for the supervisor's test (a port in use is found before any starts).
+  if (inTier()) failpoint('tier.worker-start');
   // Loaded here so that `flora --help` and config errors never open the storage stack.
   const { createFlora } = await import('../flora');
   let service;
@@ -252,9 +279,28 @@ async function start(args: readonly string[]): Promise<number> {
       if (metricsServer) process.stdout.write(`Flora metrics listening on ${metricsServer.address}/metrics\n`);
       log.milestone('listening', undefined, { address: main.address, graphqlAddress: graphqlServer?.address, metricsAddress: metricsServer?.address });
       // Tests and scripts wait for exactly this line.
-      process.stdout.write(`Flora listening on ${main.address}\n`);
+      process.stdout.write(`Flora listening on ${main.address}\n${readyNotes(config, args, main.address)}`);
     }
   });
+}
+
+/**
+ * The lines after the one scripts wait for: where the dashboard is, and which root secret signs in
+ * to it (named only when it is the default, which anyone may know; otherwise where it came from).
+ */
+function readyNotes(config: FloraConfig, args: readonly string[], address: string): string {
+  const secret =
+    config.rootSecret === DEFAULT_ROOT_SECRET
+      ? `the default '${DEFAULT_ROOT_SECRET}' (set your own with --root-secret or FLORA_ROOT_SECRET)`
+      : args.some((a) => a === '--root-secret' || a.startsWith('--root-secret='))
+        ? 'from --root-secret'
+        : 'from FLORA_ROOT_SECRET';
+  return `${config.admin ? `Dashboard: ${address}/admin\n` : ''}Root secret: ${secret}\n`;
+}
+
+/** package.json's version (dist/src/cli/main.js → the project root). */
+function version(): string {
+  return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /**
@@ -304,7 +350,7 @@ async function openingFailure(err: unknown): Promise<number | undefined> {
 const STOPPING = 'stopping: finishing in-flight requests';
 
 /** `--workers N` (N > 1): this process supervises N workers running this same command. */
-async function superviseTier(config: FloraConfig): Promise<number> {
+async function superviseTier(config: FloraConfig, args: readonly string[]): Promise<number> {
   const { supervise } = await import('../tier/supervisor');
   try {
     const code = await supervise(config, {
@@ -312,7 +358,7 @@ async function superviseTier(config: FloraConfig): Promise<number> {
         log.info(`${pids.length} worker processes serve this port (pids ${pids.join(', ')})`, { address, pids });
         if (graphqlAddress) process.stdout.write(`Flora GraphQL listening on ${graphqlAddress}\n`);
         if (metricsAddress) process.stdout.write(`Flora metrics listening on ${metricsAddress}/metrics\n`);
-        process.stdout.write(`Flora listening on ${address}\n`);
+        process.stdout.write(`Flora listening on ${address}\n${readyNotes(config, args, address)}`);
       },
       stopping: () => log.milestone(STOPPING, `Flora ${STOPPING}`),
     });

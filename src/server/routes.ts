@@ -13,6 +13,7 @@ import { queryHandlers } from './query';
 import { Router } from './router';
 import { tokensSelf } from './tokensSelf';
 import { adminHandler, isAdminPath } from './admin';
+import { dashboardForBrowsers } from './browsers';
 import type { StreamHub } from '../streams/hub';
 import { streamRoute } from './stream';
 import { V10Streams } from '../streams/v10/stream';
@@ -39,7 +40,7 @@ export function buildRouter(service: QueryService, streams: StreamHub, { logs, a
   streams.alsoCloseAll(() => v10Streams.closeAll());
   requests.watchStreams('v10', () => v10Streams.size);
   const router = new Router()
-    .add('/', { GET: query.get, POST: query.post })
+    .add('/', { GET: admin ? dashboardForBrowsers(query.get) : query.get, POST: query.post })
     // Forces a linearized read in Fauna; every Flora read-write transaction already is one.
     .add('/linearized', { POST: query.post })
     .add('/ping', { GET: ping, HEAD: ping })

@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as http2 from 'node:http2';
@@ -16,23 +15,20 @@ import { commandLine } from '../helpers/procs';
 import { running } from '../helpers/procs';
 import { workerExecArgv } from '../../src/tier/supervisor';
 
-test('a worker that cannot listen stops the tier: exit 1 and the reason', async () => {
-  const taken = createServer();
-  await new Promise<void>((ok) => taken.listen(0, '127.0.0.1', ok));
-  const port = (taken.address() as { port: number }).port;
+// (A port in use is found by the supervisor before any worker starts: cli-messages.test.ts.)
+test('a worker that cannot start stops the tier: exit 1 and the reason', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'flora-sup-'));
   try {
-    const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--workers', '2', '--port', String(port), '--data-dir', dir], {
+    const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--workers', '2', '--port', '0', '--data-dir', dir], {
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' },
+      env: { ...process.env, FLORA_NO_BUILD_CHECK: '1', FLORA_FAILPOINTS: 'tier.worker-start' },
     });
     assert.equal(run.status, 1, run.stderr);
-    assert.match(run.stderr, new RegExp(`flora: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    assert.match(run.stderr, /failpoint tier\.worker-start/);
     assert.match(run.stderr, /flora: a worker exited with code 1 while starting; stopping/);
     assert.doesNotMatch(run.stdout, /Flora listening/);
   } finally {
-    taken.close();
     await rm(dir, { recursive: true, force: true });
   }
 });

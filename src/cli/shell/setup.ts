@@ -3,8 +3,8 @@
 
 import { homedir } from 'node:os';
 import type { Writable } from 'node:stream';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from '../flags';
+import type { ParseArgsConfig } from 'node:util';
+import { parseOptions, UsageError } from '../flags';
 import { wantsColour } from './colour';
 import { LANGUAGES, type Language } from './language';
 import { CONNECTION_OPTIONS, ConnectionError, resolveConnection, type Connection } from './connection';
@@ -37,12 +37,7 @@ export const VERSION_HELP = `  --version <v>        The FQL version of the input
 
 /** Parses the command's own options with the connection's and --format; throws UsageError. */
 export function parseCommand(args: readonly string[], own: Options, env: NodeJS.ProcessEnv): Parsed | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...args], allowPositionals: true, options: { ...CONNECTION_OPTIONS, format: { type: 'string' }, version: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...own } });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const parsed = parseOptions(args, { ...CONNECTION_OPTIONS, format: { type: 'string' }, version: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...own });
   const values = parsed.values as Parsed['values'];
   if (values.help) return 'help';
   const format = values.format as string | undefined;
