@@ -7,6 +7,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { loadEsbuild } = require('./esbuild');
 
 const SOURCE = 'src/admin';
 const OUTPUT = 'dist/admin';
@@ -64,10 +65,8 @@ function adminOutputs(root) {
 /** Writes dist/admin; false (with the reason logged) when it cannot. */
 function bundleAdmin(root, log) {
   if (!hasAdmin(root)) return true;
-  let esbuild;
-  try {
-    esbuild = require(require.resolve('esbuild', { paths: [root] }));
-  } catch {
+  const esbuild = loadEsbuild(root);
+  if (!esbuild) {
     log('flora: the dashboard must be bundled but esbuild is not installed: run npm install');
     return false;
   }
