@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { childrenOf } from '../helpers/procs';
@@ -73,7 +73,9 @@ test('installed into an empty folder: no dev dependency, no compile at start, a 
   mkdirSync(app);
   await npm(['install', ...INSTALL, tarball], app);
   const installed = path.join(app, 'node_modules');
-  for (const dev of ['typescript', 'esbuild', 'graphiql', 'react', 'faunadb', 'fauna']) {
+  const { devDependencies } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  assert.ok(Object.keys(devDependencies).includes('typescript'));
+  for (const dev of Object.keys(devDependencies)) {
     assert.equal(existsSync(path.join(installed, dev)), false, `${dev} (a dev dependency) is not installed`);
   }
   assert.equal(existsSync(path.join(installed, 'flora', 'scripts')), false, 'no build script to run');
