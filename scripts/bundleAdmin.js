@@ -3,7 +3,8 @@
 // minified file with everything it imports, so the page fetches nothing from elsewhere), and apart
 // from it graphiql.js with graphiql.css (GraphiQL and React, fetched only when the GraphQL tab is
 // first shown, so the first screen stays small); index.html and app.css copied as they are. Called
-// by build.js after tsc has type-checked the same sources.
+// by build.js after compiling the same sources (type-checked by tsc, or for a start from a checkout
+// transpiled by esbuild).
 
 const fs = require('node:fs');
 const path = require('node:path');

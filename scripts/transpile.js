@@ -1,12 +1,12 @@
 'use strict';
 // The quick compile a checkout's `flora start` uses: each TypeScript file transpiled on its own by
 // esbuild into the layout tsc writes (dist/<path>.js with its .js.map), without type checking
-// (`npm test` and `npm run build` run tsc, which checks). Per-file transpiling is exact for this code
+// (`npm test` and `npm run build` run tsc, which checks). Per-file transpiling is sound for this code
 // base because tsconfig.json sets isolatedModules: tsc refuses what only a whole-program compiler
-// could emit right (a type re-exported as a value, a const enum read across files).
+// could emit right (a type re-exported as a value, a const enum read across files). esbuild's
+// CommonJS differs from tsc's in form only (exports as getters, its own interop helpers).
 // esbuild reads tsconfig.json itself for what changes the output of one file (target, class fields).
 
-const path = require('node:path');
 const { loadEsbuild } = require('./esbuild');
 
 /**
