@@ -8,13 +8,22 @@
 // A compile that fails records nothing, so a broken or stale build never runs. Commands started
 // together take turns (dist/.build-lock) rather than both writing dist/.
 //
-//   node scripts/build.js          compile if stale
+// Two compilers: tsc, which type-checks (this script, `npm run build`, `npm test`, `npm pack`), and
+// esbuild, which transpiles the changed files in a second and checks nothing (`flora start` from a
+// checkout: bin/flora.js). The record says which one built dist/, so a build that must be checked
+// runs tsc after esbuild even though the sources have not changed since. It also lists the files
+// esbuild wrote since tsc last ran: tsc --incremental re-emits only the sources that differ from its
+// build info, so one changed and changed back in between would keep esbuild's output; tsc is then
+// run again from scratch.
+//
+//   node scripts/build.js          compile (with tsc) if stale
 //   node scripts/build.js --force  compile anyway
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { adminInputs, adminOutputs, bundleAdmin } = require('./bundleAdmin');
+const { transpile } = require('./transpile');
 
 const ROOT = path.resolve(__dirname, '..');
 const STAMP = '.build-inputs';
@@ -78,41 +87,90 @@ function snapshot(root = ROOT) {
   return lines.join('\n') + '\n';
 }
 
-/** Sources (not declarations) whose .js is missing from the output directory. */
-function missingOutputs(root, layout) {
-  const missing = [];
-  for (const dir of layout.dirs) {
-    const files = [];
-    walk(path.join(root, dir), files);
-    for (const f of files) {
-      if (f.endsWith('.d.ts')) continue;
-      const out = path.join(layout.outDir, path.relative(root, f)).replace(/\.ts$/, '.js');
-      if (!fs.existsSync(out)) missing.push(out);
-    }
-  }
-  return missing;
+/** Sources (not declarations) of the project, as absolute paths. */
+function sources(root, layout) {
+  const files = [];
+  for (const dir of layout.dirs) walk(path.join(root, dir), files);
+  return files.filter((f) => !f.endsWith('.d.ts'));
 }
 
-/** Why dist/ must be compiled, or null when it is fresh. */
-function staleReason(root = ROOT) {
+/** Where the compile of `source` writes its JavaScript. */
+function outputOf(root, layout, source) {
+  return path.join(layout.outDir, path.relative(root, source)).replace(/\.ts$/, '.js');
+}
+
+/** Sources (not declarations) whose .js is missing from the output directory. */
+function missingOutputs(root, layout) {
+  return sources(root, layout).filter((f) => !fs.existsSync(outputOf(root, layout, f)));
+}
+
+/** Removes the outputs (.js, .js.map) of sources since deleted: neither tsc nor esbuild does, and `npm pack` would ship them. */
+function pruneOrphans(root, layout) {
+  const visit = (dir) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      if (err.code === 'ENOENT') return;
+      throw err;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) visit(p);
+      else {
+        const m = /^(.*)\.js(?:\.map)?$/.exec(path.relative(layout.outDir, p));
+        if (m && !fs.existsSync(path.join(root, `${m[1]}.ts`))) fs.rmSync(p, { force: true });
+      }
+    }
+  };
+  for (const dir of layout.dirs) visit(path.join(layout.outDir, dir));
+}
+
+const TSC = 'tsc';
+const ESBUILD = 'esbuild';
+const EMITTED = 'emitted ';
+
+/**
+ * The record of the last build: which compiler made it, the sources esbuild wrote since tsc last
+ * ran (relative paths), and the inputs' snapshot. Null when there is none.
+ * The record is text: `# built by <compiler>`, then `# emitted <source>` lines, then the snapshot.
+ */
+function readRecord(root, layout) {
+  let text;
+  try {
+    text = fs.readFileSync(path.join(layout.outDir, STAMP), 'utf8');
+  } catch {
+    return null;
+  }
+  const header = /^# built by (tsc|esbuild)\n/.exec(text);
+  if (!header) return null; // written by an older build.js: build again
+  const lines = text.slice(header[0].length).split('\n');
+  const emitted = [];
+  while (lines[0]?.startsWith(`# ${EMITTED}`)) emitted.push(lines.shift().slice(EMITTED.length + 2));
+  return { by: header[1], emitted, inputs: lines.join('\n') };
+}
+
+/**
+ * Why dist/ must be compiled, or null when it is fresh. With `typeChecked`, a build esbuild made
+ * (which checked nothing) is stale too.
+ */
+function staleReason(root = ROOT, { typeChecked = true } = {}) {
   const layout = projectLayout(root);
   if (!layout) return 'tsconfig.json has a layout this check does not follow';
-  let recorded;
-  try {
-    recorded = fs.readFileSync(path.join(layout.outDir, STAMP), 'utf8');
-  } catch {
-    return 'no build yet';
-  }
-  if (recorded !== snapshot(root)) return 'sources changed since the last build';
+  const record = readRecord(root, layout);
+  if (!record) return 'no build yet';
+  if (record.inputs !== snapshot(root)) return 'sources changed since the last build';
+  if (typeChecked && record.by !== TSC) return 'the last build was not type-checked';
   // (A missing dashboard file is rebuilt by the bundle step alone: tsc's build info stays.)
   if (missingOutputs(root, layout).length > 0 || adminOutputs(root).some((out) => !fs.existsSync(out))) return 'files are missing from the build';
   return null;
 }
 
-/** Records `inputs` (a snapshot) as what dist/ was compiled from. */
-function recordBuild(root, inputs) {
+/** Records `inputs` (a snapshot) as what dist/ was compiled from, by tsc or (with the sources it wrote) by esbuild. */
+function recordBuild(root, inputs, { by = TSC, emitted = [] } = {}) {
   const stamp = path.join(projectLayout(root).outDir, STAMP);
-  fs.writeFileSync(stamp + '.tmp', inputs);
+  const header = [`# built by ${by}`, ...emitted.map((f) => `# ${EMITTED}${f}`)].join('\n') + '\n';
+  fs.writeFileSync(stamp + '.tmp', header + inputs);
   fs.renameSync(stamp + '.tmp', stamp); // atomic: a concurrent check reads the old stamp or the new one
 }
 
@@ -182,46 +240,98 @@ function withLock(lock, log, fn) {
 
 /**
  * Compiles when stale (or when forced) and records the inputs; true when dist/ is fresh afterwards.
- * Progress and tsc's own output go to `log` (stderr), so that the command's stdout stays its own.
+ * `typeChecked: false` accepts (and makes) a build esbuild transpiled. Progress and the compiler's
+ * own output go to `log` (stderr), so that the command's stdout stays its own.
  */
-function ensureBuilt({ root = ROOT, force = false, log = (line) => process.stderr.write(line + '\n') } = {}) {
-  const stale = force ? 'build requested' : staleReason(root);
+function ensureBuilt({ root = ROOT, force = false, typeChecked = true, log = (line) => process.stderr.write(line + '\n') } = {}) {
+  const stale = force ? 'build requested' : staleReason(root, { typeChecked });
   if (stale === null) return true;
-  let tsc;
-  try {
-    tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
-  } catch {
-    log(`flora: dist/ must be compiled (${stale}) but TypeScript is not installed: run npm install`);
-    return false;
-  }
   const layout = projectLayout(root);
   return withLock(path.join(layout ? layout.outDir : path.join(root, 'dist'), '.build-lock'), log, () => {
     // Whoever held the lock may have just compiled the same sources.
-    const reason = force ? stale : staleReason(root);
+    const reason = force ? stale : staleReason(root, { typeChecked });
     if (reason === null) return true;
     // Taken before compiling: a file edited during the compile then differs from it and is compiled next time.
     const before = snapshot(root);
-    // tsc --incremental trusts its build info even when outputs were deleted; without it, it re-emits everything.
-    if (layout?.buildInfo && missingOutputs(root, layout).length > 0) fs.rmSync(layout.buildInfo, { force: true });
-    log(`flora: compiling TypeScript into dist/ (${reason})…`);
     const started = Date.now();
-    const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
-    const output = `${run.stdout ?? ''}${run.stderr ?? ''}`.trimEnd();
-    if (output) log(output);
-    if (run.status !== 0) {
-      log(`flora: compile failed${run.signal ? ` (${run.signal})` : ''}; fix the errors above`);
-      return false;
-    }
+    const compiled = typeChecked || !layout ? compileChecked(root, layout, reason, log) : compileQuick(root, layout, before, reason, log);
+    if (!compiled) return false;
     try {
       if (!bundleAdmin(root, log)) return false;
     } catch (err) {
       log(`flora: the dashboard bundle failed: ${err.message}`);
       return false;
     }
-    if (layout && before !== null) recordBuild(root, before);
+    if (layout) pruneOrphans(root, layout);
+    if (layout && before !== null) recordBuild(root, before, compiled);
     log(`flora: compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return true;
   });
+}
+
+/** tsc over the whole project; the record to write, or null when it failed (its errors logged). */
+function compileChecked(root, layout, reason, log) {
+  let tsc;
+  try {
+    tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
+  } catch {
+    log(`flora: dist/ must be compiled (${reason}) but TypeScript is not installed: run npm install`);
+    return null;
+  }
+  const previous = layout ? readRecord(root, layout) : null;
+  // tsc --incremental trusts its build info even when outputs were deleted; without it, it re-emits everything.
+  if (layout?.buildInfo && missingOutputs(root, layout).length > 0) fs.rmSync(layout.buildInfo, { force: true });
+  log(`flora: compiling TypeScript into dist/ (${reason})…`);
+  const emitted = runTsc(root, tsc, log);
+  if (!emitted) return null;
+  const quick = previous?.by === ESBUILD ? previous.emitted.filter((f) => fs.existsSync(path.join(root, f))) : [];
+  const left = quick.filter((f) => !emitted.has(outputOf(root, layout, path.join(root, f))));
+  if (left.length > 0 && layout.buildInfo) {
+    log(`flora: ${left.length} file(s) esbuild compiled were unchanged for tsc: compiling everything…`);
+    fs.rmSync(layout.buildInfo, { force: true });
+    if (!runTsc(root, tsc, log)) return null;
+  }
+  return { by: TSC };
+}
+
+/** Runs tsc; the files it wrote (absolute paths), or null when it failed (its errors logged). */
+function runTsc(root, tsc, log) {
+  const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json'), '--listEmittedFiles'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const emitted = new Set();
+  const output = [];
+  for (const line of `${run.stdout ?? ''}${run.stderr ?? ''}`.trimEnd().split('\n')) {
+    if (line.startsWith('TSFILE: ')) emitted.add(path.resolve(root, line.slice('TSFILE: '.length)));
+    else output.push(line);
+  }
+  if (output.join('').trim()) log(output.join('\n'));
+  if (run.status !== 0) {
+    log(`flora: compile failed${run.signal ? ` (${run.signal})` : ''}; fix the errors above`);
+    return null;
+  }
+  return emitted;
+}
+
+/**
+ * esbuild over the sources changed since the last build (all of them when anything else changed:
+ * tsconfig.json, a package); the record to write, or null when it failed.
+ */
+function compileQuick(root, layout, inputs, reason, log) {
+  const previous = readRecord(root, layout);
+  const all = sources(root, layout);
+  let files = all;
+  if (previous && inputs !== null) {
+    const before = new Set(previous.inputs.split('\n'));
+    const changed = inputs.split('\n').filter((line) => line && !before.has(line)).map((line) => line.slice(0, line.lastIndexOf(' ', line.lastIndexOf(' ') - 1)));
+    if (changed.every((f) => f.endsWith('.ts'))) {
+      const wanted = new Set(changed.map((f) => path.join(root, f)));
+      files = all.filter((f) => wanted.has(f) || !fs.existsSync(outputOf(root, layout, f)));
+    }
+  }
+  log(`flora: compiling ${files.length} file(s) with esbuild (${reason}; type checking: npm run build)…`);
+  if (!transpile(root, layout.outDir, files, log)) return null;
+  const emitted = new Set(previous?.by === ESBUILD ? previous.emitted : []);
+  for (const f of files) emitted.add(path.relative(root, f));
+  return { by: ESBUILD, emitted: [...emitted].sort() };
 }
 
 module.exports = { ensureBuilt, staleReason, snapshot, recordBuild, projectLayout };

@@ -3,10 +3,12 @@
 // minified file with everything it imports, so the page fetches nothing from elsewhere), and apart
 // from it graphiql.js with graphiql.css (GraphiQL and React, fetched only when the GraphQL tab is
 // first shown, so the first screen stays small); index.html and app.css copied as they are. Called
-// by build.js after tsc has type-checked the same sources.
+// by build.js after compiling the same sources (type-checked by tsc, or for a start from a checkout
+// transpiled by esbuild).
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { loadEsbuild } = require('./esbuild');
 
 const SOURCE = 'src/admin';
 const OUTPUT = 'dist/admin';
@@ -64,10 +66,8 @@ function adminOutputs(root) {
 /** Writes dist/admin; false (with the reason logged) when it cannot. */
 function bundleAdmin(root, log) {
   if (!hasAdmin(root)) return true;
-  let esbuild;
-  try {
-    esbuild = require(require.resolve('esbuild', { paths: [root] }));
-  } catch {
+  const esbuild = loadEsbuild(root);
+  if (!esbuild) {
     log('flora: the dashboard must be bundled but esbuild is not installed: run npm install');
     return false;
   }

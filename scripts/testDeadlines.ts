@@ -21,6 +21,8 @@ const SLOWER: Record<string, number> = {
   // Every test starts its tier afresh (three processes on PostgreSQL, two workers on LMDB), for three
   // tiers: ~2.5 minutes on a loaded machine.
   'integration/tier.test.js': 2,
+  // npm pack, then two installs of the tarball (each ~40 s on a loaded machine).
+  'integration/package.test.js': 2,
 };
 
 /** The limit of `file`, in ms: FLORA_TEST_FILE_TIMEOUT seconds (else 5 minutes), times its SLOWER factor. */

@@ -6,12 +6,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { childrenOf } from '../helpers/procs';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 interface BuildModule {
-  ensureBuilt(opts: { root: string; force?: boolean; log?: (line: string) => void }): boolean;
-  staleReason(root: string): string | null;
+  ensureBuilt(opts: { root: string; force?: boolean; typeChecked?: boolean; log?: (line: string) => void }): boolean;
+  staleReason(root: string, opts?: { typeChecked?: boolean }): string | null;
   snapshot(root: string): string | null;
   recordBuild(root: string, inputs: string): void;
   projectLayout(root: string): { dirs: string[]; outDir: string; buildInfo?: string } | null;
@@ -53,6 +54,8 @@ function project() {
       utimesSync(path.join(root, file), new Date(2000, 0, 1), new Date(2000, 0, 1));
     },
     ensure: () => build.ensureBuilt({ root, log: (l) => logs.push(l) }),
+    /** As `flora start` from a checkout: esbuild, no type checking. */
+    quick: () => build.ensureBuilt({ root, typeChecked: false, log: (l) => logs.push(l) }),
     /** As if compiled now, without running tsc. */
     record: () => build.recordBuild(root, build.snapshot(root) ?? ''),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
@@ -61,6 +64,71 @@ function project() {
 
 test('this repository’s tsconfig.json is one the check follows (else every start would compile)', () => {
   assert.deepEqual(build.projectLayout(ROOT)?.dirs, ['src', 'test', 'bench', 'scripts', 'torture']);
+});
+
+test('this repository’s tsconfig.json sets isolatedModules: tsc then refuses what esbuild’s file-by-file compile would get wrong', () => {
+  const config = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+  assert.equal(config.compilerOptions.isolatedModules, true);
+});
+
+const NOT_CHECKED = 'the last build was not type-checked';
+
+test('esbuild (flora start): compiles what changed, says so, and its build is stale for whatever needs a type-checked one', () => {
+  const p = project();
+  try {
+    p.write('src/admin/main.ts', 'export const shown = 1;\n');
+    p.write('src/admin/index.html', '<!doctype html>\n');
+    p.write('src/admin/app.css', 'body { margin: 0 }\n');
+    p.write('src/wrong.ts', 'export const w: number = "types are not checked";\n');
+    assert.equal(p.quick(), true, p.logs.join('\n'));
+    assert.deepEqual(p.logs[0], 'flora: compiling 4 file(s) with esbuild (no build yet; type checking: npm run build)…');
+    assert.match(p.logs[1], /^flora: compiled in \d+\.\d s$/);
+    assert.equal(p.logs.length, 2);
+    assert.match(readFileSync(path.join(p.root, 'dist/src/sub/b.js'), 'utf8'), /require\("\.\.\/a"\)/, 'CommonJS, laid out as tsc does');
+    assert.ok(existsSync(path.join(p.root, 'dist/src/sub/b.js.map')));
+    assert.ok(existsSync(path.join(p.root, 'dist/admin/app.js')));
+    assert.equal(build.staleReason(p.root, { typeChecked: false }), null);
+    assert.equal(build.staleReason(p.root), NOT_CHECKED);
+    assert.deepEqual(childrenOf(process.pid), [], 'esbuild left no process behind');
+
+    p.logs.length = 0;
+    p.write('src/a.ts', 'export const a: number = 5;\n');
+    assert.equal(p.quick(), true);
+    assert.match(p.logs[0], /^flora: compiling 1 file\(s\) with esbuild \(sources changed/);
+    assert.match(readFileSync(path.join(p.root, 'dist/src/a.js'), 'utf8'), /a = 5/);
+
+    // npm test's build: tsc runs although no source changed since, and finds the type error.
+    p.logs.length = 0;
+    assert.equal(p.ensure(), false);
+    assert.ok(p.logs.some((l) => /TS2322/.test(l)));
+    unlinkSync(path.join(p.root, 'src/wrong.ts'));
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    assert.equal(build.staleReason(p.root), null);
+    assert.equal(existsSync(path.join(p.root, 'dist/src/wrong.js')), false, 'the output of a deleted source is removed (npm pack would ship it)');
+    assert.equal(existsSync(path.join(p.root, 'dist/src/wrong.js.map')), false);
+    assert.equal(build.staleReason(p.root, { typeChecked: false }), null, 'a checked build does for a start too');
+    assert.deepEqual(childrenOf(process.pid), []);
+  } finally {
+    p.cleanup();
+  }
+});
+
+test('a source esbuild compiled, then restored to what tsc last compiled, is compiled by tsc again (its build info alone would skip it)', () => {
+  const p = project();
+  try {
+    assert.equal(p.ensure(), true);
+    const tscOutput = readFileSync(path.join(p.root, 'dist/src/a.js'), 'utf8');
+    p.rewrite('src/a.ts', 'export const a: number = 2;\n');
+    assert.equal(p.quick(), true);
+    assert.match(readFileSync(path.join(p.root, 'dist/src/a.js'), 'utf8'), /a = 2/);
+    p.rewrite('src/a.ts', 'export const a: number = 1;\n');
+    p.logs.length = 0;
+    assert.equal(p.ensure(), true, p.logs.join('\n'));
+    assert.ok(p.logs.includes('flora: 1 file(s) esbuild compiled were unchanged for tsc: compiling everything…'), p.logs.join('\n'));
+    assert.equal(readFileSync(path.join(p.root, 'dist/src/a.js'), 'utf8'), tscOutput);
+  } finally {
+    p.cleanup();
+  }
 });
 
 test('stale on any change of the inputs: an edit (even to an older mtime), a file added or deleted, package.json', () => {
