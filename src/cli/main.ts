@@ -1,7 +1,7 @@
 // The `flora` command. `flora start` runs the server until SIGTERM/SIGINT.
 
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
-import { ConfigError, configHelp, loadConfig } from '../config';
+import { ConfigError, configHelp, EMBEDDED_POSTGRES, loadConfig } from '../config';
 import { startServer, type RunningServer } from '../server/server';
 import { buildGraphqlRouter } from '../server/routes';
 import type { FloraConfig } from '../fql/api';
@@ -52,7 +52,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   return start(rest);
 }
 
-async function start(args: readonly string[]): Promise<number> {
+/** `storage`: the URL of the embedded PostgreSQL this process started, in place of `--storage embedded-postgres`. */
+async function start(args: readonly string[], storage?: string): Promise<number> {
   let config;
   try {
     config = loadConfig(args, process.env);
@@ -62,6 +63,12 @@ async function start(args: readonly string[]): Promise<number> {
       return err.exitCode;
     }
     throw err;
+  }
+  if (storage !== undefined) config = { ...config, storage };
+  else if (config.storage?.startsWith(EMBEDDED_POSTGRES)) {
+    const embedded = await import('./embeddedPostgres');
+    if (!inTier()) return embedded.underEmbeddedPostgres(config, (url) => start(args, url));
+    config = { ...config, storage: embedded.embeddedPostgresUrl() };
   }
   if (config.tlsCert && config.tlsKey && !inTier()) {
     // Checked once, before any store opens or worker starts: a typo in a path is said plainly.
