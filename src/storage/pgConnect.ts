@@ -92,7 +92,7 @@ export function pgUnavailable(err: unknown, url: string): StorageUnavailable {
       case '53300':
         return `PostgreSQL at ${at} has no connection left: ${said} (53300): raise its max_connections, or run fewer Flora processes`;
       case '57P03':
-        return `PostgreSQL at ${at} does not take connections yet: ${said} (57P03)`;
+        return `PostgreSQL at ${at} does not take connections now: ${said} (57P03)`;
     }
     // pg's own, no code: "timeout exceeded when trying to connect", "Connection terminated due to connection timeout"
     if (/timeout/i.test(said) && /connect/i.test(said)) return `PostgreSQL at ${at} cannot be reached: it did not answer in time (${said})`;
