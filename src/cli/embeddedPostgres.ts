@@ -21,7 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as PgClient } from 'pg';
 import { EMBEDDED_POSTGRES } from '../config';
 import type { FloraConfig } from '../fql/api';
-import { lockDirectory } from '../storage/dirLock';
+import { lockDirectory, type DirLock } from '../storage/dirLock';
 import { StoreInUse } from '../storage/engine';
 import { ensureOsUser, osUserIds } from './osUser';
 import { postgresBinaries, PostgresNotInstalled, type PostgresBinaries } from './postgresBinaries';
@@ -58,10 +58,14 @@ export function embeddedPostgresUrl(): string {
  */
 export async function underEmbeddedPostgres(config: FloraConfig, run: (url: string) => Promise<number>): Promise<number> {
   const dataDir = path.resolve(config.dataDir);
-  let lock;
+  let lock: DirLock | undefined;
   let server: Server | undefined;
   try {
-    mkdirSync(dataDir, { recursive: true });
+    try {
+      mkdirSync(dataDir, { recursive: true });
+    } catch (e) {
+      throw new ClusterError(`cannot make the data directory: ${(e as Error).message}`);
+    }
     // One Flora per cluster: a second would take the running server for one left behind.
     lock = await lockDirectory(dataDir);
     server = await startCluster(dataDir, config);
@@ -80,7 +84,7 @@ export async function underEmbeddedPostgres(config: FloraConfig, run: (url: stri
     return await run(server.url);
   } finally {
     await server.stop();
-    lock.release();
+    lock?.release();
   }
 }
 
