@@ -1,7 +1,7 @@
 // `flora start --storage embedded-postgres`: PostgreSQL started in the data directory under a tier,
-// stopped with it (SIGTERM, SIGINT), stopped by its watchdog when Flora is killed (kill -9); the
-// cluster and its data kept for the next start, which also gets past a postmaster.pid naming another
-// process (a pid reused after a crash). Without the package, one line says how to install it.
+// stopped with it (SIGTERM, SIGINT), stopped by its watchdog when Flora is killed (kill -9), or by the
+// next start when the watchdog was killed too; the cluster and its data kept for the next start,
+// which also gets past a postmaster.pid naming another process (a pid reused after a crash). Without the package, one line says how to install it.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FLORA_BIN, fqlResource, ROOT, waitFor } from '../helpers/server';
 import { freePort } from '../helpers/ports';
-import { commandLine, running } from '../helpers/procs';
+import { childrenOf, commandLine, running } from '../helpers/procs';
 
 const LINUX = existsSync('/proc/self') ? false : 'needs /proc to see which processes are left';
 
@@ -98,6 +98,20 @@ test('embedded PostgreSQL: started with the tier, stopped with it or by its watc
   await stop(second, 'SIGKILL');
   await waitFor('the watchdog to stop the server', () => !running(secondServer), 60_000);
   await waitFor('no process left on the data directory', () => processesOn(dir!).length === 0, 30_000);
+
+  // Flora and its watchdog both killed: the next start stops the server they left.
+  const careless = await start(dataDir, ['--storage', 'embedded-postgres', '--workers', '1']);
+  const leftServer = await postmasterPid(pgData);
+  const watchdogs = childrenOf(careless.proc.pid!).filter((pid) => commandLine(pid).join(' ').includes('read -r pid'));
+  assert.equal(watchdogs.length, 1);
+  for (const pid of [...watchdogs, careless.proc.pid!]) process.kill(pid, 'SIGKILL');
+  await careless.exited;
+  assert.ok(running(leftServer), 'nothing stopped the server');
+  const next = await start(dataDir, ['--storage', 'embedded-postgres', '--workers', '1']);
+  assert.match(next.stderr(), new RegExp(`^flora: stopping the embedded PostgreSQL \\(pid ${leftServer}\\) an earlier Flora left running$`, 'm'));
+  assert.ok(!running(leftServer));
+  assert.equal(await fqlResource(next.url, 'secret', count), 1);
+  assert.equal(await stop(next, 'SIGTERM'), 0, next.stderr());
 
   // A postmaster.pid naming a live process of the server's user (a pid reused after a power cut).
   const owner = statSync(pgData);
