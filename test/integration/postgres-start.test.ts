@@ -35,7 +35,7 @@ after(() => {
 });
 
 test('four processes making the OS user at once all get it', { skip: AS_ROOT }, async () => {
-  const script = `require(${JSON.stringify(path.join(HELPERS, 'postgresUser.js'))}).ensureOsUser(${JSON.stringify(user)}).then(() => console.log('made'))`;
+  const script = `require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'cli', 'osUser.js'))}).ensureOsUser(${JSON.stringify(user)}).then(() => console.log('made'))`;
   const results = await Promise.all(Array.from({ length: 4 }, () => node(script)));
   for (const r of results) assert.deepEqual([r.code, r.out.trim()], [0, 'made'], r.out);
   assert.match(execFileSync('id', ['-un', user], { encoding: 'utf8' }), new RegExp(`^${user}$`, 'm'));

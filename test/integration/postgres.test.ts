@@ -1,7 +1,8 @@
 // The PostgreSQL store: the engine keeps LMDB's contract (bytewise key order, ranges both ways,
 // atomic ordered writes, the head read and the critical section), and Flora processes on it serve the
 // driver, share one database, survive a restart and an outage, and refuse to start without
-// PostgreSQL (exit 2).
+// PostgreSQL, with a wrong password, without the database or the right to create tables there (exit
+// 2, one line saying which).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, query as q } from 'faunadb';
+import { Client as PgClient } from 'pg';
 import { startPostgres, type Postgres } from '../helpers/postgres';
 import { FLORA_BIN, sawTxn, startFlora } from '../helpers/server';
 import { freePort } from '../helpers/graphql';
@@ -186,27 +188,69 @@ describe('a Flora process on PostgreSQL', () => {
       assert.equal(await c.query(q.Exists(q.Ref(q.Collection('kept'), '2'))), false, 'the refused write is not there');
       await c.query(q.Create(q.Ref(q.Collection('kept'), '2'), { data: { n: 2 } }));
       assert.equal(await c.query(q.Count(q.Documents(q.Collection('kept')))), 2);
-      assert.match(flora.stderr(), /flora: PostgreSQL is unavailable: /);
+      // Statements on a connection the shutdown ended, then new connections refused.
+      assert.match(flora.stderr(), /flora: PostgreSQL (is unavailable: terminating connection|at 127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\))/);
     } finally {
       await c.close();
       await flora.stop();
     }
   });
 
-  test('without PostgreSQL it does not start: exit 2 and the reason', async () => {
-    const port = await freePort(); // nothing listens there
-    const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--storage', `postgres://postgres:password@127.0.0.1:${port}/none`], {
+  /** `flora start` on `storage`: its exit code and what it printed. */
+  const startOn = (storage: string) =>
+    spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', '0', '--workers', '1', '--storage', storage], {
       encoding: 'utf8',
       timeout: 30_000,
       env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' },
     });
+
+  test('without PostgreSQL it does not start: exit 2, one line saying where it looked', async () => {
+    const port = await freePort(); // nothing listens there
+    const run = startOn(`postgres://postgres:password@127.0.0.1:${port}/none`);
     assert.equal(run.status, 2, run.stderr);
-    assert.match(run.stderr, /^flora: cannot open the store: PostgreSQL is unavailable: .*ECONNREFUSED/m);
+    assert.equal(
+      run.stderr,
+      `flora: cannot open the store: PostgreSQL at 127.0.0.1:${port} cannot be reached (ECONNREFUSED): is the server running, and listening there?\n`,
+    );
+  });
+
+  test('a wrong password, a missing database, a user without the right to create tables: each said so, in one line', async () => {
+    const at = new URL(pg.url);
+    const url = (user: string, password: string, database: string) => `postgres://${user}:${password}@${at.host}/${database}`;
+    const wrong = startOn(url('postgres', 'wrong', 'flora'));
+    assert.equal(wrong.status, 2, wrong.stderr);
+    assert.equal(
+      wrong.stderr,
+      `flora: cannot open the store: PostgreSQL at ${at.host} refused the password of user "postgres" (28P01): check the user and password in the storage URL\n`,
+    );
+
+    const missing = startOn(url('postgres', 'password', 'flora2'));
+    assert.equal(missing.status, 2, missing.stderr);
+    assert.equal(
+      missing.stderr,
+      `flora: cannot open the store: PostgreSQL at ${at.host} has no database "flora2" (3D000): create it, e.g. as the postgres user: createdb -O postgres flora2\n`,
+    );
+
+    // Since PostgreSQL 15 only the database's owner may create tables in its schema public.
+    const admin = new PgClient({ connectionString: pg.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE visitor LOGIN PASSWORD 'visit'`);
+    } finally {
+      await admin.end();
+    }
+    const refused = startOn(url('visitor', 'visit', 'flora'));
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.equal(
+      refused.stderr,
+      `flora: cannot open the store: PostgreSQL at ${at.host} does not let user "visitor" create Flora's tables in database "flora": ` +
+        `permission denied for schema public (42501): make the user the database's owner, e.g. as the postgres user: psql -c 'ALTER DATABASE "flora" OWNER TO "visitor"'\n`,
+    );
   });
 
   test('a bad --storage value is a configuration error', () => {
     const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--storage', 'mysql://x'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, FLORA_NO_BUILD_CHECK: '1' } });
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /Invalid storage 'mysql:\/\/x' \(from --storage\): expected lmdb or a postgres:\/\/ URL\./);
+    assert.match(run.stderr, /Invalid storage 'mysql:\/\/x' \(from --storage\): expected lmdb, a postgres:\/\/ URL, or embedded-postgres\[:port\]\./);
   });
 });

@@ -76,3 +76,12 @@ test("the server log is text unless --log-format or FLORA_LOG_FORMAT says json; 
   );
   assert.throws(() => loadConfig([], { FLORA_LOG_FORMAT: 'logfmt' }), /^Error: Invalid log format 'logfmt' \(from FLORA_LOG_FORMAT\): expected text or json\.$/);
 });
+
+test('--storage: lmdb, a postgres:// URL, or embedded-postgres with an optional port from 1 to 65535', () => {
+  assert.equal(loadConfig(['--storage', 'lmdb'], {}).storage, '');
+  assert.equal(loadConfig(['--storage', 'postgresql://u:p@h/db'], {}).storage, 'postgresql://u:p@h/db');
+  assert.equal(loadConfig(['--storage', 'embedded-postgres'], {}).storage, 'embedded-postgres');
+  assert.equal(loadConfig([], { FLORA_STORAGE: 'embedded-postgres:5433' }).storage, 'embedded-postgres:5433');
+  for (const bad of ['embedded-postgres:0', 'embedded-postgres:65536', 'embedded-postgres:', 'embedded-postgresql', 'mysql://x'])
+    assert.throws(() => loadConfig(['--storage', bad], {}), new RegExp(`Invalid storage '${bad}' \\(from --storage\\): expected lmdb, a postgres:// URL, or embedded-postgres\\[:port\\]\\.$`));
+});

