@@ -29,8 +29,9 @@ COPY src src
 RUN node scripts/build.js --force && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${BASE}
-# A fixed uid, so that a volume's owner means the same in every container of the image.
-RUN useradd --system --uid 10001 --user-group --no-create-home --home-dir /data --shell /usr/sbin/nologin flora \
+# A fixed uid and gid, so that a volume's owner means the same in every container of the image.
+RUN groupadd --gid 10001 flora \
+ && useradd --uid 10001 --gid flora --no-create-home --home-dir /data --shell /usr/sbin/nologin flora \
  && mkdir /data && chown flora:flora /data && chmod 700 /data
 WORKDIR /app
 # Owned by root: the server cannot change its own code. No scripts/build.js, so bin/flora.js runs
