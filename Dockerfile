@@ -3,6 +3,8 @@
 # then
 #   podman build --format docker -t localhost/flora .
 # (--format docker: the OCI image format has no HEALTHCHECK, and podman drops it without a word.)
+# Behind a TLS-intercepting proxy, lend npm the host's CA bundle for the build only (not kept in the
+# image): add -v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro
 #
 # Run it with a root secret of your own; the server refuses to listen beyond loopback with the
 # default one:
