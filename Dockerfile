@@ -2,7 +2,7 @@
 #   deploy/base/make-base-image.sh          # localhost/debian-node:trixie and :trixie-build
 # then
 #   podman build --format docker -t localhost/flora .
-# (--format docker: the OCI image format has no HEALTHCHECK, and podman drops it without a word.)
+# (--format docker: the OCI image format has no HEALTHCHECK; podman warns and drops it.)
 # Behind a TLS-intercepting proxy, lend npm the host's CA bundle for the build only (not kept in the
 # image): add -v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro
 #
