@@ -11,7 +11,8 @@ import { backgroundContext } from './backgroundContext';
 import type { Leases } from '../tier/leases';
 import { BatchedWork } from './batchedWork';
 
-const BATCH = 256;
+/** Documents per batch (tests make it small, FLORA_TEST_MIGRATE_BATCH, so that a migration takes several). */
+const BATCH = Number(process.env.FLORA_TEST_MIGRATE_BATCH) || 256;
 
 interface Migration {
   db: bigint;
