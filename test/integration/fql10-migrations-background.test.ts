@@ -136,3 +136,29 @@ test('a tier of two workers: reads through either see documents migrated; kill -
     assert.equal(await flora.stop(), 0, flora.stderr());
   }
 });
+
+test('a second migration pushed while the first still runs: documents at either stage, and one written between the pushes, read and end in the last shape', async () => {
+  const flora = await startFlora({ env: ENV });
+  try {
+    const v10 = client(flora);
+    await migrating(flora, v10);
+    // Written in the first push's shape, before the second.
+    await v10.query(fql`Item.byN(${DOCS - 1}).first()!.update({ colour: "green" })`);
+    await push(flora, V2.replace('colour: String', 'hue: String').replace('index byColour {\n    terms [.colour]', 'index byHue {\n    terms [.hue]').replace('backfill .size = 1\n', 'backfill .size = 1\n    move .colour -> .hue\n'));
+    const hues = async () => (await v10.query(fql`Item.all().order(.n).map(i => [i.n, i.hue, i.size, i.colour]).toArray()`)).data;
+    const expected = Array.from({ length: DOCS }, (_, n) => [n, n === DOCS - 1 ? 'green' : n % 2 === 0 ? 'red' : 'blue', 1, null]);
+    assert.deepEqual(await hues(), expected);
+    await waitFor('the migrations', async () => {
+      try {
+        await v10.query(fql`Item.byHue("red").count()`);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(await hues(), expected);
+    assert.deepEqual((await v10.query(fql`["red", "blue", "green"].map(c => Item.byHue(c).count())`)).data, [DOCS / 2, DOCS / 2 - 1, 1]);
+  } finally {
+    await flora.stop();
+  }
+});
