@@ -1,6 +1,8 @@
 // A collection migrated in the background (the core's MigrationTask with its schema versions):
-// what the schema updates asked for, and how far the rewrite has come. Kept as unversioned
-// metadata next to the data, so that every process of a tier sees it and a restart resumes it.
+// what the schema updates asked for (unversioned metadata, changed only by schema updates), and
+// how far the rewrite has come (a versioned record, so that a reader sees the progress as of its
+// snapshot, with the documents it rewrote). Both are in the store: every process of a tier sees
+// them, and a restart resumes the work.
 //
 // A stored version's level is how many of the pending pushes its data already went through:
 // a version written at or after push k's commit was written in its shape (writes see documents
@@ -10,6 +12,7 @@
 import { decodeValue, encodeValue } from '../../storage/valueCodec';
 import type { Txn } from '../../storage/types';
 import { NATIVE_IDS, TxnTime, type Obj, type Value } from '../../values/types';
+import type { DocKey } from '../../storage/types';
 import type { Migration } from './migrations';
 
 export interface PendingPush {
@@ -26,10 +29,43 @@ export interface Floor {
 
 export interface MigrationState {
   readonly pushes: PendingPush[];
+}
+
+export interface MigrationProgress {
   /** The last one is the rewrite in progress, to the level of every push. */
   readonly floors: Floor[];
   /** Documents rewritten so far. */
   done: number;
+}
+
+/**
+ * The internal collection id of the progress records (one per migrating collection, its id the
+ * collection's): above every user collection's, so that nothing takes it for a collection.
+ */
+const PROGRESS_COLL = 0xffff_fff0;
+
+const progressKey = (db: bigint, coll: number): DocKey => ({ db, coll: PROGRESS_COLL, id: BigInt(coll) });
+
+/** The rewrite's progress as of the snapshot. */
+export async function readProgress(txn: Txn, db: bigint, coll: number): Promise<MigrationProgress> {
+  const v = await txn.getVersion(progressKey(db, coll));
+  const o = v?.data;
+  if (!o) return { floors: [], done: 0 };
+  return {
+    floors: ((o.get('floors') as Obj[]) ?? []).map((f) => ({ upTo: f.get('upTo') as bigint, level: Number(f.get('level')) })),
+    done: Number(o.get('done')),
+  };
+}
+
+/** Stores the rewrite's progress (null: the migration is done). */
+export function writeProgress(txn: Txn, db: bigint, coll: number, p: MigrationProgress | null): void {
+  const fields: Obj | null =
+    p &&
+    new Map<string, Value>([
+      ['floors', p.floors.map((f) => new Map<string, Value>([['upTo', f.upTo], ['level', BigInt(f.level)]]))],
+      ['done', BigInt(p.done)],
+    ]);
+  txn.putVersion(progressKey(db, coll), fields === null ? 'delete' : 'update', fields);
 }
 
 function key(prefix: string, db: bigint, coll?: number): Uint8Array {
@@ -50,25 +86,16 @@ export async function readMigration(txn: Txn, db: bigint, coll: number): Promise
   if (raw === undefined) return undefined;
   const o = decodeValue(raw) as Obj;
   const list = (v: Value | undefined) => (v as Obj[]) ?? [];
-  return {
-    pushes: list(o.get('pushes')).map((p) => ({ after: p.get('after') as bigint, steps: list(p.get('steps')).map((s) => Object.fromEntries(s) as unknown as Migration) })),
-    floors: list(o.get('floors')).map((f) => ({ upTo: f.get('upTo') as bigint, level: Number(f.get('level')) })),
-    done: Number(o.get('done')),
-  };
+  return { pushes: list(o.get('pushes')).map((p) => ({ after: p.get('after') as bigint, steps: list(p.get('steps')).map((s) => Object.fromEntries(s) as unknown as Migration) })) };
 }
 
-/**
- * Stores `state` (null: the migration is done). `progress`: only the rewrite's progress changed,
- * which changes nothing readers see, so their transactions need not run again.
- */
-export function writeMigration(txn: Txn, db: bigint, coll: number, state: MigrationState | null, progress = false): void {
+/** Stores `state` (null: the migration is done). */
+function writeMigration(txn: Txn, db: bigint, coll: number, state: MigrationState | null): void {
   if (state === null) return txn.putMeta(stateKey(db, coll), null);
   const o: Obj = new Map<string, Value>([
     ['pushes', state.pushes.map((p) => new Map<string, Value>([['after', p.after], ['steps', p.steps.map((s) => new Map(Object.entries(s) as [string, Value][]))]]))],
-    ['floors', state.floors.map((f) => new Map<string, Value>([['upTo', f.upTo], ['level', BigInt(f.level)]]))],
-    ['done', BigInt(state.done)],
   ]);
-  txn.putMeta(stateKey(db, coll), encodeValue(o), { equivalent: progress });
+  txn.putMeta(stateKey(db, coll), encodeValue(o));
 }
 
 async function ids(txn: Txn, k: Uint8Array): Promise<bigint[]> {
@@ -94,11 +121,13 @@ export async function allMigrations(txn: Txn): Promise<{ db: bigint; coll: numbe
 
 /** Starts (or extends) the background migration of `coll` with a push's steps; `after`: the push's snapshot. */
 export async function addMigration(txn: Txn, db: bigint, coll: number, steps: ReadonlyArray<Migration>): Promise<void> {
-  const state = (await readMigration(txn, db, coll)) ?? { pushes: [], floors: [], done: 0 };
+  const state = (await readMigration(txn, db, coll)) ?? { pushes: [] };
   state.pushes.push({ after: txn.snapshotTs, steps });
-  // What the rewrite has done keeps its level; it starts again from the first id to the new one.
-  state.floors.push({ upTo: 0n, level: state.pushes.length });
   writeMigration(txn, db, coll, state);
+  // What the rewrite has done keeps its level; it starts again from the first id to the new one.
+  const progress = await readProgress(txn, db, coll);
+  progress.floors.push({ upTo: 0n, level: state.pushes.length });
+  writeProgress(txn, db, coll, progress);
   const colls = await ids(txn, listKey(db));
   if (!colls.includes(BigInt(coll))) putIds(txn, listKey(db), [...colls, BigInt(coll)]);
   const dbs = await ids(txn, DATABASES_KEY);
@@ -108,6 +137,7 @@ export async function addMigration(txn: Txn, db: bigint, coll: number, steps: Re
 /** Forgets the migration of `coll` (done, or its collection gone). */
 export async function endMigration(txn: Txn, db: bigint, coll: number): Promise<void> {
   writeMigration(txn, db, coll, null);
+  writeProgress(txn, db, coll, null);
   const colls = (await ids(txn, listKey(db))).filter((c) => c !== BigInt(coll));
   putIds(txn, listKey(db), colls);
   if (colls.length === 0) putIds(txn, DATABASES_KEY, (await ids(txn, DATABASES_KEY)).filter((d) => d !== db));
@@ -133,10 +163,10 @@ export async function pushCommits(txn: Txn, db: bigint, coll: number, state: Mig
 const MAX_TS = 2n ** 63n - 1n;
 
 /** How many pushes the data of version `ts` of document `id` went through. */
-export function levelOf(state: MigrationState, commits: ReadonlyArray<bigint>, id: bigint, ts: bigint): number {
+export function levelOf(progress: MigrationProgress, commits: ReadonlyArray<bigint>, id: bigint, ts: bigint): number {
   let level = 0;
   for (let k = 0; k < commits.length; k++) if (commits[k] <= ts) level = k + 1;
-  for (const f of state.floors) if (id < f.upTo && f.level > level) level = f.level;
+  for (const f of progress.floors) if (id < f.upTo && f.level > level) level = f.level;
   return level;
 }
 

@@ -6,13 +6,15 @@
 
 import type { DocKey, Version, VersionView } from '../../storage/types';
 import { FIRST_USER_COLLECTION_ID } from '../../values/types';
+import { LAST_USER_COLLECTION_ID } from '../catalog';
 import type { TxnContext } from '../context';
 import { schemaOf } from '../resolve';
 import { migrateData } from './migrations';
-import { levelOf, pushCommits, readMigration, stepsFrom, type MigrationState } from './migrationState';
+import { levelOf, pushCommits, readMigration, readProgress, stepsFrom, type MigrationProgress, type MigrationState } from './migrationState';
 
 interface Pending {
   state: MigrationState;
+  progress: MigrationProgress;
   commits: bigint[];
 }
 
@@ -25,7 +27,7 @@ export class MigrationView implements VersionView {
   constructor(private readonly ctx: TxnContext) {}
 
   view(key: DocKey, v: Version): Version | Promise<Version> {
-    if (key.coll < FIRST_USER_COLLECTION_ID || typeof v.ts !== 'bigint') return v;
+    if (key.coll < FIRST_USER_COLLECTION_ID || key.coll > LAST_USER_COLLECTION_ID || typeof v.ts !== 'bigint') return v;
     if (this.generation !== this.ctx.schemaGeneration) {
       this.generation = this.ctx.schemaGeneration;
       this.migrating.clear();
@@ -47,13 +49,13 @@ export class MigrationView implements VersionView {
 
   private async load(db: bigint, coll: number): Promise<Pending | undefined> {
     const state = await readMigration(this.ctx.txn, db, coll);
-    return state && { state, commits: await pushCommits(this.ctx.txn, db, coll, state) };
+    return state && { state, progress: await readProgress(this.ctx.txn, db, coll), commits: await pushCommits(this.ctx.txn, db, coll, state) };
   }
 }
 
 /** `v` with the steps above its level applied (the stored fields kept for index maintenance). */
-export function migrated(p: Pending, key: DocKey, v: Version): Version {
-  const level = levelOf(p.state, p.commits, key.id, v.ts as bigint);
+function migrated(p: Pending, key: DocKey, v: Version): Version {
+  const level = levelOf(p.progress, p.commits, key.id, v.ts as bigint);
   const data = v.data?.get('data');
   if (level >= p.state.pushes.length || !(data instanceof Map)) return v;
   const after = migrateData(data, stepsFrom(p.state, level), true);

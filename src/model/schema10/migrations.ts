@@ -19,7 +19,7 @@ import { isBackingIndex } from './backing';
 import { isOfType } from './schemaType';
 import { parseSignature } from './signature';
 import type { Version } from '../../storage/types';
-import { addMigration, endMigration, levelOf, pushCommits, readMigration, stepsFrom, writeMigration } from './migrationState';
+import { addMigration, endMigration, levelOf, pushCommits, readMigration, readProgress, stepsFrom, writeProgress } from './migrationState';
 import { asStored } from './migrationView';
 import { schemaOf } from '../resolve';
 import { indexesFor } from '../indexMaintenance';
@@ -268,28 +268,29 @@ export function migrateBatch(ctx: TxnContext, db: bigint, collId: number, size: 
     if (state === undefined || coll === undefined) {
       // Done already, or the collection is gone.
       if (state !== undefined) await endMigration(ctx.txn, db, collId);
-      return { name: coll?.name ?? String(collId), done: state?.done ?? 0, finished: true };
+      return { name: coll?.name ?? String(collId), done: 0, finished: true };
     }
     const commits = await pushCommits(ctx.txn, db, collId, state);
-    const floor = state.floors[state.floors.length - 1];
+    const progress = await readProgress(ctx.txn, db, collId);
+    const floor = progress.floors[progress.floors.length - 1];
     const target = state.pushes.length;
     let budget = size;
     for await (const doc of ctx.txn.scan(db, collId, { withDeleted: true, fromId: floor.upTo })) {
       if (budget-- === 0) {
         floor.upTo = doc.id;
-        writeMigration(ctx.txn, db, collId, state, true);
-        return { name: coll.name, done: state.done, finished: false };
+        writeProgress(ctx.txn, db, collId, progress);
+        return { name: coll.name, done: progress.done, finished: false };
       }
       const versions: Version[] = [];
       for await (const v of ctx.txn.history({ db, coll: collId, id: doc.id })) versions.push(v);
       await rewriteDocument(ctx, db, coll, doc.id, versions, (data, v) => {
-        const level = levelOf(state, commits, doc.id, v.ts as bigint);
+        const level = levelOf(progress, commits, doc.id, v.ts as bigint);
         return level < target ? migrateData(data, stepsFrom(state, level), true) : undefined;
       }, []);
-      state.done++;
+      progress.done++;
     }
     await endMigration(ctx.txn, db, collId);
-    return { name: coll.name, done: state.done, finished: true };
+    return { name: coll.name, done: progress.done, finished: true };
   });
 }
 
