@@ -55,8 +55,11 @@ async function migrating(flora: FloraProcess, v10: Client): Promise<unknown> {
 
 /** Every item as reads see it: [n, colour, size, color], by n. */
 async function items(v10: Client): Promise<unknown[]> {
-  return byN((await v10.query(fql`Item.all().map(i => [i.n, i.colour, i.size, i.color]).toArray()`)).data);
+  return byN((await v10.query(fql`Item.all().map(i => [i.n, i.colour, i.size, i.color]).toArray()`, SLOW)).data);
 }
+
+/** A read of every document: seconds on PostgreSQL on a busy machine (the driver's default is 5 s). */
+const SLOW = { query_timeout_ms: 60_000 };
 
 const byN = (rows: unknown): unknown[][] => (rows as [number, ...unknown[]][]).sort((a, b) => a[0] - b[0]);
 
@@ -147,7 +150,7 @@ test('a second migration pushed while the first still runs: documents at either 
     // Written in the first push's shape, before the second.
     await v10.query(fql`Item.byN(${DOCS - 1}).first()!.update({ colour: "green" })`);
     await push(flora, V2.replace('colour: String', 'hue: String').replace('index byColour {\n    terms [.colour]', 'index byHue {\n    terms [.hue]').replace('backfill .size = 1\n', 'backfill .size = 1\n    move .colour -> .hue\n'));
-    const hues = async () => byN((await v10.query(fql`Item.all().map(i => [i.n, i.hue, i.size, i.colour]).toArray()`)).data);
+    const hues = async () => byN((await v10.query(fql`Item.all().map(i => [i.n, i.hue, i.size, i.colour]).toArray()`, SLOW)).data);
     const expected = Array.from({ length: DOCS }, (_, n) => [n, n === DOCS - 1 ? 'green' : n % 2 === 0 ? 'red' : 'blue', 1, null]);
     assert.deepEqual(await hues(), expected);
     await waitFor('the migrations', async () => {
