@@ -59,6 +59,7 @@ export const POSTGRES_PASS = [
   'integration/export.test',
   'integration/events.test',
   'integration/fql10-documents.test',
+  'integration/fql10-migrations-background.test',
   'integration/fql10-query.test',
   'integration/fql10-schema-files.test',
   'integration/fql10-schema-migrations.test',

@@ -19,6 +19,7 @@ function pureTxn(snapshotTs: bigint): Txn {
   return {
     snapshotTs,
     names: undefined,
+    versionView: undefined,
     metrics: { bytesRead: 0, bytesWritten: 0, reads: 0, writes: 0, reader: undefined },
     hasWrites: false,
     intendsWrite: write,

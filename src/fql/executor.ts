@@ -36,6 +36,7 @@ import { protocolErrorBody, queryErrorBody, resourceBytes } from './render';
 import './functions';
 import { bindingEvaluator } from './bindings';
 import { IndexBuilder } from './indexBuilder';
+import { MigrationRunner } from './migrationRunner';
 import { installSchemaLanguage } from '../fql10/store/schemaLanguage';
 import { HistoryCollector } from './historyCollector';
 import { Leases, type Role } from '../tier/leases';
@@ -69,6 +70,7 @@ export class Executor implements QueryService {
   /** Secret checks being written (one transaction per key or token at a time). */
   private readonly learning = new Set<string>();
   private readonly builder: IndexBuilder;
+  private readonly migrator: MigrationRunner;
   private inFlight = 0;
   private drained: (() => void) | undefined;
 
@@ -94,6 +96,7 @@ export class Executor implements QueryService {
       this.catalog.changed([db], ts);
       this.auth.invalidate(ts);
     });
+    this.migrator = new MigrationRunner(store, this.catalog, this.leases, (db, ts) => this.catalog.changed([db], ts));
     // Commits of every process (this one's too) that change schema or secrets drop what is cached
     // of them, in commit order, before a snapshot that sees them is taken.
     store.onNativeWrites((ts, docs) => {
@@ -107,11 +110,12 @@ export class Executor implements QueryService {
     });
   }
 
-  /** Resumes background work a previous run left unfinished (index builds). */
+  /** Resumes background work a previous run left unfinished (index builds, migrations). */
   async start(): Promise<void> {
     this.heartbeat = this.leases.heartbeat();
     this.idWorker = await takeIdWorker(this.leases);
     await this.builder.resume();
+    await this.migrator.resume();
     this.collector.start();
   }
 
@@ -184,6 +188,7 @@ export class Executor implements QueryService {
       const { value, ctx } = run.result;
       if (ctx.purges.length) this.background(runPurges(this.store, ctx.purges, run.ts));
       for (const b of ctx.indexBuilds) this.builder.start(b.db, b.index);
+      for (const m of ctx.migrations) this.migrator.start(m.db, m.coll);
       return { result: value, ctx, ts: run.ts, retries: run.retries, metrics: toMetrics(run.metrics, ctx.computeUnits, run.retries) };
     } finally {
       if (!opts.budget) budget.release();
@@ -347,6 +352,7 @@ export class Executor implements QueryService {
   async close(): Promise<void> {
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     await this.builder.stop();
+    await this.migrator.stop();
     await this.collector.stop();
     await this.heartbeat?.stop();
     await this.idWorker?.stop();

@@ -8,6 +8,7 @@
 import type { Txn, Version } from '../storage/types';
 import { FIRST_USER_COLLECTION_ID, NAMED_NATIVES, NATIVE_IDS, TxnTime, type NamedNative, type Obj } from '../values/types';
 import { named, RefNames } from './refNames';
+import { migratingCollections } from './schema10/migrationState';
 
 export { FIRST_USER_COLLECTION_ID, NAMED_NATIVES, NATIVE_IDS, type NamedNative };
 
@@ -27,6 +28,8 @@ export class DbSchema {
   lastTs: bigint | TxnTime = 0n;
   /** Other databases whose names this schema's documents show (refs into child databases). */
   readonly deps = new Set<bigint>();
+  /** Internal ids of the collections being migrated in the background (schema10/migrationState.ts). */
+  migrating: ReadonlySet<number> = new Set();
   private readonly byName = new Map<NamedNative, Map<string, SchemaEntry>>();
   private readonly byId = new Map<NamedNative, Map<bigint, SchemaEntry>>();
 
@@ -142,6 +145,7 @@ async function loadSchema(txn: Txn, db: bigint, at: bigint | undefined): Promise
       if (doc.version.action !== 'delete') schema.add(entryOf(native, doc.id, doc.version));
     }
   }
+  schema.migrating = await migratingCollections(txn, db);
   return schema;
 }
 

@@ -14,6 +14,7 @@ import type { Purge } from './purge';
 import type { SchemaLanguage } from './schema10/language';
 import type { LambdaLanguage } from './lambdaLanguage';
 import { RefNames } from './refNames';
+import { MigrationView } from './schema10/migrationView';
 import type { LearnedCheck } from './secretLocation';
 import { checkBuilt } from './valueSize';
 
@@ -36,6 +37,8 @@ export class TxnContext {
   readonly purges: Purge[] = [];
   /** Indexes created by this transaction that are built in the background once it commits. */
   readonly indexBuilds: { db: bigint; index: number }[] = [];
+  /** Collections this transaction left to migrate in the background once it commits. */
+  readonly migrations: { db: bigint; coll: number }[] = [];
   /** Evaluates an index binding lambda purely (set by the language: its evaluator lives above model/). */
   evalBinding: BindingEvaluator = NO_BINDINGS;
   /** Applies a lambda value in this context (set by the language: its evaluator lives above model/); used by auth predicates. */
@@ -70,6 +73,7 @@ export class TxnContext {
   ) {
     this.writesRefusedIn = readOnly ? 'get requests' : undefined;
     txn.names = new RefNames(this, scope.db);
+    txn.versionView = new MigrationView(this);
   }
 
   /** Marks `doc` as created by this transaction. */

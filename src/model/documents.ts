@@ -355,9 +355,13 @@ function targetFor(db: bigint, native: string, id: bigint, fields: Obj, scoped: 
   };
 }
 
-/** The indexed state of a stored version (a version written by this transaction reads at the snapshot). */
+/**
+ * The indexed state of a stored version (a version written by this transaction reads at the
+ * snapshot): its fields as stored, from which its index entries were derived.
+ */
 export function stateOf(ctx: TxnContext, doc: Pick<StoredDoc, 'version'>): DocState {
-  return { ts: typeof doc.version.ts === 'bigint' ? doc.version.ts : ctx.snapshotTs, fields: doc.version.data ?? new Map() };
+  const v = doc.version;
+  return { ts: typeof v.ts === 'bigint' ? v.ts : ctx.snapshotTs, fields: (v.stored !== undefined ? v.stored : v.data) ?? new Map() };
 }
 
 /** Update (deep merge) or Replace. */

@@ -36,6 +36,7 @@ import type {
   TxnNames,
   Version,
   VersionAction,
+  VersionView,
   CommitEvent,
 } from './types';
 import { decodeValue, encodeValue, type RefNamer } from './valueCodec';
@@ -185,6 +186,7 @@ export class TxnImpl implements Txn {
   /** Set for internal maintenance (history collection) that the commit feed must not report. */
   unreported = false;
   names: TxnNames | undefined = undefined;
+  versionView: VersionView | undefined = undefined;
 
   constructor(
     private readonly store: TxnHost,
@@ -277,9 +279,9 @@ export class TxnImpl implements Txn {
     if (latestTs(latest) <= t) {
       const names = this.names;
       try {
-        return decodeLatest(latest, names, t);
+        return this.viewed(key, decodeLatest(latest, names, t));
       } catch (e) {
-        return decodeAgain(e, names, () => decodeLatest(latest, names, t));
+        return decodeAgain(e, names, () => decodeLatest(latest, names, t)).then((v) => this.viewed(key, v));
       }
     }
     return this.versionAt(key, t, this.names);
@@ -290,19 +292,23 @@ export class TxnImpl implements Txn {
     const range = { start: versionKey(key, 0n), end: versionBound(key, t), reverse: true, limit: 1 };
     for await (const kv of this.store.engine.range(range)) {
       this.count(kv);
-      return this.version(kv, names, t);
+      return this.version(key, kv, names, t);
     }
     this.metrics.reads++;
     return null;
   }
 
-  /** A stored version, its refs named as of `at`. */
-  private version(kv: KV, names: TxnNames | undefined, at: bigint): Version | Promise<Version> {
+  /** A stored version of `key`, its refs named as of `at`, as the view shows it. */
+  private version(key: DocKey, kv: KV, names: TxnNames | undefined, at: bigint): Version | Promise<Version> {
     try {
-      return decodeVersion(kv, names, at);
+      return this.viewed(key, decodeVersion(kv, names, at));
     } catch (e) {
-      return decodeAgain(e, names, () => decodeVersion(kv, names, at));
+      return decodeAgain(e, names, () => decodeVersion(kv, names, at)).then((v) => this.viewed(key, v));
     }
+  }
+
+  private viewed(key: DocKey, v: Version): Version | Promise<Version> {
+    return this.versionView === undefined || v.data === null ? v : this.versionView.view(key, v);
   }
 
   /** The newest version with ts ≤ t once this transaction's history edits apply. */
@@ -317,9 +323,9 @@ export class TxnImpl implements Txn {
       const ts = versionKeyTs(kv.key);
       if (best !== null && ts <= (best.ts as bigint)) break;
       if (h.edits.has(ts)) continue; // replaced or removed
-      return this.version(kv, this.names, t);
+      return this.version(h.key, kv, this.names, t);
     }
-    return best;
+    return best && this.viewed(h.key, best);
   }
 
   /** Stored versions in [fromTs, toTs] with this transaction's history edits applied, in ts order. */
@@ -328,9 +334,9 @@ export class TxnImpl implements Txn {
     const range = { start: versionKey(h.key, fromTs), end: versionBound(h.key, toTs) };
     for await (const kv of this.store.engine.range(range)) {
       this.count(kv);
-      if (!h.edits.has(versionKeyTs(kv.key))) out.push(await this.version(kv, this.names, toTs));
+      if (!h.edits.has(versionKeyTs(kv.key))) out.push(await this.version(h.key, kv, this.names, toTs));
     }
-    for (const [ts, e] of h.edits) if (e && ts >= fromTs && ts <= toTs) out.push({ ts, action: e.action, data: e.data });
+    for (const [ts, e] of h.edits) if (e && ts >= fromTs && ts <= toTs) out.push(await this.viewed(h.key, { ts, action: e.action, data: e.data }));
     return out.sort((a, b) => ((a.ts as bigint) < (b.ts as bigint) ? -1 : 1));
   }
 
@@ -353,7 +359,7 @@ export class TxnImpl implements Txn {
       const range = { start: versionKey(key, fromTs), end: versionBound(key, toTs), reverse: opts.reverse };
       for await (const kv of this.store.engine.range(range)) {
         this.count(kv);
-        yield await this.version(kv, this.names, toTs);
+        yield await this.version(key, kv, this.names, toTs);
       }
     }
     if (own && !opts.reverse) yield own;
@@ -466,7 +472,7 @@ export class TxnImpl implements Txn {
         } catch (e) {
           version = await decodeAgain(e, names, () => decodeLatest(kv.value, names, at));
         }
-        yield { id, version };
+        yield { id, version: await this.viewed({ db, coll, id }, version) };
         continue;
       }
       const doc = await older(id);
@@ -494,15 +500,15 @@ export class TxnImpl implements Txn {
       this.count(kv);
       const id = versionKeyId(kv.key);
       if (id !== current) {
-        if (best && !reverse) yield { id: current!, version: await this.version(best, names, at) };
+        if (best && !reverse) yield { id: current!, version: await this.version({ db, coll, id: current! }, best, names, at) };
         current = id;
         best = undefined;
       }
       if (versionKeyTs(kv.key) > at || (reverse && best)) continue;
       best = kv;
-      if (reverse) yield { id, version: await this.version(kv, names, at) };
+      if (reverse) yield { id, version: await this.version({ db, coll, id }, kv, names, at) };
     }
-    if (best && !reverse) yield { id: current!, version: await this.version(best, names, at) };
+    if (best && !reverse) yield { id: current!, version: await this.version({ db, coll, id: current! }, best, names, at) };
   }
 
   async getMeta(key: Uint8Array): Promise<Uint8Array | undefined> {

@@ -21,6 +21,17 @@ export interface Version {
   action: VersionAction;
   /** The stored fields object (e.g. {data: …, ttl: …}); null for a delete. */
   data: Obj | null;
+  /** The fields as stored, when a view (VersionView) showed `data` changed: what index entries were derived from. */
+  stored?: Obj | null;
+}
+
+/**
+ * How a transaction's reader sees stored versions (model/schema10/migrationView.ts: a schema
+ * migration still being applied in the background shows documents in their migrated shape).
+ */
+export interface VersionView {
+  /** `v`, a stored version of `key`, as readers see it: `v` itself when nothing applies. */
+  view(key: DocKey, v: Version): Version | Promise<Version>;
 }
 
 export interface LiveDoc {
@@ -109,6 +120,8 @@ export interface TxnNames extends RefNamer {
 export interface Txn {
   /** Names stored refs on reads; without it they come back anonymous (Ref.anonymous). */
   names: TxnNames | undefined;
+  /** Applied to every stored version read (not this transaction's own writes); none: versions as stored. */
+  versionView: VersionView | undefined;
   /** Snapshot (read) time in µs: what Now() returns and what reads see. */
   readonly snapshotTs: bigint;
   readonly metrics: TxnMetrics;

@@ -28,6 +28,8 @@ import { indexDefOf } from '../indexSchema';
 import { schemaAsOf, schemaOf, type Target } from '../resolve';
 import { backingFor, userIndexSpec } from './backing';
 import { validateDefinition } from './definition';
+import { readMigration } from './migrationState';
+import { stepsTouch } from './migrations';
 import { ConstraintFailureError } from './errors';
 import { checkProtectedDelete, checkProtectedUpdate } from './protectedMode';
 
@@ -142,10 +144,21 @@ export async function indexRange(
   if (!indexEntry || indexEntry.ts instanceof TxnTime || queryable !== true || indexEntry.fields.get('active') !== true)
     throw new QueryError('invalid_index_invocation', `The index \`${coll}.${index}\` is not queryable.`, pos);
   const d = indexDefOf(db, indexEntry);
+  if (schema.migrating.has(Number(entry!.id)) && (await staleWhileMigrating(ctx, db, Number(entry!.id), d)))
+    throw new QueryError('invalid_index_invocation', `The index \`${coll}.${index}\` is not queryable.`, pos);
   const prefix = termsPrefix(d, terms);
   const from = range.from ? cursorBound(d, terms, range.from) : prefix;
   const to = range.to ? prefixEnd(cursorBound(d, terms, range.to)) : prefix.length ? prefixEnd(prefix) : undefined;
   return { def: d, from, to };
+}
+
+/** An index whose entries the collection's background migration changes: not queryable until it is done. */
+async function staleWhileMigrating(ctx: TxnContext, db: bigint, coll: number, def: IndexDef): Promise<boolean> {
+  const state = await readMigration(ctx.txn, db, coll);
+  if (state === undefined) return false;
+  const steps = state.pushes.flatMap((p) => p.steps);
+  // A computed field may read any field.
+  return [...def.terms, ...def.values].some((f) => f.binding !== undefined || (f.field?.[0] === 'data' && stepsTouch(steps, f.field.slice(1))));
 }
 
 async function collectionEntry(ctx: TxnContext, db: bigint, name: string, pos: Position): Promise<SchemaEntry> {

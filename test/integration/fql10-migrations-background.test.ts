@@ -1,0 +1,169 @@
+// Schema migrations of collections past the in-update limit (issue 33), against a real server with
+// the `fauna` driver: the push commits at once and the documents are rewritten in the background,
+// as the core's MigrationTask does. Meanwhile reads see every document migrated, writes apply to
+// the migrated shape, an index over a migrated field is not queryable (one over other fields is),
+// and a kill -9 half-way (one server, or the workers of a tier) resumes and finishes the work.
+// The limit and the batches are made small for the tests (FLORA_TEST_MIGRATE_*).
+
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fql, type Client } from 'fauna';
+import { killWorkers, startFlora, waitFor, workerPids, type FloraProcess } from '../helpers/server';
+import { serviceFailure, V10Clients } from '../helpers/v10';
+
+const ENV = {
+  FLORA_TEST_MIGRATE_SYNC_VERSIONS: '20',
+  FLORA_TEST_MIGRATE_BATCH: '10',
+  FLORA_TEST_MIGRATE_DELAY_MS: '150',
+  FLORA_TEST_LEASE_MS: '1500',
+};
+const DOCS = 100;
+
+const opened: V10Clients[] = [];
+after(() => opened.forEach((c) => c.closeAll()));
+
+/** A driver client of `flora`'s root (one connection: every call, a new one). */
+function client(flora: FloraProcess): Client {
+  const c = new V10Clients(() => flora.url);
+  opened.push(c);
+  return c.client(flora.secret);
+}
+
+const V1 = 'collection Item {\n  n: Int\n  color: String\n\n  index byN {\n    terms [.n]\n  }\n}\n';
+const V2 =
+  'collection Item {\n  n: Int\n  colour: String\n  size: Int\n\n  index byN {\n    terms [.n]\n  }\n\n  index byColour {\n    terms [.colour]\n  }\n\n' +
+  '  migrations {\n    move .color -> .colour\n    add .size\n    backfill .size = 1\n  }\n}\n';
+
+async function push(flora: FloraProcess, fsl: string): Promise<void> {
+  const body = new FormData();
+  body.set('main.fsl', new Blob([fsl]));
+  const res = await fetch(new URL('/schema/1/update?force=true', flora.url), { method: 'POST', headers: { authorization: `Bearer ${flora.secret}` }, body });
+  assert.equal(res.status, 200, await res.text());
+}
+
+/** V1 with DOCS items (even n red, odd blue), then the push of V2; the ts of item 0 before it. */
+async function migrating(flora: FloraProcess, v10: Client): Promise<unknown> {
+  await push(flora, V1);
+  await v10.query(fql`Set.sequence(0, ${DOCS}).forEach(i => Item.create({ n: i, color: if (i % 2 == 0) "red" else "blue" }))`);
+  const ts = (await v10.query(fql`Item.byN(0).first()!.ts`)).data;
+  await push(flora, V2);
+  return ts;
+}
+
+/** Every item as reads see it: [n, colour, size, color], by n. */
+async function items(v10: Client): Promise<unknown[]> {
+  return byN((await v10.query(fql`Item.all().map(i => [i.n, i.colour, i.size, i.color]).toArray()`, SLOW)).data);
+}
+
+/** A read of every document: seconds on PostgreSQL on a busy machine (the driver's default is 5 s). */
+const SLOW = { query_timeout_ms: 60_000 };
+
+const byN = (rows: unknown): unknown[][] => (rows as [number, ...unknown[]][]).sort((a, b) => a[0] - b[0]);
+
+const migrated = (n: number, colour = n % 2 === 0 ? 'red' : 'blue') => [n, colour, 1, null];
+const allMigrated = (overrides: Record<number, string> = {}) => Array.from({ length: DOCS }, (_, n) => migrated(n, overrides[n]));
+
+async function queryable(v10: Client): Promise<boolean> {
+  try {
+    await v10.query(fql`Item.byColour("red").count()`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function colourCounts(v10: Client): Promise<unknown> {
+  return (await v10.query(fql`["red", "blue", "green"].map(c => Item.byColour(c).count())`)).data;
+}
+
+test('a migration past the limit commits at once; reads and writes see documents migrated while the background work runs; the index over the moved field is queryable once it is done', async () => {
+  const flora = await startFlora({ env: ENV });
+  try {
+    const v10 = client(flora);
+    const ts = await migrating(flora, v10);
+    // Still running: the new index over a migrated field is not queryable yet, one over `n` is.
+    const refused = await serviceFailure(v10.query(fql`Item.byColour("red").count()`));
+    assert.equal(refused.message, 'The index `Item.byColour` is not queryable.');
+    assert.deepEqual(await items(v10), allMigrated());
+    assert.deepEqual((await v10.query(fql`Item.byN(${DOCS - 1}).map(i => [i.colour, i.size]).toArray()`)).data, [['blue', 1]]);
+    // A write to a document the work has not reached yet starts from its migrated shape.
+    assert.deepEqual((await v10.query(fql`Item.byN(${DOCS - 3}).first()!.update({ colour: "green" }) { colour, size }`)).data, { colour: 'green', size: 1 });
+    await waitFor('the migration', () => queryable(v10));
+    assert.deepEqual(await items(v10), allMigrated({ [DOCS - 3]: 'green' }));
+    assert.deepEqual(await colourCounts(v10), [DOCS / 2, DOCS / 2 - 1, 1]);
+    // Versions keep their times.
+    assert.deepEqual((await v10.query(fql`Item.byN(0).first()!.ts`)).data, ts);
+    // Documents written afterwards obey the new schema.
+    const refusedWrite = await serviceFailure(v10.query(fql`Item.create({ n: 1000, color: "red" })`));
+    assert.equal(refusedWrite.code, 'constraint_failure');
+  } finally {
+    await flora.stop();
+  }
+});
+
+test('a kill -9 half-way through a migration: the restarted server reads documents migrated and finishes the work', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'flora-migrate-'));
+  try {
+    const first = await startFlora({ dataDir: dir, env: ENV });
+    await migrating(first, client(first));
+    await first.stop('SIGKILL');
+    const next = await startFlora({ dataDir: dir, env: ENV });
+    try {
+      const v10 = client(next);
+      assert.deepEqual(await items(v10), allMigrated());
+      await waitFor('the migration', () => queryable(v10));
+      assert.deepEqual(await items(v10), allMigrated());
+      assert.deepEqual(await colourCounts(v10), [DOCS / 2, DOCS / 2, 0]);
+    } finally {
+      await next.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a tier of two workers: reads through either see documents migrated; kill -9 of both workers half-way, and the replacements finish', async () => {
+  const flora = await startFlora({ args: ['--workers', '2'], env: ENV });
+  try {
+    assert.equal(workerPids(flora).length, 2, flora.stderr());
+    const v10 = client(flora);
+    await migrating(flora, v10);
+    for (let i = 0; i < 2; i++) assert.deepEqual(await items(client(flora)), allMigrated());
+    await killWorkers(flora, workerPids(flora));
+    const after = client(flora);
+    assert.deepEqual(await items(after), allMigrated());
+    await waitFor('the migration', () => queryable(after));
+    assert.deepEqual(await colourCounts(after), [DOCS / 2, DOCS / 2, 0]);
+  } finally {
+    assert.equal(await flora.stop(), 0, flora.stderr());
+  }
+});
+
+test('a second migration pushed while the first still runs: documents at either stage, and one written between the pushes, read and end in the last shape', async () => {
+  const flora = await startFlora({ env: ENV });
+  try {
+    const v10 = client(flora);
+    await migrating(flora, v10);
+    // Written in the first push's shape, before the second.
+    await v10.query(fql`Item.byN(${DOCS - 1}).first()!.update({ colour: "green" })`);
+    await push(flora, V2.replace('colour: String', 'hue: String').replace('index byColour {\n    terms [.colour]', 'index byHue {\n    terms [.hue]').replace('backfill .size = 1\n', 'backfill .size = 1\n    move .colour -> .hue\n'));
+    const hues = async () => byN((await v10.query(fql`Item.all().map(i => [i.n, i.hue, i.size, i.colour]).toArray()`, SLOW)).data);
+    const expected = Array.from({ length: DOCS }, (_, n) => [n, n === DOCS - 1 ? 'green' : n % 2 === 0 ? 'red' : 'blue', 1, null]);
+    assert.deepEqual(await hues(), expected);
+    await waitFor('the migrations', async () => {
+      try {
+        await v10.query(fql`Item.byHue("red").count()`);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(await hues(), expected);
+    assert.deepEqual((await v10.query(fql`["red", "blue", "green"].map(c => Item.byHue(c).count())`)).data, [DOCS / 2, DOCS / 2 - 1, 1]);
+  } finally {
+    await flora.stop();
+  }
+});
