@@ -16,7 +16,7 @@ import type { Collection, FieldPath } from '../fsl/ast';
 import { QueryRuntimeFailure } from '../runtime/failure';
 import { displayExpr } from '../fsl/display';
 import { renderSchemaErrors } from '../fsl/index';
-import { deriveMigrations, type SchemaMigration } from './migrationValidator';
+import { deriveMigrations, type MigrationResult, type SchemaMigration } from './migrationValidator';
 import { SchemaRefused, type ItemDiff } from './push';
 
 export interface PlannedMigration {
@@ -29,18 +29,33 @@ export interface PlannedMigration {
 export async function planMigrations(tx: TxnContext, diffs: ReadonlyArray<ItemDiff>): Promise<PlannedMigration[]> {
   const errors: Diagnostic[] = [];
   const plans: PlannedMigration[] = [];
-  const schema = await schemaOf(tx, tx.scope.db);
   for (const d of diffs) {
     if (d.kind === 'remove' || d.item.kind !== 'collection') continue;
-    let live = d.kind === 'modify' && d.before.kind === 'collection' ? d.before : null;
-    const entry = live && schema.get('collections', live.name.str);
-    if (entry && (await isEmpty(tx, entry.id))) live = null;
-    const r = deriveMigrations(live, d.item);
+    const live = d.kind === 'modify' && d.before.kind === 'collection' ? d.before : null;
+    const r = await derive(tx, live, d.item);
     if (!r.ok) errors.push(...r.errors);
-    else if (live !== null && r.value.length > 0) plans.push({ item: d.item, steps: r.value });
+    else if (r.value.length > 0) plans.push({ item: d.item, steps: r.value });
   }
   if (errors.length) throw new SchemaRefused(renderSchemaErrors(errors));
   return plans;
+}
+
+/**
+ * The steps taking collection `live`'s documents to `submitted` (SchemaValidate.validateMigrations,
+ * for a diff's modification); refuses with the core's errors when the block is wrong.
+ */
+export async function migrationsFor(tx: TxnContext, live: Collection, submitted: Collection): Promise<SchemaMigration[]> {
+  const r = await derive(tx, live, submitted);
+  if (!r.ok) throw new SchemaRefused(renderSchemaErrors(r.errors));
+  return r.value;
+}
+
+/** deriveMigrations against `live` when it has documents; a new or empty collection needs none (its block is only checked). */
+async function derive(tx: TxnContext, live: Collection | null, submitted: Collection): Promise<MigrationResult> {
+  const entry = live && (await schemaOf(tx, tx.scope.db)).get('collections', live.name.str);
+  const full = entry !== undefined && entry !== null && !(await isEmpty(tx, entry.id));
+  const r = deriveMigrations(full ? live : null, submitted);
+  return r.ok && !full ? { ok: true, value: [] } : r;
 }
 
 async function isEmpty(tx: TxnContext, coll: bigint): Promise<boolean> {
