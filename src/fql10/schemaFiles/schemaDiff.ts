@@ -15,7 +15,7 @@ import { activeSchema } from './files';
 import { diffSchemaItems, itemView, type Renames, type SchemaItemDiff, type ViewedItem } from './itemChanges';
 import { migrationsFor } from './migrate';
 import { SchemaRefused } from './push';
-import { stagedItems } from './staged';
+import { stagedItems, stagedRenames } from './staged';
 
 export interface DiffStyle {
   readonly format: DiffFormat;
@@ -71,7 +71,7 @@ export async function diffProposed(tx: TxnContext, files: ReadonlyArray<SourceTe
   return render(tx, before, after, style, renames);
 }
 
-/** The staged files against the active schema (staged/status). */
+/** The staged files against the active schema (staged/status), renaming as they were staged. */
 export async function diffStagedSchema(tx: TxnContext, staged: ReadonlyArray<SourceText>, style: DiffStyle): Promise<string> {
-  return render(tx, await activeSide(tx), plainSide(staged, stagedItems(staged)), style);
+  return render(tx, await activeSide(tx), plainSide(staged, stagedItems(staged)), style, await stagedRenames(tx));
 }
