@@ -7,7 +7,6 @@ import { displayString } from '../parser/display';
 import { isValidIdent } from '../parser/identifiers';
 import type { AccessProvider, Collection, FunctionItem, IndexTerm, IndexValue, Membership, Role, SchemaItem } from '../fsl/ast';
 import { displayExpr, displayPath } from '../fsl/display';
-import { itemKey } from './current';
 import type { SchemaMigration } from './migrationValidator';
 
 // ---- the core's generic item form ----
@@ -364,6 +363,9 @@ export interface ViewedItem {
   readonly item: SchemaItem;
   readonly view: ItemView;
 }
+
+/** An item's identity across files and the database: its kind and name. */
+export const itemKey = (item: SchemaItem): string => `${item.kind}:${item.name.str}`;
 
 /**
  * SchemaDiff.Renames: the items given new names, by the key (itemKey) of the new one, to the old

@@ -21,7 +21,8 @@ import { displayExpr } from '../fsl/display';
 import { collectionFromDefinition } from '../fsl/fromDefinition';
 import { renderSchemaErrors } from '../fsl/index';
 import { deriveMigrations, type MigrationResult, type SchemaMigration } from './migrationValidator';
-import { SchemaRefused, type ItemDiff } from './push';
+import type { ItemDiff } from './push';
+import { SchemaRefused } from './refused';
 
 export interface PlannedMigration {
   /** The collection as submitted. */

@@ -18,16 +18,10 @@ import { TxnHooks } from '../run/hooks';
 import { storeLanguage } from '../run/storePlugs';
 import type { RtValue } from '../runtime/values';
 import { toRuntime } from '../store/convert';
-import { currentSchema, itemKey, normalForm } from './current';
-import { renamedKey, type Renames } from './itemChanges';
+import { currentSchema, normalForm } from './current';
+import { itemKey, renamedKey, type Renames } from './itemChanges';
 import { planMigrations, runMigrations } from './migrate';
-
-/** A push refused: the messages the schema API joins into its error (400). */
-export class SchemaRefused extends Error {
-  constructor(readonly messages: string[]) {
-    super(messages.join('\n'));
-  }
-}
+import { SchemaRefused } from './refused';
 
 export type ItemDiff =
   | { readonly kind: 'add'; readonly item: SchemaItem }

@@ -14,7 +14,7 @@ import { renderSemantic, renderSummary, renderTextual, type DiffFormat } from '.
 import { activeSchema } from './files';
 import { diffSchemaItems, itemView, type Renames, type SchemaItemDiff, type ViewedItem } from './itemChanges';
 import { migrationsFor } from './migrate';
-import { SchemaRefused } from './push';
+import { SchemaRefused } from './refused';
 import { stagedItems, stagedRenames } from './staged';
 
 export interface DiffStyle {

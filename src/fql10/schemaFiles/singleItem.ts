@@ -14,7 +14,7 @@ import { TxnHooks } from '../run/hooks';
 import { storeLanguage } from '../run/storePlugs';
 import { toRuntime } from '../store/convert';
 import { activeSchema, MAIN_FSL } from './files';
-import { SchemaRefused } from './push';
+import { SchemaRefused } from './refused';
 import { stagedFiles } from './staged';
 
 type Kind = SchemaItem['kind'];

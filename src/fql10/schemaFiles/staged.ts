@@ -17,7 +17,8 @@ import type { SchemaItem } from '../fsl/ast';
 import { itemDefinition } from '../fsl/definition';
 import { parseSchemaFiles, parseSchemaItems, renderSchemaErrors } from '../fsl/index';
 import type { Renames } from './itemChanges';
-import { pushSchema, SchemaRefused } from './push';
+import { pushSchema } from './push';
+import { SchemaRefused } from './refused';
 
 /** SchemaIndexStatus, with `none` for nothing staged. */
 export type StagedStatus = 'none' | 'pending' | 'ready' | 'failed';
