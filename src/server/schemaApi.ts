@@ -23,7 +23,7 @@ import type { Renames } from '../fql10/schemaFiles/itemChanges';
 import { pushSchema, type ItemDiff } from '../fql10/schemaFiles/push';
 import { SchemaRefused } from '../fql10/schemaFiles/refused';
 import { diffProposed, diffStagedSchema, type DiffStyle } from '../fql10/schemaFiles/schemaDiff';
-import { appendToMain, itemDefinition, itemText, ITEM_RESOURCES, latestFiles, locateItem, parseSnippet, patchItem, withFile } from '../fql10/schemaFiles/singleItem';
+import { appendToMain, itemDefinition, itemText, ITEM_RESOURCES, latestFiles, locateItem, parseSnippet, patchItem, withFile, type LocatedItem } from '../fql10/schemaFiles/singleItem';
 import { abandonStaged, commitStaged, stagedFiles, stagedRenames, stagedStatus, stageSchema } from '../fql10/schemaFiles/staged';
 import type { MValue } from '../wire/v10/model';
 import { encodeData } from '../wire/v10/envelope';
@@ -218,31 +218,34 @@ async function applyFiles(tx: TxnContext, files: SourceText[], phase: UpdatePhas
 async function serveItem(r: ItemRoute, tx: TxnContext, q: URLSearchParams, body: string, phase: UpdatePhase, version: bigint): Promise<Served> {
   const { kind, module, desc } = r.resource;
   const files = await latestFiles(tx);
-  const located = (name: string) => locateItem(files, kind, name) ?? throwError(NOT_FOUND());
+  const located = (name: string): LocatedItem => {
+    const at = locateItem(files, kind, name);
+    if (at === undefined) throw NOT_FOUND();
+    return at;
+  };
+  const shown = (at: LocatedItem, content: string) => ({ filename: at.file.name, span: { start: at.item.span.start, end: at.item.span.end }, content });
   if (r.method === 'GET') {
     const at = located(r.name!);
-    const { start, end } = at.item.span;
-    return { version, rest: { filename: at.file.name, span: { start, end }, content: itemText(at) }, definition: await itemDefinition(tx, module, r.name!) };
+    return { version, rest: shown(at, itemText(at)), definition: await itemDefinition(tx, module, r.name!) };
   }
-  // The new file, and what the answer shows: the snippet, and the item's final name.
+  // The item as it stands (none for a new one), the file as it will be, and the item's final name.
+  let old: LocatedItem | undefined;
   let next: SourceText;
-  let content: string;
   let name: string;
   const renames = new Map<string, string>();
   let before: MValue | undefined;
   if (r.method === 'POST') {
     name = parseSnippet(body, kind, desc).name.str;
-    content = body;
     if (r.name === null) next = appendToMain(files, body);
     else {
-      next = patchItem(located(r.name), body);
+      old = located(r.name);
+      next = patchItem(old, body);
       if (name !== r.name) renames.set(`${kind}:${name}`, r.name);
     }
   } else {
-    const at = located(r.name!);
+    old = located(r.name!);
     name = r.name!;
-    content = itemText(at);
-    next = patchItem(at, '');
+    next = patchItem(old, '');
     before = await itemDefinition(tx, module, name);
   }
   const all = withFile(files, next);
@@ -256,15 +259,11 @@ async function serveItem(r: ItemRoute, tx: TxnContext, q: URLSearchParams, body:
   }
   const { updated, diffs } = await applyFiles(tx, all, phase, false, renames);
   const changed = diffs === undefined ? updated : diffs.some((d) => d.item.kind === kind && d.item.name.str === name);
-  // Unchanged: the item as it stands (SourceItem); else where it now stands (ItemUpdated).
-  const at = r.method === 'DELETE' ? locateItem(files, kind, name) : locateItem([next], kind, name);
-  const span = at === undefined ? { start: 0, end: 0 } : { start: at.item.span.start, end: at.item.span.end };
   const definition = before ?? (await itemDefinition(tx, module, name));
-  return { version, updated: changed, rest: { filename: next.name, span, content }, definition };
-}
-
-function throwError(e: Error): never {
-  throw e;
+  if (r.method === 'DELETE') return { version, updated: changed, rest: shown(old!, itemText(old!)), definition };
+  // Changed: where the snippet now stands (ItemUpdated); unchanged: the snippet where the item stood (SourceItem).
+  const at = changed || old === undefined ? locateItem([next], kind, name)! : old;
+  return { version, updated: changed, rest: shown(at, body), definition };
 }
 
 async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: SourceText[], body: Buffer, phase: UpdatePhase): Promise<Served> {
