@@ -252,7 +252,7 @@ test('Collection.byName(..).replace with migrations migrates the documents as a 
   assert.deepEqual((await v10.query(fql`[Foo.byId(3) { bar, baz, n }, Foo.byN(7).count()]`)).data, [{ bar: 0, baz: 'hello', n: 7 }, 4]);
 });
 
-test('Collection.update with a migration that does not fit refuses the query (invalid_schema) and changes nothing', async () => {
+test('Collection.update (or create) with a migration that does not fit refuses the query (invalid_schema) and changes nothing', async () => {
   const { v10 } = await database('fqlrefused');
   await v10.query(fql`Collection.create({ name: "Foo", fields: { a: { signature: "Int" } } })`);
   await v10.query(fql`Foo.create({ id: 1, a: 3 })`);
@@ -263,4 +263,9 @@ test('Collection.update with a migration that does not fit refuses the query (in
   assert.equal(mismatch.code, 'invalid_schema');
   assert.equal(mismatch.message, 'Invalid database schema update.\n    error: Failed to convert backfill value.\n    constraint failures:\n      b: Expected Int, provided String\n    at <no source>');
   assert.deepEqual((await v10.query(fql`[Foo.byId(1)!.data, Collection.byName("Foo")!.fields.b]`)).data, [{ a: 3 }, null]);
+  // A new collection's block is checked on its own.
+  const created = await serviceFailure(v10.query(fql`Collection.create({ name: "Bar", migrations: [{ drop: { field: ".foo" } }, { drop: { field: ".foo" } }] })`));
+  assert.equal(created.code, 'invalid_schema');
+  assert.match(created.message, /^Invalid database schema update\.\n {4}error: Cannot drop field `\.foo`/);
+  assert.equal((await v10.query(fql`Collection.byName("Bar") == null`)).data, true);
 });

@@ -104,16 +104,16 @@ const indented = (lines: ReadonlyArray<string>): string => lines.flatMap((l) => 
 
 /**
  * Collection `id` (of the transaction's database) taken from definition `live` (as the query found
- * it) to the definition it has now, as a push would (MigrationDeriver, for Collection.update and
+ * it; null: the query created it, and its block is only checked) to the definition it has now, as a push would (MigrationDeriver, for Collection.update and
  * replace): the derived steps run on its documents. A block that does not fit, a backfill not of
  * its field's type or a step that would overwrite a value throws MigrationRefused.
  */
-export async function migrateToDefinition(tx: TxnContext, id: bigint, live: Obj): Promise<void> {
+export async function migrateToDefinition(tx: TxnContext, id: bigint, live: Obj | null): Promise<void> {
   const entry = (await schemaOf(tx, tx.scope.db)).all('collections').find((e) => e.id === id);
   if (entry === undefined) return; // deleted by the query
   const now = await definitionOf(tx, tx.scope.db, entry.name);
   if (now === undefined) return;
-  const r = await derive(tx, collectionFromDefinition(live), collectionFromDefinition(now), id);
+  const r = await derive(tx, live && collectionFromDefinition(live), collectionFromDefinition(now), id);
   if (!r.ok) throw new MigrationRefused(indented(r.errors.map((d) => renderDiagnostic(d))));
   try {
     await applySteps(tx, entry.name, r.value);
