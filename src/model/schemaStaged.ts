@@ -22,6 +22,8 @@ export interface StagedIndex {
 export interface StagedSchema {
   readonly files: SourceText[];
   readonly indexes: StagedIndex[];
+  /** Items the staged files rename (the schema API's per-item routes): `kind:newName` → the active name. */
+  readonly renames?: [string, string][];
 }
 
 function stagedKey(db: bigint): Uint8Array {

@@ -3,7 +3,10 @@
 // staged with staged=true), POST /schema/1/validate and /diff (the `semantic`, `summary` or
 // `textual` format, `color=ansi`; against the staged schema with staged=true), GET
 // /schema/1/staged/status (with a diff when a format is asked), POST /schema/1/staged/commit and
-// /staged/abandon (also without `staged/`). Every answer carries the schema `version` (µs);
+// /staged/abandon (also without `staged/`); one item at a time, GET, POST and DELETE
+// /schema/1/items/{resource}/{name} and POST /schema/1/items/{resource} (the paths the core routes;
+// its OpenAPI document has them without `items/`, and both are served), with `validate=true` for
+// the diff instead of the write. Every answer carries the schema `version` (µs);
 // failures are `{"error": {"message"}}` with the core's statuses and words
 // (SchemaResponse.ErrorResponse). Files arrive as multipart/form-data, one part per file, named by
 // its path.
@@ -16,9 +19,14 @@ import { QueryCancelled, QueryTimeout } from '../model/budget';
 import { ProtocolError } from '../values/errors';
 import { activeSchema } from '../fql10/schemaFiles/files';
 import type { DiffFormat } from '../fql10/schemaFiles/diffRender';
-import { pushSchema, SchemaRefused } from '../fql10/schemaFiles/push';
+import type { Renames } from '../fql10/schemaFiles/itemChanges';
+import { pushSchema, type ItemDiff } from '../fql10/schemaFiles/push';
+import { SchemaRefused } from '../fql10/schemaFiles/refused';
 import { diffProposed, diffStagedSchema, type DiffStyle } from '../fql10/schemaFiles/schemaDiff';
-import { abandonStaged, commitStaged, stagedFiles, stagedStatus, stageSchema } from '../fql10/schemaFiles/staged';
+import { appendToMain, itemDefinition, itemText, ITEM_RESOURCES, latestFiles, locateItem, parseSnippet, patchItem, withFile, type LocatedItem } from '../fql10/schemaFiles/singleItem';
+import { abandonStaged, commitStaged, stagedFiles, stagedRenames, stagedStatus, stageSchema } from '../fql10/schemaFiles/staged';
+import type { MValue } from '../wire/v10/model';
+import { encodeData } from '../wire/v10/envelope';
 import { refuseUnauthenticated } from './authFirst';
 import type { RequestContext } from './context';
 import { clientClosed, type Outcome } from './responses';
@@ -48,17 +56,42 @@ function errorOutcome(status: number, message: string, headers?: Record<string, 
   return { status, body: JSON.stringify({ error: { message } }), headers, log: LOG, v10: true };
 }
 
-/** `{"version": …, …rest}`, the version as an exact integer. */
-function answer(version: bigint, rest: Record<string, unknown> = {}, status = 200): Outcome {
-  const more = JSON.stringify(rest).slice(1);
-  return { status, body: `{"version":${version}${more === '}' ? '}' : ',' + more}`, log: LOG, v10: true };
+/** `{"version": …, …rest}`, the version as an exact integer; `definition` (JSON) last. */
+function answer(version: bigint, rest: Record<string, unknown> = {}, definition?: string): Outcome {
+  const more = JSON.stringify(rest).slice(1, -1);
+  const body = `{"version":${version}${more === '' ? '' : ',' + more}${definition === undefined ? '' : ',"definition":' + definition}}`;
+  return { status: 200, body, log: LOG, v10: true };
 }
 
-type Route = { kind: 'files' } | { kind: 'file'; name: string } | { kind: 'update' } | { kind: 'diff' } | { kind: 'status' } | { kind: 'commit' } | { kind: 'abandon' };
+type ItemResource = (typeof ITEM_RESOURCES)[string];
 
-const writes = (r: Route): boolean => r.kind === 'update' || r.kind === 'commit' || r.kind === 'abandon';
+/** A single-item route: `name` null for POST /items/{resource} (a new item); `validate` answers the diff instead. */
+interface ItemRoute {
+  readonly kind: 'item';
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly resource: ItemResource;
+  readonly name: string | null;
+  readonly validate: boolean;
+}
 
-function route(method: string, path: string): Route | SchemaHttpError {
+type Route = { kind: 'files' } | { kind: 'file'; name: string } | { kind: 'update' } | { kind: 'diff' } | { kind: 'status' } | { kind: 'commit' } | { kind: 'abandon' } | ItemRoute;
+
+const writes = (r: Route): boolean => r.kind === 'update' || r.kind === 'commit' || r.kind === 'abandon' || (r.kind === 'item' && r.method !== 'GET' && !r.validate);
+
+/** Runs a write first as a check that is dropped (Checked): a diff, and an item's validate. */
+const checksFirst = (r: Route): boolean => r.kind === 'diff' || (r.kind === 'item' && r.validate);
+
+function itemRoute(method: string, rest: string, q: URLSearchParams): Route | SchemaHttpError | undefined {
+  const m = /^(?:\/items)?\/([^/]+)(?:\/([^/]+))?$/.exec(rest);
+  const resource = m && Object.hasOwn(ITEM_RESOURCES, m[1]) ? ITEM_RESOURCES[m[1]] : undefined;
+  if (m === null || resource === undefined) return undefined;
+  const name = m[2] === undefined ? null : decodeURIComponent(m[2]);
+  const allowed = name === null ? ['POST'] : ['GET', 'POST', 'DELETE'];
+  if (!allowed.includes(method)) return new SchemaHttpError(405, 'Method not allowed');
+  return { kind: 'item', method: method as ItemRoute['method'], resource, name, validate: method !== 'GET' && q.get('validate') === 'true' };
+}
+
+function route(method: string, path: string, q: URLSearchParams): Route | SchemaHttpError {
   const rest = path.slice(SCHEMA_PREFIX.length).replace(/\/$/, '');
   const table: Record<string, { method: string; route: Route }> = {
     '/files': { method: 'GET', route: { kind: 'files' } },
@@ -74,7 +107,7 @@ function route(method: string, path: string): Route | SchemaHttpError {
   };
   const file = /^\/files\/([^/]+)$/.exec(rest);
   const hit = file ? { method: 'GET', route: { kind: 'file', name: decodeURIComponent(file[1]) } as Route } : table[rest];
-  if (hit === undefined) return NOT_FOUND();
+  if (hit === undefined) return itemRoute(method, rest, q) ?? NOT_FOUND();
   if (hit.method !== method) return new SchemaHttpError(405, 'Method not allowed');
   return hit.route;
 }
@@ -155,13 +188,89 @@ interface Served {
   rest?: Record<string, unknown>;
   /** The answer's version is the transaction's time (SchemaUpdated). */
   updated?: boolean;
+  /** An item's definition (SourceItem), encoded once the transaction's time is known. */
+  definition?: MValue;
 }
 
-async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: SourceText[], phase: UpdatePhase): Promise<Served> {
+const wrote = (tx: TxnContext) => tx.schemaWrites.has(tx.scope.db);
+
+/**
+ * update's writes: the files applied at once, or (with staged=true, or a schema staged already)
+ * checked, then staged. The items changed when applied at once.
+ */
+async function applyFiles(tx: TxnContext, files: SourceText[], phase: UpdatePhase, staged: boolean, renames?: Renames): Promise<{ updated: boolean; diffs?: ItemDiff[] }> {
+  // With a schema staged, a push without staged=true replaces it too: the core's active schema
+  // stays pinned until commit or abandon, whatever is pushed meanwhile.
+  if (staged || (await stagedFiles(tx)) !== undefined) {
+    refuseRoot(tx);
+    const all = await stagedRenames(tx, renames);
+    if (phase === 'push') {
+      await pushSchema(tx, files, all);
+      throw new Checked();
+    }
+    await stageSchema(tx, files, all);
+    return { updated: wrote(tx) };
+  }
+  return { updated: true, diffs: await pushSchema(tx, files, renames) };
+}
+
+/** The single-item routes (SchemaEndpoint.singleItemEndpoints). */
+async function serveItem(r: ItemRoute, tx: TxnContext, q: URLSearchParams, body: string, phase: UpdatePhase, version: bigint): Promise<Served> {
+  const { kind, module, desc } = r.resource;
+  const files = await latestFiles(tx);
+  const located = (name: string): LocatedItem => {
+    const at = locateItem(files, kind, name);
+    if (at === undefined) throw NOT_FOUND();
+    return at;
+  };
+  const shown = (at: LocatedItem, content: string) => ({ filename: at.file.name, span: { start: at.item.span.start, end: at.item.span.end }, content });
+  if (r.method === 'GET') {
+    const at = located(r.name!);
+    return { version, rest: shown(at, itemText(at)), definition: await itemDefinition(tx, module, r.name!) };
+  }
+  // The item as it stands (none for a new one), the file as it will be, and the item's final name.
+  let old: LocatedItem | undefined;
+  let next: SourceText;
+  let name: string;
+  const renames = new Map<string, string>();
+  let before: MValue | undefined;
+  if (r.method === 'POST') {
+    name = parseSnippet(body, kind, desc).name.str;
+    if (r.name === null) next = appendToMain(files, body);
+    else {
+      old = located(r.name);
+      next = patchItem(old, body);
+      if (name !== r.name) renames.set(`${kind}:${name}`, r.name);
+    }
+  } else {
+    old = located(r.name!);
+    name = r.name!;
+    next = patchItem(old, '');
+    before = await itemDefinition(tx, module, name);
+  }
+  const all = withFile(files, next);
+  if (r.validate) {
+    // Checked as a push of the files would be, then compared (validateSingleFSLItem).
+    if (phase === 'push' && tx.scope.role !== 'server-readonly') {
+      await pushSchema(tx, all, await stagedRenames(tx, renames));
+      throw new Checked();
+    }
+    return { version, rest: { diff: await diffProposed(tx, all, undefined, { format: diffFormat(q) ?? 'semantic', color: colorKind(q) }, renames) } };
+  }
+  const { updated, diffs } = await applyFiles(tx, all, phase, false, renames);
+  const changed = diffs === undefined ? updated : diffs.some((d) => d.item.kind === kind && d.item.name.str === name);
+  const definition = before ?? (await itemDefinition(tx, module, name));
+  if (r.method === 'DELETE') return { version, updated: changed, rest: shown(old!, itemText(old!)), definition };
+  // Changed: where the snippet now stands (ItemUpdated); unchanged: the snippet where the item stood (SourceItem).
+  const at = changed || old === undefined ? locateItem([next], kind, name)! : old;
+  return { version, updated: changed, rest: shown(at, body), definition };
+}
+
+async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: SourceText[], body: Buffer, phase: UpdatePhase): Promise<Served> {
   checkPermission(tx, writes(r));
-  const version = await checkVersion(tx, q);
+  // An item's validate answers the version as it is (Cache.getLastSeenSchema), whatever is asked.
+  const version = r.kind === 'item' && r.validate ? await schemaVersion(tx) : await checkVersion(tx, q);
   const staged = q.get('staged') === 'true';
-  const wrote = () => tx.schemaWrites.has(tx.scope.db);
   switch (r.kind) {
     case 'files': {
       const shown = (staged ? await stagedFiles(tx) : undefined) ?? (await activeSchema(tx)).files;
@@ -196,27 +305,17 @@ async function serve(r: Route, tx: TxnContext, q: URLSearchParams, files: Source
       return { version, rest: { diff: await diffProposed(tx, files, against, style) } };
     }
     case 'update':
-      // With a schema staged, a push without staged=true replaces it too: the core's active schema
-      // stays pinned until commit or abandon, whatever is pushed meanwhile.
-      if (staged || (await stagedFiles(tx)) !== undefined) {
-        refuseRoot(tx);
-        if (phase === 'push') {
-          await pushSchema(tx, files);
-          throw new Checked();
-        }
-        await stageSchema(tx, files);
-        return { version, updated: wrote() };
-      }
-      await pushSchema(tx, files);
-      return { version, updated: true };
+      return { version, updated: (await applyFiles(tx, files, phase, staged)).updated };
     case 'commit':
       refuseRoot(tx);
       await commitStaged(tx);
-      return { version, updated: wrote() };
+      return { version, updated: wrote(tx) };
     case 'abandon':
       refuseRoot(tx);
       await abandonStaged(tx);
-      return { version, updated: wrote() };
+      return { version, updated: wrote(tx) };
+    case 'item':
+      return serveItem(r, tx, q, body.toString('utf8'), phase, version);
   }
 }
 
@@ -224,7 +323,7 @@ export function schemaApi(service: QueryService): Handler {
   return async (ctx) => {
     const refused = await refuseUnauthenticated(service, ctx, () => errorOutcome(401, 'Access token required', { 'www-authenticate': 'Bearer' }));
     if (refused) return refused;
-    const r = route(ctx.method, ctx.path);
+    const r = route(ctx.method, ctx.path, ctx.query);
     if (r instanceof SchemaHttpError) {
       ctx.discardBody();
       return errorOutcome(r.status, r.message);
@@ -233,17 +332,18 @@ export function schemaApi(service: QueryService): Handler {
     const files = r.kind === 'update' || r.kind === 'diff' ? await filesOf(ctx, body) : [];
     if (files instanceof SchemaHttpError) return errorOutcome(files.status, files.message);
     // A diff's first run applies its files to check them (then it is dropped): it may write.
-    const readOnly = (phase: UpdatePhase) => !writes(r) && !(r.kind === 'diff' && phase === 'push');
+    const readOnly = (phase: UpdatePhase) => !writes(r) && !(checksFirst(r) && phase === 'push');
     const runPhase = (phase: UpdatePhase) =>
-      service.transact(ctx.headers.authorization, (tx) => serve(r, tx, ctx.query, files, phase), { readOnly: readOnly(phase), client: ctx });
+      service.transact(ctx.headers.authorization, (tx) => serve(r, tx, ctx.query, files, body, phase), { readOnly: readOnly(phase), client: ctx });
     try {
       const run = await runPhase('push').catch((e: unknown) => {
         if (e instanceof Checked) return runPhase('stage');
         throw e;
       });
-      const { version, rest, updated } = run.result;
+      const { version, rest, updated, definition } = run.result;
       // SchemaUpdated: the version is the push's own transaction time.
-      return { ...answer(updated ? run.ts : version, rest), txnTime: run.ts, bytesIn: body.length };
+      const def = definition === undefined ? undefined : encodeData(definition, 'simple', run.ts);
+      return { ...answer(updated ? run.ts : version, rest, def), txnTime: run.ts, bytesIn: body.length };
     } catch (e) {
       if (e instanceof SchemaHttpError) return errorOutcome(e.status, e.message);
       if (e instanceof SchemaRefused) return errorOutcome(400, e.message);

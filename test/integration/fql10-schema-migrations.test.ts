@@ -208,3 +208,64 @@ test('a backfill value not of its field type refuses the push (SchemaCollectionS
   });
   assert.deepEqual((await v10.query(fql`Foo.all().map(.data).toArray()`)).data, [{ a: 3 }]);
 });
+
+test("validate's semantic diff lists a collection's migrations under `Defined fields` (SchemaDiffSpec); an empty collection has none", async () => {
+  const { v10, push } = await database('difflines');
+  ok(await push('collection D {\n  a: Int\n}\n'));
+  await v10.query(fql`D.create({ a: 1 })`);
+  const diff = async (fsl: string) => {
+    const body = new FormData();
+    body.set('main.fsl', new Blob([fsl]));
+    const res = await fetch(new URL('/schema/1/validate', flora.url), { method: 'POST', headers: { authorization: `Bearer ${flora.secret}:difflines:admin` }, body });
+    return ((await res.json()) as { diff?: string; error?: unknown }).diff;
+  };
+  const moved = 'collection D {\n  b: Int\n  c: String = "hello"\n\n  migrations {\n    move .a -> .b\n    add .c\n  }\n}';
+  assert.equal(await diff(moved), '* Modifying collection `D` at main.fsl:1:1:\n  * Defined fields:\n  ~ move field `.a` to field `.b`\n  + add field `.c` with backfill `"hello"`\n\n');
+  await v10.query(fql`D.all().forEach(.delete())`);
+  assert.equal(await diff(moved), '* Modifying collection `D` at main.fsl:1:1:\n  No semantic changes.\n\n');
+});
+
+test('Collection.byName(..).replace with migrations migrates the documents as a push does (FQL2MigrationValidatorSpec)', async () => {
+  const { v10 } = await database('viafql');
+  await v10.query(fql`Collection.create({ name: "Foo", fields: { foo: { signature: "Int | String" } }, migrations: [{ add: { field: "foo" } }, { backfill: { field: "foo", value: "3" } }] })`);
+  await v10.query(fql`Foo.create({ id: 1, foo: 3 }); Foo.create({ id: 2, foo: 5 }); Foo.create({ id: 3, foo: 'hello' }); Foo.create({ id: 4, foo: 'world' })`);
+  await v10.query(fql`Collection.byName("Foo")!.replace({
+    name: "Foo",
+    fields: { bar: { signature: "Int" }, baz: { signature: "String" } },
+    migrations: [
+      { split: { field: "foo", to: ["bar", "baz"] } },
+      { backfill: { field: "bar", value: "0" } },
+      { backfill: { field: "baz", value: "''" } }
+    ]
+  })`);
+  assert.deepEqual((await v10.query(fql`[1, 2, 3, 4].map(id => Foo.byId(id) { bar, baz })`)).data, [
+    { bar: 3, baz: '' },
+    { bar: 5, baz: '' },
+    { bar: 0, baz: 'hello' },
+    { bar: 0, baz: 'world' },
+  ]);
+  // Steps already run are not run again, and two updates in one query migrate once, from before the first.
+  await v10.query(fql`
+    Collection.byName("Foo")!.update({ fields: { n: { signature: "Int" } }, migrations: [{ split: { field: "foo", to: ["bar", "baz"] } }, { backfill: { field: "bar", value: "0" } }, { backfill: { field: "baz", value: "''" } }, { add: { field: "n" } }, { backfill: { field: "n", value: "7" } }] })
+    Collection.byName("Foo")!.update({ indexes: { byN: { terms: [{ field: ".n" }] } } })
+  `);
+  assert.deepEqual((await v10.query(fql`[Foo.byId(3) { bar, baz, n }, Foo.byN(7).count()]`)).data, [{ bar: 0, baz: 'hello', n: 7 }, 4]);
+});
+
+test('Collection.update (or create) with a migration that does not fit refuses the query (invalid_schema) and changes nothing', async () => {
+  const { v10 } = await database('fqlrefused');
+  await v10.query(fql`Collection.create({ name: "Foo", fields: { a: { signature: "Int" } } })`);
+  await v10.query(fql`Foo.create({ id: 1, a: 3 })`);
+  const noBackfill = await serviceFailure(v10.query(fql`Collection.byName("Foo")!.update({ fields: { a: { signature: "Int" }, b: { signature: "Int" } }, migrations: [{ add: { field: ".b" } }] })`));
+  assert.equal(noBackfill.code, 'invalid_schema');
+  assert.match(noBackfill.message, /^Invalid database schema update\.\n {4}error: Cannot declare non-nullable field `\.b`: it has no default and no backfill value\n/);
+  const mismatch = await serviceFailure(v10.query(fql`Collection.byName("Foo")!.update({ fields: { a: { signature: "Int" }, b: { signature: "Int" } }, migrations: [{ add: { field: ".b" } }, { backfill: { field: ".b", value: "'0'" } }] })`));
+  assert.equal(mismatch.code, 'invalid_schema');
+  assert.equal(mismatch.message, 'Invalid database schema update.\n    error: Failed to convert backfill value.\n    constraint failures:\n      b: Expected Int, provided String\n    at <no source>');
+  assert.deepEqual((await v10.query(fql`[Foo.byId(1)!.data, Collection.byName("Foo")!.fields.b]`)).data, [{ a: 3 }, null]);
+  // A new collection's block is checked on its own.
+  const created = await serviceFailure(v10.query(fql`Collection.create({ name: "Bar", migrations: [{ drop: { field: ".foo" } }, { drop: { field: ".foo" } }] })`));
+  assert.equal(created.code, 'invalid_schema');
+  assert.match(created.message, /^Invalid database schema update\.\n {4}error: Cannot drop field `\.foo`/);
+  assert.equal((await v10.query(fql`Collection.byName("Bar") == null`)).data, true);
+});

@@ -28,6 +28,8 @@ export interface TxnHooksOptions {
   isEnvTypechecked?: EvalHooks['isEnvTypechecked'];
   isEnvProtected?: EvalHooks['isEnvProtected'];
   eventSource?: EvalHooks['eventSource'];
+  /** See StoreHooks.schemaPush. */
+  schemaPush?: boolean;
 }
 
 export class TxnHooks implements EvalHooks {
@@ -40,6 +42,7 @@ export class TxnHooks implements EvalHooks {
   readonly isEnvTypechecked: EvalHooks['isEnvTypechecked'];
   readonly isEnvProtected: EvalHooks['isEnvProtected'];
   readonly eventSource: EvalHooks['eventSource'];
+  readonly schemaPush: boolean | undefined;
   private snapshot: Time | undefined;
 
   constructor(
@@ -57,6 +60,7 @@ export class TxnHooks implements EvalHooks {
     this.isEnvTypechecked = opts.isEnvTypechecked;
     this.isEnvProtected = opts.isEnvProtected;
     this.eventSource = opts.eventSource;
+    this.schemaPush = opts.schemaPush;
   }
 
   /** Query.addCompute: the Budget throws LimitExceeded past the compute limit, QueryTimeout past the deadline. */

@@ -17,9 +17,6 @@ import { FUNCTION_SPEC } from '../store/functions';
 import type { NativeSpec } from '../store/natives';
 import { ROLE_SPEC } from '../store/roles';
 
-/** An item's identity across files and the database: its kind and name. */
-export const itemKey = (item: SchemaItem): string => `${item.kind}:${item.name.str}`;
-
 /** What the database holds, each item with its normal form (see normalForm). */
 export interface CurrentSchema {
   readonly items: SchemaItem[];

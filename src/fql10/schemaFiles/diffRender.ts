@@ -2,11 +2,15 @@
 // formats: `semantic` (each item's changes, grouped for a collection), `summary` (a line per item)
 // and `textual` (a line diff of each file that changed), without colours or with ANSI ones.
 
+import { displayType } from '../../model/schema10/schemaType';
 import type { SchemaItem } from '../fsl/ast';
-import type { Span } from '../span';
+import { displayExpr, displayPath } from '../fsl/display';
+import { NULL_SPAN, type Span } from '../span';
 import { ColorText, type ColorKind } from './colorText';
 import { diffRows, linesOf, type DiffRow } from './lineDiff';
-import { CATEGORIES, categoryOf, diffItem, emptyView, type Change, type Config, type Element, type FieldView, type Member, type SchemaItemDiff, type SchemaMigration } from './itemChanges';
+import { scalaSetOrder } from './scalaSetOrder';
+import { CATEGORIES, categoryOf, diffItem, emptyView, type Change, type Config, type Element, type FieldView, type Member, type SchemaItemDiff } from './itemChanges';
+import type { SchemaMigration } from './migrationValidator';
 
 export type DiffFormat = 'semantic' | 'summary' | 'textual';
 
@@ -178,26 +182,33 @@ class Render {
     this.writeln();
   }
 
+  /** renderSchemaMigration: paths, types and values as FQL writes them. */
   private migration(m: SchemaMigration): void {
     switch (m.kind) {
       case 'add':
-        if (m.backfill !== null) this.colored('green', `+ add field \`${m.field}\` with backfill \`${m.backfill}\``);
+        if (m.backfill !== null) this.colored('green', `+ add field \`${displayPath(m.field)}\` with backfill \`${displayExpr(m.backfill)}\``);
         return;
-      case 'drop': return this.colored('red', `- drop field \`${m.field}\``);
-      case 'move': return this.colored('yellow', `~ move field \`${m.field}\` to field \`${m.to}\``);
-      case 'split':
-        this.colored('yellow', `~ split field \`${m.source}\` into fields ${m.targets.map((t) => `\`${t.field}\``).join(',')}`);
+      case 'drop': return this.colored('red', `- drop field \`${displayPath(m.field)}\``);
+      case 'move': return this.colored('yellow', `~ move field \`${displayPath(m.field)}\` to field \`${displayPath(m.to)}\``);
+      case 'split': {
+        const source = displayPath(m.source);
+        this.colored('yellow', `~ split field \`${source}\` into fields ${m.targets.map((t) => `\`${displayPath(t.path)}\``).join(',')}`);
         this.indented(() =>
           m.targets.forEach((t, i) => {
-            const phrase = t.field === m.source ? 'the value stays in field' : 'the value moves to field';
-            this.writeln(`- ${i === 0 ? '' : 'else '}if the value matches type \`${t.ty}\`, ${phrase} \`${t.field}\``);
+            const phrase = displayPath(t.path) === source ? 'the value stays in field' : 'the value moves to field';
+            this.writeln(`- ${i === 0 ? '' : 'else '}if the value matches type \`${displayType(t.ty)}\`, ${phrase} \`${displayPath(t.path)}\``);
           }),
         );
-        for (const t of m.targets) if (t.backfill !== null) this.colored('yellow', `+ backfill field \`${t.field}\` with value \`${t.backfill}\``);
+        for (const t of m.targets) if (t.backfill !== null) this.colored('yellow', `+ backfill field \`${displayPath(t.path)}\` with value \`${displayExpr(t.backfill)}\``);
         return;
-      case 'moveConflicts': return this.colored('yellow', `~ move values with type conflicts into \`${m.into}\``);
-      case 'moveWildcard': return this.colored('yellow', `~ move all fields into the field \`${m.into}\` except fields in the list \`[${m.fields.join(', ')}]\``);
-      case 'addWildcard': return this.colored('green', '+ add a top-level wildcard');
+      }
+      case 'move_conflicts': return this.colored('yellow', `~ move values with type conflicts into \`${displayPath(m.into)}\``);
+      case 'move_wildcard': {
+        // The core maps its Set of names to a Set of paths, and lists that.
+        const kept = scalaSetOrder(m.keep.map((name) => displayPath({ elems: [{ kind: 'field', name, span: NULL_SPAN }], span: NULL_SPAN })));
+        return this.colored('yellow', `~ move all fields into the field \`${displayPath(m.into)}\` except fields in the list \`[${kept.join(', ')}]\``);
+      }
+      case 'add_wildcard': return this.colored('green', '+ add a top-level wildcard');
     }
   }
 
@@ -228,6 +239,7 @@ class Render {
         return;
       case 'replaceBody': return this.colored('yellow', '~ change body');
       case 'replaceSig': return this.colored('yellow', '~ change signature');
+      case 'rename': return this.colored('yellow', `~ rename to \`${c.to}\``);
       case 'removeFieldDefault': return this.colored('red', `- remove default value from field \`.${c.field.name}\``);
       case 'replaceType':
         // Only a collection's fields change types, and those changes are not shown (category none).

@@ -8,7 +8,8 @@ import { readSchemaSources, type SourceText } from '../../model/schemaSources';
 import type { SchemaItem } from '../fsl/ast';
 import { displayItem } from '../fsl/display';
 import { parseSchemaItems } from '../fsl/index';
-import { currentSchema, itemKey, normalForm } from './current';
+import { currentSchema, normalForm } from './current';
+import { itemKey } from './itemChanges';
 
 export const MAIN_FSL = 'main.fsl';
 

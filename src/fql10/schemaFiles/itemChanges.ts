@@ -7,6 +7,7 @@ import { displayString } from '../parser/display';
 import { isValidIdent } from '../parser/identifiers';
 import type { AccessProvider, Collection, FunctionItem, IndexTerm, IndexValue, Membership, Role, SchemaItem } from '../fsl/ast';
 import { displayExpr, displayPath } from '../fsl/display';
+import type { SchemaMigration } from './migrationValidator';
 
 // ---- the core's generic item form ----
 
@@ -63,6 +64,8 @@ export type Change =
   | { readonly kind: 'modify'; readonly element: Element; readonly config: Config }
   | { readonly kind: 'block'; readonly member: Member; readonly changes: ReadonlyArray<Change> }
   | { readonly kind: 'replaceBody' | 'replaceSig' | 'replaceType' }
+  /** The item's new name (Change.Rename). */
+  | { readonly kind: 'rename'; readonly to: string }
   | { readonly kind: 'removeFieldDefault'; readonly field: FieldView };
 
 /** A change's category (null: not shown among a collection's changes). */
@@ -75,6 +78,7 @@ export function categoryOf(c: Change): Category | null {
     case 'block':
       return memberCategory(c.member);
     case 'removeFieldDefault':
+    case 'rename':
       return 'Configuration';
     default:
       return null;
@@ -225,14 +229,23 @@ function memberId(m: Member): string {
  * first, in the order of `after`, then the removed ones, then the pairs' differences, in the order
  * of `before`. Default members are neither added nor removed.
  */
-function alignedDiff<A, R>(before: ReadonlyArray<A>, after: ReadonlyArray<A>, id: (a: A) => string, isDefault: (a: A) => boolean, add: (a: A) => R[], rm: (a: A) => R[], diff: (b: A, a: A) => R[]): R[] {
-  const group = (xs: ReadonlyArray<A>) => {
+function alignedDiff<A, R>(
+  before: ReadonlyArray<A>,
+  after: ReadonlyArray<A>,
+  id: (a: A) => string,
+  isDefault: (a: A) => boolean,
+  add: (a: A) => R[],
+  rm: (a: A) => R[],
+  diff: (b: A, a: A) => R[],
+  afterId: (a: A) => string = id,
+): R[] {
+  const group = (xs: ReadonlyArray<A>, key: (a: A) => string) => {
     const m = new Map<string, A[]>();
-    for (const x of xs) m.set(id(x), [...(m.get(id(x)) ?? []), x]);
+    for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
     return m;
   };
-  const b = group(before);
-  const a = group(after);
+  const b = group(before, id);
+  const a = group(after, afterId);
   const sameCount = (k: string, from: Map<string, A[]>, to: Map<string, A[]>) => to.get(k)?.length === from.get(k)!.length;
   const out: R[] = [];
   for (const [k, xs] of a) if (!sameCount(k, a, b)) for (const x of xs) if (!isDefault(x)) out.push(...add(x));
@@ -340,20 +353,6 @@ export function diffItem(before: ItemView, after: ItemView): Change[] {
   return [...annotations, ...fields, ...diffMembers(before.members, after.members)];
 }
 
-/**
- * How a collection's documents migrate (the core's fql/migration/SchemaMigration), as the semantic
- * diff shows them: paths, types and backfill values already written as FQL (`.a`, `String | Null`, `3`).
- */
-export type SchemaMigration =
-  | { readonly kind: 'add'; readonly field: string; readonly backfill: string | null }
-  | { readonly kind: 'drop'; readonly field: string }
-  | { readonly kind: 'move'; readonly field: string; readonly to: string }
-  | { readonly kind: 'split'; readonly source: string; readonly targets: ReadonlyArray<{ readonly field: string; readonly ty: string; readonly backfill: string | null }> }
-  | { readonly kind: 'moveConflicts'; readonly into: string }
-  /** `fields`: the top-level fields kept, in the core's order. */
-  | { readonly kind: 'moveWildcard'; readonly into: string; readonly fields: ReadonlyArray<string> }
-  | { readonly kind: 'addWildcard' };
-
 /** One item's change (SchemaDiff's Diff): a modification carries what changed, and the migrations of a collection's documents. */
 export type SchemaItemDiff =
   | { readonly kind: 'add' | 'remove'; readonly item: SchemaItem; readonly view: ItemView }
@@ -365,20 +364,37 @@ export interface ViewedItem {
   readonly view: ItemView;
 }
 
-const itemId = (i: SchemaItem): string => `${i.kind}:${i.name.str}`;
+/** An item's identity across files and the database: its kind and name. */
+export const itemKey = (item: SchemaItem): string => `${item.kind}:${item.name.str}`;
 
-/** SchemaDiff.diffItems (no renames: the core has them only from its per-item routes). */
-export function diffSchemaItems(before: ReadonlyArray<ViewedItem>, after: ReadonlyArray<ViewedItem>): SchemaItemDiff[] {
+/**
+ * SchemaDiff.Renames: the items given new names, by the key (itemKey) of the new one, to the old
+ * name. Only the schema API's per-item routes make them.
+ */
+export type Renames = ReadonlyMap<string, string>;
+
+/** The key `item` is matched by: the old item's, when it is a rename of an item `before` has. */
+export function renamedKey(item: SchemaItem, renames: Renames, before: ReadonlySet<string>): string {
+  const old = renames.get(itemKey(item));
+  const key = old === undefined ? undefined : `${item.kind}:${old}`;
+  return key !== undefined && before.has(key) ? key : itemKey(item);
+}
+
+/** SchemaDiff.diffItems; modifications carry no migrations yet (the caller derives them, from the data). */
+export function diffSchemaItems(before: ReadonlyArray<ViewedItem>, after: ReadonlyArray<ViewedItem>, renames: Renames = new Map()): SchemaItemDiff[] {
+  const keys = new Set(before.map((v) => itemKey(v.item)));
   return alignedDiff<ViewedItem, SchemaItemDiff>(
     before,
     after,
-    (v) => itemId(v.item),
+    (v) => itemKey(v.item),
     () => false,
     (v) => [{ kind: 'add', item: v.item, view: v.view }],
     (v) => [{ kind: 'remove', item: v.item, view: v.view }],
     (b, a) => {
-      const changes = diffItem(b.view, a.view);
+      const renamed: Change[] = b.item.name.str === a.item.name.str ? [] : [{ kind: 'rename', to: a.item.name.str }];
+      const changes = [...renamed, ...diffItem(b.view, a.view)];
       return changes.length === 0 ? [] : [{ kind: 'modify', before: b.item, item: a.item, changes, migrations: [] }];
     },
+    (v) => renamedKey(v.item, renames, keys),
   );
 }

@@ -2,22 +2,27 @@
 // collection the push changes has its `migrations` block checked against the live schema (only
 // against itself when the collection is new or has no documents: those need no migration), and
 // once the push has written the new definitions, the derived steps rewrite the documents
-// (model/schema10/migrations.ts), backfill values evaluated once each as the core does.
+// (model/schema10/migrations.ts), backfill values evaluated once each as the core does. A
+// collection changed through FQL (Collection.update, replace) is migrated the same way, from its
+// definition before the query to the one after (migrateToDefinition).
 
 import type { TxnContext } from '../../model/context';
 import { schemaOf } from '../../model/resolve';
+import { definitionOf } from '../../model/schema10/api';
 import { migrateDocuments, MigrationConflict, type Migration } from '../../model/schema10/migrations';
 import { displayPath, displayType, validate, type SchemaType } from '../../model/schema10/schemaType';
 import { QueryError } from '../../values/errors';
-import type { Value } from '../../values/types';
+import type { Obj, Value } from '../../values/types';
 import type { Expr } from '../ast';
 import { error, renderDiagnostic, type Diagnostic } from '../diagnostic';
 import type { Collection, FieldPath } from '../fsl/ast';
 import { QueryRuntimeFailure } from '../runtime/failure';
 import { displayExpr } from '../fsl/display';
+import { collectionFromDefinition } from '../fsl/fromDefinition';
 import { renderSchemaErrors } from '../fsl/index';
-import { deriveMigrations, type SchemaMigration } from './migrationValidator';
-import { SchemaRefused, type ItemDiff } from './push';
+import { deriveMigrations, type MigrationResult, type SchemaMigration } from './migrationValidator';
+import type { ItemDiff } from './push';
+import { SchemaRefused } from './refused';
 
 export interface PlannedMigration {
   /** The collection as submitted. */
@@ -29,18 +34,34 @@ export interface PlannedMigration {
 export async function planMigrations(tx: TxnContext, diffs: ReadonlyArray<ItemDiff>): Promise<PlannedMigration[]> {
   const errors: Diagnostic[] = [];
   const plans: PlannedMigration[] = [];
-  const schema = await schemaOf(tx, tx.scope.db);
   for (const d of diffs) {
     if (d.kind === 'remove' || d.item.kind !== 'collection') continue;
-    let live = d.kind === 'modify' && d.before.kind === 'collection' ? d.before : null;
-    const entry = live && schema.get('collections', live.name.str);
-    if (entry && (await isEmpty(tx, entry.id))) live = null;
-    const r = deriveMigrations(live, d.item);
+    const live = d.kind === 'modify' && d.before.kind === 'collection' ? d.before : null;
+    const r = await derive(tx, live, d.item, live && (await collectionId(tx, live.name.str)));
     if (!r.ok) errors.push(...r.errors);
-    else if (live !== null && r.value.length > 0) plans.push({ item: d.item, steps: r.value });
+    else if (r.value.length > 0) plans.push({ item: d.item, steps: r.value });
   }
   if (errors.length) throw new SchemaRefused(renderSchemaErrors(errors));
   return plans;
+}
+
+/**
+ * The steps taking collection `live`'s documents to `submitted` (SchemaValidate.validateMigrations,
+ * for a diff's modification); refuses with the core's errors when the block is wrong.
+ */
+export async function migrationsFor(tx: TxnContext, live: Collection, submitted: Collection): Promise<SchemaMigration[]> {
+  const r = await derive(tx, live, submitted, await collectionId(tx, live.name.str));
+  if (!r.ok) throw new SchemaRefused(renderSchemaErrors(r.errors));
+  return r.value;
+}
+
+const collectionId = async (tx: TxnContext, name: string): Promise<bigint | undefined> => (await schemaOf(tx, tx.scope.db)).get('collections', name)?.id;
+
+/** deriveMigrations against `live` (collection `id`) when it has documents; a new or empty collection needs none (its block is only checked). */
+async function derive(tx: TxnContext, live: Collection | null, submitted: Collection, id: bigint | null | undefined): Promise<MigrationResult> {
+  const full = live !== null && typeof id === 'bigint' && !(await isEmpty(tx, id));
+  const r = deriveMigrations(full ? live : null, submitted);
+  return r.ok && !full ? { ok: true, value: [] } : r;
 }
 
 async function isEmpty(tx: TxnContext, coll: bigint): Promise<boolean> {
@@ -50,21 +71,56 @@ async function isEmpty(tx: TxnContext, coll: bigint): Promise<boolean> {
 
 /** Runs `plans` on the collections as the push left them; what fails refuses the push. */
 export async function runMigrations(tx: TxnContext, plans: ReadonlyArray<PlannedMigration>): Promise<void> {
-  const db = tx.scope.db;
   for (const plan of plans) {
-    const name = plan.item.name.str;
-    const entry = (await schemaOf(tx, db)).get('collections', name);
-    if (entry === undefined) continue;
     try {
-      const steps: Migration[] = [];
-      for (const m of plan.steps) steps.push(...(await convert(tx, name, m)));
-      await migrateDocuments(tx, db, entry, steps, []);
+      await applySteps(tx, plan.item.name.str, plan.steps);
     } catch (e) {
       if (e instanceof BackfillMismatch)
         throw new SchemaRefused([renderDiagnostic(error(`Invalid database schema update.\n    error: Failed to convert backfill value.\n    constraint failures:\n${e.failures}\n    at <no source>`, plan.item.span))]);
       if (e instanceof QueryRuntimeFailure || e instanceof QueryError || e instanceof MigrationConflict) throw new SchemaRefused([e.message]);
       throw e;
     }
+  }
+}
+
+/** `steps` run on the documents of collection `name` (as the database has it now). */
+async function applySteps(tx: TxnContext, name: string, steps: ReadonlyArray<SchemaMigration>): Promise<void> {
+  const db = tx.scope.db;
+  const entry = (await schemaOf(tx, db)).get('collections', name);
+  if (entry === undefined) return;
+  const converted: Migration[] = [];
+  for (const m of steps) converted.push(...(await convert(tx, name, m)));
+  await migrateDocuments(tx, db, entry, converted, []);
+}
+
+/** Collection.update's migrations refused (TypeEnvValidator.mkFailure): the core's errors, each line indented. */
+export class MigrationRefused extends Error {
+  constructor(readonly detail: string) {
+    super(`Invalid database schema update.\n${detail}`);
+  }
+}
+
+const indented = (lines: ReadonlyArray<string>): string => lines.flatMap((l) => l.trim().split('\n')).map((l) => `    ${l}`).join('\n');
+
+/**
+ * Collection `id` (of the transaction's database) taken from definition `live` (as the query found
+ * it; null: the query created it, and its block is only checked) to the definition it has now, as a push would (MigrationDeriver, for Collection.update and
+ * replace): the derived steps run on its documents. A block that does not fit, a backfill not of
+ * its field's type or a step that would overwrite a value throws MigrationRefused.
+ */
+export async function migrateToDefinition(tx: TxnContext, id: bigint, live: Obj | null): Promise<void> {
+  const entry = (await schemaOf(tx, tx.scope.db)).all('collections').find((e) => e.id === id);
+  if (entry === undefined) return; // deleted by the query
+  const now = await definitionOf(tx, tx.scope.db, entry.name);
+  if (now === undefined) return;
+  const r = await derive(tx, live && collectionFromDefinition(live), collectionFromDefinition(now), id);
+  if (!r.ok) throw new MigrationRefused(indented(r.errors.map((d) => renderDiagnostic(d))));
+  try {
+    await applySteps(tx, entry.name, r.value);
+  } catch (e) {
+    if (e instanceof BackfillMismatch) throw new MigrationRefused(`    error: Failed to convert backfill value.\n    constraint failures:\n${e.failures}\n    at <no source>`);
+    if (e instanceof QueryError || e instanceof MigrationConflict) throw new MigrationRefused(indented([e.message]));
+    throw e;
   }
 }
 

@@ -18,37 +18,33 @@ import { TxnHooks } from '../run/hooks';
 import { storeLanguage } from '../run/storePlugs';
 import type { RtValue } from '../runtime/values';
 import { toRuntime } from '../store/convert';
-import { currentSchema, itemKey, normalForm } from './current';
+import { currentSchema, normalForm } from './current';
+import { itemKey, renamedKey, type Renames } from './itemChanges';
 import { planMigrations, runMigrations } from './migrate';
-
-/** A push refused: the messages the schema API joins into its error (400). */
-export class SchemaRefused extends Error {
-  constructor(readonly messages: string[]) {
-    super(messages.join('\n'));
-  }
-}
+import { SchemaRefused } from './refused';
 
 export type ItemDiff =
   | { readonly kind: 'add'; readonly item: SchemaItem }
   | { readonly kind: 'remove'; readonly item: SchemaItem }
   | { readonly kind: 'modify'; readonly before: SchemaItem; readonly item: SchemaItem };
 
-/** The files' items against the database's (SchemaDiff.diffItems, without renames). */
-export async function diffSchema(tx: TxnContext, files: ReadonlyArray<SourceText>): Promise<ItemDiff[]> {
+/** The files' items against the database's (SchemaDiff.diffItems). */
+export async function diffSchema(tx: TxnContext, files: ReadonlyArray<SourceText>, renames: Renames = new Map()): Promise<ItemDiff[]> {
   const { items, taken } = await currentSchema(tx);
-  return diffItems(items, taken, files);
+  return diffItems(items, taken, files, renames);
 }
 
-/** The files' items against `before` (items whose names are `taken`). */
-export function diffItems(before: ReadonlyArray<SchemaItem>, taken: TakenNames, files: ReadonlyArray<SourceText>): ItemDiff[] {
+/** The files' items against `before` (items whose names are `taken`); a renamed item modifies the one it renames. */
+function diffItems(before: ReadonlyArray<SchemaItem>, taken: TakenNames, files: ReadonlyArray<SourceText>, renames: Renames): ItemDiff[] {
   const parsed = parseSchemaFiles(files);
   if (!parsed.ok) throw new SchemaRefused(renderSchemaErrors(parsed.errors));
-  const after = new Map(parsed.value.map((i) => [itemKey(i), i]));
+  const keys = new Set(before.map(itemKey));
+  const after = new Map(parsed.value.map((i) => [renamedKey(i, renames, keys), i]));
   const diffs: ItemDiff[] = [];
   for (const b of before) {
     const a = after.get(itemKey(b));
     if (a === undefined) diffs.push({ kind: 'remove', item: b });
-    else if (normalForm(a, taken) !== normalForm(b, taken)) diffs.push({ kind: 'modify', before: b, item: a });
+    else if (a.name.str !== b.name.str || normalForm(a, taken) !== normalForm(b, taken)) diffs.push({ kind: 'modify', before: b, item: a });
     after.delete(itemKey(b));
   }
   for (const a of after.values()) diffs.push({ kind: 'add', item: a });
@@ -60,9 +56,9 @@ const MODULE = { collection: 'Collection', function: 'Function', role: 'Role', '
 const REMOVE_ORDER = ['access provider', 'role', 'function', 'collection'] as const;
 const WRITE_ORDER = ['collection', 'function', 'role', 'access provider'] as const;
 
-/** Applies `files` to the transaction's database; returns what changed. */
-export async function pushSchema(tx: TxnContext, files: ReadonlyArray<SourceText>): Promise<ItemDiff[]> {
-  const diffs = await diffSchema(tx, files);
+/** Applies `files` to the transaction's database; returns what changed. A renamed item keeps its document (a collection its documents and id). */
+export async function pushSchema(tx: TxnContext, files: ReadonlyArray<SourceText>, renames: Renames = new Map()): Promise<ItemDiff[]> {
+  const diffs = await diffSchema(tx, files, renames);
   const migrations = await planMigrations(tx, diffs);
   const lines: string[] = [];
   const vars = new Map<string, RtValue>();
@@ -86,14 +82,14 @@ export async function pushSchema(tx: TxnContext, files: ReadonlyArray<SourceText
         roleLater.push(`Function.byName(${bind(d.item.name.str)})!.update({ role: ${bind(role)} })`);
       }
       if (d.kind === 'add') lines.push(`${MODULE[kind]}.create(${bind(def)})`);
-      else lines.push(`${MODULE[kind]}.byName(${bind(d.item.name.str)})!.replace(${bind(def)})`);
+      else lines.push(`${MODULE[kind]}.byName(${bind(d.before.name.str)})!.replace(${bind(def)})`);
     }
     if (kind === 'role') lines.push(...roleLater.splice(0));
   }
   lines.push('null');
   const parsed = parseQuery(lines.join('\n'));
   if (!parsed.ok) throw new Error(`schema push query does not parse: ${parsed.errors.map((e) => e.message).join('; ')}`);
-  const out = await evaluate(parsed.value, vars, new TxnHooks(tx, storeLanguage()));
+  const out = await evaluate(parsed.value, vars, new TxnHooks(tx, { ...storeLanguage(), schemaPush: true }));
   if (!out.ok) {
     const f = out.failure;
     const cfs = 'constraintFailures' in f ? f.constraintFailures ?? [] : [];

@@ -12,9 +12,10 @@ import type { ColorKind } from './colorText';
 import { currentSchema } from './current';
 import { renderSemantic, renderSummary, renderTextual, type DiffFormat } from './diffRender';
 import { activeSchema } from './files';
-import { diffSchemaItems, itemView, type ViewedItem } from './itemChanges';
-import { SchemaRefused } from './push';
-import { stagedItems } from './staged';
+import { diffSchemaItems, itemView, type Renames, type SchemaItemDiff, type ViewedItem } from './itemChanges';
+import { migrationsFor } from './migrate';
+import { SchemaRefused } from './refused';
+import { stagedItems, stagedRenames } from './staged';
 
 export interface DiffStyle {
   readonly format: DiffFormat;
@@ -44,23 +45,33 @@ function proposedSide(files: ReadonlyArray<SourceText>): Side {
   return plainSide(files, parsed.value);
 }
 
-function render(before: Side, after: Side, style: DiffStyle): string {
+async function render(tx: TxnContext, before: Side, after: Side, style: DiffStyle, renames?: Renames): Promise<string> {
   if (style.format === 'textual') {
     const texts = (s: Side) => new Map(s.files.map((f) => [f.name, f.text]));
     return renderTextual(texts(before), texts(after), style.color);
   }
-  const diffs = diffSchemaItems(before.items, after.items);
+  const diffs = await withMigrations(tx, diffSchemaItems(before.items, after.items, renames));
   return style.format === 'semantic' ? renderSemantic(diffs, style.color) : renderSummary(diffs, style.color);
 }
 
-/** `files` against the active schema, or against `staged` files when given (validate/diff). */
-export async function diffProposed(tx: TxnContext, files: ReadonlyArray<SourceText>, staged: ReadonlyArray<SourceText> | undefined, style: DiffStyle): Promise<string> {
-  const after = proposedSide(files);
-  const before = staged === undefined ? await activeSide(tx) : plainSide(staged, stagedItems(staged));
-  return render(before, after, style);
+/** Each modified collection with the migrations its documents take (SchemaValidate.validateMigrations). */
+async function withMigrations(tx: TxnContext, diffs: SchemaItemDiff[]): Promise<SchemaItemDiff[]> {
+  const out: SchemaItemDiff[] = [];
+  for (const d of diffs) {
+    if (d.kind === 'modify' && d.before.kind === 'collection' && d.item.kind === 'collection') out.push({ ...d, migrations: await migrationsFor(tx, d.before, d.item) });
+    else out.push(d);
+  }
+  return out;
 }
 
-/** The staged files against the active schema (staged/status). */
+/** `files` against the active schema, or against `staged` files when given (validate/diff). */
+export async function diffProposed(tx: TxnContext, files: ReadonlyArray<SourceText>, staged: ReadonlyArray<SourceText> | undefined, style: DiffStyle, renames?: Renames): Promise<string> {
+  const after = proposedSide(files);
+  const before = staged === undefined ? await activeSide(tx) : plainSide(staged, stagedItems(staged));
+  return render(tx, before, after, style, renames);
+}
+
+/** The staged files against the active schema (staged/status), renaming as they were staged. */
 export async function diffStagedSchema(tx: TxnContext, staged: ReadonlyArray<SourceText>, style: DiffStyle): Promise<string> {
-  return render(await activeSide(tx), plainSide(staged, stagedItems(staged)), style);
+  return render(tx, await activeSide(tx), plainSide(staged, stagedItems(staged)), style, await stagedRenames(tx));
 }

@@ -16,13 +16,30 @@ import type { Obj } from '../../values/types';
 import type { SchemaItem } from '../fsl/ast';
 import { itemDefinition } from '../fsl/definition';
 import { parseSchemaFiles, parseSchemaItems, renderSchemaErrors } from '../fsl/index';
-import { pushSchema, SchemaRefused } from './push';
+import type { Renames } from './itemChanges';
+import { pushSchema } from './push';
+import { SchemaRefused } from './refused';
 
 /** SchemaIndexStatus, with `none` for nothing staged. */
 export type StagedStatus = 'none' | 'pending' | 'ready' | 'failed';
 
-/** Stages `files` (already checked against the database) in place of any staged schema. */
-export async function stageSchema(tx: TxnContext, files: ReadonlyArray<SourceText>): Promise<void> {
+/**
+ * What the staged files rename once `renames` (of staged items) are added: each item's new key to
+ * its active name, through renames staged before; an item renamed again keeps only its last rename.
+ */
+export async function stagedRenames(tx: TxnContext, renames: Renames = new Map()): Promise<Renames> {
+  const kept = new Map((await readStagedSchema(tx, tx.scope.db))?.renames ?? []);
+  for (const [key, old] of renames) {
+    const oldKey = `${key.slice(0, key.indexOf(':'))}:${old}`;
+    const active = kept.get(oldKey) ?? old;
+    kept.delete(oldKey);
+    kept.set(key, active);
+  }
+  return kept;
+}
+
+/** Stages `files` (already checked against the database; renaming items as `renames`, from stagedRenames) in place of any staged schema. */
+export async function stageSchema(tx: TxnContext, files: ReadonlyArray<SourceText>, renames: Renames = new Map()): Promise<void> {
   const parsed = parseSchemaFiles(files);
   if (!parsed.ok) throw new SchemaRefused(renderSchemaErrors(parsed.errors));
   const db = tx.scope.db;
@@ -48,7 +65,7 @@ export async function stageSchema(tx: TxnContext, files: ReadonlyArray<SourceTex
     }
   }
   for (const i of before) if (!indexes.some((x) => x.index === i.index)) await writer.remove(i.index, []);
-  writeStagedSchema(tx, db, { files: [...files], indexes });
+  writeStagedSchema(tx, db, { files: [...files], indexes, ...(renames.size > 0 ? { renames: [...renames] } : {}) });
 }
 
 /** One staged index's state: CollectionIndex.Status (`failed`: its index document is gone). */
@@ -97,7 +114,7 @@ export async function commitStaged(tx: TxnContext): Promise<void> {
   const { status } = await stagedStatus(tx);
   if (status === 'pending') throw new SchemaRefused(['Cannot commit schema before it is in the `ready` state. Check schema status for details.']);
   if (status === 'failed') throw new SchemaRefused(['Cannot commit schema in the `failed` state. Check schema status for details.']);
-  await pushSchema(tx, staged.files);
+  await pushSchema(tx, staged.files, new Map(staged.renames ?? []));
   // What the collections did not take over (an index the push dropped again) goes.
   await dropStagedIndexes(tx);
   writeStagedSchema(tx, db, null);

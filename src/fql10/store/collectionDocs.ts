@@ -18,6 +18,7 @@ import { storedToResponse, toRuntime, toStored } from './convert';
 import { requireWrite, viaModel } from './errors';
 import { readTimeOf, txnOf } from './hooks';
 import { CollectionModule } from './collections';
+import { migrateOnceEvaluated } from './collectionMigrations';
 import { collectionIdOf, noteCollectionWrite } from './collectionWrites';
 
 class DefNullCause implements ExtNullCause {
@@ -130,6 +131,7 @@ export class CollectionDefV extends ExtValue {
 
 async function write(ctx: CallCtx, self: CollectionDefV, params: Struct, replace: boolean): Promise<RtValue> {
   requireWrite(ctx, replace ? 'replace' : 'update');
+  const live = await definitionOf(txnOf(ctx), self.db, self.name);
   const def = await viaModel(
     ctx,
     () => updateCollection(txnOf(ctx), self.db, self.name, toStored(params, ctx.trace) as Obj, replace, []),
@@ -138,6 +140,7 @@ async function write(ctx: CallCtx, self: CollectionDefV, params: Struct, replace
   const name = String(def.get('name'));
   const id = await collectionIdOf(ctx, self.db, name);
   if (id !== undefined) noteCollectionWrite(ctx, self.db, id, 'collection');
+  if (id !== undefined && live !== undefined) migrateOnceEvaluated(ctx, self.db, id, live);
   return new CollectionDefV(self.db, name);
 }
 

@@ -17,6 +17,7 @@ import { p, tt } from '../runtime/types';
 import { arityAccepts, IdV, ModuleV, NullV, type Func, type RtValue, type Struct } from '../runtime/values';
 import { baseTable, moduleObject } from '../stdlib/base';
 import { CollectionDefV } from './collectionDocs';
+import { migrateOnceEvaluated } from './collectionMigrations';
 import { collectionIdOf, noteCollectionWrite } from './collectionWrites';
 import { toStored } from './convert';
 import { DocV } from './docs';
@@ -182,7 +183,10 @@ ct.method('create', [p('data', tt.Struct)], async (ctx, _s, [d]: Struct[]) => {
   const def = await viaModel(ctx, () => createCollection(txnOf(ctx), db, toStored(d, ctx.trace) as Map<string, Value>, []));
   const name = String(def.get('name'));
   const id = await collectionIdOf(ctx, db, name);
-  if (id !== undefined) noteCollectionWrite(ctx, db, id, 'collection');
+  if (id !== undefined) {
+    noteCollectionWrite(ctx, db, id, 'collection');
+    migrateOnceEvaluated(ctx, db, id, null);
+  }
   return new CollectionDefV(db, name);
 });
 ct.apply([p('collection', tt.Str)], async (ctx, _s, [name]: string[]) => {

@@ -8,6 +8,8 @@ import type { CallCtx } from '../runtime/table';
 
 export interface StoreHooks extends EvalHooks {
   readonly tx: TxnContext;
+  /** The query is a schema push (schemaFiles/push.ts), which checks and runs collections' migrations itself. */
+  readonly schemaPush?: boolean;
 }
 
 /** The transaction behind a call; storage methods are only reachable from hooks that have one. */

@@ -1,7 +1,8 @@
 // src/fql10/schemaFiles/itemChanges.ts, diffRender.ts, lineDiff.ts and colorText.ts: the schema
 // diffs in the core's three formats, exact, as its specs have them (fql/shared/src/test/scala/schema/
-// SchemaDiffSpec, SchemaDiffTextSpec, SchemaDiffVeryShortSpec, SchemaDiffColorSpec). The core's
-// migrations come from its MigrationValidator; here the specs' migrations are given as it finds them.
+// SchemaDiffSpec, SchemaDiffTextSpec, SchemaDiffVeryShortSpec, SchemaDiffColorSpec). A modified
+// collection's migrations come from migrationValidator.ts, as the core's from its MigrationValidator
+// (the specs' diffMigrations: every collection has documents).
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,28 +10,34 @@ import { renderSummary as renderDiagnostics } from '../../../src/fql10/diagnosti
 import { parseSchemaItems } from '../../../src/fql10/fsl';
 import type { ColorKind } from '../../../src/fql10/schemaFiles/colorText';
 import { renderSemantic, renderSummary, renderTextual } from '../../../src/fql10/schemaFiles/diffRender';
-import { diffSchemaItems, itemView, type SchemaItemDiff, type SchemaMigration } from '../../../src/fql10/schemaFiles/itemChanges';
+import { diffSchemaItems, itemView, type Renames, type SchemaItemDiff } from '../../../src/fql10/schemaFiles/itemChanges';
+import { deriveMigrations } from '../../../src/fql10/schemaFiles/migrationValidator';
 import { diffRows } from '../../../src/fql10/schemaFiles/lineDiff';
 
 const text = (...lines: string[]) => lines.join('\n');
 
-function diffs(before: string, after: string, srcBefore = 'main.fsl', srcAfter = 'main.fsl'): SchemaItemDiff[] {
+function diffs(before: string, after: string, srcBefore = 'main.fsl', srcAfter = 'main.fsl', renames?: Renames): SchemaItemDiff[] {
   const parse = (t: string, name: string) => {
     const r = parseSchemaItems(t, name);
     assert.ok(r.ok, r.ok ? '' : renderDiagnostics(r.errors));
     return r.value.map((item) => ({ item, view: itemView(item) }));
   };
-  return diffSchemaItems(parse(before, srcBefore), parse(after, srcAfter));
+  return diffSchemaItems(parse(before, srcBefore), parse(after, srcAfter), renames);
 }
 
 /** SchemaDiffSpec's `diff`: the semantic format. */
-function semantic(before: string, after: string, expected: string, opts: { srcBefore?: string; srcAfter?: string; color?: ColorKind } = {}): void {
-  assert.equal(renderSemantic(diffs(before, after, opts.srcBefore, opts.srcAfter), opts.color ?? 'none'), expected);
+function semantic(before: string, after: string, expected: string, opts: { srcBefore?: string; srcAfter?: string; color?: ColorKind; renames?: Renames } = {}): void {
+  assert.equal(renderSemantic(diffs(before, after, opts.srcBefore, opts.srcAfter, opts.renames), opts.color ?? 'none'), expected);
 }
 
-/** The semantic format of a collection's modification with the migrations the core's validator finds. */
-function withMigrations(before: string, after: string, migrations: SchemaMigration[], expected: string, color: ColorKind = 'none'): void {
-  const ds = diffs(before, after).map((d) => (d.kind === 'modify' ? { ...d, migrations } : d));
+/** SchemaDiffSpec's `diffMigrations`: the semantic format, each modified collection with the migrations derived for it. */
+function withMigrations(before: string, after: string, expected: string, color: ColorKind = 'none'): void {
+  const ds = diffs(before, after).map((d) => {
+    if (d.kind !== 'modify' || d.before.kind !== 'collection' || d.item.kind !== 'collection') return d;
+    const r = deriveMigrations(d.before, d.item);
+    assert.ok(r.ok, r.ok ? '' : renderDiagnostics(r.errors));
+    return { ...d, migrations: r.value };
+  });
   assert.equal(renderSemantic(ds, color), expected);
 }
 
@@ -244,8 +251,19 @@ describe('schema diff: semantic (SchemaDiffSpec)', () => {
     );
   });
 
-  test('a changed migrations block alone is no semantic change; removing a default is', () => {
+  test('renames: the renamed item is modified, not removed and added', () => {
     semantic(
+      'collection Foo {}\nfunction bar() {42}\n',
+      'collection NewFoo {}\nfunction newBar() {42}\n',
+      '* Modifying collection `Foo` at main.fsl:1:1:\n  * Configuration:\n  ~ rename to `NewFoo`\n\n* Modifying function `bar` at main.fsl:2:1:\n  ~ rename to `newBar`\n\n',
+      { renames: new Map([['collection:NewFoo', 'Foo'], ['function:newBar', 'bar']]) },
+    );
+    // Without renames, the same files remove the old items and add new ones.
+    semantic('collection Foo {}\n', 'collection NewFoo {}\n', '* Adding collection `NewFoo` to main.fsl:1:1\n\n* Removing collection `Foo` from main.fsl:1:1\n\n');
+  });
+
+  test('a changed migrations block alone is no semantic change; removing a default is', () => {
+    withMigrations(
       'collection Foo {\n  migrations {\n    backfill .foo = 3\n    backfill .bar = 3\n  }\n}\n',
       'collection Foo {\n  migrations {\n    backfill .bar = 3\n  }\n}\n',
       '* Modifying collection `Foo` at main.fsl:1:1:\n  No semantic changes.\n\n',
@@ -257,16 +275,17 @@ describe('schema diff: semantic (SchemaDiffSpec)', () => {
     withMigrations(
       'collection Foo {\n  _no_wildcard: Null\n  migrations {\n    add .foo\n  }\n}\n',
       'collection Foo {\n  _no_wildcard: Null\n  bar: Int = 3\n  migrations {\n    add .foo\n    add .bar\n  }\n}\n',
-      [{ kind: 'add', field: '.bar', backfill: '3' }],
       '* Modifying collection `Foo` at main.fsl:1:1:\n  * Defined fields:\n  + add field `.bar` with backfill `3`\n\n',
+    );
+    // The backfill the submitted block ends with is the one derived.
+    withMigrations(
+      'collection Foo {\n  _no_wildcard: Null\n  migrations {\n    add .foo\n    backfill .foo = 3\n  }\n}\n',
+      'collection Foo {\n  _no_wildcard: Null\n  foo: Int\n  migrations {\n    add .foo\n    backfill .foo = 5\n  }\n}\n',
+      '* Modifying collection `Foo` at main.fsl:1:1:\n  * Defined fields:\n  + add field `.foo` with backfill `5`\n\n',
     );
     withMigrations(
       'collection Foo {\n  a: Int\n}',
       'collection Foo {\n  b: Int\n  c: String = "hello"\n\n  migrations {\n    move .a -> .b\n    add .c\n  }\n}',
-      [
-        { kind: 'move', field: '.a', to: '.b' },
-        { kind: 'add', field: '.c', backfill: '"hello"' },
-      ],
       '* Modifying collection `Foo` at main.fsl:1:1:\n  * Defined fields:\n  ~ move field `.a` to field `.b`\n  + add field `.c` with backfill `"hello"`\n\n',
     );
   });
@@ -297,21 +316,11 @@ describe('schema diff: semantic (SchemaDiffSpec)', () => {
     '  }',
     '}',
   );
-  const MIGRATIONS: SchemaMigration[] = [
-    { kind: 'add', field: '.foo', backfill: null },
-    { kind: 'drop', field: '.bye' },
-    { kind: 'add', field: '.a', backfill: '11' },
-    { kind: 'add', field: '.b', backfill: '"hello"' },
-    { kind: 'split', source: '.c', targets: [{ field: '.c', ty: 'String | Null', backfill: null }, { field: '.d', ty: 'String', backfill: '"split!"' }] },
-    { kind: 'moveConflicts', into: '.dump' },
-    { kind: 'moveWildcard', into: '.dump', fields: ['.d', '.dump', '.c', '.b', '.a'] },
-  ];
 
   test('migrations rendered', () => {
     withMigrations(
       MIGRATED_BEFORE,
       MIGRATED_AFTER,
-      MIGRATIONS,
       text(
         '* Modifying collection `Foo` at main.fsl:1:1:',
         '  * Defined fields:',
@@ -331,18 +340,6 @@ describe('schema diff: semantic (SchemaDiffSpec)', () => {
     withMigrations(
       'collection Foo {\n  letters: "A" | "B" | "C" | "D"\n  migrations {\n    add .letters\n  }\n}',
       'collection Foo {\n  a: "A"?\n  b: "B" = "B"\n  c: "C"\n  d: "D"\n\n  migrations {\n    split .letters -> .a, .b, .c, .d\n    backfill .c = "C"\n    backfill .d = "D"\n  }\n}',
-      [
-        {
-          kind: 'split',
-          source: '.letters',
-          targets: [
-            { field: '.a', ty: '"A" | Null', backfill: null },
-            { field: '.b', ty: '"B"', backfill: '"B"' },
-            { field: '.c', ty: '"C"', backfill: '"C"' },
-            { field: '.d', ty: '"D"', backfill: '"D"' },
-          ],
-        },
-      ],
       text(
         '* Modifying collection `Foo` at main.fsl:1:1:',
         '  * Defined fields:',
@@ -382,8 +379,7 @@ describe('schema diff: semantic (SchemaDiffSpec)', () => {
       withMigrations(
         MIGRATED_BEFORE,
         MIGRATED_AFTER,
-        MIGRATIONS,
-        text(
+          text(
           `${boldBlue}* Modifying collection \`Foo\`${reset} at main.fsl:1:1:`,
           '  * Defined fields:',
           `${r}  - drop field \`.bye\`${reset}`,
