@@ -12,14 +12,15 @@ import { fql } from 'fauna';
 import { startFlora, waitFor, type FloraProcess } from '../helpers/server';
 import { serviceFailure, V10Clients } from '../helpers/v10';
 
-// Background builds pause between batches, so that `pending` lasts long enough to be seen.
+// Background builds pause between batches, so that `pending` lasts long enough to be seen (3 s or
+// more: at 0.4 s a loaded machine saw `ready` already).
 let flora: FloraProcess;
 const clients = new V10Clients(() => flora.url);
 const CHILD = () => `${flora.secret}:staged:admin`;
 const v10 = () => clients.client(CHILD());
 
 before(async () => {
-  flora = await startFlora({ env: { FLORA_TEST_BUILD_DELAY_MS: '400' } });
+  flora = await startFlora({ env: { FLORA_TEST_BUILD_DELAY_MS: '1500' } });
   await clients.client(flora.secret).query(fql`Database.create({ name: "staged" })`);
 });
 after(async () => {
