@@ -44,10 +44,8 @@ test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_0
     page().on('request', (r) => fetched.push(new URL(r.url()).pathname));
     await signIn(file.flora.secret);
     await see('#db-tree button.db', '(root)');
-    await page().fill('#new-db-name', 'app');
-    await page().click('#create-db button[type=submit]');
-    await see('#databases .notice', 'Created database app.');
-    await page().click('#db-tree button[data-path="app"]');
+    await ui.createDatabase('app');
+    await see('#databases .notice', 'Created database app: it is selected');
     assert.deepEqual(fetched.filter((p) => p.startsWith('/admin/graphiql')), []);
   });
 

@@ -1,0 +1,32 @@
+// Times as people read them: a document's ts (microseconds since the epoch, exact) shown as a local
+// date and time, the raw value kept in the element's title for whoever needs it (a query's At()).
+
+import type { JsonValue } from '../wire/expr';
+import { h } from './dom';
+
+const FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** ms since the epoch of a ts in µs (a bigint or number), or NaN when `ts` is not one. */
+export function tsMillis(ts: JsonValue | undefined): number {
+  if (typeof ts === 'bigint') return Number(ts / 1000n);
+  if (typeof ts === 'number' && Number.isFinite(ts)) return Math.floor(ts / 1000);
+  return NaN;
+}
+
+/** `ts` (µs) as a local date and time; the value as it came when it is not a time. */
+export function humanTs(ts: JsonValue | undefined): string {
+  const ms = tsMillis(ts);
+  return Number.isNaN(ms) ? String(ts ?? '') : FORMAT.format(ms);
+}
+
+/** What the title of a shown time says: the raw ts and the same instant in UTC. */
+export function rawTsTitle(ts: JsonValue | undefined): string {
+  const ms = tsMillis(ts);
+  return Number.isNaN(ms) ? '' : `ts ${String(ts)} (${new Date(ms).toISOString()})`;
+}
+
+/** A <time> of a ts: human text, raw ts on hover, and `data-ts` for scripts and tests. */
+export function tsElement(ts: JsonValue | undefined): HTMLElement {
+  const ms = tsMillis(ts);
+  return h('time', { 'data-ts': String(ts ?? ''), datetime: Number.isNaN(ms) ? undefined : new Date(ms).toISOString(), title: rawTsTitle(ts) }, humanTs(ts));
+}
