@@ -30,3 +30,9 @@ export function tsElement(ts: JsonValue | undefined): HTMLElement {
   const ms = tsMillis(ts);
   return h('time', { 'data-ts': String(ts ?? ''), datetime: Number.isNaN(ms) ? undefined : new Date(ms).toISOString(), title: rawTsTitle(ts) }, humanTs(ts));
 }
+
+/** A <time> of an ISO instant (an API's `time_start`, say): local text, the instant as sent on hover. */
+export function instantElement(iso: string): HTMLElement {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? h('span', {}, iso) : h('time', { datetime: iso, title: iso }, FORMAT.format(ms));
+}

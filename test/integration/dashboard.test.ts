@@ -335,8 +335,22 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
   await t.test('a query error and a syntax error are shown, not swallowed', async () => {
     await runQuery('Get(Collection("nope"))');
     await see('#query-panel .error', 'invalid ref');
-    await runQuery('Add(1,');
-    await see('#query-panel .error', 'Syntax:');
+    await runQuery('Add(1,\n  2,,\n)');
+    await see('#query-panel pre.error', 'Syntax:');
+    // The excerpt keeps its lines, the caret under the mistake; the mistake is marked in the editor.
+    const lines = ((await page().locator('#query-panel pre.error').textContent()) ?? '').split('\n');
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.match(lines[2], /^\s*\^$/);
+    const marked = await page().evaluate(() => {
+      const mark = document.querySelector('#query-highlight .mistake');
+      const before = [...document.querySelectorAll('#query-highlight span')].slice(0, [...document.querySelectorAll('#query-highlight span')].indexOf(mark!));
+      return { at: before.map((s) => s.textContent).join('').length, text: mark?.textContent };
+    });
+    assert.deepEqual(marked, { at: 11, text: ',' }, 'the second comma of line 2');
+    assert.equal(await page().evaluate(() => (document.getElementById('query') as HTMLTextAreaElement).selectionStart), 11, 'the cursor put there');
+    await shot('04c-syntax-error');
+    await page().type('#query', ' ');
+    assert.equal(await page().locator('#query-highlight .mistake').count(), 0, 'unmarked once the text changes');
     await runQuery('Count(Documents(Collection("orders")))');
     await see('#result-fql', '25');
   });
@@ -353,6 +367,26 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await page().unroute(root);
     await runQuery('Add(1, 1)');
     await see('#result-fql', '2');
+  });
+
+  await t.test('a narrow window (a phone, 390 px wide): one column, nothing wider than the window, every tab reachable', async () => {
+    await page().setViewportSize({ width: 390, height: 844 });
+    const overflow = () => page().evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await openTab('documents');
+    await page().click('#collections button.collection >> text=orders');
+    await page().locator('#documents tbody tr:nth-child(20)').waitFor(STEP);
+    assert.ok((await overflow()) <= 0, `the Collections tab is ${await overflow()} px wider than the window`);
+    await shot('10-narrow-collections');
+    await choose('collection-actions', 'edit-collection-open');
+    const box = await page().locator('#edit-collection-dialog').boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, 'the dialog fits the window');
+    await page().keyboard.press('Escape');
+    for (const tab of ['keys', 'query', 'logs', 'indexes']) {
+      await openTab(tab);
+      assert.ok((await overflow()) <= 0, `the ${tab} tab is ${await overflow()} px wider than the window`);
+    }
+    await shot('10-narrow-logs');
+    await page().setViewportSize({ width: 1280, height: 900 });
   });
 
   await t.test("a key whose role may not list databases: the UI says so", async () => {
