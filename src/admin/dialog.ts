@@ -14,8 +14,6 @@ export interface DialogSpec {
   body: Child[];
   /** The action button's text. */
   submit: string;
-  /** The action loses something (a delete): its button is red. */
-  danger?: boolean;
   /** Runs on submit with the dialog's message box; resolves true once done (the dialog closes). */
   run(box: HTMLElement): Promise<boolean>;
 }
@@ -27,7 +25,7 @@ export interface DialogSpec {
  */
 export function openDialog(spec: DialogSpec, host: HTMLElement = document.body): HTMLDialogElement {
   const box = h('div', { class: 'messages' });
-  const submit = h('button', { type: 'submit', class: spec.danger ? 'danger' : undefined }, spec.submit);
+  const submit = h('button', { type: 'submit' }, spec.submit);
   const cancel = h('button', { type: 'button', class: 'cancel', onclick: () => dialog.close() }, 'Cancel');
   const form = h('form', { id: spec.id }, h('h2', {}, spec.title));
   append(form, ...spec.body, box, h('div', { class: 'dialog-actions' }, cancel, submit));

@@ -27,11 +27,11 @@ export function columnsOf(docs: readonly JsonValue[]): Column[] {
   return [{ kind: 'id' }, { kind: 'ts' }, ...[...keys].map((key): Column => ({ kind: 'data', key }))];
 }
 
-export const columnLabel = (c: Column): string => (c.kind === 'data' ? c.key : c.kind === 'ts' ? 'last write' : 'id');
+const columnLabel = (c: Column): string => (c.kind === 'data' ? c.key : c.kind === 'ts' ? 'last write' : 'id');
 const sameColumn = (a: Column, b: Column) => a.kind === b.kind && (a.kind !== 'data' || a.key === (b as { key: string }).key);
 
 /** A document's value in `column`; undefined when it has no such field. */
-export function cellValue(doc: JsonValue, column: Column): JsonValue | undefined {
+function cellValue(doc: JsonValue, column: Column): JsonValue | undefined {
   if (column.kind === 'id') return refId(field(doc, 'ref'));
   if (column.kind === 'ts') return field(doc, 'ts');
   return field(field(doc, 'data'), column.key);
@@ -46,7 +46,7 @@ function rank(v: JsonValue | undefined): number {
 }
 
 /** Order of two cells of a column; an id that is all digits sorts as the number it is. */
-export function compareCells(a: JsonValue | undefined, b: JsonValue | undefined): number {
+function compareCells(a: JsonValue | undefined, b: JsonValue | undefined): number {
   const num = (v: JsonValue | undefined) => (typeof v === 'string' && /^\d{1,30}$/.test(v) ? BigInt(v) : v);
   const x = num(a);
   const y = num(b);

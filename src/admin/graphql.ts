@@ -72,8 +72,11 @@ export function graphqlPanel(): Panel {
     } catch (err) {
       if (client !== c) return;
       current.textContent = '';
-      currentNote.textContent = `${(err as Error).message} Import one under Import a schema below.`;
-      importDetails.open = true;
+      const message = (err as Error).message;
+      // The server's answer when the database has none (src/graphql/execute.ts).
+      const none = message.startsWith('No GraphQL schema');
+      currentNote.textContent = none ? `${message} Import one under Import a schema below.` : `Could not read the schema: ${message}`;
+      if (none) importDetails.open = true;
     }
   };
 

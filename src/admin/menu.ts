@@ -16,8 +16,6 @@ export interface Menu {
   readonly element: HTMLDetailsElement;
   /** Enables or disables the item `id` (a disabled item says why in its title). */
   enable(id: string, enabled: boolean, why?: string): void;
-  /** The text of the menu's button. */
-  label(text: string): void;
 }
 
 let closerInstalled = false;
@@ -59,9 +57,6 @@ export function menu(id: string, text: string, items: readonly MenuItem[]): Menu
       b.disabled = !enabled;
       if (enabled || why === undefined) b.removeAttribute('title');
       else b.title = why;
-    },
-    label(t) {
-      summary.textContent = t;
     },
   };
 }

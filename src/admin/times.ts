@@ -7,7 +7,7 @@ import { h } from './dom';
 const FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** ms since the epoch of a ts in µs (a bigint or number), or NaN when `ts` is not one. */
-export function tsMillis(ts: JsonValue | undefined): number {
+function tsMillis(ts: JsonValue | undefined): number {
   if (typeof ts === 'bigint') return Number(ts / 1000n);
   if (typeof ts === 'number' && Number.isFinite(ts)) return Math.floor(ts / 1000);
   return NaN;
