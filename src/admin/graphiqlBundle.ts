@@ -7,7 +7,7 @@
 import { createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { GraphiQL, type GraphiQLProps } from 'graphiql';
-import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
+import { buildClientSchema, getIntrospectionQuery, isSpecifiedScalarType, printType, type IntrospectionQuery } from 'graphql';
 import type { GraphiqlHost } from './graphiqlLoader';
 
 const FIRST_QUERY = `# GraphQL on the selected database: its imported schema (see the Docs, the book icon on the left).
@@ -41,7 +41,9 @@ const host: GraphiqlHost = {
   async schemaText(fetcher) {
     const answer = (await fetcher({ query: getIntrospectionQuery(), operationName: 'IntrospectionQuery' })) as { data?: IntrospectionQuery | null; errors?: { message: string }[] };
     if (!answer.data) throw new Error(answer.errors?.[0]?.message ?? 'The server answered the introspection query without a schema.');
-    return printSchema(buildClientSchema(answer.data));
+    // Its types, without the directive definitions and built-in scalars every Flora schema has.
+    const types = Object.values(buildClientSchema(answer.data).getTypeMap()).filter((t) => !t.name.startsWith('__') && !isSpecifiedScalarType(t));
+    return types.map(printType).join('\n\n');
   },
 };
 
