@@ -132,6 +132,7 @@ test('the dashboard, signed in with the root secret, end to end', { skip: SKIP, 
     await page().click('#documents tbody tr');
     await see('#document-json', '9007199254740993'); // exact: no rounding through a JS number
     await see('#document-view .leaf', "var: 'x'"); // data, not evaluated as Var("x")
+    assert.match((await page().locator('#document-view .leaf', { hasText: /^ts: / }).textContent()) ?? '', /^ts: \d{16} \(.*\d:\d\d:\d\d.*\)$/, 'the ts with the time it is');
     await shot('05-document');
   });
 
