@@ -4,7 +4,9 @@
 import type { JsonValue } from '../wire/expr';
 import { h } from './dom';
 
-const FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+let format: Intl.DateTimeFormat | undefined;
+/** Local date and time to the second; the formatter made on first use, off the first screen's path. */
+const local = (ms: number): string => (format ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })).format(ms);
 
 /** ms since the epoch of a ts in µs (a bigint or number), or NaN when `ts` is not one. */
 function tsMillis(ts: JsonValue | undefined): number {
@@ -16,7 +18,7 @@ function tsMillis(ts: JsonValue | undefined): number {
 /** `ts` (µs) as a local date and time; the value as it came when it is not a time. */
 export function humanTs(ts: JsonValue | undefined): string {
   const ms = tsMillis(ts);
-  return Number.isNaN(ms) ? String(ts ?? '') : FORMAT.format(ms);
+  return Number.isNaN(ms) ? String(ts ?? '') : local(ms);
 }
 
 /** What the title of a shown time says: the raw ts and the same instant in UTC. */
@@ -34,5 +36,5 @@ export function tsElement(ts: JsonValue | undefined): HTMLElement {
 /** A <time> of an ISO instant (an API's `time_start`, say): local text, the instant as sent on hover. */
 export function instantElement(iso: string): HTMLElement {
   const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? h('span', {}, iso) : h('time', { datetime: iso, title: iso }, FORMAT.format(ms));
+  return Number.isNaN(ms) ? h('span', {}, iso) : h('time', { datetime: iso, title: iso }, local(ms));
 }
