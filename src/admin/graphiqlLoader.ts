@@ -14,6 +14,8 @@ export interface GraphiqlHost {
    * schema. A new `session` starts a fresh GraphiQL (its query kept, its answers and errors gone).
    */
   render(element: HTMLElement, fetcher: GraphqlFetcher, session: string): void;
+  /** The types of the schema `fetcher`'s database serves, as SDL (read by introspection); an Error with the server's message when it has none. */
+  schemaText(fetcher: GraphqlFetcher): Promise<string>;
 }
 
 declare global {

@@ -1,9 +1,10 @@
-// The GraphQL tab: import a schema (typed, or read from a .graphql/.gql file) into the selected
-// database in one of the three modes, an override confirmed first with what it deletes; below it,
-// GraphiQL on that database's /graphql, its bundle fetched the first time the tab is shown.
+// The GraphQL tab: GraphiQL on the selected database's /graphql (its bundle fetched the first time
+// the tab is shown), the schema it serves as SDL, and below them the import of a schema (typed, or
+// read from a .graphql/.gql file) in one of the three modes, an override confirmed first with what
+// it deletes; the import is folded away once the database has a schema.
 
 import type { FloraClient } from './client';
-import { h } from './dom';
+import { h, replace } from './dom';
 import { loadGraphiql } from './graphiqlLoader';
 import { IMPORT_MODES, graphqlFetcher, importMadeQuery, importSchema, overrideWarning, readImportMade, type ImportMode } from './graphqlQueries';
 import { attempt, show } from './messages';
@@ -50,12 +51,33 @@ export function graphqlPanel(): Panel {
   const playground = h('div', { id: 'graphiql' }, h('p', { class: 'loading' }, 'Loading GraphiQL…'));
   const playgroundBox = h('div', { id: 'graphiql-messages', class: 'messages' });
 
+  const current = h('pre', { id: 'current-schema', class: 'fsl' });
+  const currentNote = h('p', { class: 'hint', id: 'current-schema-note' });
+  const importDetails = h('details', { id: 'import-details' }, h('summary', {}, 'Import a schema'), form, box);
+
   let imports = 0;
-  /** GraphiQL on the current database: (re)rendered with a new fetcher, so it re-reads the schema. */
+  /** GraphiQL on the current database: (re)rendered with a new fetcher, so it re-reads the schema; the schema it serves printed. */
   const showGraphiql = async () => {
     const c = client!;
     const host = await attempt(playgroundBox, 'load GraphiQL', loadGraphiql);
-    if (host && client === c) host.render(playground, graphqlFetcher(c), `${c.path.join('/')}#${imports}`);
+    if (!host || client !== c) return;
+    const fetcher = graphqlFetcher(c);
+    host.render(playground, fetcher, `${c.path.join('/')}#${imports}`);
+    const db = pathLabel(c.path);
+    try {
+      const sdlText = await host.schemaText(fetcher);
+      if (client !== c) return;
+      current.textContent = sdlText;
+      currentNote.textContent = `What ${db} serves: the imported types with those Flora adds (pages, inputs).`;
+    } catch (err) {
+      if (client !== c) return;
+      current.textContent = '';
+      const message = (err as Error).message;
+      // The server's answer when the database has none (src/graphql/execute.ts).
+      const none = message.startsWith('No GraphQL schema');
+      currentNote.textContent = none ? `${message} Import one under Import a schema below.` : `Could not read the schema: ${message}`;
+      if (none) importDetails.open = true;
+    }
   };
 
   file.addEventListener('change', () => {
@@ -82,7 +104,7 @@ export function graphqlPanel(): Panel {
         if (!window.confirm(overrideWarning(db, readImportMade(value)))) return show(box, 'Override cancelled: nothing was changed.', 'notice');
       }
       const answer = await importSchema(c, text, mode);
-      show(box, `${answer} (${mode}, database ${db}): GraphiQL below uses it now.`, 'notice');
+      show(box, `${answer} (${mode}, database ${db}): GraphiQL above uses it now.`, 'notice');
       imports++;
       void showGraphiql();
     });
@@ -92,17 +114,23 @@ export function graphqlPanel(): Panel {
     'section',
     { id: 'graphql-panel', class: 'panel' },
     h('h2', {}, 'GraphQL ', scope),
-    form,
-    box,
-    h('h3', {}, 'GraphiQL'),
     playgroundBox,
     playground,
+    h('h3', {}, 'Current schema'),
+    currentNote,
+    current,
+    importDetails,
   );
   return {
     id: 'graphql',
     label: 'GraphQL',
     element,
     open(c) {
+      if (client?.path.join('/') !== c.path.join('/')) {
+        importDetails.open = false; // opened again below if this database has no schema
+        replace(current);
+        currentNote.textContent = '';
+      }
       client = c;
       scope.textContent = `in ${pathLabel(c.path)}`;
       void showGraphiql();

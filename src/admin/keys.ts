@@ -3,6 +3,7 @@
 // says what stops working.
 
 import type { FloraClient } from './client';
+import { tsElement } from './times';
 import { h, replace } from './dom';
 import type { Panel } from './panel';
 import { attempt, show } from './messages';
@@ -28,9 +29,9 @@ export function keysPanel(): Panel {
       const id = refId(field(key, 'ref'));
       const revoke = h('button', { type: 'button', class: 'revoke', 'data-id': id, onclick: () => void revokeOne(id, roleText(field(key, 'role'))) }, 'Revoke');
       const label = field(field(key, 'data'), 'name');
-      return h('tr', { 'data-id': id }, h('td', {}, id), h('td', {}, roleText(field(key, 'role'))), h('td', {}, typeof label === 'string' ? label : ''), h('td', {}, String(field(key, 'ts') ?? '')), h('td', {}, revoke));
+      return h('tr', { 'data-id': id }, h('td', {}, id), h('td', {}, roleText(field(key, 'role'))), h('td', {}, typeof label === 'string' ? label : ''), h('td', {}, tsElement(field(key, 'ts'))), h('td', {}, revoke));
     });
-    replace(table, h('thead', {}, h('tr', {}, h('th', {}, 'id'), h('th', {}, 'role'), h('th', {}, 'name'), h('th', {}, 'created (ts)'), h('th', {}))), h('tbody', {}, ...rows));
+    replace(table, h('thead', {}, h('tr', {}, h('th', {}, 'id'), h('th', {}, 'role'), h('th', {}, 'name'), h('th', {}, 'created'), h('th', {}))), h('tbody', {}, ...rows));
     const partial = partialListNote(page.value, 'keys');
     if (partial) table.append(h('caption', { class: 'partial' }, partial));
   };

@@ -3,6 +3,7 @@
 // and the file of a Complete one downloaded through its presigned URL (which needs no secret).
 
 import type { FloraClient } from './client';
+import { instantElement } from './times';
 import { h, replace } from './dom';
 import { FINAL_STATES, getExport, listExports, recentRecords, requestExport, type LogExport } from './logQueries';
 import { attempt, show } from './messages';
@@ -28,7 +29,7 @@ function exportRow(job: LogExport): HTMLElement {
     { 'data-id': job.request_id, 'data-state': job.state },
     h('td', { class: 'id' }, job.request_id),
     h('td', {}, job.database ?? `${job.region_group ?? ''} (all)`),
-    h('td', {}, `${job.time_start} → ${job.time_end}`),
+    h('td', {}, instantElement(job.time_start), ' → ', instantElement(job.time_end)),
     h('td', { class: 'state' }, job.state),
     h('td', { class: 'number' }, job.records === undefined ? '' : String(job.records)),
     h('td', {}, file),

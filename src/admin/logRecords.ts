@@ -1,5 +1,6 @@
 // Query-log records (the export file's fields, log-export.md §B.3) as rows of the Query log tab,
-// and its filters: a database path prefix, a status (ok, errors, a code), a slowness threshold.
+// and its filters: a database path prefix, a status (ok, errors, a code), a slowness threshold, a
+// method, and whether requests that ran no query are shown.
 // Pure, so that a filter's parsing and matching are tested without a browser.
 
 import { parseTs } from '../logs/record';
@@ -80,6 +81,13 @@ export interface LogFilter {
   slowMs: number | null;
   /** Also the dashboard's own log reads. */
   own: boolean;
+  /** Only this HTTP method (upper case); '' = any. */
+  method: string;
+  /**
+   * Leave out successful requests that ran no query (no FQL shape): the dashboard's page files, job
+   * and log API calls. A failed one stays (a refused secret, say).
+   */
+  queriesOnly: boolean;
 }
 
 export interface FilterInput {
@@ -87,6 +95,8 @@ export interface FilterInput {
   status: string;
   slow: string;
   own: boolean;
+  method?: string;
+  queriesOnly?: boolean;
 }
 
 /** The filter a user typed, or an Error whose message says what to type instead. */
@@ -109,11 +119,18 @@ export function parseFilter(input: FilterInput, regionGroup = ''): LogFilter {
     if (!/^\d+(\.\d+)?$/.test(slow)) throw new Error(`The slow-query threshold '${input.slow}' is not a number of milliseconds, e.g. 100.`);
     slowMs = Number(slow);
   }
-  return { database, status, slowMs, own: input.own };
+  const method = (input.method ?? '').trim().toUpperCase();
+  if (method !== '' && !/^[A-Z]+$/.test(method)) throw new Error(`The method filter '${input.method}' is not an HTTP method such as GET or POST.`);
+  return { database, status, slowMs, own: input.own, method, queriesOnly: input.queriesOnly ?? false };
 }
+
+/** A successful request that ran no query: what `queriesOnly` leaves out. */
+export const ranNoQuery = (row: LogRow): boolean => row.shape === '' && row.status < 400;
 
 export function matches(row: LogRow, f: LogFilter): boolean {
   if (!f.own && row.source === OWN_SOURCE) return false;
+  if (f.method !== '' && row.method !== f.method) return false;
+  if (f.queriesOnly && ranNoQuery(row)) return false;
   if (f.database.length) {
     const names = row.database === '' ? [] : row.database.split('/');
     if (names.length < f.database.length || f.database.some((n, i) => names[i] !== n)) return false;

@@ -75,3 +75,12 @@ export function replaceDocument(collection: string, id: string, data: JsonValue)
 export function createDocument(collection: string, data: JsonValue): JsonValue {
   return obj({ create: fql(`Collection(${str(collection)})`), params: obj({ object: obj({ data }) }) });
 }
+
+export const getCollection = (name: string): JsonValue => fql(`Get(Collection(${str(name)}))`);
+/** CreateCollection with `params` already an expression (collectionSettings.collectionParams). */
+export const createCollection = (params: JsonValue): JsonValue => obj({ create_collection: params });
+/** Update of collection `name` with `params` already an expression. */
+export const updateCollection = (name: string, params: JsonValue): JsonValue => obj({ update: fql(`Collection(${str(name)})`), params });
+export const deleteCollection = (name: string): JsonValue => fql(`Delete(Collection(${str(name)}))`);
+/** Every document of a collection counted (reads them all: run when asked). */
+export const countDocuments = (name: string): JsonValue => fql(`Count(Documents(Collection(${str(name)})))`);

@@ -14,6 +14,8 @@ import { attempt, describeError, show } from './messages';
 import { fql } from './queries';
 import { pathLabel, prettyJson } from './values';
 import { highlightPieces } from './highlight';
+import { markMistake, summaryMistake, type MarkedPiece, type Mistake } from './mistakes';
+import { tsElement } from './times';
 import { valueTree } from './valueTree';
 
 type Language = 'v4' | 'v10';
@@ -51,12 +53,27 @@ export function queryEditor(): Panel {
     }
   });
   const coloured = h('pre', { id: 'query-highlight', class: 'highlight', 'aria-hidden': 'true' });
+  /** The mistake the last run pointed at, marked in the editor until the text changes. */
+  let mistake: Mistake | null = null;
   const paint = () => {
+    const pieces: MarkedPiece[] = mistake ? markMistake(highlightPieces(source.value), mistake) : highlightPieces(source.value);
     // A final newline would not give the <pre> its last empty line: the space keeps the heights equal.
-    replace(coloured, ...highlightPieces(source.value).map((p) => h('span', { class: p.kind }, p.text)), ' ');
+    replace(coloured, ...pieces.map((p) => h('span', { class: p.mistake ? `${p.kind} mistake` : p.kind }, p.text)), ' ');
     coloured.scrollTop = source.scrollTop;
   };
-  source.addEventListener('input', paint);
+  /** Marks `m` in the editor and puts the cursor at its start. */
+  const markAt = (m: Mistake | null) => {
+    mistake = m;
+    paint();
+    if (m) {
+      source.focus();
+      source.setSelectionRange(m.offset, m.offset);
+    }
+  };
+  source.addEventListener('input', () => {
+    mistake = null;
+    paint();
+  });
   source.addEventListener('scroll', () => (coloured.scrollTop = source.scrollTop));
   const scope = h('span', { id: 'query-scope' });
   const box = h('div', { class: 'messages' });
@@ -64,7 +81,9 @@ export function queryEditor(): Panel {
   const asFql = h('pre', { id: 'result-fql', class: 'result' });
   const asJson = h('pre', { id: 'result-json', class: 'result json' });
   const metrics = h('table', { id: 'metrics' });
-  const showMetrics = (m: Record<string, string>) => replace(metrics, ...Object.entries(m).map(([k, v]) => h('tr', {}, h('th', {}, k.replace(/^x-/, '')), h('td', {}, v))));
+  // txn_ts (µs) also as a time people read.
+  const showMetrics = (m: Record<string, string>) =>
+    replace(metrics, ...Object.entries(m).map(([k, v]) => h('tr', {}, h('th', {}, k.replace(/^x-/, '')), h('td', {}, k === 'txn_ts' && /^\d+$/.test(v) ? tsElement(BigInt(v)) : v))));
 
   const runV10 = async () => {
     show(box, null);
@@ -76,8 +95,10 @@ export function queryEditor(): Panel {
       showMetrics(answer.metrics);
     } catch (err) {
       // A query that ran and failed: its summary says what and where; a refused request: one line.
-      if (err instanceof FloraError && err.summary && !err.forbidden && !err.unauthorized) replace(box, h('pre', { class: 'error summary', role: 'alert' }, `${err.code}: ${err.description}\n\n${err.summary}`));
-      else show(box, describeError(err, 'run the query'));
+      if (err instanceof FloraError && err.summary && !err.forbidden && !err.unauthorized) {
+        replace(box, h('pre', { class: 'error summary', role: 'alert' }, `${err.code}: ${err.description}\n\n${err.summary}`));
+        markAt(summaryMistake(source.value, err.summary));
+      } else show(box, describeError(err, 'run the query'));
     }
   };
 
@@ -86,12 +107,16 @@ export function queryEditor(): Panel {
     replace(asFql);
     replace(asJson);
     replace(metrics);
+    markAt(null);
     if (language.value === 'v10') return runV10();
     let expr: JsonValue;
     try {
       expr = fql(source.value);
     } catch (err) {
-      show(box, err instanceof FqlJsError ? `Syntax: ${err.message}` : String(err));
+      if (!(err instanceof FqlJsError)) return show(box, String(err));
+      // Its excerpt and caret keep their lines; the mistake is marked in the editor too.
+      replace(box, h('pre', { class: 'error summary', role: 'alert' }, `Syntax: ${err.message}`));
+      markAt({ offset: err.offset, length: 1 });
       return;
     }
     const c = client!;

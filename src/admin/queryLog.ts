@@ -8,7 +8,7 @@ import type { FloraClient } from './client';
 import { lineChart } from './chart';
 import { h, replace } from './dom';
 import { logExports } from './logExports';
-import { coveredWindow, matches, parseFilter, toRow, type LogFilter, type LogRow } from './logRecords';
+import { coveredWindow, matches, parseFilter, ranNoQuery, toRow, type LogFilter, type LogRow } from './logRecords';
 import { RECENT_LIMIT, recentRecords } from './logQueries';
 import { attempt, show } from './messages';
 import type { Panel } from './panel';
@@ -30,7 +30,7 @@ function rowElement(r: LogRow, pick: (r: LogRow) => void): HTMLElement {
   const cls = r.status >= 400 ? 'status-error' : 'status-ok';
   return h(
     'tr',
-    { 'data-status': String(r.status), 'data-database': r.database, 'data-time': String(r.timeMs), title: 'Click for the whole record', onclick: () => pick(r) },
+    { 'data-status': String(r.status), 'data-method': r.method, 'data-database': r.database, 'data-time': String(r.timeMs), title: 'Click for the whole record', onclick: () => pick(r) },
     h('td', { title: r.ts }, clock(r.ms, true)),
     h('td', {}, r.database || '(root)'),
     h('td', {}, r.method),
@@ -47,6 +47,8 @@ export function queryLogPanel(): Panel {
   const status = h('input', { id: 'log-status', placeholder: 'ok, errors or a code (404)', autocomplete: 'off' });
   const slow = h('input', { id: 'log-slow', inputmode: 'numeric', placeholder: 'e.g. 100', autocomplete: 'off' });
   const own = h('input', { type: 'checkbox', id: 'log-own' });
+  const method = h('select', { id: 'log-method' }, ...['', 'POST', 'GET', 'PUT', 'PATCH', 'DELETE'].map((m) => h('option', { value: m }, m || 'any')));
+  const queriesOnly = h('input', { type: 'checkbox', id: 'log-queries-only', checked: true });
   const minutes = h('select', { id: 'log-minutes' }, ...WINDOWS.map((m) => h('option', { value: String(m), selected: m === 15 }, m < 60 ? `last ${m} minutes` : `last ${m / 60} hour(s)`)));
   const live = h('input', { type: 'checkbox', id: 'log-live', checked: true });
   const refresh = h('button', { type: 'button', id: 'log-refresh' }, 'Refresh now');
@@ -56,6 +58,8 @@ export function queryLogPanel(): Panel {
     h('label', {}, 'Database (path prefix) ', database),
     h('label', {}, 'Status ', status),
     h('label', {}, 'Slow: at least (ms) ', slow),
+    h('label', {}, 'Method ', method),
+    h('label', { title: "Requests with no FQL shape that succeeded: the dashboard's own page files, job and log API calls" }, queriesOnly, ' only requests that ran a query (and errors)'),
     h('label', {}, minutes),
     h('label', {}, live, ' live (every 3 s)'),
     refresh,
@@ -73,14 +77,17 @@ export function queryLogPanel(): Panel {
   let rows: LogRow[] = [];
   let readAt = Date.now();
   let regionGroup = '';
-  let filter: LogFilter = parseFilter({ database: '', status: '', slow: '', own: false });
+  const typed = () => ({ database: database.value, status: status.value, slow: slow.value, own: own.checked, method: method.value, queriesOnly: queriesOnly.checked });
+  let filter: LogFilter = parseFilter(typed());
   let timer: ReturnType<typeof setInterval> | undefined;
   let loading = false;
 
   const render = () => {
     const shown = rows.filter((r) => matches(r, filter));
     const { fromMs, cut } = coveredWindow(rows, readAt, Number(minutes.value) * 60_000, RECENT_LIMIT);
+    const noQuery = filter.queriesOnly ? rows.filter(ranNoQuery).length : 0;
     summary.textContent = `${shown.length} matching request(s) of ${rows.length} read from the ${minutes.selectedOptions[0]?.textContent ?? ''}` +
+      (noQuery ? ` (${noQuery} that ran no query left out)` : '') +
       (cut ? ` (only the newest ${RECENT_LIMIT}, since ${clock(fromMs)})` : '') +
       (shown.length > SHOWN_ROWS ? `; the newest ${SHOWN_ROWS} are listed.` : '.') + ` Updated ${clock(readAt)}.`;
     const series = buckets(shown.map((r) => ({ ms: r.ms, value: r.timeMs })), fromMs, readAt, Math.max(1, readAt - fromMs) / CHART_BUCKETS);
@@ -100,14 +107,14 @@ export function queryLogPanel(): Panel {
         ],
       }),
     );
-    const head = ['time', 'database', 'method', 'status', 'time (ms)', 'ops c/r/w', 'bytes in/out', 'FQL shape'];
+    const head = ['time', 'database', 'method', 'status', 'time (ms)', 'ops c/r/w', 'bytes in/out', 'FQL shape (empty: no query ran)'];
     replace(table, h('thead', {}, h('tr', {}, ...head.map((t) => h('th', {}, t)))), h('tbody', {}, ...shown.slice(0, SHOWN_ROWS).map((r) => rowElement(r, pick))));
     if (shown.length === 0) table.append(h('caption', {}, rows.length ? 'No request matches the filters.' : 'No requests in this window yet.'));
   };
 
   const applyFilters = () => {
     try {
-      filter = parseFilter({ database: database.value, status: status.value, slow: slow.value, own: own.checked }, regionGroup);
+      filter = parseFilter(typed(), regionGroup);
       show(filterBox, null);
     } catch (err) {
       show(filterBox, (err as Error).message);

@@ -6,6 +6,7 @@
 import type { JsonValue } from '../wire/expr';
 import { renderValue } from '../fqljs/render';
 import { h } from './dom';
+import { humanTs } from './times';
 
 /** Levels unfolded when the tree is first shown. */
 const OPEN_LEVELS = 3;
@@ -29,7 +30,9 @@ function node(label: string | null, v: JsonValue, depth: number): HTMLElement {
   const key = label === null ? null : h('span', { class: 'key' }, `${label}: `);
   const children: [string, JsonValue][] | null = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : v instanceof Map ? entriesOf(v) : null;
   if (children === null || children.length === 0) {
-    return h('div', { class: 'leaf' }, key, h('span', { class: leafClass(v) }, renderValue(v, { width: 1e9 })));
+    // A document's ts (µs) also as a time people read, after the value to copy into At().
+    const when = label === 'ts' && typeof v === 'bigint' && h('span', { class: 'when' }, ` (${humanTs(v)})`);
+    return h('div', { class: 'leaf' }, key, h('span', { class: leafClass(v) }, renderValue(v, { width: 1e9 })), when);
   }
   const summary = Array.isArray(v) ? `[${children.length} item${children.length === 1 ? '' : 's'}]` : `{${children.length} field${children.length === 1 ? '' : 's'}}`;
   return h(

@@ -42,6 +42,10 @@ export interface DashboardSession {
   unexpectedErrors(statuses: readonly number[]): string[];
   /** Types a query in the editor (its tab opened) and runs it with Ctrl+Enter. */
   runQuery(source: string): Promise<void>;
+  /** Picks `item` (its id) from the menu `menu` (its id): opens the menu, clicks the item. */
+  choose(menu: string, item: string): Promise<void>;
+  /** Creates database `name` inside the selected one with New database (it is then selected). */
+  createDatabase(name: string): Promise<void>;
   /** Answers the next confirmation dialog (accepted unless `accept` is false) and returns its message once it came. */
   confirmNext(accept?: boolean): () => string;
 }
@@ -126,6 +130,16 @@ export function dashboardSession(flora: () => FloraProcess, options: SessionOpti
       await p.fill('#query', source);
       await p.focus('#query');
       await p.keyboard.press('Control+Enter');
+    },
+    async choose(menu, item) {
+      await session.page.click(`#${menu} > summary`);
+      await session.page.click(`#${item}`);
+    },
+    async createDatabase(name) {
+      await session.page.click('#new-db');
+      await session.page.fill('#new-db-name', name);
+      await session.page.click('#create-db button[type=submit]');
+      await session.page.locator('#create-db-dialog').waitFor({ ...STEP, state: 'detached' });
     },
     confirmNext(accept = true) {
       let asked = '';

@@ -56,12 +56,16 @@ test('the query editor runs FQL v10', { skip: SKIP, timeout: 120_000 }, async (t
       await textOf('#query-panel pre.error.summary', 'abort'),
       'abort: Query aborted.\n\nerror: Query aborted.\nat *query*:1:6\n  |\n1 | abort("no")\n  |      ^^^^^^\n  |\n\nAbort value:\n"no"',
     );
+    // Marked in the editor where the summary points: abort's argument list.
+    assert.equal((await page().locator('#query-highlight .mistake').allTextContents()).join(''), '("no")');
     await shot('fql10-02-error');
     await runQuery('1 +');
     assert.equal(
       await textOf('#query-panel pre.error.summary', 'invalid_query'),
       'invalid_query: The query failed 1 validation check\n\nerror: Expected expression\nat *query*:1:4\n  |\n1 | 1 +\n  |    ^\n  |',
     );
+    // At the end of the text: a marked space after it.
+    assert.equal(await page().evaluate(() => document.querySelector('#query-highlight .mistake')?.previousSibling?.textContent), '+');
     assert.equal(await page().locator('#result-fql').textContent(), '');
   });
 

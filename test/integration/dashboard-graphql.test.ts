@@ -37,6 +37,11 @@ async function runGraphql(text: string): Promise<void> {
 
 const RESULT = '#graphiql .graphiql-response .result-window';
 
+/** Unfolds Import a schema (folded once the database has a schema). */
+async function openImport(): Promise<void> {
+  if ((await page().locator('#import-details').getAttribute('open')) === null) await page().click('#import-details > summary');
+}
+
 test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_000 }, async (t) => {
   const fetched: string[] = [];
 
@@ -44,10 +49,8 @@ test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_0
     page().on('request', (r) => fetched.push(new URL(r.url()).pathname));
     await signIn(file.flora.secret);
     await see('#db-tree button.db', '(root)');
-    await page().fill('#new-db-name', 'app');
-    await page().click('#create-db button[type=submit]');
-    await see('#databases .notice', 'Created database app.');
-    await page().click('#db-tree button[data-path="app"]');
+    await ui.createDatabase('app');
+    await see('#databases .notice', 'Created database app: it is selected');
     assert.deepEqual(fetched.filter((p) => p.startsWith('/admin/graphiql')), []);
   });
 
@@ -86,8 +89,14 @@ test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_0
     assert.equal(await page().inputValue('#schema-text'), SCHEMA);
     assert.ok(await page().isChecked('#import-mode-merge'), 'merge is the default');
     await page().click('#import-schema button[type=submit]');
-    await see('#import-messages .notice', 'Schema imported successfully. (merge, database app)');
+    await see('#import-messages .notice', 'Schema imported successfully. (merge, database app): GraphiQL above uses it now.');
     assert.doesNotMatch((await page().locator('#import-messages').textContent()) ?? '', /Basic /, 'the secret is not shown');
+    // The schema it serves, printed under GraphiQL (which comes first on the tab).
+    await see('#current-schema', 'allUsers');
+    await see('#current-schema', 'email: String!');
+    await see('#current-schema-note', 'What app serves');
+    const graphiqlFirst = await page().evaluate(() => !!(document.getElementById('graphiql')!.compareDocumentPosition(document.getElementById('import-schema')!) & Node.DOCUMENT_POSITION_FOLLOWING));
+    assert.ok(graphiqlFirst, 'GraphiQL above the import');
     await shot('graphql-03-imported');
   });
 
@@ -133,13 +142,18 @@ test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_0
     await openTab('graphql');
     await see('#graphql-scope', 'in (root)');
     await see(RESULT, 'No GraphQL schema has been imported into this database.');
+    await see('#current-schema-note', 'No GraphQL schema has been imported into this database. Import one under Import a schema below.');
+    assert.notEqual(await page().locator('#import-details').getAttribute('open'), null, 'the import unfolded: the database has no schema');
     await page().click('#db-tree button[data-path="app"]');
     await see('#graphql-scope', 'in app');
+    await see('#current-schema', 'allUsers');
+    assert.equal(await page().locator('#import-details').getAttribute('open'), null, 'folded: the database has a schema');
     await runGraphql('{ allUsers { data { email } } }');
     await see(RESULT, '"email": "ann@example.com"');
   });
 
   await t.test('override asks first, naming what it deletes; dismissed, nothing changes; accepted, it is done', async () => {
+    await openImport();
     await page().check('#import-mode-override');
     const dismissed = confirmNext(false);
     await page().click('#import-schema button[type=submit]');
@@ -152,6 +166,7 @@ test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_0
     await see('#result-fql', '1');
 
     await openTab('graphql');
+    await openImport();
     await page().check('#import-mode-override');
     const accepted = confirmNext();
     await page().click('#import-schema button[type=submit]');
@@ -165,6 +180,7 @@ test('the GraphQL tab: schema import and GraphiQL', { skip: SKIP, timeout: 180_0
   await t.test("a key whose role may not import a schema: the tab says so", async () => {
     await signInWithRole('client');
     await openTab('graphql');
+    await openImport();
     await page().fill('#schema-text', SCHEMA);
     await page().click('#import-schema button[type=submit]');
     await see('#import-messages .error', "Not allowed: the signed-in key's role cannot import the schema (Insufficient privileges");

@@ -27,11 +27,17 @@ const createDocs = (collection: string, docs: unknown[], secret: string) =>
 const dbButton = (path: string) => `#db-tree button.db[data-path="${path}"]`;
 const selected = (path: string) => page().locator(`#db-tree button.db.selected[data-path="${path}"]`).waitFor(STEP);
 
+/** Opens the selected database's dialog `id` from its menu, unless it is open (showing the last refusal). */
+async function dialog(id: 'rename-db' | 'move-db'): Promise<void> {
+  if (!(await page().locator(`#${id}`).isVisible())) await ui.choose('db-actions', `${id}-open`);
+}
 async function rename(to: string): Promise<void> {
+  await dialog('rename-db');
   await page().fill('#rename-db-name', to);
   await page().click('#rename-db button[type=submit]');
 }
 async function move(to: string): Promise<void> {
+  await dialog('move-db');
   await page().selectOption('#move-db-to', to);
   await page().click('#move-db button[type=submit]');
 }
@@ -88,7 +94,7 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
   await t.test('sign in: the tree shows the databases', async () => {
     await signIn(file.flora.secret);
     await page().locator(dbButton('shop')).waitFor(STEP);
-    assert.ok(await page().locator('#rename-db').isHidden(), 'the top database is not renamed from here');
+    assert.ok(await page().locator('#rename-db-open').isDisabled(), 'the top database is not renamed from here');
   });
 
   await t.test('rename: empty, taken, invalid and reserved names are refused, each with its reason; then renamed and kept selected', async () => {
@@ -111,18 +117,22 @@ test('the databases tree renames and moves; the Indexes tab lists, creates, buil
   });
 
   await t.test('move: into itself, a child, a taken name, or nowhere is refused, each explained; then moved two levels down and one up, kept selected', async () => {
-    await page().fill('#new-db-name', 'archive'); // store/archive: a child of the selected store
-    await page().click('#create-db button[type=submit]');
-    await see('#databases .notice', 'Created database store/archive.');
+    await ui.createDatabase('archive'); // store/archive: a child of the selected store, selected once made
+    await see('#databases .notice', 'Created database store/archive: it is selected');
+    await selected('store/archive');
+    await page().click(dbButton('store'));
+    await dialog('move-db');
     await page().click('#move-db button[type=submit]');
     await see('#databases .error', 'Choose the database to move it into.');
     await move('store');
     await see('#databases .error', 'Cannot move database store into itself or one of its own children.');
     await move('store/archive');
     await see('#databases .error', 'Cannot move database store into itself or one of its own children.');
+    await page().keyboard.press('Escape'); // the dialog, still open with the refusal, closed
     await page().click(dbButton('archive'));
     await move('store');
     await see('#databases .error', 'store already has a database named archive.');
+    await page().keyboard.press('Escape'); // the dialog, still open with the refusal, closed
     await page().click(dbButton('blog'));
     await move('store/archive');
     await see('#databases .notice', 'Moved database blog into store/archive: it is now store/archive/blog.');

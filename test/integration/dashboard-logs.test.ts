@@ -28,7 +28,14 @@ async function query(secret: string, body: unknown): Promise<{ status: number; t
 
 /** The data-* attributes of the query log's rows as they are now. */
 const logRows = () =>
-  page().$$eval('#log-table tbody tr', (trs) => trs.map((tr) => ({ status: Number(tr.getAttribute('data-status')), database: tr.getAttribute('data-database') ?? '', time: Number(tr.getAttribute('data-time')) })));
+  page().$$eval('#log-table tbody tr', (trs) =>
+    trs.map((tr) => ({
+      status: Number(tr.getAttribute('data-status')),
+      database: tr.getAttribute('data-database') ?? '',
+      time: Number(tr.getAttribute('data-time')),
+      method: tr.getAttribute('data-method') ?? '',
+      shape: tr.querySelector('td.shape')?.textContent ?? '',
+    })));
 
 /** The file a click on `selector` downloads. */
 async function downloaded(selector: string): Promise<Buffer> {
@@ -112,6 +119,17 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
     await shot('logs-02-slow-filter');
     await page().fill('#log-slow', '');
     assert.ok((await logRows()).length >= all, 'cleared, the filters show everything again');
+    // The dashboard's own page files (GET, no query) are left out unless asked for; a method narrows.
+    assert.ok((await logRows()).every((r) => r.shape !== '' || r.status >= 400), 'only requests that ran a query, and errors');
+    await page().uncheck('#log-queries-only');
+    rows = await logRows();
+    assert.ok(rows.some((r) => r.method === 'GET' && r.shape === '' && r.status === 200), 'the page files are there when asked for');
+    await page().selectOption('#log-method', 'GET');
+    rows = await logRows();
+    assert.ok(rows.length >= 1 && rows.every((r) => r.method === 'GET'), JSON.stringify(rows));
+    await shot('logs-02b-method-filter');
+    await page().selectOption('#log-method', '');
+    await page().check('#log-queries-only');
   });
 
   await t.test('a mistake in a filter gets a message saying what to type', async () => {

@@ -45,10 +45,8 @@ test('the Schema tab shows and pushes FSL files', { skip: SKIP, timeout: 180_000
   await t.test('a new database has no schema files', async () => {
     await signIn(file.flora.secret);
     await see('#db-tree button.db', '(root)');
-    await page().fill('#new-db-name', 'shop');
-    await page().click('#create-db button[type=submit]');
-    await see('#databases .notice', 'Created database shop.');
-    await page().click('#db-tree button[data-path="shop"]');
+    await ui.createDatabase('shop');
+    await see('#databases .notice', 'Created database shop: it is selected');
     await openTab('schema');
     await see('#schema-scope', 'in shop');
     assert.equal(await text('#schema-files .empty'), 'No schema files: the database has no collections, functions, roles or access providers.');

@@ -86,6 +86,22 @@ test('filters: database by whole path segments, status ok/errors/code, slow ≥ 
   assert.deepEqual(pick(filter('shop', 'errors', '10')), ['shop/eu:404'], 'filters combine');
 });
 
+test('filters: a method, and requests that ran no query left out (but not failed ones)', () => {
+  const rows = [
+    row({ method: 'POST', shape: 'Get(Ref(Collection("a"), "1"))', status: 200 }),
+    row({ method: 'GET', shape: '', status: 200 }),
+    row({ method: 'POST', shape: '', status: 401 }),
+    row({ method: 'GET', shape: '', status: 404 }),
+  ];
+  const pick = (method: string, queriesOnly: boolean) =>
+    rows.filter((r) => matches(r, parseFilter({ database: '', status: '', slow: '', own: false, method, queriesOnly }))).map((r) => `${r.method}:${r.status}`);
+  assert.deepEqual(pick('', false), ['POST:200', 'GET:200', 'POST:401', 'GET:404']);
+  assert.deepEqual(pick(' get ', false), ['GET:200', 'GET:404'], 'any case, spaces ignored');
+  assert.deepEqual(pick('', true), ['POST:200', 'POST:401', 'GET:404']);
+  assert.deepEqual(pick('POST', true), ['POST:200', 'POST:401']);
+  assert.throws(() => parseFilter({ database: '', status: '', slow: '', own: false, method: 'GET /' }), /^Error: The method filter 'GET \/' is not an HTTP method such as GET or POST\.$/);
+});
+
 test('filters: each mistake gets a message that says what to type', () => {
   assert.throws(() => filter('shop//eu'), /has an empty name in it: write a path such as app\/tenant1/);
   assert.throws(() => filter('', 'bad'), /^Error: The status filter 'bad' is not one of: ok, errors, or an HTTP code such as 404\.$/);

@@ -7,7 +7,7 @@ import { parseJson } from '../../src/wire/json';
 import { wireText } from '../../src/fqljs/wireText';
 import { literal, partialListNote, prettyJson, refId } from '../../src/admin/values';
 import type { JsonValue } from '../../src/wire/expr';
-import { parseDocumentData } from '../../src/admin/documents';
+import { parseDocumentData } from '../../src/admin/dataJson';
 import { documentPage } from '../../src/admin/queries';
 import { highlightPieces } from '../../src/admin/highlight';
 
