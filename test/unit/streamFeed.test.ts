@@ -88,9 +88,10 @@ test('Insert/Remove of past versions are history rewrites; history collection is
 test('a listener that throws breaks neither the commit nor the other listeners', async () => {
   await withStore(async (store) => {
     const seen: bigint[] = [];
-    const errors: unknown[] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => errors.push(args);
+    const errors: string[] = [];
+    // The failure is said through the server log (src/diag/log.ts), which writes to stderr.
+    const original = process.stderr.write;
+    process.stderr.write = ((line: string | Uint8Array) => errors.push(String(line)) > 0) as typeof process.stderr.write;
     try {
       store.onCommit(() => {
         throw new Error('boom');
@@ -99,10 +100,11 @@ test('a listener that throws breaks neither the commit nor the other listeners',
       const r = await store.run(async (txn) => txn.putVersion(doc(1n), 'create', data([])));
       assert.deepEqual(seen, [r.ts]);
       assert.equal(errors.length, 1);
+      assert.match(errors[0]!, /^flora: commit listener failed: Error: boom/);
       const read = await store.run(async (txn) => txn.getVersion(doc(1n)));
       assert.equal(read.result?.action, 'create');
     } finally {
-      console.error = original;
+      process.stderr.write = original;
     }
   });
 });
