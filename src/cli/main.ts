@@ -69,6 +69,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   return start(rest);
 }
 
+/**
+ * Whether a configuration that failed to load asked for JSON logs (flag, else environment), so that
+ * its error reaches a log shipper as JSON too; read leniently, since the configuration did not load.
+ */
+function asksForJsonLog(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  for (let i = args.length - 1; i >= 0; i--) {
+    const a = args[i]!;
+    if (a.startsWith('--log-format=')) return a.slice('--log-format='.length).toLowerCase() === 'json';
+    if (a === '--log-format') return args[i + 1]?.toLowerCase() === 'json';
+  }
+  return env.FLORA_LOG_FORMAT?.toLowerCase() === 'json';
+}
+
 /** `storage`: the URL of the embedded PostgreSQL this process started, in place of `--storage embedded-postgres`. */
 async function start(args: readonly string[], storage?: string): Promise<number> {
   let config;
@@ -76,7 +89,10 @@ async function start(args: readonly string[], storage?: string): Promise<number>
     config = loadConfig(args, process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`flora: ${err.message}\n\nRun 'flora --help' for the options.\n`);
+      if (asksForJsonLog(args, process.env)) {
+        configureLog({ format: 'json', worker: 'main', secrets: [] });
+        log.error(err.message, { help: "Run 'flora --help' for the options." });
+      } else process.stderr.write(`flora: ${err.message}\n\nRun 'flora --help' for the options.\n`);
       return err.exitCode;
     }
     throw err;

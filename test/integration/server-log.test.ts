@@ -122,3 +122,19 @@ test('a bad --log-format is refused before anything starts: exit 2, the flag and
   assert.equal(run.status, 2, run.stderr);
   assert.equal(run.stderr, "flora: Invalid log format 'xml' (from --log-format): expected text or json.\n\nRun 'flora --help' for the options.\n");
 });
+
+test('with JSON logs asked for, a configuration error is one JSON event too (exit 2)', () => {
+  const run = spawnSync(process.execPath, [FLORA_BIN, 'start', '--port', 'eighty', '--data-dir', '/nonexistent/flora'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, FLORA_NO_BUILD_CHECK: '1', FLORA_LOG_FORMAT: 'json' },
+  });
+  assert.equal(run.status, 2, run.stderr);
+  const lines = run.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, run.stderr);
+  const event = JSON.parse(lines[0]!) as Record<string, unknown>;
+  assert.equal(event.level, 'error');
+  assert.equal(event.worker, 'main');
+  assert.match(String(event.msg), /port/i);
+  assert.equal(event.help, "Run 'flora --help' for the options.");
+});
