@@ -62,13 +62,9 @@ export function buildRecord(entry: RequestLogEntry, nowMs: number, opts: RecordO
     `,"TRACEPARENT":${JSON.stringify(entry.traceparent ?? '')},"TS":"${formatTs(nowMs)}","TXN_RETRIES":${int(m?.txnRetries)}` +
     // Always present (empty when none), so that the last `_db` of a line is never a tag's.
     `,"_db":"${entry.database ? entry.database.id : ''}"` +
-    `${entry.path === undefined ? '' : `,"_path":${JSON.stringify(clip(opts.redactor.scrub(entry.path)))}`}}`
+    `${entry.path === undefined ? '' : `,"_path":${opts.redactor.pathLiteral(entry.path)}`}}`
   );
 }
-
-/** A path is kept to this many characters (a request line may be far longer). */
-const PATH_MAX = 512;
-const clip = (s: string): string => (s.length > PATH_MAX ? `${s.slice(0, PATH_MAX - 1)}…` : s);
 
 function tagsJson(tags: RequestLogEntry['tags'], redactor: Redactor): string {
   if (!tags) return '{}';
