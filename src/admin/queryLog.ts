@@ -1,8 +1,8 @@
 // The Query log tab: the newest requests of every database the signed-in key sees (time, database,
 // method, path, status, time, ops, bytes, FQL shape; a row opens its whole record), newest first,
-// narrowed by database, status, slowness, method and path; a chart of requests/s and latency percentiles over
-// the window; refreshed live (every few seconds while the tab is shown and the page visible).
-// Below it, the log exports.
+// narrowed by database, status, slowness, method and path; a chart of requests/s and latency
+// percentiles over the window; refreshed live (every few seconds while the tab is shown and the page
+// visible). Below it, the log exports.
 
 import type { FloraClient } from './client';
 import { lineChart } from './chart';
