@@ -78,6 +78,7 @@ export const POSTGRES_PASS = [
   'integration/isolation.test',
   'integration/jwt.test',
   'integration/logs.test',
+  'integration/logs-recent.test',
   'integration/old-drivers.test',
   'integration/permissions.test',
   'integration/renames.test',

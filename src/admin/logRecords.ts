@@ -1,6 +1,6 @@
 // Query-log records (the export file's fields, log-export.md §B.3) as rows of the Query log tab,
 // and its filters: a database path prefix, a status (ok, errors, a code), a slowness threshold, a
-// method, and whether requests that ran no query are shown.
+// method, a request path, and whether requests that ran no query are shown.
 // Pure, so that a filter's parsing and matching are tested without a browser.
 
 import { parseTs } from '../logs/record';
@@ -15,6 +15,8 @@ export interface LogRow {
   /** The database path below the region group (`app/tenant`; '' = the top database or none). */
   database: string;
   method: string;
+  /** The request's path (`_recent`'s REQUEST_PATH), '' for a record of a version that kept none. */
+  path: string;
   status: number;
   timeMs: number;
   computeOps: number;
@@ -48,6 +50,7 @@ export function toRow(record: Record<string, unknown>): LogRow {
     ms: parseTs(ts),
     database: db.slice(1).join('/'),
     method: text(record.REQUEST_METHOD),
+    path: text(record.REQUEST_PATH),
     status: Number(text(record.RESPONSE_CODE)) || 0,
     timeMs: num(record.QUERY_TIME_MS),
     computeOps: num(record.COMPUTE_OPS),
@@ -83,6 +86,8 @@ export interface LogFilter {
   own: boolean;
   /** Only this HTTP method (upper case); '' = any. */
   method: string;
+  /** Only requests whose path contains this text ('' = any); a record without a path never matches one. */
+  path: string;
   /**
    * Leave out successful requests that ran no query (no FQL shape): the dashboard's page files, job
    * and log API calls. A failed one stays (a refused secret, say).
@@ -96,6 +101,7 @@ export interface FilterInput {
   slow: string;
   own: boolean;
   method?: string;
+  path?: string;
   queriesOnly?: boolean;
 }
 
@@ -121,7 +127,7 @@ export function parseFilter(input: FilterInput, regionGroup = ''): LogFilter {
   }
   const method = (input.method ?? '').trim().toUpperCase();
   if (method !== '' && !/^[A-Z]+$/.test(method)) throw new Error(`The method filter '${input.method}' is not an HTTP method such as GET or POST.`);
-  return { database, status, slowMs, own: input.own, method, queriesOnly: input.queriesOnly ?? false };
+  return { database, status, slowMs, own: input.own, method, path: (input.path ?? '').trim(), queriesOnly: input.queriesOnly ?? false };
 }
 
 /** A successful request that ran no query: what `queriesOnly` leaves out. */
@@ -130,6 +136,7 @@ export const ranNoQuery = (row: LogRow): boolean => row.shape === '' && row.stat
 export function matches(row: LogRow, f: LogFilter): boolean {
   if (!f.own && row.source === OWN_SOURCE) return false;
   if (f.method !== '' && row.method !== f.method) return false;
+  if (f.path !== '' && !row.path.includes(f.path)) return false;
   if (f.queriesOnly && ranNoQuery(row)) return false;
   if (f.database.length) {
     const names = row.database === '' ? [] : row.database.split('/');

@@ -1,8 +1,8 @@
 // The Query log tab: the newest requests of every database the signed-in key sees (time, database,
-// method, status, time, ops, bytes, FQL shape; a row opens its whole record), newest first,
-// narrowed by database, status and slowness; a chart of requests/s and latency percentiles over
-// the window; refreshed live (every few seconds while the tab is shown and the page visible).
-// Below it, the log exports.
+// method, path, status, time, ops, bytes, FQL shape; a row opens its whole record), newest first,
+// narrowed by database, status, slowness, method and path; a chart of requests/s and latency
+// percentiles over the window; refreshed live (every few seconds while the tab is shown and the page
+// visible). Below it, the log exports.
 
 import type { FloraClient } from './client';
 import { lineChart } from './chart';
@@ -30,10 +30,12 @@ function rowElement(r: LogRow, pick: (r: LogRow) => void): HTMLElement {
   const cls = r.status >= 400 ? 'status-error' : 'status-ok';
   return h(
     'tr',
-    { 'data-status': String(r.status), 'data-method': r.method, 'data-database': r.database, 'data-time': String(r.timeMs), title: 'Click for the whole record', onclick: () => pick(r) },
+    { 'data-status': String(r.status), 'data-method': r.method, 'data-path': r.path, 'data-database': r.database, 'data-time': String(r.timeMs), title: 'Click for the whole record', onclick: () => pick(r) },
     h('td', { title: r.ts }, clock(r.ms, true)),
     h('td', {}, r.database || '(root)'),
     h('td', {}, r.method),
+    // A record logged before paths were kept has none.
+    h('td', { class: 'path', title: r.path || 'not recorded (logged by an earlier version)' }, r.path || '–'),
     h('td', { class: cls }, String(r.status)),
     h('td', { class: 'number' }, String(r.timeMs)),
     h('td', { class: 'number', title: 'compute / read / write ops' }, `${r.computeOps} / ${r.readOps} / ${r.writeOps}`),
@@ -48,6 +50,7 @@ export function queryLogPanel(): Panel {
   const slow = h('input', { id: 'log-slow', inputmode: 'numeric', placeholder: 'e.g. 100', autocomplete: 'off' });
   const own = h('input', { type: 'checkbox', id: 'log-own' });
   const method = h('select', { id: 'log-method' }, ...['', 'POST', 'GET', 'PUT', 'PATCH', 'DELETE'].map((m) => h('option', { value: m }, m || 'any')));
+  const path = h('input', { id: 'log-path', placeholder: 'e.g. /query/1 or graphql', autocomplete: 'off' });
   const queriesOnly = h('input', { type: 'checkbox', id: 'log-queries-only', checked: true });
   const minutes = h('select', { id: 'log-minutes' }, ...WINDOWS.map((m) => h('option', { value: String(m), selected: m === 15 }, m < 60 ? `last ${m} minutes` : `last ${m / 60} hour(s)`)));
   const live = h('input', { type: 'checkbox', id: 'log-live', checked: true });
@@ -59,6 +62,7 @@ export function queryLogPanel(): Panel {
     h('label', {}, 'Status ', status),
     h('label', {}, 'Slow: at least (ms) ', slow),
     h('label', {}, 'Method ', method),
+    h('label', {}, 'Path (contains) ', path),
     h('label', { title: "Requests with no FQL shape that succeeded: the dashboard's own page files, job and log API calls" }, queriesOnly, ' only requests that ran a query (and errors)'),
     h('label', {}, minutes),
     h('label', {}, live, ' live (every 3 s)'),
@@ -77,7 +81,7 @@ export function queryLogPanel(): Panel {
   let rows: LogRow[] = [];
   let readAt = Date.now();
   let regionGroup = '';
-  const typed = () => ({ database: database.value, status: status.value, slow: slow.value, own: own.checked, method: method.value, queriesOnly: queriesOnly.checked });
+  const typed = () => ({ database: database.value, status: status.value, slow: slow.value, own: own.checked, method: method.value, path: path.value, queriesOnly: queriesOnly.checked });
   let filter: LogFilter = parseFilter(typed());
   let timer: ReturnType<typeof setInterval> | undefined;
   let loading = false;
@@ -107,7 +111,7 @@ export function queryLogPanel(): Panel {
         ],
       }),
     );
-    const head = ['time', 'database', 'method', 'status', 'time (ms)', 'ops c/r/w', 'bytes in/out', 'FQL shape (empty: no query ran)'];
+    const head = ['time', 'database', 'method', 'path', 'status', 'time (ms)', 'ops c/r/w', 'bytes in/out', 'FQL shape (empty: no query ran)'];
     replace(table, h('thead', {}, h('tr', {}, ...head.map((t) => h('th', {}, t)))), h('tbody', {}, ...shown.slice(0, SHOWN_ROWS).map((r) => rowElement(r, pick))));
     if (shown.length === 0) table.append(h('caption', {}, rows.length ? 'No request matches the filters.' : 'No requests in this window yet.'));
   };

@@ -22,9 +22,11 @@ export interface LogRange {
   startMs: number;
   endMs: number;
   dbs: ReadonlySet<string> | null;
+  /** Lines in `_recent`'s form, with REQUEST_PATH where the record has a path (record.ts recentLine); never for an export. */
+  paths?: boolean;
 }
 
-/** One step of a scan: exported lines (each ending in a newline), how many, bytes of the log gone through so far. */
+/** One step of a scan: exported lines (each ending in a newline; see LogRange.paths), how many, bytes of the log gone through so far. */
 export interface ScanBatch {
   text: string;
   records: number;

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { LogRange, LogSource, RangeScan, ScanBatch } from './backend';
 import { filesInRange, removeExpired } from './files';
-import { exportedLine, formatTs, lineDb, lineTs } from './record';
+import { exportedLine, formatTs, lineDb, lineTs, recentLine } from './record';
 
 /** Lines longer than this are not records (the writer never makes them): skipped. */
 const MAX_LINE = 1024 * 1024;
@@ -20,6 +20,7 @@ export class FileLogSource implements LogSource {
     const lo = formatTs(range.startMs);
     const hi = formatTs(range.endMs);
     const filter = range.dbs;
+    const form = range.paths ? recentLine : exportedLine;
     return {
       bytesTotal: files.reduce((n, f) => n + f.size, 0),
       async *[Symbol.asyncIterator](): AsyncIterator<ScanBatch> {
@@ -44,7 +45,7 @@ export class FileLogSource implements LogSource {
                   const db = lineDb(line);
                   if (db === undefined || !filter.has(db)) continue;
                 }
-                out += `${exportedLine(line)}\n`;
+                out += `${form(line)}\n`;
                 records++;
               }
               carry = text.length - from > MAX_LINE ? '' : text.slice(from);

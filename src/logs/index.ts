@@ -195,13 +195,13 @@ export class LogSystem {
   }
 
   /**
-   * The newest `limit` records (exported lines, newest first) from `startMs` until now, of the
+   * The newest `limit` records (exported lines with REQUEST_PATH, newest first) from `startMs` until now, of the
    * databases `dbs` (scope ids as text; null = every record). This process's records are written
    * first; another process's may lag by up to its flush interval.
    */
   async recent(startMs: number, dbs: ReadonlySet<string> | null, limit: number): Promise<string[]> {
     await this.flush();
-    return newestLines(await this.backend.source.scan({ startMs, endMs: Date.now() + 1, dbs }), limit);
+    return newestLines(await this.backend.source.scan({ startMs, endMs: Date.now() + 1, dbs, paths: true }), limit);
   }
 
   /** Tells the other processes how far this one's log is written (shared stores). */

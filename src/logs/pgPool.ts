@@ -14,8 +14,10 @@ export const CHUNKS_TABLE = 'flora_log_export_chunks';
 export const IMPORTS_TABLE = 'flora_query_log_imports';
 
 const SCHEMA = [
-  // The query log: the exported line (without `_db`), its TS and database (scope id, '' = none).
+  // The query log: the exported line (without `_db` and `_path`), its TS and database (scope id, '' = none).
   `CREATE TABLE IF NOT EXISTS ${LOG_TABLE} (id bigserial NOT NULL, ts_ms bigint NOT NULL, db text NOT NULL, line text NOT NULL)`,
+  // The request's path (record.ts `_path`), for `_recent`: NULL in rows of versions that kept none.
+  `ALTER TABLE ${LOG_TABLE} ADD COLUMN IF NOT EXISTS path text`,
   // Exports read a time range in (ts_ms, id) order; retention deletes by ts_ms.
   `CREATE INDEX IF NOT EXISTS ${LOG_TABLE}_ts ON ${LOG_TABLE} (ts_ms, id)`,
   // Watermarks: how far each live process's log is written (backend.ts Watermarks).

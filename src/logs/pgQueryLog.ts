@@ -14,7 +14,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { LogRange, LogSink, LogSource, RangeScan, ScanBatch } from './backend';
 import { LOG_TABLE, retrying, unavailable } from './pgPool';
-import { exportedLine, lineDb, lineTs, parseTs } from './record';
+import { exportedLine, lineDb, linePath, lineTs, parseTs, withRequestPath } from './record';
 
 /** Rows of one INSERT statement at most (a batch of the writer may be larger). */
 const INSERT_ROWS = 2000;
@@ -22,16 +22,17 @@ const HOUR_MS = 3_600_000;
 /** Rows deleted per statement by retention, so no statement runs long. */
 const DELETE_ROWS = 10_000;
 
-/** Rows of the log table: TS (ms), database, exported line. */
+/** Rows of the log table: TS (ms), database, exported line, request path (null: a record of an earlier version). */
 export interface LogRows {
   ts: number[];
   dbs: string[];
   lines: string[];
+  paths: (string | null)[];
 }
 
 /** The rows of stored lines (record.ts); what is not a whole record (a torn write, '') is skipped. */
 export function logRows(stored: readonly string[]): LogRows {
-  const rows: LogRows = { ts: [], dbs: [], lines: [] };
+  const rows: LogRows = { ts: [], dbs: [], lines: [], paths: [] };
   for (const line of stored) {
     const stamp = lineTs(line);
     const ms = stamp === undefined ? NaN : parseTs(stamp);
@@ -39,6 +40,7 @@ export function logRows(stored: readonly string[]): LogRows {
     rows.ts.push(ms);
     rows.dbs.push(lineDb(line) ?? '');
     rows.lines.push(exportedLine(line));
+    rows.paths.push(linePath(line) ?? null);
   }
   return rows;
 }
@@ -47,8 +49,8 @@ export function logRows(stored: readonly string[]): LogRows {
 export async function insertRows(client: Pick<PoolClient, 'query'>, rows: LogRows): Promise<void> {
   for (let i = 0; i < rows.lines.length; i += INSERT_ROWS) {
     await client.query({
-      text: `INSERT INTO ${LOG_TABLE} (ts_ms, db, line) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])`,
-      values: [rows.ts.slice(i, i + INSERT_ROWS), rows.dbs.slice(i, i + INSERT_ROWS), rows.lines.slice(i, i + INSERT_ROWS)],
+      text: `INSERT INTO ${LOG_TABLE} (ts_ms, db, line, path) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])`,
+      values: [rows.ts, rows.dbs, rows.lines, rows.paths].map((column) => column.slice(i, i + INSERT_ROWS)),
     });
   }
 }
@@ -93,6 +95,7 @@ export class PgLogSource implements LogSource {
 
   async scan(range: LogRange, batchBytes = 1024 * 1024): Promise<RangeScan> {
     const pool = this.pool;
+    const paths = range.paths === true;
     const dbs = range.dbs ? [...range.dbs] : null;
     const where = `ts_ms >= $1 AND ts_ms < $2${dbs ? ' AND db = ANY($3::text[])' : ''}`;
     const params: unknown[] = [range.startMs, range.endMs, ...(dbs ? [dbs] : [])];
@@ -112,9 +115,9 @@ export class PgLogSource implements LogSource {
         let scanned = 0;
         for (;;) {
           const page = await retrying(() =>
-            pool.query<{ id: string; ts_ms: string; line: string }>({
+            pool.query<{ id: string; ts_ms: string; line: string; path: string | null }>({
               text:
-                `SELECT id, ts_ms, line FROM ${LOG_TABLE} WHERE ${where} AND (ts_ms, id) > ($${after}::bigint, $${after + 1}::bigint) ` +
+                `SELECT id, ts_ms, line${paths ? ', path' : ''} FROM ${LOG_TABLE} WHERE ${where} AND (ts_ms, id) > ($${after}::bigint, $${after + 1}::bigint) ` +
                 `ORDER BY ts_ms, id LIMIT ${pageRows}`,
               values: [...params, ...cursor],
             }),
@@ -123,7 +126,7 @@ export class PgLogSource implements LogSource {
           if (rows.length === 0) return;
           let text = '';
           for (const row of rows) {
-            text += `${row.line}\n`;
+            text += `${paths ? withRequestPath(row.line, row.path === null ? undefined : JSON.stringify(row.path)) : row.line}\n`;
             scanned += Buffer.byteLength(row.line) + 1;
           }
           const last = rows[rows.length - 1];

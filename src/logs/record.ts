@@ -1,8 +1,10 @@
 // One query-log record: the fields of log-export.md §B.3's exported file, keys in alphabetical order,
-// one JSON object per line. On disk a record carries one internal field after them, `_db` (the
-// scope id of its database, which survives renames and moves), used to decide who may export it; the
-// exporter strips it. Keys sort so that `TS` and `_db` are the last two: a line's time and database
-// are found from its end without parsing it.
+// one JSON object per line. On disk a record carries internal fields after them, which the exporter
+// strips: `_db` (the scope id of its database, which survives renames and moves), used to decide who
+// may export it, then `_path` (the request's path, which Fauna's format has no field for), which
+// `_recent` shows as REQUEST_PATH. Keys sort so that `TS` and `_db` come last but for `_path`: a
+// line's time and database are found from its end without parsing it. Lines of earlier versions
+// have no `_path`.
 
 import type { RequestLogEntry } from './types';
 import type { Redactor } from './redact';
@@ -59,7 +61,8 @@ export function buildRecord(entry: RequestLogEntry, nowMs: number, opts: RecordO
     `,"RESPONSE_CODE":"${int(entry.status)}","TAGS":${tagsJson(entry.tags, opts.redactor)}` +
     `,"TRACEPARENT":${JSON.stringify(entry.traceparent ?? '')},"TS":"${formatTs(nowMs)}","TXN_RETRIES":${int(m?.txnRetries)}` +
     // Always present (empty when none), so that the last `_db` of a line is never a tag's.
-    `,"_db":"${entry.database ? entry.database.id : ''}"}`
+    `,"_db":"${entry.database ? entry.database.id : ''}"` +
+    `${entry.path === undefined ? '' : `,"_path":${opts.redactor.pathLiteral(entry.path)}`}}`
   );
 }
 
@@ -98,8 +101,52 @@ export function lineDb(line: string): string | undefined {
   return end <= start ? undefined : line.slice(start, end);
 }
 
-/** The exported form of a stored line: without `_db`. */
+/** The exported form of a stored line: without `_db` and `_path`. */
 export function exportedLine(line: string): string {
   const i = line.lastIndexOf(DB_KEY);
   return i < 0 ? line : `${line.slice(0, i)}}`;
+}
+
+const PATH_KEY = ',"_path":';
+
+/**
+ * A stored line's `_path` as its JSON string literal, or undefined (a line of an earlier version).
+ * Looked for only right after `_db`'s value: an earlier line's tag may be named `_path`.
+ */
+function pathLiteral(line: string): string | undefined {
+  const i = line.lastIndexOf(DB_KEY);
+  if (i < 0) return undefined;
+  const end = line.indexOf('"', i + DB_KEY.length) + 1;
+  return end > 0 && line.startsWith(PATH_KEY, end) ? line.slice(end + PATH_KEY.length, -1) : undefined;
+}
+
+/** A stored line's request path, or undefined when it has none (a line of an earlier version). */
+export function linePath(line: string): string | undefined {
+  const literal = pathLiteral(line);
+  if (literal === undefined) return undefined;
+  try {
+    const path: unknown = JSON.parse(literal);
+    return typeof path === 'string' ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const CODE_KEY = ',"RESPONSE_CODE":"';
+
+/**
+ * `_recent`'s form of an exported line: with Flora's REQUEST_PATH (a JSON string literal) in its
+ * alphabetical place, after REQUEST_METHOD; unchanged when the path is not known. The first
+ * RESPONSE_CODE key is the record's own: every field before it is a string or an array of strings
+ * (REQUEST_HEADERS is an object's text), and only TAGS after it has keys of the client's choosing.
+ */
+export function withRequestPath(exported: string, literal: string | undefined): string {
+  if (literal === undefined) return exported;
+  const i = exported.indexOf(CODE_KEY);
+  return i < 0 ? exported : `${exported.slice(0, i)},"REQUEST_PATH":${literal}${exported.slice(i)}`;
+}
+
+/** `_recent`'s form of a stored line: exported, with REQUEST_PATH when the line has a path. */
+export function recentLine(line: string): string {
+  return withRequestPath(exportedLine(line), pathLiteral(line));
 }

@@ -17,6 +17,8 @@ export const LOGGED_HEADERS: readonly string[] = [
 
 const LOGGED: ReadonlySet<string> = new Set(LOGGED_HEADERS);
 const HEADER_VALUE_MAX = 256;
+/** A request path is kept to this many characters (a request line may be far longer). */
+const PATH_MAX = 512;
 const HIDDEN = '***';
 /** The headers that carry the client's last transaction time, a new number with every request. */
 const TXN_FIELDS: ReadonlyMap<string, string> = new Map([['x-last-seen-txn', 'x_last_seen_txn'], ['x-last-txn-ts', 'x_last_txn_ts']]);
@@ -35,6 +37,8 @@ export class Redactor {
   private readonly secrets: readonly string[];
   /** Cache key → the record's literal, and that literal without its closing `}"` (to append the txn). */
   private readonly cache = new Map<string, { literal: string; open: string; empty: boolean }>();
+  /** Request path → its literal: clients repeat a few paths (`/`, `/query/1`), and scrubbing costs a regex run. */
+  private readonly paths = new Map<string, string>();
 
   /** `secrets`: literal values that must never be logged (the root secret). Ones under 4 characters are ignored. */
   constructor(secrets: readonly string[] = []) {
@@ -45,6 +49,18 @@ export class Redactor {
   scrub(value: string): string {
     for (const s of this.secrets) if (value.includes(s)) return HIDDEN;
     return value.replace(SECRET_PATTERN, HIDDEN);
+  }
+
+  /** A request path as a JSON string literal: scrubbed, clipped to PATH_MAX characters. */
+  pathLiteral(path: string): string {
+    let literal = this.paths.get(path);
+    if (literal === undefined) {
+      const scrubbed = this.scrub(path);
+      literal = JSON.stringify(scrubbed.length > PATH_MAX ? `${scrubbed.slice(0, PATH_MAX - 1)}…` : scrubbed);
+      if (this.paths.size >= CACHE_MAX) this.paths.clear();
+      this.paths.set(path, literal);
+    }
+    return literal;
   }
 
   /** REQUEST_HEADERS: a JSON object serialised as a string (log-export.md §B.3). */

@@ -33,6 +33,11 @@ export interface RequestLogEntry {
   ts?: number;
   /** Upper-case HTTP method. */
   method: string;
+  /**
+   * The request's path, without its query string (`/`, `/query/1`, `/graphql`): kept with the
+   * record for `_recent` (REQUEST_PATH), never exported (Fauna's format has no field for it).
+   */
+  path?: string;
   /** Lower-case request headers. The logger keeps only harmless ones and scrubs their values. */
   headers: Readonly<Record<string, string>>;
   /** HTTP status sent. */

@@ -71,7 +71,7 @@ export async function serveJobRequest(
       answer = reply.fail(e?.status ?? 500, e?.message ?? 'Internal error.', e?.headers);
     }
   }
-  logger.log({ method: ctx.method, headers: ctx.headers, ...answer, bytesIn, queryTimeMs: Date.now() - startedMs, traceparent });
+  logger.log({ method: ctx.method, path: ctx.path, headers: ctx.headers, ...answer, bytesIn, queryTimeMs: Date.now() - startedMs, traceparent });
 }
 
 /** The answer to an error (undefined: an internal error, 500). */

@@ -42,6 +42,7 @@ export async function serveDownload(logs: LogSystem, ctx: RequestContext, res: A
   logger.log({
     ts,
     method: ctx.method,
+    path: ctx.path,
     headers: ctx.headers,
     status,
     bytesIn: 0,

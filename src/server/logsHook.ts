@@ -31,6 +31,7 @@ function entryOf(ctx: RequestContext, outcome: Outcome, response: HttpResponse, 
   return {
     ts: doneMs,
     method: ctx.method,
+    path: ctx.path,
     headers: ctx.headers,
     status: response.status,
     bytesIn: outcome.bytesIn ?? (Number.isFinite(declaredIn) ? declaredIn : 0),

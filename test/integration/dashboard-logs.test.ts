@@ -1,6 +1,6 @@
 // The Query log and Jobs tabs in a real browser (headless Chromium through playwright-core): requests
 // made over HTTP (ok, failing, one heavy query, a refused secret) show up in the query log, each
-// filter narrows the list as it says (and each mistake in a filter gets its message), the chart has
+// filter narrows the list as it says, the request path among them (and each mistake in a filter gets its message), the chart has
 // points, refreshing is live and pauses while the page is hidden; a log export is requested, watched
 // to Complete and downloaded; an export job runs to completion and a file of it is downloaded; an
 // import job of that file plus one bad record shows its report; a backup runs with the root secret
@@ -34,6 +34,8 @@ const logRows = () =>
       database: tr.getAttribute('data-database') ?? '',
       time: Number(tr.getAttribute('data-time')),
       method: tr.getAttribute('data-method') ?? '',
+      path: tr.getAttribute('data-path') ?? '',
+      pathCell: tr.querySelector('td.path')?.textContent ?? '',
       shape: tr.querySelector('td.shape')?.textContent ?? '',
     })));
 
@@ -68,6 +70,9 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
     assert.equal(heavy.status, 200);
     heavyMs = heavy.timeMs;
     assert.equal((await query('not-a-secret', { add: [1, 1] })).status, 401);
+    // An FQL v10 query, to be told from the v4 ones by its path.
+    const v10 = await httpRequest(file.flora.url, { method: 'POST', path: '/query/1', headers: { authorization: `Bearer ${shop}` }, body: JSON.stringify({ query: 'orders.all().count()' }) });
+    assert.equal(v10.status, 200, v10.body);
     shopAdmin = JSON.parse((await query(root, { select: 'secret', from: { create_key: { object: { role: 'admin', database: { database: 'shop' } } } } })).body).resource;
     serverKey = JSON.parse((await query(root, { select: 'secret', from: { create_key: { object: { role: 'server' } } } })).body).resource;
   });
@@ -78,8 +83,11 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
     await openTab('logs');
     await see('#log-table tbody td.shape', 'to_string'); // the heavy query
     await see('#log-table tbody td', 'other');
+    await see('#log-table thead th', 'path');
     const rows = await logRows();
     assert.ok(rows.some((r) => r.status === 401 && r.database === ''), 'the refused secret is there (root sees requests of no database)');
+    assert.ok(rows.some((r) => r.path === '/query/1' && r.pathCell === '/query/1' && r.database === 'shop'), 'the v10 query, with its path');
+    assert.ok(rows.every((r) => r.path !== '' && r.pathCell === r.path), JSON.stringify(rows));
     assert.ok(rows.filter((r) => r.status === 400 && r.database === 'shop').length >= 2);
     const times = await page().$$eval('#log-table tbody td:first-child', (tds) => tds.map((td) => td.getAttribute('title') ?? ''));
     assert.deepEqual([...times].sort().reverse(), times, 'newest first');
@@ -128,6 +136,24 @@ test('the query log, log exports and jobs, end to end', { skip: SKIP, timeout: 1
     rows = await logRows();
     assert.ok(rows.length >= 1 && rows.every((r) => r.method === 'GET'), JSON.stringify(rows));
     await shot('logs-02b-method-filter');
+    await page().selectOption('#log-method', '');
+    // The path: anywhere in it, so a prefix works too; beside the method.
+    // (The dashboard's own FQL v10 queries are on /query/1 too.)
+    await page().fill('#log-path', '/query');
+    rows = await logRows();
+    assert.ok(rows.every((r) => r.path === '/query/1'), JSON.stringify(rows));
+    assert.ok(rows.some((r) => r.method === 'POST' && r.database === 'shop'), 'the v10 query');
+    await page().selectOption('#log-method', 'GET');
+    await see('#log-table caption', 'No request matches the filters.');
+    await page().fill('#log-path', '/admin');
+    rows = await logRows();
+    assert.ok(rows.length >= 1 && rows.every((r) => r.method === 'GET' && r.path.startsWith('/admin')), JSON.stringify(rows));
+    await page().selectOption('#log-method', '');
+    await page().fill('#log-path', '/');
+    rows = await logRows();
+    assert.ok(rows.some((r) => r.path === '/') && rows.some((r) => r.path === '/query/1'));
+    await shot('logs-02c-path-filter');
+    await page().fill('#log-path', '');
     await page().selectOption('#log-method', '');
     await page().check('#log-queries-only');
   });

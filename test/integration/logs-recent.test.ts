@@ -87,3 +87,35 @@ test('bad parameters, credentials and methods are refused with a message', async
   assert.equal(post.status, 405);
   assert.equal(post.headers.allow, 'GET');
 });
+
+test("each record has its request's path (REQUEST_PATH, without the query string): v4, v10, GraphQL, jobs, the log API", async () => {
+  await rootQuery({ create_database: { object: { name: 'paths' } } });
+  const secret = `${ROOT_SECRET}:paths:admin`;
+  const call = async (method: string, path: string, body?: string, status = 200) => {
+    const res = await httpRequest(srv.url, { method, path, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body });
+    assert.equal(res.status, status, `${path}: ${res.body}`);
+  };
+  await call('POST', '/', '{"add":[1,2]}');
+  await call('GET', `/?q=${encodeURIComponent('{"now":null}')}`);
+  await call('POST', '/query/1', JSON.stringify({ query: '1 + 1' }));
+  await call('POST', '/import', 'type Note { text: String! }\ntype Query { notes: [Note!] }');
+  await call('POST', '/graphql', JSON.stringify({ query: '{ notes { text } }' }));
+  await call('POST', '/api/v1/exports', '{"format":"fauna-simple"}', 202); // logged by the jobs' own route, in no database
+  const a = await recent('?database=us-std/paths&limit=10', secret);
+  assert.equal(a.status, 200, JSON.stringify(a.json));
+  const rs = records(a) as (LogRecord & { REQUEST_PATH?: string })[];
+  assert.deepEqual(
+    rs.map((r) => [r.REQUEST_METHOD, r.REQUEST_PATH, r.API_VERSION]),
+    [['POST', '/graphql', '4'], ['POST', '/import', '4'], ['POST', '/query/1', '10'], ['GET', '/', '4'], ['POST', '/', '4']],
+  );
+  for (const r of rs) {
+    const keys = Object.keys(r);
+    assert.deepEqual(keys, [...keys].sort(), 'REQUEST_PATH in its alphabetical place');
+    assert.equal(keys.length, 19);
+  }
+  const job = (records(await recent('?limit=20')) as (LogRecord & { REQUEST_PATH?: string })[]).find((r) => r.REQUEST_PATH === '/api/v1/exports');
+  assert.deepEqual([job?.REQUEST_METHOD, job?.RESPONSE_CODE], ['POST', '202'], 'the job request, seen by the root');
+  // The read itself is logged too, with its path and no query string.
+  const again = records(await recent('?database=us-std/paths&limit=1', secret)) as (LogRecord & { REQUEST_PATH?: string })[];
+  assert.deepEqual([again[0].REQUEST_METHOD, again[0].REQUEST_PATH], ['GET', '/api/v1/logs/_recent']);
+});

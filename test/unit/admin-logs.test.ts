@@ -60,6 +60,8 @@ test('a record as a row: the database below the region group, numbers, the dashb
   assert.equal(toRow(record({ REQUEST_HEADERS: JSON.stringify({ x_fauna_source: OWN_SOURCE }) })).source, OWN_SOURCE);
   assert.equal(toRow(record({ REQUEST_HEADERS: 'not json' })).source, '', 'a broken field reads as empty');
   assert.ok(Number.isNaN(toRow(record({ TS: 'yesterday' })).ms), 'a TS that is not one: no time');
+  assert.equal(toRow(record({ REQUEST_PATH: '/query/1' })).path, '/query/1');
+  assert.equal(toRow(record()).path, '', 'a record of an earlier version has no path');
 });
 
 const row = (over: Partial<LogRow>): LogRow => ({ ...toRow(record()), ...over });
@@ -100,6 +102,17 @@ test('filters: a method, and requests that ran no query left out (but not failed
   assert.deepEqual(pick('', true), ['POST:200', 'POST:401', 'GET:404']);
   assert.deepEqual(pick('POST', true), ['POST:200', 'POST:401']);
   assert.throws(() => parseFilter({ database: '', status: '', slow: '', own: false, method: 'GET /' }), /^Error: The method filter 'GET \/' is not an HTTP method such as GET or POST\.$/);
+});
+
+test('filters: a path contains the text typed (a prefix too); a record without a path matches only no filter', () => {
+  const rows = [row({ path: '/' }), row({ path: '/query/1' }), row({ path: '/graphql' }), row({ path: '/api/v1/logs/_recent' }), row({ path: '' })];
+  const pick = (path: string) => rows.filter((r) => matches(r, parseFilter({ database: '', status: '', slow: '', own: false, path }))).map((r) => r.path);
+  assert.deepEqual(pick(''), ['/', '/query/1', '/graphql', '/api/v1/logs/_recent', '']);
+  assert.deepEqual(pick('  '), pick(''), 'spaces only: no filter');
+  assert.deepEqual(pick('/query'), ['/query/1']);
+  assert.deepEqual(pick(' graphql '), ['/graphql'], 'anywhere in the path, spaces around ignored');
+  assert.deepEqual(pick('/'), ['/', '/query/1', '/graphql', '/api/v1/logs/_recent']);
+  assert.deepEqual(pick('/api/v1/'), ['/api/v1/logs/_recent']);
 });
 
 test('filters: each mistake gets a message that says what to type', () => {

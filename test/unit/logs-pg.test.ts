@@ -12,7 +12,7 @@ import { PgExportFiles } from '../../src/logs/pgExportFiles';
 import { openLogPool } from '../../src/logs/pgPool';
 import { PgLogSink, PgLogSource } from '../../src/logs/pgQueryLog';
 import { PgWatermarks } from '../../src/logs/pgWatermarks';
-import { buildRecord } from '../../src/logs/record';
+import { buildRecord, exportedLine, recentLine } from '../../src/logs/record';
 import { Redactor } from '../../src/logs/redact';
 import { startPostgres, type Postgres } from '../helpers/postgres';
 
@@ -82,6 +82,26 @@ test('records go in by batches and come out by range and database, in time order
   // Retention: whole hours that ended before the cutoff go.
   await source.removeBefore(H + 3_600_000 + 1800_000);
   assert.deepEqual((await scanned(source, 0, H + 9_000_000, null)).tags, ['c', 'anon']);
+});
+
+test('paths: kept in their own column, shown only in _recent\'s form; rows of a table made before it read without one', async () => {
+  const T = H + 10 * 3_600_000;
+  const entry = { method: 'POST', headers: {}, status: 200, bytesIn: 1, bytesOut: 1, queryTimeMs: 1 };
+  // A table of an earlier version: no path column, a row in it; the next start adds the column.
+  await pool.query('ALTER TABLE flora_query_log DROP COLUMN path');
+  const old = buildRecord({ ...entry, tags: { t: 'old' } }, T, opts);
+  await pool.query({ text: 'INSERT INTO flora_query_log (ts_ms, db, line) VALUES ($1, $2, $3)', values: [T, '', exportedLine(old)] });
+  await openLogPool(pg.url).then((again) => again.end());
+  const built = [buildRecord({ ...entry, path: '/query/1', tags: { t: 'v10' } }, T + 1, opts), buildRecord({ ...entry, path: '/a"b', tags: { t: 'odd' } }, T + 2, opts)];
+  await new PgLogSink(pool).write('2024-05-11T04', [Buffer.from(built.map((l) => `${l}\n`).join(''))]);
+  const read = async (paths: boolean) => {
+    const out: string[] = [];
+    for await (const b of await new PgLogSource(pool).scan({ startMs: T, endMs: T + 3, dbs: null, paths })) out.push(...b.text.split('\n').filter(Boolean));
+    return out;
+  };
+  assert.deepEqual(await read(false), [old, ...built].map(exportedLine), 'exports: the lines as ever');
+  assert.deepEqual(await read(true), [old, ...built].map(recentLine));
+  assert.deepEqual((await read(true)).map((l) => (JSON.parse(l) as { REQUEST_PATH?: string }).REQUEST_PATH), [undefined, '/query/1', '/a"b']);
 });
 
 test('export files: pieces per attempt; an earlier attempt\'s partial output goes with the next attempt', async () => {

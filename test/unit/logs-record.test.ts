@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildRecord, exportedLine, formatTs, lineDb, lineTs } from '../../src/logs/record';
+import { buildRecord, exportedLine, formatTs, lineDb, linePath, lineTs, recentLine } from '../../src/logs/record';
 import { Redactor } from '../../src/logs/redact';
 import type { RequestLogEntry } from '../../src/logs/types';
 
@@ -67,6 +67,56 @@ test('a tag named _db or TS cannot pass for the record\'s own', () => {
   assert.equal(lineDb(line), undefined);
   assert.equal(lineTs(line), '2024-05-10 18:05:42.871 Z');
   assert.deepEqual((JSON.parse(exportedLine(line)) as { TAGS: unknown }).TAGS, { a: 'b', _db: '7', TS: '9999' });
+});
+
+test('the path is kept after _db; the exported line is the same byte for byte as without it', () => {
+  const entry: RequestLogEntry = { ...base, database: { id: 42n, path: ['app'] }, fqlShape: 'Foo.all()', apiVersion: '10', tags: [['step', 'a1']] };
+  const withPath = buildRecord({ ...entry, path: '/query/1' }, at, opts);
+  assert.equal(withPath, `${buildRecord(entry, at, opts).slice(0, -1)},"_path":"/query/1"}`);
+  assert.equal(
+    exportedLine(withPath),
+    '{"API_VERSION":"10","BYTES_IN":10,"BYTES_OUT":20,"BYTE_READ_OPS":0,"BYTE_WRITE_OPS":0,"COMPUTE_OPS":0,"DATABASE":["us-std","app"],' +
+      '"FQL_SHAPE":"Foo.all()","QUERY_TIME_MS":3,"RATE_LIMITS_HIT":[],"REGION_GROUP":"us-std","REQUEST_HEADERS":"{}","REQUEST_METHOD":"POST",' +
+      '"RESPONSE_CODE":"200","TAGS":{"step":"a1"},"TRACEPARENT":"","TS":"2024-05-10 18:05:42.871 Z","TXN_RETRIES":0}',
+  );
+  assert.equal(lineDb(withPath), '42');
+  assert.equal(lineTs(withPath), '2024-05-10 18:05:42.871 Z');
+  assert.equal(linePath(withPath), '/query/1');
+  // A request in no database: `_db` is empty, the path is still found.
+  assert.equal(linePath(buildRecord({ ...base, path: '/' }, at, opts)), '/');
+});
+
+test("_recent's form: the exported line with REQUEST_PATH after REQUEST_METHOD, in alphabetical order", () => {
+  const line = buildRecord({ ...base, path: '/graphql', tags: [['RESPONSE_CODE', 'x'], ['_path', '/tag']] }, at, opts);
+  const recent = recentLine(line);
+  const rec = JSON.parse(recent) as Record<string, unknown>;
+  const keys = Object.keys(rec);
+  assert.deepEqual(keys, [...keys].sort(), 'alphabetical');
+  assert.equal(keys.length, 19);
+  assert.equal(rec.REQUEST_PATH, '/graphql');
+  assert.equal(rec.RESPONSE_CODE, '200');
+  assert.deepEqual(rec.TAGS, { RESPONSE_CODE: 'x', _path: '/tag' });
+  assert.equal(recent.replace(',"REQUEST_PATH":"/graphql"', ''), exportedLine(line));
+});
+
+test('a line of an earlier version (no _path) reads as before, whatever its tags are named', () => {
+  const old = buildRecord({ ...base, database: { id: 7n, path: ['app'] }, tags: [['a', 'b'], ['_path', '/x'], ['RESPONSE_CODE', '1']] }, at, opts);
+  assert.equal(old.endsWith(',"_db":"7"}'), true);
+  assert.equal(linePath(old), undefined);
+  assert.equal(recentLine(old), exportedLine(old));
+  assert.equal(lineDb(old), '7');
+});
+
+test('a path is escaped, scrubbed of secrets and clipped', () => {
+  const odd = '/a"b\\c\u0001';
+  const line = buildRecord({ ...base, path: odd }, at, opts);
+  assert.equal(linePath(line), odd);
+  assert.equal((JSON.parse(recentLine(line)) as { REQUEST_PATH: string }).REQUEST_PATH, odd);
+  assert.equal(linePath(buildRecord({ ...base, path: `/x/${KEY_SECRET}/y` }, at, opts)), '/x/***/y');
+  assert.equal(linePath(buildRecord({ ...base, path: '/x/Sup3rR00tK3y' }, at, opts)), '***', 'the root secret: hidden whole');
+  const long = linePath(buildRecord({ ...base, path: `/${'p'.repeat(5000)}` }, at, opts))!;
+  assert.equal(long.length, 512);
+  assert.equal(long.endsWith('p…'), true);
 });
 
 test('torn lines are not records', () => {
