@@ -147,10 +147,14 @@ async function checkVersion(tx: TxnContext, q: URLSearchParams): Promise<bigint>
   return current;
 }
 
-/** Admin and server secrets read and write schema, server-readonly ones read it; other secrets neither. */
+/**
+ * Admin secrets read and write schema; server and server-readonly ones read it (the core's
+ * ServerPermissions answers WriteSchema with false: SchemaABACSpec "requires admin keys to update
+ * schema"); other secrets neither.
+ */
 function checkPermission(tx: TxnContext, write: boolean): void {
   const s = tx.scope;
-  const roleOk = write ? s.role === 'admin' || s.role === 'server' : s.role === 'admin' || s.role === 'server' || s.role === 'server-readonly';
+  const roleOk = write ? s.role === 'admin' : s.role === 'admin' || s.role === 'server' || s.role === 'server-readonly';
   if (!roleOk || s.roles !== undefined || s.token !== undefined || s.jwt !== undefined || s.docScoped) throw FORBIDDEN();
 }
 

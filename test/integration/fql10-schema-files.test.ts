@@ -144,14 +144,19 @@ test('items changed through FQL are rewritten where the files have them (doc com
   assert.equal(now['shelf.fsl'], '// Shelves.\ncollection Shelf {\n  label: String\n  history_days 5\n}\n\n\n');
 });
 
-test('admin and server secrets push, a server-readonly one reads only, a client one neither; unknown routes and methods', async () => {
+test('admin secrets push; server and server-readonly ones read only (SchemaABACSpec), a client one neither; unknown routes and methods', async () => {
   const key = async (role: string) => makeKey(server.flora, role);
   const readonly = await key('server-readonly');
   assert.equal((await call('GET', '/schema/1/files', undefined, readonly)).status, 200);
   const denied = { status: 403, json: { error: { message: 'Access denied' } } };
   assert.deepEqual(await call('POST', '/schema/1/update?force=true', { 'books.fsl': BOOKS }, readonly), denied);
   assert.deepEqual(await call('GET', '/schema/1/files', undefined, await key('client')), denied);
-  assert.equal((await call('POST', '/schema/1/update?force=true', { 'books.fsl': BOOKS }, await key('server'))).status, 200);
+  const serverKey = await key('server');
+  assert.equal((await call('GET', '/schema/1/files', undefined, serverKey)).status, 200);
+  assert.deepEqual(await call('POST', '/schema/1/update?force=true', { 'books.fsl': BOOKS }, serverKey), denied);
+  assert.deepEqual(await call('POST', '/schema/1/staged/abandon?force=true', undefined, serverKey), denied);
+  assert.equal((await call('POST', '/schema/1/validate?force=true', { 'books.fsl': BOOKS }, serverKey)).status, 200);
+  assert.equal((await call('POST', '/schema/1/update?force=true', { 'books.fsl': BOOKS }, await key('admin'))).status, 200);
   assert.deepEqual(await files(), { 'books.fsl': BOOKS });
   assert.deepEqual(await call('GET', '/schema/1/nope'), { status: 404, json: { error: { message: 'Not found' } } });
   assert.deepEqual(await call('POST', '/schema/1/files'), { status: 405, json: { error: { message: 'Method not allowed' } } });

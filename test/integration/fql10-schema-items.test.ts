@@ -223,7 +223,7 @@ test('with a schema staged, an item write (a rename included) is staged; commit 
   assert.equal((await v10.query(fql`Bar.byId("1")!.a`)).data, 1);
 });
 
-test('a read-only secret reads items but writes none; a client secret does neither', async () => {
+test('server and read-only secrets read items but write none (SchemaABACSpec); a client secret does neither', async () => {
   const { call } = await database('perms');
   assert.equal((await call('POST', '/schema/1/items/functions', FSL.functions('id'))).status, 200);
   const as = async (role: string, method: string, path: string, body?: string) => {
@@ -232,5 +232,8 @@ test('a read-only secret reads items but writes none; a client secret does neith
   };
   assert.equal((await as('server-readonly', 'GET', '/schema/1/items/functions/id'))[0], 200);
   assert.deepEqual(await as('server-readonly', 'POST', '/schema/1/items/functions/id', FSL.functions('id')), [403, 'Access denied']);
+  assert.equal((await as('server', 'GET', '/schema/1/items/functions/id'))[0], 200);
+  assert.deepEqual(await as('server', 'POST', '/schema/1/items/functions/id', FSL.functions('id')), [403, 'Access denied']);
+  assert.deepEqual(await as('server', 'DELETE', '/schema/1/items/functions/id'), [403, 'Access denied']);
   assert.deepEqual(await as('client', 'GET', '/schema/1/items/functions/id'), [403, 'Access denied']);
 });
