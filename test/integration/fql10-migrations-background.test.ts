@@ -87,6 +87,9 @@ test('a migration past the limit commits at once; reads and writes see documents
     // Still running: the new index over a migrated field is not queryable yet, one over `n` is.
     const refused = await serviceFailure(v10.query(fql`Item.byColour("red").count()`));
     assert.equal(refused.message, 'The index `Item.byColour` is not queryable.');
+    // …and the definition says so: that index is building, the other complete.
+    const states = (await v10.query(fql`Item.definition.indexes { byColour { status, queryable }, byN { status, queryable } }`)).data;
+    assert.deepEqual(states, { byColour: { status: 'building', queryable: false }, byN: { status: 'complete', queryable: true } });
     assert.deepEqual(await items(v10), allMigrated());
     assert.deepEqual((await v10.query(fql`Item.byN(${DOCS - 1}).map(i => [i.colour, i.size]).toArray()`)).data, [['blue', 1]]);
     // A write to a document the work has not reached yet starts from its migrated shape.

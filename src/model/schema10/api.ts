@@ -42,15 +42,32 @@ export async function createCollection(ctx: TxnContext, db: bigint, params: Obj,
 export async function definitionOf(ctx: TxnContext, db: bigint, name: string, at?: bigint): Promise<Obj | undefined> {
   const schema = await schemaAsOf(ctx, db, at);
   const entry = schema.get('collections', name);
-  return entry && definitionFrom(schema, entry);
+  return entry && definitionFrom(schema, entry, at === undefined ? await staleIndexes(ctx, db, schema, entry) : NONE_STALE);
 }
 
 /** The definition of a collection as a write is about to leave it (its stored `fields`, its internal `id`). */
 export async function pendingDefinition(ctx: TxnContext, db: bigint, id: bigint, fields: Obj): Promise<Obj> {
-  return definitionFrom(await schemaOf(ctx, db), { native: 'collections', id, name: String(fields.get('name')), fields, ts: TxnTime.instance });
+  const schema = await schemaOf(ctx, db);
+  const entry: SchemaEntry = { native: 'collections', id, name: String(fields.get('name')), fields, ts: TxnTime.instance };
+  return definitionFrom(schema, entry, await staleIndexes(ctx, db, schema, entry));
 }
 
-function definitionFrom(schema: DbSchema, entry: SchemaEntry): Obj {
+const NONE_STALE: ReadonlySet<string> = new Set();
+
+/** The collection's indexes a background migration makes not queryable (staleWhileMigrating): shown as building. */
+async function staleIndexes(ctx: TxnContext, db: bigint, schema: DbSchema, entry: SchemaEntry): Promise<ReadonlySet<string>> {
+  const indexes = entry.fields.get('indexes');
+  if (!schema.migrating.has(Number(entry.id)) || !(indexes instanceof Map)) return NONE_STALE;
+  const stale = new Set<string>();
+  for (const [name, def] of indexes) {
+    const backing = backingFor(entry.fields, userIndexSpec(def as Obj));
+    const indexEntry = backing && schema.get('indexes', backing.index);
+    if (indexEntry && (await staleWhileMigrating(ctx, db, Number(entry.id), indexDefOf(db, indexEntry)))) stale.add(name);
+  }
+  return stale;
+}
+
+function definitionFrom(schema: DbSchema, entry: SchemaEntry, stale: ReadonlySet<string>): Obj {
   const built = (b: { index: string } | undefined): boolean => {
     const index = b && schema.get('indexes', b.index);
     return index?.fields.get('active') === true;
@@ -62,8 +79,8 @@ function definitionFrom(schema: DbSchema, entry: SchemaEntry): Obj {
       const indexes: Obj = new Map();
       for (const [n, def] of v) {
         const d = new Map(def as Obj);
-        const complete = built(backingFor(entry.fields, userIndexSpec(def as Obj)));
-        d.set('queryable', d.get('queryable') ?? complete);
+        const complete = built(backingFor(entry.fields, userIndexSpec(def as Obj))) && !stale.has(n);
+        d.set('queryable', stale.has(n) ? false : d.get('queryable') ?? complete);
         d.set('status', complete ? 'complete' : 'building');
         indexes.set(n, d);
       }
