@@ -50,7 +50,8 @@ function projectLayout(root) {
   return { dirs, outDir, buildInfo };
 }
 
-function walk(dir, out) {
+/** Appends to `out` the files under `dir` (recursively) whose name `wanted` accepts; a missing `dir` has none. */
+function walk(dir, out, wanted = (name) => name.endsWith('.ts')) {
   let entries;
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -60,8 +61,8 @@ function walk(dir, out) {
   }
   for (const e of entries) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) walk(p, out);
-    else if (e.name.endsWith('.ts')) out.push(p);
+    if (e.isDirectory()) walk(p, out, wanted);
+    else if (wanted(e.name)) out.push(p);
   }
 }
 
@@ -106,24 +107,12 @@ function missingOutputs(root, layout) {
 
 /** Removes the outputs (.js, .js.map) of sources since deleted: neither tsc nor esbuild does, and `npm pack` would ship them. */
 function pruneOrphans(root, layout) {
-  const visit = (dir) => {
-    let entries;
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch (err) {
-      if (err.code === 'ENOENT') return;
-      throw err;
-    }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) visit(p);
-      else {
-        const m = /^(.*)\.js(?:\.map)?$/.exec(path.relative(layout.outDir, p));
-        if (m && !fs.existsSync(path.join(root, `${m[1]}.ts`))) fs.rmSync(p, { force: true });
-      }
-    }
-  };
-  for (const dir of layout.dirs) visit(path.join(layout.outDir, dir));
+  const outputs = [];
+  for (const dir of layout.dirs) walk(path.join(layout.outDir, dir), outputs, (name) => /\.js(?:\.map)?$/.test(name));
+  for (const p of outputs) {
+    const source = path.relative(layout.outDir, p).replace(/\.js(?:\.map)?$/, '.ts');
+    if (!fs.existsSync(path.join(root, source))) fs.rmSync(p, { force: true });
+  }
 }
 
 const TSC = 'tsc';
