@@ -20,6 +20,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as PgClient } from 'pg';
 import { EMBEDDED_POSTGRES } from '../config';
+import { pidExists } from '../pids';
 import type { FloraConfig } from '../fql/api';
 import { lockDirectory, type DirLock } from '../storage/dirLock';
 import { StoreInUse } from '../storage/engine';
@@ -254,7 +255,7 @@ async function stopLeftover(pgData: string): Promise<void> {
   } catch {
     return;
   }
-  if (!(pid > 0) || !alive(pid)) return; // PostgreSQL takes over a lock file of a dead process itself
+  if (!(pid > 0) || !pidExists(pid)) return; // PostgreSQL takes over a lock file of a dead process itself
   const command = commandLine(pid);
   if (command === undefined || !command.includes(pgData)) {
     unlinkSync(pidFile);
@@ -263,18 +264,9 @@ async function stopLeftover(pgData: string): Promise<void> {
   process.stderr.write(`flora: stopping the embedded PostgreSQL (pid ${pid}) an earlier Flora left running\n`);
   process.kill(pid, 'SIGINT');
   const deadline = Date.now() + STOP_MS;
-  while (alive(pid)) {
+  while (pidExists(pid)) {
     if (Date.now() > deadline) process.kill(pid, 'SIGKILL');
     await sleep(50);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -15,6 +15,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { namesIn } from '../dirNames';
 import { log } from '../diag/log';
+import { pidExists } from '../pids';
 
 export type JobState = 'Running' | 'Complete' | 'Failed';
 
@@ -66,16 +67,7 @@ const byCreated = (a: FileJob, b: FileJob): number => (a.created < b.created ? -
 
 /** Whether the process that wrote a Running job is still running it. */
 function stillRunning(job: FileJob): boolean {
-  return job.pid === process.pid ? runningHere.has(job.id) : alive(job.pid);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return job.pid === process.pid ? runningHere.has(job.id) : pidExists(job.pid);
 }
 
 export class JobFiles<J extends FileJob> {
