@@ -27,6 +27,14 @@ test('each failure names the place, the user or database, and what to do; never 
     'PostgreSQL at db.example:6543 cannot be reached: it did not answer in time (timeout exceeded when trying to connect)',
   );
   assert.equal(said('3D000', 'database "app" does not exist'), 'PostgreSQL at db.example:6543 has no database "app" (3D000): create it, e.g. as the postgres user: createdb -O flora app');
+  assert.equal(
+    said('28000', 'no pg_hba.conf entry for host "10.0.0.2", user "flora"'),
+    'PostgreSQL at db.example:6543 does not let user "flora" in: no pg_hba.conf entry for host "10.0.0.2", user "flora" (28000): check the user in the storage URL, and the server\'s pg_hba.conf',
+  );
+  assert.equal(
+    said('57P03', 'the database system is starting up'),
+    'PostgreSQL at db.example:6543 does not take connections now: the database system is starting up (57P03)',
+  );
   assert.equal(said('XX000', 'something else'), 'PostgreSQL is unavailable: something else');
 });
 
