@@ -21,6 +21,8 @@ export interface BatchResult {
   /** Documents done so far (for the log). */
   readonly done: number;
   readonly finished: boolean;
+  /** Said in the server log once the batch committed. */
+  readonly warnings?: ReadonlyArray<string>;
 }
 
 /** One kind of batched work, `K` naming one piece of it. */
@@ -108,6 +110,7 @@ export class BatchedWork<K> {
         throw e;
       }
       const { result, ts } = run;
+      for (const w of result.warnings ?? []) log.warn(w, { work: lease });
       if (result.done >= lastLogged + LOG_EVERY || (result.finished && result.done >= LOG_EVERY)) {
         lastLogged = result.done;
         const rate = Math.round(result.done / Math.max(0.001, (Date.now() - started) / 1000));

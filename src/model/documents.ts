@@ -18,6 +18,7 @@ import { maintainIndexes, maintainNativeIndexes, type DocState } from './indexMa
 import { addrOfTarget, assertResolved, resolveRef, schemaOf, type Target } from './resolve';
 import { checkedFields, runChecks } from './schema10/enforce';
 import { BACKING_MARKS, dropBackingIndexes, syncBackingIndexes, type IndexWriter } from './schema10/backing';
+import { writingCurrentAt } from './schema10/migrationView';
 import { indexType } from './indexSchema';
 import { credentialsOf, credentialsParam, identityKeyIn, setPassword } from './credentialsType';
 
@@ -513,6 +514,7 @@ export async function insertVersion(ctx: TxnContext, ref: Ref, ts: bigint, actio
   await checkAccess(ctx, 'history_write', t, pos, [refOf(t, undefined), Time.fromMicros(ts), action, data]);
   const key = docKeyOf(t)!;
   const before = await versionsOf(ctx, key);
+  if (fields) await writingCurrentAt(ctx, key, ts);
   await ctx.txn.putVersionAt(key, ts, stored, fields);
   if (fields) noteTtl(ctx, t.db, Number(t.coll.id), fields);
   await rewriteIndexHistory(ctx, t.db, t.coll, refOf(t, undefined), before, await versionsOf(ctx, key), pos);

@@ -10,7 +10,7 @@ import type { IndexAction, Version } from '../storage/types';
 import type { SchemaEntry } from './catalog';
 import type { IndexDef, IndexEntryValue } from './indexDef';
 import { checkEntrySize, entryPayload } from './indexer';
-import { checkUnique, entriesOf, indexesFor, keyed } from './indexMaintenance';
+import { checkUnique, entriesOf, indexesFor, keyed, UniqueViolation } from './indexMaintenance';
 
 interface Event {
   key: Uint8Array;
@@ -57,6 +57,11 @@ export async function rewriteIndexHistory(
   before: Version[],
   after: Version[],
   pos: Position,
+  /**
+   * Called instead of refusing when an entry of a unique index now collides with another
+   * document's (a background migration, which cannot undo the schema update that asked for it).
+   */
+  duplicate?: (def: IndexDef) => void,
 ): Promise<void> {
   for (const def of await indexesFor(ctx, db, coll.name)) {
     const old = await timeline(ctx, def, ref, before);
@@ -73,7 +78,14 @@ export async function rewriteIndexHistory(
       const is = now.latest.get(hex);
       if (same(was, is)) continue;
       if (is) {
-        if (is.action === 'add' && was?.action !== 'add' && def.unique) await checkUnique(ctx, def, is.entry, ref, pos);
+        if (is.action === 'add' && was?.action !== 'add' && def.unique) {
+          try {
+            await checkUnique(ctx, def, is.entry, ref, pos);
+          } catch (e) {
+            if (!(duplicate && e instanceof UniqueViolation)) throw e;
+            duplicate(def);
+          }
+        }
         ctx.txn.putIndexCurrent(def.db, def.id, { key: is.key, action: is.action, payload: entryPayload(is.entry) }, is.ts);
       } else {
         // No version produces the entry any more: it never existed.

@@ -11,7 +11,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fql, type Client } from 'fauna';
-import { killWorkers, startFlora, waitFor, workerPids, type FloraProcess } from '../helpers/server';
+import { query as q } from 'faunadb';
+import { clients, killWorkers, startFlora, waitFor, workerPids, type FloraProcess } from '../helpers/server';
 import { serviceFailure, V10Clients } from '../helpers/v10';
 
 const ENV = {
@@ -167,6 +168,68 @@ test('a second migration pushed while the first still runs: documents at either 
     assert.deepEqual(await hues(), expected);
     assert.deepEqual((await v10.query(fql`["red", "blue", "green"].map(c => Item.byHue(c).count())`)).data, [DOCS / 2, DOCS / 2 - 1, 1]);
   } finally {
+    await flora.stop();
+  }
+});
+
+/** Whether `query` (an index read) runs: false while the index is not queryable. */
+async function runs(v10: Client, query: ReturnType<typeof fql>): Promise<boolean> {
+  try {
+    await v10.query(query);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('a migration that gives documents the value of another under a unique constraint: the constraint is pending meanwhile, then failed, the migration ends, the log says which, and writes are still checked', async () => {
+  const flora = await startFlora({ env: ENV });
+  try {
+    const v10 = client(flora);
+    const schema = (code: string, migrations = '') =>
+      `collection Badge {\n  n: Int\n  ${code}\n\n  unique [.code]\n\n  index byCode {\n    terms [.code]\n  }\n${migrations}}\n`;
+    await push(flora, schema('code: String?'));
+    // Even documents have a code of their own, odd ones none.
+    await v10.query(fql`Set.sequence(0, ${DOCS}).forEach(i => Badge.create({ n: i, code: if (i % 2 == 0) "c" + i.toString() else null }))`);
+    const status = async () => (await v10.query(fql`Badge.definition.constraints.map(c => c.status)`)).data;
+    assert.deepEqual(await status(), ['active']);
+    // Every document gets the same code: dropped, added again, backfilled.
+    await push(flora, schema('code: String', '\n  migrations {\n    drop .code\n    add .code\n    backfill .code = "none"\n  }\n'));
+    assert.deepEqual(await status(), ['pending']);
+    assert.equal((await v10.query(fql`Badge.all().where(.code == "none").count()`, SLOW)).data, DOCS);
+    await waitFor('the migration', () => runs(v10, fql`Badge.byCode("none").count()`));
+    assert.deepEqual(await status(), ['failed']);
+    assert.equal((await v10.query(fql`Badge.byCode("none").count()`)).data, DOCS);
+    assert.match(flora.stderr(), /collection Badge: unique constraint \[\.code\] failed: the migration gave documents? \d+/);
+    // The constraint still refuses a new duplicate, and takes a new code.
+    const refused = await serviceFailure(v10.query(fql`Badge.create({ n: 1000, code: "none" })`));
+    assert.equal(refused.code, 'constraint_failure');
+    assert.equal((await v10.query(fql`Badge.create({ n: 1001, code: "fresh" }).code`)).data, 'fresh');
+  } finally {
+    await flora.stop();
+  }
+});
+
+test("a v4 Insert into the past of a document the migration has not reached is in the collection's current shape: neither reads nor the rewrite migrate it again", async () => {
+  const flora = await startFlora({ env: ENV });
+  const v4 = clients(flora.url, flora.secret);
+  try {
+    const v10 = client(flora);
+    const schema = (migrations = '') => `collection Tally {\n  n: Int\n  score: Int\n\n  index byScore {\n    terms [.score]\n  }\n${migrations}}\n`;
+    await push(flora, schema());
+    await v10.query(fql`Set.sequence(0, ${DOCS}).forEach(i => Tally.create({ n: i, score: i }))`);
+    const last = (await v10.query<{ id: string; ts: number }>(fql`Tally.all().where(.n == ${DOCS - 1}).first()! { id, ts: .ts.toMicros() }`, SLOW)).data;
+    // Every score back to 0: dropped and added again with a backfill.
+    await push(flora, schema('\n  migrations {\n    drop .score\n    add .score\n    backfill .score = 0\n  }\n'));
+    // Written after the push, at the time of the document's creation, in the shape of now.
+    await v4.h1.query(q.Insert(q.Ref(q.Collection('Tally'), last.id), last.ts, 'update', { data: { n: DOCS - 1, score: 42 } }));
+    const scoreOfLast = async () => (await v10.query(fql`Tally.byId(${last.id})!.score`)).data;
+    assert.equal(await scoreOfLast(), 42);
+    await waitFor('the migration', () => runs(v10, fql`Tally.byScore(0).count()`));
+    assert.equal(await scoreOfLast(), 42);
+    assert.deepEqual((await v10.query(fql`[Tally.byScore(0).count(), Tally.byScore(42).count()]`)).data, [DOCS - 1, 1]);
+  } finally {
+    await v4.close();
     await flora.stop();
   }
 });

@@ -54,24 +54,44 @@ export async function pendingDefinition(ctx: TxnContext, db: bigint, id: bigint,
 
 const NONE_STALE: ReadonlySet<string> = new Set();
 
-/** The collection's indexes a background migration makes not queryable (staleWhileMigrating): shown as building. */
+/**
+ * The backing indexes (by index name) of the collection's indexes and unique constraints whose
+ * entries a background migration changes (staleWhileMigrating): shown as building and pending.
+ */
 async function staleIndexes(ctx: TxnContext, db: bigint, schema: DbSchema, entry: SchemaEntry): Promise<ReadonlySet<string>> {
-  const indexes = entry.fields.get('indexes');
-  if (!schema.migrating.has(Number(entry.id)) || !(indexes instanceof Map)) return NONE_STALE;
+  if (!schema.migrating.has(Number(entry.id))) return NONE_STALE;
   const stale = new Set<string>();
-  for (const [name, def] of indexes) {
-    const backing = backingFor(entry.fields, userIndexSpec(def as Obj));
+  for (const spec of backedSpecs(entry.fields)) {
+    const backing = backingFor(entry.fields, spec);
     const indexEntry = backing && schema.get('indexes', backing.index);
-    if (indexEntry && (await staleWhileMigrating(ctx, db, Number(entry.id), indexDefOf(db, indexEntry)))) stale.add(name);
+    if (indexEntry && (await staleWhileMigrating(ctx, db, Number(entry.id), indexDefOf(db, indexEntry)))) stale.add(backing.index);
   }
   return stale;
 }
 
+/** The index specs of a collection's indexes and unique constraints (what backing indexes serve). */
+function backedSpecs(fields: Obj): ReturnType<typeof userIndexSpec>[] {
+  const out: ReturnType<typeof userIndexSpec>[] = [];
+  const indexes = fields.get('indexes');
+  if (indexes instanceof Map) for (const def of indexes.values()) out.push(userIndexSpec(def as Obj));
+  const constraints = fields.get('constraints');
+  if (Array.isArray(constraints)) for (const c of constraints) {
+    const spec = uniqueSpec(c);
+    if (spec) out.push(spec);
+  }
+  return out;
+}
+
+/** A unique constraint's index spec (undefined: another kind of constraint). */
+function uniqueSpec(c: Value): ReturnType<typeof userIndexSpec> | undefined {
+  const unique = c instanceof Map ? c.get('unique') : undefined;
+  if (!Array.isArray(unique)) return undefined;
+  return { ...userIndexSpec(new Map([['terms', unique.map((f) => (typeof f === 'string' ? new Map([['field', f]]) : f))]])), unique: true };
+}
+
 function definitionFrom(schema: DbSchema, entry: SchemaEntry, stale: ReadonlySet<string>): Obj {
-  const built = (b: { index: string } | undefined): boolean => {
-    const index = b && schema.get('indexes', b.index);
-    return index?.fields.get('active') === true;
-  };
+  const backingEntry = (b: { index: string } | undefined) => b && schema.get('indexes', b.index);
+  const built = (b: { index: string } | undefined): boolean => backingEntry(b)?.fields.get('active') === true && !stale.has(b!.index);
   const out: Obj = new Map<string, Value>([['name', entry.name]]);
   for (const [k, v] of entry.fields) {
     if (k === 'name' || k === 'backingIndexes') continue;
@@ -79,18 +99,21 @@ function definitionFrom(schema: DbSchema, entry: SchemaEntry, stale: ReadonlySet
       const indexes: Obj = new Map();
       for (const [n, def] of v) {
         const d = new Map(def as Obj);
-        const complete = built(backingFor(entry.fields, userIndexSpec(def as Obj))) && !stale.has(n);
-        d.set('queryable', stale.has(n) ? false : d.get('queryable') ?? complete);
+        const backing = backingFor(entry.fields, userIndexSpec(def as Obj));
+        const complete = built(backing);
+        const isStale = backing !== undefined && stale.has(backing.index);
+        d.set('queryable', isStale ? false : d.get('queryable') ?? complete);
         d.set('status', complete ? 'complete' : 'building');
         indexes.set(n, d);
       }
       out.set(k, indexes);
     } else if (k === 'constraints' && Array.isArray(v)) {
       out.set(k, v.map((c) => {
-        const unique = c instanceof Map ? c.get('unique') : undefined;
-        if (!Array.isArray(unique)) return c;
-        const spec = userIndexSpec(new Map([['terms', unique.map((f) => (typeof f === 'string' ? new Map([['field', f]]) : f))]]));
-        return new Map([...(c as Obj), ['status', built(backingFor(entry.fields, { ...spec, unique: true })) ? 'active' : 'pending']]);
+        const spec = uniqueSpec(c);
+        if (!spec) return c;
+        const backing = backingFor(entry.fields, spec);
+        const status = backingEntry(backing)?.fields.get('failed') === true ? 'failed' : built(backing) ? 'active' : 'pending';
+        return new Map([...(c as Obj), ['status', status]]);
       }));
     } else out.set(k, v);
   }

@@ -36,6 +36,11 @@ export interface MigrationProgress {
   readonly floors: Floor[];
   /** Documents rewritten so far. */
   done: number;
+  /**
+   * Versions written in the last push's shape at a time before its commit (v4's Insert into the
+   * past): their time does not tell their level. The core writes the schema version beside each.
+   */
+  readonly current: { readonly id: bigint; readonly ts: bigint; readonly level: number }[];
 }
 
 /**
@@ -50,10 +55,11 @@ const progressKey = (db: bigint, coll: number): DocKey => ({ db, coll: PROGRESS_
 export async function readProgress(txn: Txn, db: bigint, coll: number): Promise<MigrationProgress> {
   const v = await txn.getVersion(progressKey(db, coll));
   const o = v?.data;
-  if (!o) return { floors: [], done: 0 };
+  if (!o) return { floors: [], done: 0, current: [] };
   return {
     floors: ((o.get('floors') as Obj[]) ?? []).map((f) => ({ upTo: f.get('upTo') as bigint, level: Number(f.get('level')) })),
     done: Number(o.get('done')),
+    current: ((o.get('current') as Obj[]) ?? []).map((c) => ({ id: c.get('id') as bigint, ts: c.get('ts') as bigint, level: Number(c.get('level')) })),
   };
 }
 
@@ -64,6 +70,7 @@ export function writeProgress(txn: Txn, db: bigint, coll: number, p: MigrationPr
     new Map<string, Value>([
       ['floors', p.floors.map((f) => new Map<string, Value>([['upTo', f.upTo], ['level', BigInt(f.level)]]))],
       ['done', BigInt(p.done)],
+      ...(p.current.length ? [['current', p.current.map((c) => new Map<string, Value>([['id', c.id], ['ts', c.ts], ['level', BigInt(c.level)]]))] as [string, Value]] : []),
     ]);
   txn.putVersion(progressKey(db, coll), fields === null ? 'delete' : 'update', fields);
 }
@@ -162,10 +169,27 @@ export async function pushCommits(txn: Txn, db: bigint, coll: number, state: Mig
 
 const MAX_TS = 2n ** 63n - 1n;
 
+/**
+ * Notes that version `ts` of document `id`, written now, is in the shape of the last push though
+ * its time is before that push's commit (v4's Insert into the past), so that neither readers nor
+ * the rewrite migrate it again. Nothing to do when `coll` is not migrating in the background.
+ */
+export async function noteWrittenCurrent(txn: Txn, db: bigint, coll: number, id: bigint, ts: bigint): Promise<boolean> {
+  const state = await readMigration(txn, db, coll);
+  if (state === undefined) return false;
+  const progress = await readProgress(txn, db, coll);
+  const i = progress.current.findIndex((c) => c.id === id && c.ts === ts);
+  if (i >= 0) progress.current.splice(i, 1);
+  progress.current.push({ id, ts, level: state.pushes.length });
+  writeProgress(txn, db, coll, progress);
+  return true;
+}
+
 /** How many pushes the data of version `ts` of document `id` went through. */
 export function levelOf(progress: MigrationProgress, commits: ReadonlyArray<bigint>, id: bigint, ts: bigint): number {
   let level = 0;
   for (let k = 0; k < commits.length; k++) if (commits[k] <= ts) level = k + 1;
+  for (const c of progress.current) if (c.id === id && c.ts === ts && c.level > level) level = c.level;
   for (const f of progress.floors) if (id < f.upTo && f.level > level) level = f.level;
   return level;
 }

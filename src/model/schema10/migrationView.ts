@@ -10,7 +10,7 @@ import { LAST_USER_COLLECTION_ID } from '../catalog';
 import type { TxnContext } from '../context';
 import { schemaOf } from '../resolve';
 import { migrateData } from './migrations';
-import { levelOf, pushCommits, readMigration, readProgress, stepsFrom, type MigrationProgress, type MigrationState } from './migrationState';
+import { levelOf, noteWrittenCurrent, pushCommits, readMigration, readProgress, stepsFrom, type MigrationProgress, type MigrationState } from './migrationState';
 
 interface Pending {
   state: MigrationState;
@@ -40,6 +40,11 @@ export class MigrationView implements VersionView {
     let p = this.pending.get(id);
     if (p === undefined) this.pending.set(id, (p = this.load(key.db, key.coll)));
     return p.then((pending) => (pending === undefined ? v : migrated(pending, key, v)));
+  }
+
+  /** Drops what was read of `coll`'s migration (this transaction changed its progress). */
+  forget(db: bigint, coll: number): void {
+    this.pending.delete(`${db}:${coll}`);
   }
 
   private async collections(db: bigint): Promise<void> {
@@ -72,4 +77,16 @@ export async function asStored<T>(ctx: TxnContext, fn: () => Promise<T>): Promis
   } finally {
     ctx.txn.versionView = view;
   }
+}
+
+/**
+ * Before a version of `key` is written at `ts`, a time before the present (v4's Insert): its data
+ * is in the collection's current shape, which a background migration must not apply again.
+ */
+export async function writingCurrentAt(ctx: TxnContext, key: DocKey, ts: bigint): Promise<void> {
+  if (key.coll < FIRST_USER_COLLECTION_ID || key.coll > LAST_USER_COLLECTION_ID) return;
+  if (!(await schemaOf(ctx, key.db)).migrating.has(key.coll)) return;
+  if (!(await noteWrittenCurrent(ctx.txn, key.db, key.coll, key.id, ts))) return;
+  const view = ctx.txn.versionView;
+  if (view instanceof MigrationView) view.forget(key.db, key.coll);
 }

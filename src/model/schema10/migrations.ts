@@ -12,7 +12,7 @@
 
 import { errors, type Position } from '../../values/errors';
 import { Ref, type Obj, type Value } from '../../values/types';
-import { NATIVE_IDS, type SchemaEntry } from '../catalog';
+import { NATIVE_IDS, schemaConflictKey, type SchemaEntry } from '../catalog';
 import type { TxnContext } from '../context';
 import { rewriteIndexHistory } from '../indexHistory';
 import { isBackingIndex } from './backing';
@@ -23,6 +23,7 @@ import { addMigration, endMigration, levelOf, pushCommits, readMigration, readPr
 import { asStored } from './migrationView';
 import { schemaOf } from '../resolve';
 import { indexesFor } from '../indexMaintenance';
+import type { IndexDef } from '../indexDef';
 
 export type FieldPath = readonly string[];
 
@@ -231,6 +232,7 @@ async function rewriteDocument(
   versions: Version[],
   migrate: (data: Obj, v: Version) => Obj | undefined,
   pos: Position,
+  duplicate?: (def: IndexDef) => void,
 ): Promise<void> {
   const key = { db, coll: Number(coll.id), id };
   let changed = false;
@@ -246,7 +248,7 @@ async function rewriteDocument(
   const after: Version[] = [];
   for await (const v of ctx.txn.history(key)) after.push(v);
   const collRef = new Ref(coll.name, new Ref('collections'), undefined, { db, coll: NATIVE_IDS.collections, id: coll.id });
-  await rewriteIndexHistory(ctx, db, coll, new Ref(String(id), collRef, undefined, key), versions, after, pos);
+  await rewriteIndexHistory(ctx, db, coll, new Ref(String(id), collRef, undefined, key), versions, after, pos, duplicate);
 }
 
 /** One batch of a background migration: what it did, and whether the collection is done. */
@@ -255,6 +257,8 @@ export interface MigrationBatch {
   readonly name: string;
   readonly done: number;
   readonly finished: boolean;
+  /** For the server log: unique constraints the batch found violated (and marked failed). */
+  readonly warnings?: string[];
 }
 
 /**
@@ -275,23 +279,54 @@ export function migrateBatch(ctx: TxnContext, db: bigint, collId: number, size: 
     const floor = progress.floors[progress.floors.length - 1];
     const target = state.pushes.length;
     let budget = size;
+    const duplicates = new Map<number, { def: IndexDef; ids: bigint[] }>();
+    const finish = async (finished: boolean): Promise<MigrationBatch> => {
+      const warnings = await failUniqueConstraints(ctx, db, coll, duplicates);
+      return { name: coll.name, done: progress.done, finished, ...(warnings.length ? { warnings } : {}) };
+    };
     for await (const doc of ctx.txn.scan(db, collId, { withDeleted: true, fromId: floor.upTo })) {
       if (budget-- === 0) {
         floor.upTo = doc.id;
         writeProgress(ctx.txn, db, collId, progress);
-        return { name: coll.name, done: progress.done, finished: false };
+        return finish(false);
       }
       const versions: Version[] = [];
       for await (const v of ctx.txn.history({ db, coll: collId, id: doc.id })) versions.push(v);
       await rewriteDocument(ctx, db, coll, doc.id, versions, (data, v) => {
         const level = levelOf(progress, commits, doc.id, v.ts as bigint);
         return level < target ? migrateData(data, stepsFrom(state, level), true) : undefined;
-      }, []);
+      }, [], (def) => {
+        const d = duplicates.get(def.id) ?? { def, ids: [] };
+        d.ids.push(doc.id);
+        duplicates.set(def.id, d);
+      });
       progress.done++;
     }
     await endMigration(ctx.txn, db, collId);
-    return { name: coll.name, done: progress.done, finished: true };
+    return finish(true);
   });
+}
+
+/**
+ * A background rewrite that gives a document the value another already has under a unique
+ * constraint cannot refuse (its schema update committed), so it keeps both and marks the
+ * constraint's index failed, as the core does when the build of a unique index finds duplicates:
+ * the definition shows the constraint `failed`, and writes go on being checked against it.
+ */
+async function failUniqueConstraints(ctx: TxnContext, db: bigint, coll: SchemaEntry, duplicates: Map<number, { def: IndexDef; ids: bigint[] }>): Promise<string[]> {
+  const warnings: string[] = [];
+  const schema = await schemaOf(ctx, db);
+  for (const [index, { def, ids }] of duplicates) {
+    const entry = schema.getById('indexes', BigInt(index));
+    if (entry && entry.fields.get('failed') !== true) {
+      ctx.txn.putVersion({ db, coll: NATIVE_IDS.indexes, id: BigInt(index) }, 'update', new Map([...entry.fields, ['failed', true]]));
+      ctx.txn.writeConflictKey(schemaConflictKey(db));
+    }
+    const fields = def.terms.map((t) => (t.field?.[0] === 'data' ? '.' + t.field.slice(1).join('.') : t.field?.join('.') ?? '(computed)')).join(', ');
+    const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
+    warnings.push(`collection ${coll.name}: unique constraint [${fields}] failed: the migration gave document${ids.length > 1 ? 's' : ''} ${shown} a value another document has`);
+  }
+  return warnings;
 }
 
 /**
