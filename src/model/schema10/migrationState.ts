@@ -141,10 +141,18 @@ export async function addMigration(txn: Txn, db: bigint, coll: number, steps: Re
   if (!dbs.includes(db)) putIds(txn, DATABASES_KEY, [...dbs, db]);
 }
 
-/** Forgets the migration of `coll` (done, or its collection gone). */
+/**
+ * Forgets the migration of `coll` (done, or its collection gone). Its progress record goes with
+ * every version (one per batch): once no migration is pending, nothing reads them, at any snapshot.
+ */
 export async function endMigration(txn: Txn, db: bigint, coll: number): Promise<void> {
   writeMigration(txn, db, coll, null);
-  writeProgress(txn, db, coll, null);
+  const key = progressKey(db, coll);
+  const stored: bigint[] = [];
+  for await (const v of txn.history(key)) if (typeof v.ts === 'bigint') stored.push(v.ts);
+  for (const ts of stored) await txn.removeVersionAt(key, ts);
+  // One this transaction wrote cannot be removed, only ended.
+  if ((await txn.getVersion(key))?.data) writeProgress(txn, db, coll, null);
   const colls = (await ids(txn, listKey(db))).filter((c) => c !== BigInt(coll));
   putIds(txn, listKey(db), colls);
   if (colls.length === 0) putIds(txn, DATABASES_KEY, (await ids(txn, DATABASES_KEY)).filter((d) => d !== db));
