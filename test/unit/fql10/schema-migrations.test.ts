@@ -112,6 +112,10 @@ describe('migration steps on a document', () => {
     assert.deepEqual(run({ a: 1n, b: 2n }, [{ kind: 'drop', path: ['a'] }]), { b: 2n });
     assert.deepEqual(run({ a: 1n }, [{ kind: 'move', from: ['a'], to: ['x', 'y'] }]), { x: { y: 1n } });
     assert.throws(() => run({ a: 1n, b: 2n }, [{ kind: 'move', from: ['a'], to: ['b'] }]), /Refusing to overwrite existing field at b/);
+    // In the background (the push committed), Flora keeps both values and skips only that step,
+    // where the core fails every read of the document: nothing is lost, the rest still applies.
+    const lenient = plain(migrateData(obj({ a: 1n, b: 2n, c: 3n }), [{ kind: 'move', from: ['a'], to: ['b'] }, { kind: 'drop', path: ['c'] }], true));
+    assert.deepEqual(lenient, { a: 1n, b: 2n });
     const split: Migration = { kind: 'split', field: ['a'], spill: ['b'], type: 'Int', fieldBackfill: 0n, spillBackfill: '-' };
     assert.deepEqual(run({ a: 1n }, [split]), { a: 1n, b: '-' });
     assert.deepEqual(run({ a: 'x' }, [split]), { a: 0n, b: 'x' });
