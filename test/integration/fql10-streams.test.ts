@@ -1,7 +1,8 @@
 // FQL v10 event feeds and streams through the official `fauna` driver against a real server (one
 // process here, a tier of two workers in the runner's tier pass): add/update/remove events, feed
 // pages with has_next and cursors, start_ts, a stream resumed from a cursor, a key whose role may
-// not read the collection, and the core's answers to bad tokens and cursors.
+// not read the collection, a stream whose key is deleted, and the core's answers to bad tokens and
+// cursors.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +115,32 @@ test('a key whose role cannot read the collection gets no source and no events',
   assert.equal(r.json.error.message, 'Error evaluating provided event source, Insufficient privileges to read from collection Hidden.');
   const s = await post('/stream/1', { token: hidden.token }, secret);
   assert.equal(s.json.error.message, 'Error evaluating provided stream, Insufficient privileges to read from collection Hidden.');
+});
+
+test('a key with a role that may read the collection gets its events (not history_read); a predicate hides what it denies; deleting the key ends the stream with permission_loss', async () => {
+  // `read` only: the events' versions are read as of their time with the read permission, as the
+  // core's EventFilter does, not as history reads.
+  await admin.query(fql`Role.create({ name: "streamReader", privileges: [{ resource: "Item", actions: { read: "doc => doc.name != 'secret'" } }] })`);
+  const key = (await admin.query<{ id: string; secret: string }>(fql`let k = Key.create({ role: "streamReader" }); { id: k.id, secret: k.secret }`)).data;
+  const reader = v10(key.secret);
+  const source = (await reader.query<EventSource>(fql`Item.byColor("teal").eventSource()`)).data;
+  const stream = reader.stream(source, { status_events: true });
+  const it = stream[Symbol.asyncIterator]();
+  assert.equal(((await it.next()).value as unknown as Ev).type, 'status');
+  let next = it.next();
+  await admin.query(fql`Item.create({ color: "teal", name: "secret" }); Item.create({ color: "teal", name: "t1" })`);
+  const first = (await next).value as unknown as Ev;
+  assert.deepEqual([first.type, first.data?.name], ['add', 't1']);
+  // The same through a feed: the denied document is left out.
+  const page = await reader.feed(source, {})[Symbol.asyncIterator]().next();
+  assert.deepEqual([...page.value.events].map((e) => [e.type, (e.data as { name?: string } | undefined)?.name]), [['add', 't1']]);
+  // The driver ends the iteration with the error event: wait for it before the writes that cause it.
+  next = it.next();
+  const ended = assert.rejects(next, (e: unknown) => e instanceof ServiceError && e.code === 'permission_loss' && e.message === 'Stream authentication is no longer valid.');
+  await admin.query(fql`Key.byId(${key.id})!.delete()`);
+  await admin.query(fql`Item.create({ color: "teal", name: "t2" })`);
+  await ended;
+  stream.close();
 });
 
 test('bad tokens, cursors and bodies get the core answers', async () => {

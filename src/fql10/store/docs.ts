@@ -113,6 +113,14 @@ export class DocV extends ExtValue {
     return (await schemaOf(txnOf(ctx), this.db)).getById('collections', this.collId);
   }
 
+  /**
+   * What a read at a valid time (`readTs`) needs: a reference taken under `at` reads history
+   * (ReadBroker.checkedGet); an event's version needs `read` at its time (events.ts EventDocV).
+   */
+  protected readAtPermission(): 'history_read' | 'read' {
+    return 'history_read';
+  }
+
   /** The stored version, or why there is none (ReadBroker.checkedGet). */
   async read(ctx: CallCtx): Promise<Read> {
     const span = frameSpan(ctx);
@@ -123,8 +131,9 @@ export class DocV extends ExtValue {
     const tx = txnOf(ctx);
     const t: Target = { kind: 'doc', db: this.db, coll: entry, id: this.id, scoped: false };
     try {
-      // A reference taken at a valid time (`at`) reads history (ReadBroker.checkedGet).
-      await checkAccess(tx, this.readTs === undefined ? 'read' : 'history_read', t, []);
+      const check = () => checkAccess(tx, this.readTs === undefined ? 'read' : this.readAtPermission(), t, []);
+      // A predicate sees the document as of the valid time read.
+      await (this.readTs === undefined ? check() : tx.within({ readAt: this.readTs }, check));
     } catch (e) {
       if (e instanceof QueryError && e.code === 'permission denied') return new DocNullCause('permission denied', this, span);
       throw e;

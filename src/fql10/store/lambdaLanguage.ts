@@ -35,7 +35,8 @@ async function argument(tx: TxnContext, v: LambdaArg): Promise<RtValue> {
   const db = tx.scope.db;
   if (ref instanceof Ref && ref.isUserDocument && ref.addr === undefined && !ref.collection!.database) {
     const entry = (await schemaOf(tx, db)).get('collections', ref.collection!.id);
-    if (entry !== undefined && /^\d+$/.test(ref.id)) return new DocV(db, entry.id, entry.name, BigInt(ref.id), undefined, false, pending?.fields);
+    // Read as of the valid time the check is made at (a history read, an event's version).
+    if (entry !== undefined && /^\d+$/.test(ref.id)) return new DocV(db, entry.id, entry.name, BigInt(ref.id), pending ? undefined : tx.readAt, false, pending?.fields);
   }
   const native = ref instanceof Ref && !ref.database && !ref.collection?.database ? ref.nativeParent : undefined;
   if (ref instanceof Ref && native === 'collections') {

@@ -246,8 +246,8 @@ async function watchedChanged(ctx: CallCtx, o: OpenedSource, change: Change, cur
 export async function renderChange(ctx: CallCtx, o: OpenedSource, change: Change): Promise<string | undefined> {
   const { coll } = o.shape;
   const ts = change.cursor.ts;
-  const curr = new DocV(coll.db, coll.id, coll.name, change.id, ts);
-  const prev = new DocV(coll.db, coll.id, coll.name, change.id, ts - 1n);
+  const curr = new EventDocV(coll.db, coll.id, coll.name, change.id, ts);
+  const prev = new EventDocV(coll.db, coll.id, coll.name, change.id, ts - 1n);
   if (!(await watchedChanged(ctx, o, change, curr, prev))) return undefined;
   const now = change.action === 'delete' ? undefined : await transformed(ctx, o, curr);
   const before = change.action === 'create' ? undefined : await transformed(ctx, o, prev);
@@ -259,6 +259,17 @@ export async function renderChange(ctx: CallCtx, o: OpenedSource, change: Change
   const readCtx = ctx.atValidTime(undefined);
   const data = encodeValue(await materialize(readCtx, value), 'tagged', ts);
   return `{"type":"${type}","data":${data},"txn_ts":${ts},"cursor":${jsonString(cursorToString(change.cursor))},"stats":${statsJson(1)}}`;
+}
+
+/**
+ * A version an event carries: the reader needs `read` on it as of its time, as the core's
+ * EventFilter/EventTransformer check it (checkReadPermission at the event's valid time), not
+ * `history_read`, which reading a document at a past time otherwise takes.
+ */
+class EventDocV extends DocV {
+  protected override readAtPermission(): 'read' {
+    return 'read';
+  }
 }
 
 /** A failure of a source's function while rendering: the stream's or page's error event. */
