@@ -4,6 +4,7 @@
 // worker answers for the whole tier. A worker that does not answer within prom-client's 5 s makes
 // the scrape fail (503) rather than report a part of the tier as the whole.
 
+import cluster from 'node:cluster';
 import { AggregatorRegistry, type PrometheusContentType, type Registry } from 'prom-client';
 import type { Scrape } from '../server/metricsApi';
 import { onMetricsAnswer, tellSupervisor } from './messages';
@@ -22,8 +23,9 @@ export function tierMetrics(): Promise<string> {
 /** In a worker: answers the supervisor's requests from `registry`; the scrape asks for the tier's. */
 export function workerScrape(registry: Registry): Scrape {
   AggregatorRegistry.setRegistries([registry]);
-  // Its construction is what makes this worker answer the supervisor's requests (prom-client's cluster.js).
-  new AggregatorRegistry();
+  // Its construction is what makes this worker answer the supervisor's requests (prom-client's
+  // cluster.js). Tests make one worker never answer (FLORA_TEST_METRICS_SILENT_WORKER, its id).
+  if (process.env.FLORA_TEST_METRICS_SILENT_WORKER !== String(cluster.worker?.id)) new AggregatorRegistry();
   const waiting = new Map<number, { ok: (text: string) => void; fail: (err: Error) => void }>();
   let next = 0;
   onMetricsAnswer((m) => {

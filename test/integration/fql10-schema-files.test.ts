@@ -121,6 +121,16 @@ test('bad files and stale versions are refused with the core\'s words, and nothi
   assert.deepEqual(await call('GET', '/schema/1/files', undefined, 'nope'), { status: 401, json: { error: { message: 'Access token required' } } });
 });
 
+test('at most 1023 files besides main.fsl (the core\'s SchemaEndpointSpec)', async () => {
+  const others = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`foo${i}.fsl`, '// hi']));
+  const tooMany = { status: 400, json: { error: { message: 'Too many files' } } };
+  assert.equal((await call('POST', '/schema/1/validate', others(1023))).status, 200);
+  assert.deepEqual(await call('POST', '/schema/1/validate', others(1024)), tooMany);
+  assert.equal((await call('POST', '/schema/1/validate', { ...others(1023), 'main.fsl': '// hi' })).status, 200);
+  assert.deepEqual(await call('POST', '/schema/1/validate', { ...others(1024), 'main.fsl': '// hi' }), tooMany);
+  assert.deepEqual(await files(), { 'books.fsl': BOOKS, 'code.fsl': CODE });
+});
+
 test('a collection made with Collection.create pulls as FSL in main.fsl; a push without it deletes it', async () => {
   await v10().query(fql`Collection.create({ name: "Made", fields: { n: { signature: "Int" } } })`);
   const now = await files();

@@ -2,7 +2,7 @@
 // both without a secret, on both protocols and kept out of the query log; on SIGTERM with --drain-ms
 // /readyz answers 503 while queries are still served, then the server stops. In the runner's tier
 // pass every server here is a tier (each worker drains); on PostgreSQL, a store that refuses
-// connections makes /readyz answer 503 until it takes them again.
+// connections makes /readyz answer 503 until it takes them again, and one that hangs, after 2000 ms.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,6 +60,26 @@ test('on PostgreSQL, /readyz answers 503 while the store takes no connections', 
     assert.deepEqual(await get('/healthz'), { status: 200, body: '{"status":"ok"}' });
   } finally {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await admin.end();
+  }
+  await waitFor('/readyz ready again', async () => (await get('/readyz')).status === 200, 30_000);
+});
+
+test('on PostgreSQL, /readyz answers 503 after 2000 ms when the store hangs', { skip: process.env.FLORA_TEST_PG_URL === undefined && 'the PostgreSQL pass runs it' }, async () => {
+  // A table lock makes every read of Flora's table wait: the store neither answers nor fails.
+  const admin = new PgClient({ connectionString: await databaseFor(process.env.FLORA_TEST_PG_URL!, flora.dataDir) });
+  await admin.connect();
+  try {
+    await admin.query('BEGIN');
+    await admin.query('LOCK TABLE flora_kv IN ACCESS EXCLUSIVE MODE');
+    const started = Date.now();
+    const r = await get('/readyz');
+    const waited = Date.now() - started;
+    assert.deepEqual(r, { status: 503, body: '{"status":"unavailable","reason":"the store did not answer within 2000 ms"}' });
+    assert.ok(waited >= 1_900, `answered after ${waited} ms`);
+    assert.deepEqual(await get('/healthz'), { status: 200, body: '{"status":"ok"}' });
+  } finally {
+    await admin.query('ROLLBACK');
     await admin.end();
   }
   await waitFor('/readyz ready again', async () => (await get('/readyz')).status === 200, 30_000);

@@ -3,13 +3,14 @@
 // port only for the root secret or an admin key of the top database; on --metrics-listen without a
 // secret; no secret and no database name in the output. In the runner's tier pass the server is a
 // tier of two workers: every request goes on its own connection (the workers take them in turn), and
-// the counts must still add up exactly, so the scrape answers for the whole tier.
+// the counts must still add up exactly, so the scrape answers for the whole tier; a worker that does
+// not answer makes the scrape a 503.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { httpRequest, makeKey, ROOT, startFlora, type FloraProcess } from '../helpers/server';
+import { httpRequest, makeKey, ROOT, startFlora, workerPids, type FloraProcess } from '../helpers/server';
 import { freePort } from '../helpers/ports';
 
 const ROOT_SECRET = 'metrics-root-Zq81xv';
@@ -191,4 +192,22 @@ test('the Grafana dashboard (deploy/grafana/flora.json) reads families the serve
   for (const p of dashboard.panels) for (const t of p.targets) for (const [name] of t.expr.matchAll(/\b(?:flora|process|nodejs)_[a-z0-9_]+/g)) used.add(name);
   assert.ok(used.size >= 15);
   for (const name of used) assert.ok(types.has(name) || types.has(name.replace(/_bucket$/, '')), `the dashboard reads ${name}, which the server does not serve`);
+});
+
+test('a tier whose worker does not answer: the scrape fails with 503 rather than count part of the tier as the whole', async () => {
+  // The second worker never answers the supervisor's metrics requests (a test switch; a worker
+  // that is stopped would also hold up the store's writer lock whenever it was stopped in a commit).
+  const tier = await startFlora({ args: ['--workers', '2'], env: { FLORA_TEST_METRICS_SILENT_WORKER: '2' } });
+  try {
+    assert.equal(workerPids(tier).length, 2, tier.stderr());
+    // Whichever worker takes the scrape, the supervisor waits for both (prom-client: 5 s).
+    const r = await httpRequest(tier.url, { path: '/metrics', headers: { authorization: `Bearer ${tier.secret}` } });
+    assert.equal(r.status, 503, r.body);
+    assert.equal(r.headers['retry-after'], '1');
+    assert.match(r.body, /"The metrics could not be gathered: Operation timed out\."/);
+    // The rest of the server serves meanwhile.
+    assert.equal((await httpRequest(tier.url, { path: '/ping' })).status, 200);
+  } finally {
+    await tier.stop();
+  }
 });

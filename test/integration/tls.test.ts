@@ -1,9 +1,9 @@
 // TLS on the port (issue 34): `flora cert` makes a self-signed pair; `--tls-cert`/`--tls-key` serve
 // HTTPS with HTTP/2 chosen by ALPN and HTTP/1.1; both drivers connect with https (trusting the
 // certificate through NODE_EXTRA_CA_CERTS, in a child process, as an application would); cleartext
-// is refused on that port; the certificate is reloaded on SIGHUP and when its files change; bad files
-// are refused at start with the path named. In the runner's tier pass every server is a tier (the
-// supervisor forwards SIGHUP to its workers).
+// is refused on that port, and a handshake that never completes is dropped; the certificate is
+// reloaded on SIGHUP and when its files change; bad files are refused at start with the path named.
+// In the runner's tier pass every server is a tier (the supervisor forwards SIGHUP to its workers).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +15,7 @@ import * as http2 from 'node:http2';
 import * as https from 'node:https';
 import * as http from 'node:http';
 import * as tls from 'node:tls';
+import * as net from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import { startFlora, waitFor, type FloraProcess } from '../helpers/server';
 
@@ -118,6 +119,28 @@ test('cleartext HTTP to the TLS port gets no answer', async () => {
     req.end();
   });
   assert.ok(!outcome.startsWith('answered'), outcome);
+});
+
+test('a TLS handshake that never completes is dropped after the body timeout', async () => {
+  const quick = await startFlora({ args: ['--tls-cert', certFile, '--tls-key', keyFile, '--body-timeout-ms', '1000'] });
+  try {
+    const u = new URL(quick.url);
+    // A connection that sends nothing, and one that stops half-way through its ClientHello.
+    for (const sent of [Buffer.alloc(0), Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03])]) {
+      const started = Date.now();
+      const closed = await new Promise<string>((resolve) => {
+        const socket = net.connect({ host: u.hostname, port: Number(u.port) }, () => socket.write(sent));
+        socket.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+        socket.on('close', () => resolve('closed'));
+        socket.resume();
+      });
+      const waited = Date.now() - started;
+      assert.ok(['closed', 'ECONNRESET'].includes(closed), closed);
+      assert.ok(waited >= 900 && waited < 10_000, `dropped after ${waited} ms`);
+    }
+  } finally {
+    await quick.stop();
+  }
 });
 
 test('both drivers connect over https, trusting the certificate as an application would', async () => {
