@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpRequest, type FloraProcess } from '../helpers/server';
-import { logsApi, ROOT_SECRET, startLogged, type LogRecord } from '../helpers/logs';
+import { exportLogs, logsApi, ROOT_SECRET, startLogged, type LogRecord } from '../helpers/logs';
 
 let srv: FloraProcess;
 let appKey = '';
@@ -118,4 +118,15 @@ test("each record has its request's path (REQUEST_PATH, without the query string
   // The read itself is logged too, with its path and no query string.
   const again = records(await recent('?database=us-std/paths&limit=1', secret)) as (LogRecord & { REQUEST_PATH?: string })[];
   assert.deepEqual([again[0].REQUEST_METHOD, again[0].REQUEST_PATH], ['GET', '/api/v1/logs/_recent']);
+});
+
+test("a presigned download's record has the file's path, without the signature of its query string", async () => {
+  const start = new Date(Date.now() - 60_000).toISOString();
+  const end = new Date(Date.now() + 1_000).toISOString();
+  const { id, final } = await exportLogs(srv, ROOT_SECRET, { region_group: 'us-std', time_start: start, time_end: end });
+  assert.match(String(final.json.presigned_url), /\?.*signature=/);
+  const path = `/api/v1/logs/${id}/${id}.jsonl.gz`;
+  const seen = (records(await recent('?limit=50')) as (LogRecord & { REQUEST_PATH?: string })[]).filter((r) => r.REQUEST_PATH === path);
+  assert.deepEqual(seen.map((r) => [r.REQUEST_METHOD, r.RESPONSE_CODE]), [['GET', '200']]);
+  assert.ok(!JSON.stringify(seen).includes('signature'), JSON.stringify(seen));
 });
