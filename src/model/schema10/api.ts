@@ -26,10 +26,10 @@ import type { IndexDef } from '../indexDef';
 import { cursorBound, prefixEnd, termsPrefix } from '../indexKeys';
 import { indexDefOf } from '../indexSchema';
 import { schemaAsOf, schemaOf, type Target } from '../resolve';
-import { backingFor, userIndexSpec } from './backing';
+import { backingFor, uniqueConstraintSpec, userIndexSpec, wantedBackingIndexes } from './backing';
 import { validateDefinition } from './definition';
 import { readMigration } from './migrationState';
-import { stepsTouch } from './migrations';
+import { stepsTouch, type Migration } from './migrations';
 import { ConstraintFailureError } from './errors';
 import { checkProtectedDelete, checkProtectedUpdate } from './protectedMode';
 
@@ -56,37 +56,18 @@ const NONE_STALE: ReadonlySet<string> = new Set();
 
 /**
  * The backing indexes (by index name) of the collection's indexes and unique constraints whose
- * entries a background migration changes (staleWhileMigrating): shown as building and pending.
+ * entries a background migration changes (staleUnder): shown as building and pending.
  */
 async function staleIndexes(ctx: TxnContext, db: bigint, schema: DbSchema, entry: SchemaEntry): Promise<ReadonlySet<string>> {
   if (!schema.migrating.has(Number(entry.id))) return NONE_STALE;
   const stale = new Set<string>();
-  for (const spec of backedSpecs(entry.fields)) {
+  const steps = await pendingSteps(ctx, db, Number(entry.id));
+  for (const spec of wantedBackingIndexes(entry.fields)) {
     const backing = backingFor(entry.fields, spec);
     const indexEntry = backing && schema.get('indexes', backing.index);
-    if (indexEntry && (await staleWhileMigrating(ctx, db, Number(entry.id), indexDefOf(db, indexEntry)))) stale.add(backing.index);
+    if (indexEntry && staleUnder(steps, indexDefOf(db, indexEntry))) stale.add(backing.index);
   }
   return stale;
-}
-
-/** The index specs of a collection's indexes and unique constraints (what backing indexes serve). */
-function backedSpecs(fields: Obj): ReturnType<typeof userIndexSpec>[] {
-  const out: ReturnType<typeof userIndexSpec>[] = [];
-  const indexes = fields.get('indexes');
-  if (indexes instanceof Map) for (const def of indexes.values()) out.push(userIndexSpec(def as Obj));
-  const constraints = fields.get('constraints');
-  if (Array.isArray(constraints)) for (const c of constraints) {
-    const spec = uniqueSpec(c);
-    if (spec) out.push(spec);
-  }
-  return out;
-}
-
-/** A unique constraint's index spec (undefined: another kind of constraint). */
-function uniqueSpec(c: Value): ReturnType<typeof userIndexSpec> | undefined {
-  const unique = c instanceof Map ? c.get('unique') : undefined;
-  if (!Array.isArray(unique)) return undefined;
-  return { ...userIndexSpec(new Map([['terms', unique.map((f) => (typeof f === 'string' ? new Map([['field', f]]) : f))]])), unique: true };
 }
 
 function definitionFrom(schema: DbSchema, entry: SchemaEntry, stale: ReadonlySet<string>): Obj {
@@ -109,7 +90,7 @@ function definitionFrom(schema: DbSchema, entry: SchemaEntry, stale: ReadonlySet
       out.set(k, indexes);
     } else if (k === 'constraints' && Array.isArray(v)) {
       out.set(k, v.map((c) => {
-        const spec = uniqueSpec(c);
+        const spec = uniqueConstraintSpec(c);
         if (!spec) return c;
         const backing = backingFor(entry.fields, spec);
         const status = backingEntry(backing)?.fields.get('failed') === true ? 'failed' : built(backing) ? 'active' : 'pending';
@@ -184,7 +165,7 @@ export async function indexRange(
   if (!indexEntry || indexEntry.ts instanceof TxnTime || queryable !== true || indexEntry.fields.get('active') !== true)
     throw new QueryError('invalid_index_invocation', `The index \`${coll}.${index}\` is not queryable.`, pos);
   const d = indexDefOf(db, indexEntry);
-  if (schema.migrating.has(Number(entry!.id)) && (await staleWhileMigrating(ctx, db, Number(entry!.id), d)))
+  if (schema.migrating.has(Number(entry!.id)) && staleUnder(await pendingSteps(ctx, db, Number(entry!.id)), d))
     throw new QueryError('invalid_index_invocation', `The index \`${coll}.${index}\` is not queryable.`, pos);
   const prefix = termsPrefix(d, terms);
   const from = range.from ? cursorBound(d, terms, range.from) : prefix;
@@ -192,11 +173,15 @@ export async function indexRange(
   return { def: d, from, to };
 }
 
-/** An index whose entries the collection's background migration changes: not queryable until it is done. */
-async function staleWhileMigrating(ctx: TxnContext, db: bigint, coll: number, def: IndexDef): Promise<boolean> {
+/** The steps of the collection's background migration (none: it is not migrating). */
+async function pendingSteps(ctx: TxnContext, db: bigint, coll: number): Promise<Migration[]> {
   const state = await readMigration(ctx.txn, db, coll);
-  if (state === undefined) return false;
-  const steps = state.pushes.flatMap((p) => p.steps);
+  return state === undefined ? [] : state.pushes.flatMap((p) => p.steps);
+}
+
+/** An index whose entries the pending migration `steps` change: not queryable until it is done. */
+function staleUnder(steps: ReadonlyArray<Migration>, def: IndexDef): boolean {
+  if (steps.length === 0) return false;
   // A computed field may read any field.
   return [...def.terms, ...def.values].some((f) => f.binding !== undefined || (f.field?.[0] === 'data' && stepsTouch(steps, f.field.slice(1))));
 }

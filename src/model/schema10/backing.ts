@@ -50,8 +50,14 @@ function fieldRef(v: Value): FieldRef {
   return { field: m.get('field') as string, mva: m.get('mva') === true };
 }
 
+/** A unique constraint's index spec (undefined: another kind of constraint, a `check`). */
+export function uniqueConstraintSpec(c: Value): Omit<BackingIndex, 'index'> | undefined {
+  const unique = c instanceof Map ? c.get('unique') : undefined;
+  return Array.isArray(unique) ? { terms: unique.map(fieldRef), values: [], unique: true } : undefined;
+}
+
 /** The backing indexes a definition asks for (without their index names yet), user indexes first. */
-function wanted(fields: Obj): Omit<BackingIndex, 'index'>[] {
+export function wantedBackingIndexes(fields: Obj): Omit<BackingIndex, 'index'>[] {
   const out: Omit<BackingIndex, 'index'>[] = [];
   const indexes = fields.get('indexes');
   if (indexes instanceof Map)
@@ -68,8 +74,8 @@ function wanted(fields: Obj): Omit<BackingIndex, 'index'>[] {
   const constraints = fields.get('constraints');
   if (Array.isArray(constraints))
     for (const c of constraints) {
-      const unique = c instanceof Map ? c.get('unique') : undefined;
-      if (Array.isArray(unique)) out.push({ terms: unique.map(fieldRef), values: [], unique: true });
+      const spec = uniqueConstraintSpec(c);
+      if (spec) out.push(spec);
     }
   return out;
 }
@@ -97,7 +103,7 @@ export function backingFor(fields: Obj, def: Omit<BackingIndex, 'index'>): Backi
 }
 
 export function userIndexSpec(def: Obj): Omit<BackingIndex, 'index'> {
-  return wanted(new Map([['indexes', new Map([['x', def]])]]))[0];
+  return wantedBackingIndexes(new Map([['indexes', new Map([['x', def]])]]))[0];
 }
 
 /**
@@ -110,7 +116,7 @@ export async function syncBackingIndexes(ctx: TxnContext, db: bigint, collName: 
   const next = new Map<string, BackingIndex>();
   const schema = await schemaOf(ctx, db);
   let staged = await readStagedSchema(ctx, db);
-  for (const w of wanted(fields)) {
+  for (const w of wantedBackingIndexes(fields)) {
     const key = backingKey(w);
     if (next.has(key)) continue;
     const existing = have.get(key);
@@ -148,7 +154,7 @@ export async function createBackingIndex(writer: IndexWriter, collName: string, 
  *  core's CollectionIndexManager updates it in place). */
 export function dropsBackingIndex(prev: Obj, next: Obj): boolean {
   const shape = (b: Omit<BackingIndex, 'index'>) => backingKey({ ...b, unique: false });
-  const kept = new Set(wanted(next).map(shape));
+  const kept = new Set(wantedBackingIndexes(next).map(shape));
   return backingIndexesOf(prev).some((b) => !kept.has(shape(b)));
 }
 
