@@ -131,9 +131,9 @@ export class DocV extends ExtValue {
     const tx = txnOf(ctx);
     const t: Target = { kind: 'doc', db: this.db, coll: entry, id: this.id, scoped: false };
     try {
-      const check = () => checkAccess(tx, this.readTs === undefined ? 'read' : this.readAtPermission(), t, []);
+      if (this.readTs === undefined) await checkAccess(tx, 'read', t, []);
       // A predicate sees the document as of the valid time read.
-      await (this.readTs === undefined ? check() : tx.within({ readAt: this.readTs }, check));
+      else await tx.within({ readAt: this.readTs }, () => checkAccess(tx, this.readAtPermission(), t, []));
     } catch (e) {
       if (e instanceof QueryError && e.code === 'permission denied') return new DocNullCause('permission denied', this, span);
       throw e;
