@@ -33,3 +33,23 @@ export async function serviceFailure<E extends ServiceError = ServiceError>(
   }
   assert.fail('the query succeeded');
 }
+
+/** What the schema API (/schema/1/…) answered: its status and JSON body. */
+export interface SchemaAnswer {
+  status: number;
+  json: Record<string, unknown>;
+}
+
+/**
+ * One call of the schema API at `url` as `secret`: `body` files (name → FSL) go as the multipart
+ * form fauna-shell sends; a string goes as it is.
+ */
+export async function schemaCall(url: string, secret: string, method: string, path: string, body?: string | Record<string, string>): Promise<SchemaAnswer> {
+  let payload: string | FormData | undefined;
+  if (typeof body === 'object') {
+    payload = new FormData();
+    for (const [file, text] of Object.entries(body)) payload.set(file, new Blob([text]));
+  } else payload = body;
+  const res = await fetch(new URL(path, url), { method, headers: { authorization: `Bearer ${secret}` }, body: payload });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fql, type Client } from 'fauna';
 import { query as q } from 'faunadb';
 import { clients, killWorkers, startFlora, waitFor, workerPids, type FloraProcess } from '../helpers/server';
-import { serviceFailure, V10Clients } from '../helpers/v10';
+import { schemaCall, serviceFailure, V10Clients } from '../helpers/v10';
 
 const ENV = {
   FLORA_TEST_MIGRATE_SYNC_VERSIONS: '20',
@@ -39,10 +39,8 @@ const V2 =
   '  migrations {\n    move .color -> .colour\n    add .size\n    backfill .size = 1\n  }\n}\n';
 
 async function push(flora: FloraProcess, fsl: string): Promise<void> {
-  const body = new FormData();
-  body.set('main.fsl', new Blob([fsl]));
-  const res = await fetch(new URL('/schema/1/update?force=true', flora.url), { method: 'POST', headers: { authorization: `Bearer ${flora.secret}` }, body });
-  assert.equal(res.status, 200, await res.text());
+  const a = await schemaCall(flora.url, flora.secret, 'POST', '/schema/1/update?force=true', { 'main.fsl': fsl });
+  assert.equal(a.status, 200, JSON.stringify(a.json));
 }
 
 /** V1 with DOCS items (even n red, odd blue), then the push of V2; the ts of item 0 before it. */

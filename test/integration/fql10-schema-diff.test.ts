@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fql } from 'fauna';
 import { startFlora, waitFor, type FloraProcess } from '../helpers/server';
-import { V10Clients } from '../helpers/v10';
+import { schemaCall, V10Clients } from '../helpers/v10';
 
 let flora: FloraProcess;
 const clients = new V10Clients(() => flora.url);
@@ -25,17 +25,7 @@ after(async () => {
   await flora?.stop();
 });
 
-type Answer = { status: number; json: Record<string, unknown> };
-
-async function call(method: string, path: string, files?: Record<string, string>): Promise<Answer> {
-  let body: FormData | undefined;
-  if (files) {
-    body = new FormData();
-    for (const [name, text] of Object.entries(files)) body.set(name, new Blob([text]));
-  }
-  const res = await fetch(new URL(path, flora.url), { method, headers: { authorization: `Bearer ${CHILD()}` }, body });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, files?: Record<string, string>) => schemaCall(flora.url, CHILD(), method, path, files);
 
 const diff = async (path: string, files: Record<string, string>): Promise<unknown> => {
   const a = await call('POST', path, files);

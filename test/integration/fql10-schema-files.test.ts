@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { Client, fql, ServiceError } from 'fauna';
 import { query as q, type Client as V4Client } from 'faunadb';
 import { makeKey, serverForFile } from '../helpers/server';
+import { schemaCall } from '../helpers/v10';
 
 const server = serverForFile();
 let v10client: Client | undefined;
@@ -42,17 +43,7 @@ role reader {
 }
 `;
 
-type Answer = { status: number; json: Record<string, unknown> };
-
-async function call(method: string, path: string, files?: Record<string, string>, secret = server.flora.secret): Promise<Answer> {
-  let body: FormData | undefined;
-  if (files) {
-    body = new FormData();
-    for (const [name, text] of Object.entries(files)) body.set(name, new Blob([text]));
-  }
-  const res = await fetch(new URL(path, server.flora.url), { method, headers: { authorization: `Bearer ${secret}` }, body });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, files?: Record<string, string>, secret = server.flora.secret) => schemaCall(server.flora.url, secret, method, path, files);
 
 const files = async (): Promise<Record<string, string>> => {
   const list = (await call('GET', '/schema/1/files')).json.files as { filename: string }[];

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fql, type Client } from 'fauna';
 import { startFlora, type FloraProcess } from '../helpers/server';
-import { V10Clients } from '../helpers/v10';
+import { schemaCall, V10Clients, type SchemaAnswer } from '../helpers/v10';
 
 let flora: FloraProcess;
 const clients = new V10Clients(() => flora.url);
@@ -22,27 +22,18 @@ after(async () => {
   await flora?.stop();
 });
 
-type Answer = { status: number; json: Record<string, unknown> };
-type Db = { v10: Client; call: (method: string, path: string, body?: string | Record<string, string>) => Promise<Answer> };
+type Db = { v10: Client; call: (method: string, path: string, body?: string | Record<string, string>) => Promise<SchemaAnswer> };
 
 /** A database of its own; `call` sends a snippet as the body, or files as multipart. */
 async function database(name: string): Promise<Db> {
   await clients.client(flora.secret).query(fql`Database.create({ name: ${name} })`);
   const secret = `${flora.secret}:${name}:admin`;
-  const call = async (method: string, path: string, body?: string | Record<string, string>): Promise<Answer> => {
-    let payload: string | FormData | undefined;
-    if (typeof body === 'object') {
-      payload = new FormData();
-      for (const [file, text] of Object.entries(body)) payload.set(file, new Blob([text]));
-    } else payload = body;
-    const res = await fetch(new URL(path, flora.url), { method, headers: { authorization: `Bearer ${secret}` }, body: payload });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
+  const call = (method: string, path: string, body?: string | Record<string, string>) => schemaCall(flora.url, secret, method, path, body);
   return { v10: clients.client(secret), call };
 }
 
-const message = (a: Answer): [number, unknown] => [a.status, (a.json.error as { message?: string } | undefined)?.message];
-const definition = (a: Answer) => a.json.definition as Record<string, unknown>;
+const message = (a: SchemaAnswer): [number, unknown] => [a.status, (a.json.error as { message?: string } | undefined)?.message];
+const definition = (a: SchemaAnswer) => a.json.definition as Record<string, unknown>;
 
 /** An item of each resource, named `name` (SchemaEndpointSpec's anFSLFor). */
 const FSL: Record<string, (name: string) => string> = {

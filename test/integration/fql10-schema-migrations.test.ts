@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fql, type Client } from 'fauna';
 import { startFlora, type FloraProcess } from '../helpers/server';
-import { serviceFailure, V10Clients } from '../helpers/v10';
+import { schemaCall, serviceFailure, V10Clients } from '../helpers/v10';
 
 let flora: FloraProcess;
 const clients = new V10Clients(() => flora.url);
@@ -30,12 +30,9 @@ async function database(name: string): Promise<{ v10: Client; push: (fsl: string
   const secret = `${flora.secret}:${name}:admin`;
   /** An update (`query`: its parameters), or with 'validate' a validate of the same files. */
   const push = async (fsl: string, query = 'force=true'): Promise<Answer> => {
-    const body = new FormData();
-    body.set('main.fsl', new Blob([fsl]));
     const path = query === 'validate' ? '/schema/1/validate?force=true' : `/schema/1/update?${query}`;
-    const res = await fetch(new URL(path, flora.url), { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body });
-    const json = (await res.json()) as { error?: { message?: string } };
-    return { status: res.status, message: json.error?.message };
+    const a = await schemaCall(flora.url, secret, 'POST', path, { 'main.fsl': fsl });
+    return { status: a.status, message: (a.json.error as { message?: string } | undefined)?.message };
   };
   return { v10: clients.client(secret), push };
 }
@@ -214,10 +211,7 @@ test("validate's semantic diff lists a collection's migrations under `Defined fi
   ok(await push('collection D {\n  a: Int\n}\n'));
   await v10.query(fql`D.create({ a: 1 })`);
   const diff = async (fsl: string) => {
-    const body = new FormData();
-    body.set('main.fsl', new Blob([fsl]));
-    const res = await fetch(new URL('/schema/1/validate', flora.url), { method: 'POST', headers: { authorization: `Bearer ${flora.secret}:difflines:admin` }, body });
-    return ((await res.json()) as { diff?: string; error?: unknown }).diff;
+    return (await schemaCall(flora.url, `${flora.secret}:difflines:admin`, 'POST', '/schema/1/validate', { 'main.fsl': fsl })).json.diff;
   };
   const moved = 'collection D {\n  b: Int\n  c: String = "hello"\n\n  migrations {\n    move .a -> .b\n    add .c\n  }\n}';
   assert.equal(await diff(moved), '* Modifying collection `D` at main.fsl:1:1:\n  * Defined fields:\n  ~ move field `.a` to field `.b`\n  + add field `.c` with backfill `"hello"`\n\n');

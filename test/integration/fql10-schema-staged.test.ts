@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fql } from 'fauna';
 import { startFlora, waitFor, type FloraProcess } from '../helpers/server';
-import { serviceFailure, V10Clients } from '../helpers/v10';
+import { schemaCall, serviceFailure, V10Clients, type SchemaAnswer } from '../helpers/v10';
 
 // Background builds pause between batches, so that `pending` lasts long enough to be seen (3 s or
 // more: at 0.4 s a loaded machine saw `ready` already).
@@ -28,17 +28,7 @@ after(async () => {
   await flora?.stop();
 });
 
-type Answer = { status: number; json: Record<string, unknown> };
-
-async function call(method: string, path: string, files?: Record<string, string>, secret = CHILD()): Promise<Answer> {
-  let body: FormData | undefined;
-  if (files) {
-    body = new FormData();
-    for (const [name, text] of Object.entries(files)) body.set(name, new Blob([text]));
-  }
-  const res = await fetch(new URL(path, flora.url), { method, headers: { authorization: `Bearer ${secret}` }, body });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, files?: Record<string, string>, secret = CHILD()) => schemaCall(flora.url, secret, method, path, files);
 
 const status = async (): Promise<unknown> => {
   const a = await call('GET', '/schema/1/staged/status');
@@ -52,7 +42,7 @@ const summary = async () => {
   return { status: a.json.status, pending: a.json.pending_summary, diff: a.json.diff };
 };
 const ready = () => waitFor('the staged schema to be ready', async () => (await status()) === 'ready');
-const error = (a: Answer): [number, unknown] => [a.status, (a.json.error as { message?: string } | undefined)?.message];
+const error = (a: SchemaAnswer): [number, unknown] => [a.status, (a.json.error as { message?: string } | undefined)?.message];
 
 const ACTIVE = 'collection User {\n  name: String\n}\n\nfunction foo() { 1 }\n';
 const STAGED = 'collection User {\n  name: String\n\n  index byName {\n    terms [.name]\n  }\n}\n\nfunction foo() { 2 }\n\ncollection Extra {}\n';
